@@ -1,0 +1,483 @@
+// Package policy is the front end of the policy language: positions, the
+// lexer, the parser, the plain syntax tree and the canonical formatter.
+package policy
+
+// Every node knows the source span it covers: Pos is its first byte, End the
+// byte just past it. Spans drive diagnostics (carets under the span) and the
+// formatter's placement of comments.
+type Node interface {
+	Pos() Pos
+	End() Pos
+}
+
+// Expr is any expression node.
+type Expr interface {
+	Node
+	exprNode()
+}
+
+// Stmt is any statement node.
+type Stmt interface {
+	Node
+	stmtNode()
+}
+
+// TypeExpr is any type written in a schema.
+type TypeExpr interface {
+	Node
+	typeNode()
+}
+
+// File is one parsed .policy file.
+type File struct {
+	Filename string
+
+	Policy  Pos    // position of the "policy" keyword
+	Name    string // the policy's name, unquoted
+	NamePos Pos
+	OnFault OnFault // what a fault does to the record
+	// OnFaultPos is the position of the on_fault action word, invalid if absent.
+	OnFaultPos Pos
+
+	Schema   *Schema // nil when the file has no schema block
+	Stmts    []Stmt
+	Tests    []*Test
+	Comments []*Comment // every comment, in source order
+	EOF      Pos
+}
+
+func (f *File) Pos() Pos { return f.Policy }
+func (f *File) End() Pos { return f.EOF }
+
+// OnFault is the policy's answer to a fault (LANGUAGE.md §7).
+type OnFault int
+
+const (
+	OnFaultKeep OnFault = iota // emit the record unchanged (the default)
+	OnFaultDrop                // drop the record
+)
+
+// Comment is a '#' comment; Text includes the '#' and excludes the newline.
+type Comment struct {
+	Hash Pos
+	Text string
+}
+
+func (c *Comment) Pos() Pos { return c.Hash }
+func (c *Comment) End() Pos { return c.Hash.Advance(c.Text) }
+
+// ---------------------------------------------------------------- schema
+
+// Schema is the `schema { ... }` block: the record's declared shape.
+type Schema struct {
+	Schema Pos // the keyword
+	Type   *ObjectType
+}
+
+func (s *Schema) Pos() Pos { return s.Schema }
+func (s *Schema) End() Pos { return s.Type.End() }
+
+// NamedType is a scalar type name: bool int float string bytes timestamp null any.
+type NamedType struct {
+	NamePos Pos
+	Name    string
+}
+
+// ArrayType is array<Elem>.
+type ArrayType struct {
+	Array  Pos
+	Elem   TypeExpr
+	Rangle Pos // position of '>'
+}
+
+// MapType is map<Elem> (keys are strings).
+type MapType struct {
+	Map    Pos
+	Elem   TypeExpr
+	Rangle Pos
+}
+
+// ObjectType is { name: T ... } with an optional trailing `...` that opens it.
+type ObjectType struct {
+	Lbrace   Pos
+	Fields   []*FieldDecl
+	Open     bool
+	Ellipsis Pos // valid when Open
+	Rbrace   Pos
+}
+
+// FieldDecl is one `name: T` line of an object type. Quoted names ("a b": T)
+// keep Quoted so the formatter writes them back the same way.
+type FieldDecl struct {
+	NamePos Pos
+	Name    string
+	Quoted  bool
+	Type    TypeExpr
+}
+
+// OptionalType is T?.
+type OptionalType struct {
+	Elem     TypeExpr
+	Question Pos
+}
+
+// BadType stands for a type that did not parse.
+type BadType struct{ From, To Pos }
+
+func (t *NamedType) Pos() Pos    { return t.NamePos }
+func (t *NamedType) End() Pos    { return t.NamePos.Advance(t.Name) }
+func (t *ArrayType) Pos() Pos    { return t.Array }
+func (t *ArrayType) End() Pos    { return t.Rangle.Advance(">") }
+func (t *MapType) Pos() Pos      { return t.Map }
+func (t *MapType) End() Pos      { return t.Rangle.Advance(">") }
+func (t *ObjectType) Pos() Pos   { return t.Lbrace }
+func (t *ObjectType) End() Pos   { return t.Rbrace.Advance("}") }
+func (f *FieldDecl) Pos() Pos    { return f.NamePos }
+func (f *FieldDecl) End() Pos    { return f.Type.End() }
+func (t *OptionalType) Pos() Pos { return t.Elem.Pos() }
+func (t *OptionalType) End() Pos { return t.Question.Advance("?") }
+func (t *BadType) Pos() Pos      { return t.From }
+func (t *BadType) End() Pos      { return t.To }
+
+func (*NamedType) typeNode()    {}
+func (*ArrayType) typeNode()    {}
+func (*MapType) typeNode()      {}
+func (*ObjectType) typeNode()   {}
+func (*OptionalType) typeNode() {}
+func (*BadType) typeNode()      {}
+
+// ----------------------------------------------------------- expressions
+
+// RootExpr is `.`, the record itself. A path such as .a.b is a FieldExpr
+// chain whose innermost X is a RootExpr.
+type RootExpr struct {
+	Dot Pos
+}
+
+// MetaExpr is %tag or %time, the record's metadata.
+type MetaExpr struct {
+	Percent Pos
+	Name    string // "tag" or "time"
+}
+
+// Ident is a local variable (let, for) or, as CallExpr.Fun, a built-in name.
+type Ident struct {
+	NamePos Pos
+	Name    string
+}
+
+// FieldExpr is X.name or X."quoted name".
+type FieldExpr struct {
+	X       Expr
+	Dot     Pos // the '.' before Name; for .a directly under the root, Dot == X.Pos()
+	NamePos Pos
+	Name    string // unquoted
+	Quoted  bool
+}
+
+// IndexExpr is X[Index]: an array index (int) or a map key (string).
+type IndexExpr struct {
+	X      Expr
+	Lbrack Pos
+	Index  Expr
+	Rbrack Pos
+}
+
+// CallExpr is a call of a built-in function.
+type CallExpr struct {
+	Fun    *Ident
+	Lparen Pos
+	Args   []Expr
+	Rparen Pos
+}
+
+// BinaryExpr is X Op Y.
+type BinaryExpr struct {
+	X     Expr
+	OpPos Pos
+	Op    Token
+	Y     Expr
+}
+
+// UnaryExpr is Op X (! or -).
+type UnaryExpr struct {
+	OpPos Pos
+	Op    Token
+	X     Expr
+}
+
+// ParenExpr is (X); kept so the formatter can write it back.
+type ParenExpr struct {
+	Lparen Pos
+	X      Expr
+	Rparen Pos
+}
+
+// LitKind says which kind of literal a BasicLit is.
+type LitKind int
+
+const (
+	LitNull LitKind = iota
+	LitBool
+	LitInt
+	LitFloat
+	LitString // "..." or `...`; Raw tells which
+)
+
+// BasicLit is a scalar literal. The parser decodes it: Str for strings (escapes
+// resolved), Int for integers, Float for floats, Bool for booleans. Raw is the
+// source text, kept for the formatter.
+type BasicLit struct {
+	ValuePos Pos
+	Kind     LitKind
+	Raw      string
+	Str      string
+	Int      int64
+	Float    float64
+	Bool     bool
+}
+
+// ListLit is [e, ...].
+type ListLit struct {
+	Lbrack Pos
+	Elems  []Expr
+	Rbrack Pos
+}
+
+// MapLit is {"key": e, ...}: a map or object literal, JSON style.
+type MapLit struct {
+	Lbrace  Pos
+	Entries []*MapEntry
+	Rbrace  Pos
+}
+
+// MapEntry is one "key": value pair of a MapLit.
+type MapEntry struct {
+	Key   *BasicLit // always a LitString
+	Colon Pos
+	Value Expr
+}
+
+// BadExpr stands for an expression that did not parse.
+type BadExpr struct{ From, To Pos }
+
+func (x *RootExpr) Pos() Pos   { return x.Dot }
+func (x *RootExpr) End() Pos   { return x.Dot.Advance(".") }
+func (x *MetaExpr) Pos() Pos   { return x.Percent }
+func (x *MetaExpr) End() Pos   { return x.Percent.Advance("%" + x.Name) }
+func (x *Ident) Pos() Pos      { return x.NamePos }
+func (x *Ident) End() Pos      { return x.NamePos.Advance(x.Name) }
+func (x *FieldExpr) Pos() Pos  { return x.X.Pos() }
+func (x *FieldExpr) End() Pos  { return x.NamePos.Advance(fieldText(x)) }
+func (x *IndexExpr) Pos() Pos  { return x.X.Pos() }
+func (x *IndexExpr) End() Pos  { return x.Rbrack.Advance("]") }
+func (x *CallExpr) Pos() Pos   { return x.Fun.Pos() }
+func (x *CallExpr) End() Pos   { return x.Rparen.Advance(")") }
+func (x *BinaryExpr) Pos() Pos { return x.X.Pos() }
+func (x *BinaryExpr) End() Pos { return x.Y.End() }
+func (x *UnaryExpr) Pos() Pos  { return x.OpPos }
+func (x *UnaryExpr) End() Pos  { return x.X.End() }
+func (x *ParenExpr) Pos() Pos  { return x.Lparen }
+func (x *ParenExpr) End() Pos  { return x.Rparen.Advance(")") }
+func (x *BasicLit) Pos() Pos   { return x.ValuePos }
+func (x *BasicLit) End() Pos   { return x.ValuePos.Advance(x.Raw) }
+func (x *ListLit) Pos() Pos    { return x.Lbrack }
+func (x *ListLit) End() Pos    { return x.Rbrack.Advance("]") }
+func (x *MapLit) Pos() Pos     { return x.Lbrace }
+func (x *MapLit) End() Pos     { return x.Rbrace.Advance("}") }
+func (x *BadExpr) Pos() Pos    { return x.From }
+func (x *BadExpr) End() Pos    { return x.To }
+
+func (*RootExpr) exprNode()   {}
+func (*MetaExpr) exprNode()   {}
+func (*Ident) exprNode()      {}
+func (*FieldExpr) exprNode()  {}
+func (*IndexExpr) exprNode()  {}
+func (*CallExpr) exprNode()   {}
+func (*BinaryExpr) exprNode() {}
+func (*UnaryExpr) exprNode()  {}
+func (*ParenExpr) exprNode()  {}
+func (*BasicLit) exprNode()   {}
+func (*ListLit) exprNode()    {}
+func (*MapLit) exprNode()     {}
+func (*BadExpr) exprNode()    {}
+
+func fieldText(x *FieldExpr) string {
+	if x.Quoted {
+		return Quote(x.Name)
+	}
+	return x.Name
+}
+
+// ------------------------------------------------------------ statements
+
+// SetStmt is `set Target = Value` (Op ASSIGN) or `set Target ?= Value`
+// (Op QASSIGN, only when Target is absent or null).
+type SetStmt struct {
+	Set    Pos
+	Target Expr
+	OpPos  Pos
+	Op     Token
+	Value  Expr
+}
+
+// RemoveStmt is `remove P, Q, ...`.
+type RemoveStmt struct {
+	Remove  Pos
+	Targets []Expr
+}
+
+// RenameStmt is `rename From to To`.
+type RenameStmt struct {
+	Rename Pos
+	From   Expr
+	ToPos  Pos // the "to" keyword
+	To     Expr
+}
+
+// LiftStmt is `lift Target [prefix "s"]`; Prefix is nil when absent.
+type LiftStmt struct {
+	Lift   Pos
+	Target Expr
+	Prefix *BasicLit
+}
+
+// DropStmt is `drop` or `drop when Cond` (Cond nil when unconditional).
+type DropStmt struct {
+	Drop Pos
+	Cond Expr
+}
+
+// StopStmt is `stop` or `stop when Cond`.
+type StopStmt struct {
+	Stop Pos
+	Cond Expr
+}
+
+// IfStmt is `if Cond { Body } [else Else]`; Else is nil, *IfStmt or *Block.
+type IfStmt struct {
+	If   Pos
+	Cond Expr
+	Body *Block
+	Else Stmt
+}
+
+// Block is { stmts }.
+type Block struct {
+	Lbrace Pos
+	Stmts  []Stmt
+	Rbrace Pos
+}
+
+// LetStmt is `let Name = Value`.
+type LetStmt struct {
+	Let   Pos
+	Name  *Ident
+	Value Expr
+}
+
+// ForStmt is `for Key, Value in X { Body }`. Either name may be `_`.
+type ForStmt struct {
+	For   Pos
+	Key   *Ident
+	Value *Ident
+	X     Expr
+	Body  *Block
+}
+
+// BadStmt stands for a statement that did not parse; the parser skips to the
+// next line and goes on, so later errors are still found.
+type BadStmt struct{ From, To Pos }
+
+func (s *SetStmt) Pos() Pos    { return s.Set }
+func (s *SetStmt) End() Pos    { return s.Value.End() }
+func (s *RemoveStmt) Pos() Pos { return s.Remove }
+func (s *RemoveStmt) End() Pos {
+	if n := len(s.Targets); n > 0 {
+		return s.Targets[n-1].End()
+	}
+	return s.Remove.Advance("remove")
+}
+func (s *RenameStmt) Pos() Pos { return s.Rename }
+func (s *RenameStmt) End() Pos { return s.To.End() }
+func (s *LiftStmt) Pos() Pos   { return s.Lift }
+func (s *LiftStmt) End() Pos {
+	if s.Prefix != nil {
+		return s.Prefix.End()
+	}
+	return s.Target.End()
+}
+func (s *DropStmt) Pos() Pos { return s.Drop }
+func (s *DropStmt) End() Pos {
+	if s.Cond != nil {
+		return s.Cond.End()
+	}
+	return s.Drop.Advance("drop")
+}
+func (s *StopStmt) Pos() Pos { return s.Stop }
+func (s *StopStmt) End() Pos {
+	if s.Cond != nil {
+		return s.Cond.End()
+	}
+	return s.Stop.Advance("stop")
+}
+func (s *IfStmt) Pos() Pos { return s.If }
+func (s *IfStmt) End() Pos {
+	if s.Else != nil {
+		return s.Else.End()
+	}
+	return s.Body.End()
+}
+func (s *Block) Pos() Pos     { return s.Lbrace }
+func (s *Block) End() Pos     { return s.Rbrace.Advance("}") }
+func (s *LetStmt) Pos() Pos   { return s.Let }
+func (s *LetStmt) End() Pos   { return s.Value.End() }
+func (s *ForStmt) Pos() Pos   { return s.For }
+func (s *ForStmt) End() Pos   { return s.Body.End() }
+func (s *BadStmt) Pos() Pos   { return s.From }
+func (s *BadStmt) End() Pos   { return s.To }
+func (*SetStmt) stmtNode()    {}
+func (*RemoveStmt) stmtNode() {}
+func (*RenameStmt) stmtNode() {}
+func (*LiftStmt) stmtNode()   {}
+func (*DropStmt) stmtNode()   {}
+func (*StopStmt) stmtNode()   {}
+func (*IfStmt) stmtNode()     {}
+func (*Block) stmtNode()      {}
+func (*LetStmt) stmtNode()    {}
+func (*ForStmt) stmtNode()    {}
+func (*BadStmt) stmtNode()    {}
+
+// ----------------------------------------------------------------- tests
+
+// ExpectKind is what a test block expects.
+type ExpectKind int
+
+const (
+	ExpectRecord  ExpectKind = iota // expect {json}
+	ExpectDropped                   // expect dropped
+	ExpectFault                     // expect fault
+)
+
+// Test is a `test "name" { input ...; tag ...; expect ... }` block. Input and
+// Expect are literal expressions (MapLit, ListLit, BasicLit, nested); the
+// checker verifies that they are constant JSON values.
+type Test struct {
+	Test    Pos
+	Name    string
+	NamePos Pos
+	Lbrace  Pos
+
+	InputPos Pos
+	Input    Expr      // nil if missing (the parser reports it)
+	Tag      *BasicLit // nil when the test gives no tag
+
+	ExpectPos Pos
+	Expect    ExpectKind
+	Want      Expr // the expected record when Expect == ExpectRecord
+
+	Rbrace Pos
+}
+
+func (t *Test) Pos() Pos { return t.Test }
+func (t *Test) End() Pos { return t.Rbrace.Advance("}") }

@@ -1,0 +1,195 @@
+package policy
+
+// Token is a lexical token of the policy language.
+type Token int
+
+const (
+	ILLEGAL Token = iota
+	EOF
+	COMMENT // # ... to end of line
+	NEWLINE // ends a statement
+
+	literalBeg
+	IDENT     // app, x, _
+	INT       // 1_000
+	FLOAT     // 1.5, 1e3
+	STRING    // "..."
+	RAWSTRING // `...`
+	META      // %tag, %time (the lexer emits these when '%' is directly followed by a letter in operand position)
+	literalEnd
+
+	operatorBeg
+	DOT      // .
+	COMMA    // ,
+	COLON    // :
+	QUESTION // ? (optional types)
+	ELLIPSIS // ...
+	LPAREN   // (
+	RPAREN   // )
+	LBRACK   // [
+	RBRACK   // ]
+	LBRACE   // {
+	RBRACE   // }
+	LANGLE   // < in types (array<T>); the parser reads LSS there
+	ASSIGN   // =
+	QASSIGN  // ?=
+	COALESCE // ??
+	LOR      // ||
+	LAND     // &&
+	NOT      // !
+	EQL      // ==
+	NEQ      // !=
+	LSS      // <
+	LEQ      // <=
+	GTR      // >
+	GEQ      // >=
+	ADD      // +
+	SUB      // -
+	MUL      // *
+	QUO      // /
+	REM      // %
+	operatorEnd
+
+	keywordBeg
+	POLICY
+	SCHEMA
+	SET
+	REMOVE
+	RENAME
+	LIFT
+	PREFIX
+	DROP
+	STOP
+	WHEN
+	IF
+	ELSE
+	LET
+	FOR
+	IN
+	TEST
+	INPUT
+	TAG
+	EXPECT
+	DROPPED
+	FAULT
+	TRUE
+	FALSE
+	NULL
+	keywordEnd
+)
+
+var tokens = [...]string{
+	ILLEGAL:   "ILLEGAL",
+	EOF:       "EOF",
+	COMMENT:   "COMMENT",
+	NEWLINE:   "newline",
+	IDENT:     "IDENT",
+	INT:       "INT",
+	FLOAT:     "FLOAT",
+	STRING:    "STRING",
+	RAWSTRING: "RAWSTRING",
+	META:      "META",
+	DOT:       ".",
+	COMMA:     ",",
+	COLON:     ":",
+	QUESTION:  "?",
+	ELLIPSIS:  "...",
+	LPAREN:    "(",
+	RPAREN:    ")",
+	LBRACK:    "[",
+	RBRACK:    "]",
+	LBRACE:    "{",
+	RBRACE:    "}",
+	LANGLE:    "<",
+	ASSIGN:    "=",
+	QASSIGN:   "?=",
+	COALESCE:  "??",
+	LOR:       "||",
+	LAND:      "&&",
+	NOT:       "!",
+	EQL:       "==",
+	NEQ:       "!=",
+	LSS:       "<",
+	LEQ:       "<=",
+	GTR:       ">",
+	GEQ:       ">=",
+	ADD:       "+",
+	SUB:       "-",
+	MUL:       "*",
+	QUO:       "/",
+	REM:       "%",
+	POLICY:    "policy",
+	SCHEMA:    "schema",
+	SET:       "set",
+	REMOVE:    "remove",
+	RENAME:    "rename",
+	LIFT:      "lift",
+	PREFIX:    "prefix",
+	DROP:      "drop",
+	STOP:      "stop",
+	WHEN:      "when",
+	IF:        "if",
+	ELSE:      "else",
+	LET:       "let",
+	FOR:       "for",
+	IN:        "in",
+	TEST:      "test",
+	INPUT:     "input",
+	TAG:       "tag",
+	EXPECT:    "expect",
+	DROPPED:   "dropped",
+	FAULT:     "fault",
+	TRUE:      "true",
+	FALSE:     "false",
+	NULL:      "null",
+}
+
+func (t Token) String() string {
+	if 0 <= t && int(t) < len(tokens) && tokens[t] != "" {
+		return tokens[t]
+	}
+	return "token(?)"
+}
+
+var keywords map[string]Token
+
+func init() {
+	keywords = make(map[string]Token, keywordEnd-keywordBeg)
+	for t := keywordBeg + 1; t < keywordEnd; t++ {
+		keywords[tokens[t]] = t
+	}
+}
+
+// Lookup maps an identifier to its keyword token, or IDENT.
+func Lookup(ident string) Token {
+	if t, ok := keywords[ident]; ok {
+		return t
+	}
+	return IDENT
+}
+
+// IsKeyword reports whether t is a keyword.
+func (t Token) IsKeyword() bool { return keywordBeg < t && t < keywordEnd }
+
+// IsOperator reports whether t is an operator or delimiter.
+func (t Token) IsOperator() bool { return operatorBeg < t && t < operatorEnd }
+
+// Precedence returns the binary precedence of t (LANGUAGE.md §5), lowest 1,
+// or 0 when t is not a binary operator.
+func (t Token) Precedence() int {
+	switch t {
+	case COALESCE:
+		return 1
+	case LOR:
+		return 2
+	case LAND:
+		return 3
+	case EQL, NEQ, LSS, LEQ, GTR, GEQ, IN:
+		return 4
+	case ADD, SUB:
+		return 5
+	case MUL, QUO, REM:
+		return 6
+	}
+	return 0
+}

@@ -1,0 +1,129 @@
+package policy
+
+// Inspect walks the tree rooted at n in depth-first order, calling f for each
+// node; when f returns false, the node's children are skipped. It visits
+// statements, expressions, schema types and test blocks, as go/ast.Inspect does.
+func Inspect(n Node, f func(Node) bool) {
+	if n == nil || isNilNode(n) || !f(n) {
+		return
+	}
+	switch n := n.(type) {
+	case *File:
+		if n.Schema != nil {
+			Inspect(n.Schema, f)
+		}
+		for _, s := range n.Stmts {
+			Inspect(s, f)
+		}
+		for _, t := range n.Tests {
+			Inspect(t, f)
+		}
+	case *Schema:
+		Inspect(n.Type, f)
+	case *ArrayType:
+		Inspect(n.Elem, f)
+	case *MapType:
+		Inspect(n.Elem, f)
+	case *ObjectType:
+		for _, fd := range n.Fields {
+			Inspect(fd, f)
+		}
+	case *FieldDecl:
+		Inspect(n.Type, f)
+	case *OptionalType:
+		Inspect(n.Elem, f)
+	case *FieldExpr:
+		Inspect(n.X, f)
+	case *IndexExpr:
+		Inspect(n.X, f)
+		Inspect(n.Index, f)
+	case *CallExpr:
+		Inspect(n.Fun, f)
+		for _, a := range n.Args {
+			Inspect(a, f)
+		}
+	case *BinaryExpr:
+		Inspect(n.X, f)
+		Inspect(n.Y, f)
+	case *UnaryExpr:
+		Inspect(n.X, f)
+	case *ParenExpr:
+		Inspect(n.X, f)
+	case *ListLit:
+		for _, e := range n.Elems {
+			Inspect(e, f)
+		}
+	case *MapLit:
+		for _, e := range n.Entries {
+			Inspect(e.Key, f)
+			Inspect(e.Value, f)
+		}
+	case *SetStmt:
+		Inspect(n.Target, f)
+		Inspect(n.Value, f)
+	case *RemoveStmt:
+		for _, t := range n.Targets {
+			Inspect(t, f)
+		}
+	case *RenameStmt:
+		Inspect(n.From, f)
+		Inspect(n.To, f)
+	case *LiftStmt:
+		Inspect(n.Target, f)
+		if n.Prefix != nil {
+			Inspect(n.Prefix, f)
+		}
+	case *DropStmt:
+		if n.Cond != nil {
+			Inspect(n.Cond, f)
+		}
+	case *StopStmt:
+		if n.Cond != nil {
+			Inspect(n.Cond, f)
+		}
+	case *IfStmt:
+		Inspect(n.Cond, f)
+		Inspect(n.Body, f)
+		if n.Else != nil {
+			Inspect(n.Else, f)
+		}
+	case *Block:
+		for _, s := range n.Stmts {
+			Inspect(s, f)
+		}
+	case *LetStmt:
+		Inspect(n.Name, f)
+		Inspect(n.Value, f)
+	case *ForStmt:
+		Inspect(n.Key, f)
+		Inspect(n.Value, f)
+		Inspect(n.X, f)
+		Inspect(n.Body, f)
+	case *Test:
+		if n.Input != nil {
+			Inspect(n.Input, f)
+		}
+		if n.Tag != nil {
+			Inspect(n.Tag, f)
+		}
+		if n.Want != nil {
+			Inspect(n.Want, f)
+		}
+	}
+}
+
+// isNilNode catches typed nil pointers stored in the interface (an absent
+// *Ident in a ForStmt, say), which n == nil does not.
+func isNilNode(n Node) bool {
+	switch n := n.(type) {
+	case *Ident:
+		return n == nil
+	case *BasicLit:
+		return n == nil
+	case *Block:
+		return n == nil
+	case *ObjectType:
+		return n == nil
+	}
+	return false
+}
