@@ -1,0 +1,294 @@
+// Package config reads a pipeline's YAML configuration (inputs, policy stages,
+// outputs), laid out like Fluent Bit's YAML so its users feel at home.
+// Every unknown key and wrongly typed value is reported with its line before
+// anything starts.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is a whole pipeline: inputs → filters (policy stages, in order) → outputs.
+type Config struct {
+	Service Service
+	Inputs  []Input
+	Filters []Filter
+	Outputs []Output
+
+	// Dir is the directory of the config file; relative paths in it
+	// (policy files, scripts, checkpoint files) are resolved against it.
+	Dir string
+}
+
+// Service holds process-wide settings.
+type Service struct {
+	// Metrics is a loopback address ("127.0.0.1:2021") for the Prometheus
+	// text endpoint; empty means no endpoint.
+	Metrics string
+	// BatchSize bounds how many records go through the stages at once.
+	BatchSize int
+}
+
+// Input is one input section. Only tail exists today.
+type Input struct {
+	Line int // line of the section in the config, for later messages
+
+	Name            string // "tail"
+	Tag             string
+	Paths           []string // glob patterns
+	ExcludePaths    []string
+	Parser          string // json | cri | docker | logfmt | raw
+	ReadFromHead    bool
+	PollInterval    time.Duration
+	RefreshInterval time.Duration
+	RotateWait      time.Duration
+	FlushTimeout    time.Duration
+	FingerprintSize int
+	MaxLineSize     int
+	SkipLongLines   bool
+	ExitOnEOF       bool
+	DB              string // checkpoint file; empty means no checkpoints
+}
+
+// Filter is one policy stage.
+type Filter struct {
+	Line int
+
+	Name    string // "policy" (a compiled policy) or "lua" (a Fluent Bit-style script)
+	Match   string // tag pattern with '*' wildcards; "*" by default
+	File    string // the .policy file or, for lua, the script
+	Backend string // vm | lua | lua_script
+	Call    string // the Lua function for lua_script
+}
+
+// Output is one output section.
+type Output struct {
+	Line int
+
+	Name     string // null | stdout | file
+	Match    string
+	Path     string // file: the file to append to
+	MaxSize  int64  // file: rotate when the file would pass this size; 0 = never
+	MaxFiles int    // file: rotated files kept
+}
+
+// Default values, documented in docs/pipeline.md.
+const (
+	DefaultPollInterval    = 200 * time.Millisecond
+	DefaultRefreshInterval = 60 * time.Second
+	DefaultRotateWait      = 5 * time.Second
+	DefaultFlushTimeout    = 5 * time.Second
+	DefaultFingerprintSize = 1000
+	DefaultMaxLineSize     = 1 << 20
+	DefaultBatchSize       = 1024
+	DefaultMaxFiles        = 5
+)
+
+// Error is one problem in a config file.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ErrorList is every problem found in a config file, in line order.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Load reads and validates the config at path. The error, if any, is an
+// ErrorList holding every problem, or an I/O error.
+func Load(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = filepath.Dir(path)
+	return cfg, nil
+}
+
+// Parse reads a config from src; filename is used in messages only.
+func Parse(filename string, src []byte) (*Config, error) {
+	d := &decoder{file: filename}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	cfg := &Config{Service: Service{BatchSize: DefaultBatchSize}}
+	if len(doc.Content) == 0 {
+		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
+		return nil, d.errs
+	}
+	root := doc.Content[0]
+	d.mapping(root, "the top level", map[string]func(*yaml.Node){
+		"service":  func(n *yaml.Node) { d.service(n, &cfg.Service) },
+		"pipeline": func(n *yaml.Node) { d.pipeline(n, cfg) },
+	})
+	if root.Kind == yaml.MappingNode && len(cfg.Inputs) == 0 && !d.hasKey(root, "pipeline") {
+		d.errorf(root.Line, "no pipeline section: write pipeline: {inputs: [...], outputs: [...]}")
+	}
+	d.validate(cfg)
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
+		return nil, d.errs
+	}
+	return cfg, nil
+}
+
+func (d *decoder) service(n *yaml.Node, s *Service) {
+	d.mapping(n, "service", map[string]func(*yaml.Node){
+		"metrics":    func(v *yaml.Node) { s.Metrics = d.str(v) },
+		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
+	})
+}
+
+func (d *decoder) pipeline(n *yaml.Node, cfg *Config) {
+	d.mapping(n, "pipeline", map[string]func(*yaml.Node){
+		"inputs": func(v *yaml.Node) {
+			d.sections(v, "inputs", func(s *yaml.Node) { cfg.Inputs = append(cfg.Inputs, d.input(s)) })
+		},
+		"filters": func(v *yaml.Node) {
+			d.sections(v, "filters", func(s *yaml.Node) { cfg.Filters = append(cfg.Filters, d.filter(s)) })
+		},
+		"outputs": func(v *yaml.Node) {
+			d.sections(v, "outputs", func(s *yaml.Node) { cfg.Outputs = append(cfg.Outputs, d.output(s)) })
+		},
+	})
+}
+
+func (d *decoder) input(n *yaml.Node) Input {
+	in := Input{
+		Line:            n.Line,
+		PollInterval:    DefaultPollInterval,
+		RefreshInterval: DefaultRefreshInterval,
+		RotateWait:      DefaultRotateWait,
+		FlushTimeout:    DefaultFlushTimeout,
+		FingerprintSize: DefaultFingerprintSize,
+		MaxLineSize:     DefaultMaxLineSize,
+		Parser:          "raw",
+		Tag:             "tail",
+	}
+	name := d.sectionName(n, "input", []string{"tail"})
+	in.Name = name
+	d.mapping(n, "input "+name, map[string]func(*yaml.Node){
+		"name":             func(*yaml.Node) {},
+		"tag":              func(v *yaml.Node) { in.Tag = d.str(v) },
+		"path":             func(v *yaml.Node) { in.Paths = d.strList(v) },
+		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.strList(v) },
+		"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
+		"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
+		"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
+		"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
+		"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
+		"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
+		"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
+		"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
+		"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
+		"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
+		"db":               func(v *yaml.Node) { in.DB = d.str(v) },
+	})
+	if name == "tail" && len(in.Paths) == 0 && n.Kind == yaml.MappingNode {
+		d.errorf(n.Line, "input tail needs a path (a glob such as /var/log/containers/*.log)")
+	}
+	return in
+}
+
+func (d *decoder) filter(n *yaml.Node) Filter {
+	f := Filter{Line: n.Line, Match: "*"}
+	name := d.sectionName(n, "filter", []string{"policy", "lua"})
+	f.Name = name
+	keys := map[string]func(*yaml.Node){
+		"name":  func(*yaml.Node) {},
+		"match": func(v *yaml.Node) { f.Match = d.str(v) },
+	}
+	switch name {
+	case "policy":
+		f.Backend = "vm"
+		keys["file"] = func(v *yaml.Node) { f.File = d.str(v) }
+		keys["backend"] = func(v *yaml.Node) { f.Backend = d.oneOf(v, "backend", "vm", "lua", "lua_script") }
+		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
+	case "lua":
+		// Fluent Bit's own spelling of a Lua filter: script + call.
+		f.Backend = "lua_script"
+		keys["script"] = func(v *yaml.Node) { f.File = d.str(v) }
+		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
+	}
+	d.mapping(n, "filter "+name, keys)
+	if n.Kind != yaml.MappingNode || name == "" {
+		return f
+	}
+	switch {
+	case f.File == "" && name == "lua":
+		d.errorf(n.Line, "filter lua needs script: the Lua file to run")
+	case f.File == "":
+		d.errorf(n.Line, "filter policy needs file: the .policy file to run")
+	}
+	switch {
+	case f.Backend == "lua_script" && f.Call == "":
+		d.errorf(n.Line, "a Lua script filter needs call: the name of the function to call for each record")
+	case f.Backend != "lua_script" && f.Call != "":
+		d.errorf(n.Line, "call is only for backend lua_script (a Fluent Bit-style Lua filter)")
+	}
+	return f
+}
+
+func (d *decoder) output(n *yaml.Node) Output {
+	o := Output{Line: n.Line, Match: "*", MaxFiles: DefaultMaxFiles}
+	name := d.sectionName(n, "output", []string{"null", "stdout", "file"})
+	o.Name = name
+	keys := map[string]func(*yaml.Node){
+		"name":  func(*yaml.Node) {},
+		"match": func(v *yaml.Node) { o.Match = d.str(v) },
+	}
+	if name == "file" {
+		keys["path"] = func(v *yaml.Node) { o.Path = d.str(v) }
+		keys["max_size"] = func(v *yaml.Node) { o.MaxSize = d.size(v) }
+		keys["max_files"] = func(v *yaml.Node) { o.MaxFiles = d.intv(v) }
+	}
+	d.mapping(n, "output "+name, keys)
+	if name == "file" && o.Path == "" && n.Kind == yaml.MappingNode {
+		d.errorf(n.Line, "output file needs path: the file to append records to")
+	}
+	return o
+}
+
+// validate checks what no single section can: that there is something to read
+// from and somewhere to write to.
+func (d *decoder) validate(cfg *Config) {
+	if len(d.errs) > 0 {
+		return
+	}
+	if len(cfg.Inputs) == 0 {
+		d.errorf(0, "the pipeline has no inputs")
+	}
+	if len(cfg.Outputs) == 0 {
+		d.errorf(0, "the pipeline has no outputs (use name: null to discard records)")
+	}
+	if cfg.Service.BatchSize <= 0 {
+		d.errorf(0, "service batch_size must be positive")
+	}
+}

@@ -1,0 +1,202 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+const good = `
+service:
+  metrics: 127.0.0.1:2021
+pipeline:
+  inputs:
+    - name: tail
+      tag: kube.*
+      path: /var/log/containers/*.log, /var/log/pods/*.log
+      parser: cri
+      read_from_head: on
+      poll_interval: 50ms
+      refresh_interval: 10
+      max_line_size: 64k
+      exit_on_eof: true
+      db: state/tail.db
+  filters:
+    - name: policy
+      match: kube.*
+      file: k8s.policy
+    - name: lua
+      script: filter.lua
+      call: cb
+  outputs:
+    - name: file
+      path: out.log
+      max_size: 5M
+    - name: null
+`
+
+func TestParseGood(t *testing.T) {
+	cfg, err := Parse("p.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := cfg.Inputs[0]
+	if in.Name != "tail" || in.Parser != "cri" || !in.ReadFromHead || !in.ExitOnEOF {
+		t.Errorf("input = %+v", in)
+	}
+	if want := []string{"/var/log/containers/*.log", "/var/log/pods/*.log"}; strings.Join(in.Paths, "|") != strings.Join(want, "|") {
+		t.Errorf("paths = %q", in.Paths)
+	}
+	if in.PollInterval != 50*time.Millisecond || in.RefreshInterval != 10*time.Second || in.RotateWait != DefaultRotateWait {
+		t.Errorf("durations = %v %v %v", in.PollInterval, in.RefreshInterval, in.RotateWait)
+	}
+	if in.MaxLineSize != 64<<10 || in.FingerprintSize != DefaultFingerprintSize {
+		t.Errorf("sizes = %d %d", in.MaxLineSize, in.FingerprintSize)
+	}
+	if f := cfg.Filters[0]; f.Backend != "vm" || f.File != "k8s.policy" || f.Match != "kube.*" {
+		t.Errorf("filter 0 = %+v", f)
+	}
+	if f := cfg.Filters[1]; f.Backend != "lua_script" || f.File != "filter.lua" || f.Call != "cb" || f.Match != "*" {
+		t.Errorf("filter 1 = %+v", f)
+	}
+	if o := cfg.Outputs[0]; o.Name != "file" || o.MaxSize != 5<<20 || o.MaxFiles != DefaultMaxFiles {
+		t.Errorf("output 0 = %+v", o)
+	}
+	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != DefaultBatchSize {
+		t.Errorf("service = %+v", cfg.Service)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string // each must appear, in order, one per error
+	}{
+		{"not yaml", "pipeline: [", []string{"p.yaml: not valid YAML"}},
+		{"empty", "", []string{"the file is empty"}},
+		{"no pipeline", "service: {}\n", []string{"p.yaml:1: no pipeline section"}},
+		{"unknown top key", "pipelines:\n  inputs: []\n", []string{`p.yaml:1: the top level: unknown key "pipelines" (did you mean "pipeline"?)`, "no pipeline section"}},
+		{"typo and bad type", `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_heads: true
+      poll_interval: soon
+  outputs:
+    - name: null
+`, []string{
+			`p.yaml:6: input tail: unknown key "read_from_heads" (did you mean "read_from_head"?)`,
+			`p.yaml:7: expected a duration such as 200ms, 5s or 1m, found "soon"`,
+		}},
+		{"unknown section names", `
+pipeline:
+  inputs:
+    - name: kafka
+  filters:
+    - name: grep
+  outputs:
+    - name: es
+`, []string{
+			`p.yaml:4: unknown input "kafka" (known: tail)`,
+			`p.yaml:6: unknown filter "grep" (known: policy, lua)`,
+			`p.yaml:8: unknown output "es" (known: null, stdout, file)`,
+		}},
+		{"missing required", `
+pipeline:
+  inputs:
+    - name: tail
+  filters:
+    - name: policy
+    - name: policy
+      file: a.policy
+      backend: lua_script
+  outputs:
+    - name: file
+`, []string{
+			"p.yaml:4: input tail needs a path",
+			"p.yaml:6: filter policy needs file",
+			"p.yaml:7: a Lua script filter needs call",
+			"p.yaml:11: output file needs path",
+		}},
+		{"wrong shapes", `
+pipeline:
+  inputs:
+    name: tail
+  outputs:
+    - name: stdout
+      match: [a, b]
+`, []string{
+			"p.yaml:4: inputs must be a list",
+			`p.yaml:7: expected a string, found a list`,
+		}},
+		{"duplicate key and bad bool", `
+pipeline:
+  inputs:
+    - name: tail
+      path: a
+      path: b
+      exit_on_eof: maybe
+  outputs:
+    - name: null
+`, []string{
+			`p.yaml:6: input tail: key "path" is given twice (first at line 5)`,
+			`p.yaml:7: expected true or false, found "maybe"`,
+		}},
+		{"no outputs", "pipeline:\n  inputs:\n    - name: tail\n      path: x\n", []string{"the pipeline has no outputs"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("p.yaml", []byte(tt.src))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			list, ok := err.(ErrorList)
+			if !ok {
+				t.Fatalf("error is %T, want ErrorList", err)
+			}
+			if len(list) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(list), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(list[i].Error(), w) {
+					t.Errorf("error %d = %q, want it to contain %q", i, list[i].Error(), w)
+				}
+			}
+		})
+	}
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Line: 1} }
+
+func TestSizesAndDurations(t *testing.T) {
+	d := &decoder{file: "x"}
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{{"1000", 1000}, {"32k", 32 << 10}, {"32KB", 32 << 10}, {"5M", 5 << 20}, {"5MiB", 5 << 20}, {"1g", 1 << 30}} {
+		if got := d.size(scalar(tt.in)); got != tt.want {
+			t.Errorf("size(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+	}{{"1", time.Second}, {"0.5", 500 * time.Millisecond}, {"200ms", 200 * time.Millisecond}, {"1m", time.Minute}} {
+		if got := d.duration(scalar(tt.in)); got != tt.want {
+			t.Errorf("duration(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	if len(d.errs) != 0 {
+		t.Errorf("unexpected errors: %v", d.errs)
+	}
+	for _, bad := range []string{"-1", "lots", "9999999999999G"} {
+		d.size(scalar(bad))
+	}
+	if len(d.errs) != 3 {
+		t.Errorf("want 3 errors for bad sizes, got %v", d.errs)
+	}
+}

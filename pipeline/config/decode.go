@@ -1,0 +1,281 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder walks yaml.Nodes by hand rather than decoding into tagged structs:
+// that way every problem carries its own line, all problems are reported at
+// once, and unknown keys get a did-you-mean.
+type decoder struct {
+	file string
+	errs ErrorList
+}
+
+func (d *decoder) errorf(line int, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// mapping calls keys[k] for each key k of the mapping n; an unknown or repeated
+// key is an error.
+func (d *decoder) mapping(n *yaml.Node, what string, keys map[string]func(*yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n.Line, "%s must be a mapping of keys to values, found %s", what, describe(n))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := strings.ToLower(k.Value)
+		if first, dup := seen[name]; dup {
+			d.errorf(k.Line, "%s: key %q is given twice (first at line %d)", what, k.Value, first)
+			continue
+		}
+		seen[name] = k.Line
+		set, ok := keys[name]
+		if !ok {
+			d.errorf(k.Line, "%s: unknown key %q%s", what, k.Value, suggest(name, keys))
+			continue
+		}
+		set(v)
+	}
+}
+
+func (d *decoder) hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if strings.EqualFold(n.Content[i].Value, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// sections calls each for every element of a sequence of mappings.
+func (d *decoder) sections(n *yaml.Node, what string, each func(*yaml.Node)) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n.Line, "%s must be a list (each item starting with '- name: ...'), found %s", what, describe(n))
+		return
+	}
+	for _, s := range n.Content {
+		each(s)
+	}
+}
+
+// sectionName reads a section's name key and checks it against the known ones.
+func (d *decoder) sectionName(n *yaml.Node, what string, known []string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if strings.EqualFold(n.Content[i].Value, "name") {
+			v := n.Content[i+1]
+			name := strings.ToLower(d.str(v))
+			for _, k := range known {
+				if k == name {
+					return name
+				}
+			}
+			d.errorf(v.Line, "unknown %s %q (known: %s)", what, v.Value, strings.Join(known, ", "))
+			return ""
+		}
+	}
+	d.errorf(n.Line, "this %s has no name (one of: %s)", what, strings.Join(known, ", "))
+	return ""
+}
+
+func (d *decoder) scalar(n *yaml.Node, want string) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n.Line, "expected %s, found %s", want, describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (d *decoder) str(n *yaml.Node) string {
+	s, _ := d.scalar(n, "a string")
+	return s
+}
+
+func (d *decoder) strList(n *yaml.Node) []string {
+	if n.Kind == yaml.SequenceNode {
+		out := make([]string, 0, len(n.Content))
+		for _, e := range n.Content {
+			if s := d.str(e); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	// Fluent Bit writes several patterns as one comma-separated string.
+	var out []string
+	for _, p := range strings.Split(d.str(n), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (d *decoder) boolv(n *yaml.Node) bool {
+	s, ok := d.scalar(n, "true or false")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "true", "on", "yes":
+		return true
+	case "false", "off", "no":
+		return false
+	}
+	d.errorf(n.Line, "expected true or false, found %q", s)
+	return false
+}
+
+func (d *decoder) intv(n *yaml.Node) int {
+	s, ok := d.scalar(n, "a whole number")
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		d.errorf(n.Line, "expected a whole number, found %q", s)
+	}
+	return v
+}
+
+func (d *decoder) oneOf(n *yaml.Node, what string, allowed ...string) string {
+	s := strings.ToLower(d.str(n))
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	d.errorf(n.Line, "unknown %s %q (known: %s)", what, n.Value, strings.Join(allowed, ", "))
+	return s
+}
+
+// duration reads "200ms", "5s", "1m" or, as Fluent Bit does, a bare number of seconds.
+func (d *decoder) duration(n *yaml.Node) time.Duration {
+	s, ok := d.scalar(n, "a duration")
+	if !ok {
+		return 0
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 {
+		return time.Duration(f * float64(time.Second))
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		d.errorf(n.Line, "expected a duration such as 200ms, 5s or 1m, found %q", s)
+		return 0
+	}
+	return v
+}
+
+// size reads a byte count: 1000, 32k, 5M, 1G (powers of 1024, as Fluent Bit).
+func (d *decoder) size(n *yaml.Node) int64 {
+	s, ok := d.scalar(n, "a size")
+	if !ok {
+		return 0
+	}
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		d.errorf(n.Line, "expected a size such as 1000, 32k or 5M, found %q", s)
+		return 0
+	}
+	return v * mult
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Value == "" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest known key, or the list
+// of known keys when nothing is close.
+func suggest(name string, keys map[string]func(*yaml.Node)) string {
+	known := make([]string, 0, len(keys))
+	for k := range keys {
+		if k != "name" {
+			known = append(known, k)
+		}
+	}
+	sort.Strings(known)
+	best, bestDist := "", len(name)/2+1
+	for _, k := range known {
+		if dist := editDistance(normalize(name), normalize(k)); dist < bestDist {
+			best, bestDist = k, dist
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	if len(known) == 0 {
+		return ""
+	}
+	return " (known: " + strings.Join(known, ", ") + ")"
+}
+
+// normalize lets "Read_From_Head", "read-from-head" and "readfromhead" meet.
+func normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
