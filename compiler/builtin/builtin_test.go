@@ -1,0 +1,143 @@
+package builtin
+
+import (
+	"testing"
+
+	T "github.com/policyrun/policyrun/compiler/types"
+)
+
+var (
+	strOpt = T.OptionalOf(T.StringType)
+	i64    = T.IntType
+	obj    = T.ObjectOf(false, T.Field{Name: "a", Type: T.IntType})
+)
+
+func TestSignatures(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []*T.Type
+		result string // "" to skip
+		reason Reason
+		ok     bool
+	}{
+		{"len", []*T.Type{str}, "int", 0, true},
+		{"len", []*T.Type{T.ArrayOf(i64)}, "int", 0, true},
+		{"len", []*T.Type{T.MapOf(str)}, "int", 0, true},
+		{"len", []*T.Type{obj}, "int", 0, true},
+		{"len", []*T.Type{i64}, "", BadType, false},
+		{"len", []*T.Type{strOpt}, "", NotPresent, false},
+		{"len", []*T.Type{anyOpt}, "", NeedsNarrow, false},
+		{"len", nil, "", BadCount, false},
+		{"lower", []*T.Type{str}, "string", 0, true},
+		{"lower", []*T.Type{strOpt}, "", NotPresent, false},
+		{"lower", []*T.Type{T.AnyType}, "", NeedsNarrow, false},
+		{"lower", []*T.Type{i64}, "", BadType, false},
+		{"upper", []*T.Type{str}, "string", 0, true},
+		{"trim", []*T.Type{str}, "string", 0, true},
+		{"trim", []*T.Type{str, str}, "", BadCount, false},
+		{"contains", []*T.Type{str, str}, "bool", 0, true},
+		{"contains", []*T.Type{str}, "", BadCount, false},
+		{"starts_with", []*T.Type{str, str}, "bool", 0, true},
+		{"ends_with", []*T.Type{str, i64}, "", BadType, false},
+		{"replace", []*T.Type{str, str, str}, "string", 0, true},
+		{"split", []*T.Type{str, str}, "array<string>", 0, true},
+		{"join", []*T.Type{T.ArrayOf(str), str}, "string", 0, true},
+		{"join", []*T.Type{T.ArrayOf(i64), str}, "", BadType, false},
+		{"join", []*T.Type{T.ArrayOf(T.NeverType), str}, "string", 0, true},
+		{"substr", []*T.Type{str, i64, i64}, "string", 0, true},
+		{"substr", []*T.Type{str, T.FloatType, i64}, "", BadType, false},
+		{"matches", []*T.Type{str, str}, "bool", 0, true},
+		{"capture", []*T.Type{str, str}, "map<string>?", 0, true},
+		{"replace_re", []*T.Type{str, str, str}, "string", 0, true},
+		{"to_string", []*T.Type{anyOpt}, "string", 0, true},
+		{"to_string", []*T.Type{i64}, "string", 0, true},
+		{"to_int", []*T.Type{strOpt}, "int?", 0, true},
+		{"to_float", []*T.Type{str}, "float?", 0, true},
+		{"to_bool", []*T.Type{str}, "bool?", 0, true},
+		{"as_string", []*T.Type{anyOpt}, "string?", 0, true},
+		{"as_int", []*T.Type{anyOpt}, "int?", 0, true},
+		{"as_float", []*T.Type{anyOpt}, "float?", 0, true},
+		{"as_bool", []*T.Type{anyOpt}, "bool?", 0, true},
+		{"as_map", []*T.Type{anyOpt}, "map<any>?", 0, true},
+		{"as_array", []*T.Type{anyOpt}, "array<any>?", 0, true},
+		{"is_string", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_int", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_float", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_bool", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_null", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_map", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_array", []*T.Type{anyOpt}, "bool", 0, true},
+		{"is_timestamp", []*T.Type{anyOpt}, "bool", 0, true},
+		{"type_of", []*T.Type{anyOpt}, "string", 0, true},
+		{"parse_json", []*T.Type{str}, "any?", 0, true},
+		{"parse_json", []*T.Type{strOpt}, "", NotPresent, false},
+		{"parse_kv", []*T.Type{str, str, str}, "map<string>?", 0, true},
+		{"parse_logfmt", []*T.Type{str}, "map<string>?", 0, true},
+		{"now", nil, "timestamp", 0, true},
+		{"now", []*T.Type{str}, "", BadCount, false},
+		{"parse_time", []*T.Type{str, str}, "timestamp?", 0, true},
+		{"format_time", []*T.Type{T.TimestampType, str}, "string", 0, true},
+		{"format_time", []*T.Type{str, str}, "", BadType, false},
+		{"unix_nanos", []*T.Type{T.TimestampType}, "int", 0, true},
+		{"hash64", []*T.Type{str}, "int", 0, true},
+		{"sha256_hex", []*T.Type{str}, "string", 0, true},
+		{"exists", []*T.Type{strOpt}, "bool", 0, true},
+		{"exists", []*T.Type{strOpt, str}, "", BadCount, false},
+		{"keys", []*T.Type{T.MapOf(i64)}, "array<string>", 0, true},
+		{"keys", []*T.Type{obj}, "array<string>", 0, true},
+		{"keys", []*T.Type{str}, "", BadType, false},
+		{"keys", []*T.Type{T.ArrayOf(str)}, "", BadType, false},
+		{"coalesce", []*T.Type{strOpt, strOpt, str}, "string", 0, true},
+		{"coalesce", []*T.Type{strOpt, strOpt}, "string?", 0, true},
+		{"coalesce", []*T.Type{strOpt, i64}, "", BadType, false},
+		{"coalesce", []*T.Type{strOpt}, "", BadCount, false},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		f := Lookup(tt.name)
+		if f == nil {
+			t.Fatalf("Lookup(%q) = nil", tt.name)
+		}
+		seen[tt.name] = true
+		res, err := f.CheckArgs(tt.args)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s%v: err = %v, want ok=%v", tt.name, tt.args, err, tt.ok)
+			continue
+		}
+		if err != nil && err.Reason != tt.reason {
+			t.Errorf("%s%v: reason %d, want %d (%s)", tt.name, tt.args, err.Reason, tt.reason, err.Msg)
+		}
+		if tt.result != "" && res.String() != tt.result {
+			t.Errorf("%s%v = %s, want %s", tt.name, tt.args, res, tt.result)
+		}
+	}
+	for _, f := range All() {
+		if !seen[f.Name] {
+			t.Errorf("no signature test for %s", f.Name)
+		}
+	}
+}
+
+func TestTable(t *testing.T) {
+	for _, f := range All() {
+		if ByID(f.ID) != f {
+			t.Errorf("ByID(%d) != %s", f.ID, f.Name)
+		}
+		if f.Doc == "" || f.Sig == "" {
+			t.Errorf("%s: missing doc or signature", f.Name)
+		}
+		wantRe := f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe
+		if (f.RegexArg >= 0) != wantRe {
+			t.Errorf("%s: RegexArg = %d", f.Name, f.RegexArg)
+		}
+		if (f.PathArg >= 0) != (f.ID == Exists) {
+			t.Errorf("%s: PathArg = %d", f.Name, f.PathArg)
+		}
+	}
+	if Lookup("nope") != nil {
+		t.Error("Lookup(nope) != nil")
+	}
+	if n := len(All()); n != int(numIDs)-1 {
+		t.Errorf("%d functions, %d IDs", n, numIDs-1)
+	}
+}

@@ -1,0 +1,108 @@
+// Package diag holds the diagnostics of policy checking — errors and warnings
+// with a code, a span, a label and a hint — and renders them as text, JSON or
+// GitHub annotations.
+package diag
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/policyrun/policyrun/policy"
+)
+
+// Severity says whether a diagnostic stops a policy from being deployed.
+type Severity int
+
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one finding about a policy.
+type Diagnostic struct {
+	Code     string // stable: E0301, W0001; the reference lists them all
+	Severity Severity
+	Pos, End policy.Pos // the span: the offending sub-expression
+	Msg      string     // what is wrong, one line, no trailing period
+	Label    string     // the text beside the carets, explaining the span
+	Hint     string     // how to fix it, when one helps
+	Filename string
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%s: %s[%s]: %s", d.Filename, d.Pos, d.Severity, d.Code, d.Msg)
+}
+
+// Errorf returns an error diagnostic covering the node n.
+func Errorf(n policy.Node, code, format string, args ...any) Diagnostic {
+	return Diagnostic{Code: code, Severity: Error, Pos: n.Pos(), End: n.End(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// Warnf returns a warning diagnostic covering the node n.
+func Warnf(n policy.Node, code, format string, args ...any) Diagnostic {
+	return Diagnostic{Code: code, Severity: Warning, Pos: n.Pos(), End: n.End(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// WithLabel returns d with its label set.
+func (d Diagnostic) WithLabel(format string, args ...any) Diagnostic {
+	d.Label = fmt.Sprintf(format, args...)
+	return d
+}
+
+// WithHint returns d with its hint set.
+func (d Diagnostic) WithHint(format string, args ...any) Diagnostic {
+	d.Hint = fmt.Sprintf(format, args...)
+	return d
+}
+
+// Sort orders ds by file and position (then code and message) and removes
+// exact duplicates, returning the shortened slice.
+func Sort(ds []Diagnostic) []Diagnostic {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		switch {
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		case a.Pos.Offset != b.Pos.Offset:
+			return a.Pos.Offset < b.Pos.Offset
+		case a.End.Offset != b.End.Offset:
+			return a.End.Offset < b.End.Offset
+		case a.Code != b.Code:
+			return a.Code < b.Code
+		}
+		return a.Msg < b.Msg
+	})
+	out := ds[:0]
+	for i, d := range ds {
+		if i > 0 && d == ds[i-1] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Count returns the number of errors and of warnings in ds.
+func Count(ds []Diagnostic) (errors, warnings int) {
+	for _, d := range ds {
+		if d.Severity == Error {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
+// HasErrors reports whether any diagnostic in ds is an error.
+func HasErrors(ds []Diagnostic) bool {
+	n, _ := Count(ds)
+	return n > 0
+}
