@@ -21,9 +21,9 @@ func pos(line, col int) policy.Pos {
 
 var classic = Diagnostic{
 	Code: "E0301", Severity: Error, Pos: pos(8, 11), End: pos(8, 27),
-	Msg:   "cannot compare int with string",
-	Label: ".status is int (declared at line 4)",
-	Hint:  `compare with the number 500, or write to_string(.status) == "500"`,
+	Msg:      "cannot compare int with string",
+	Label:    ".status is int (declared at line 4)",
+	Hint:     `compare with the number 500, or write to_string(.status) == "500"`,
 	Filename: "checkout.policy",
 }
 

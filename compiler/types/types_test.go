@@ -51,7 +51,7 @@ func TestAssignable(t *testing.T) {
 		{AnyType, StringType, false},
 		{ArrayOf(IntType), ArrayOf(OptionalOf(IntType)), true},
 		{ArrayOf(NeverType), ArrayOf(StringType), true}, // []
-		{ObjectOf(false), MapOf(StringType), true},       // {}
+		{ObjectOf(false), MapOf(StringType), true},      // {}
 		{ObjectOf(false, Field{Name: "x", Type: StringType}), MapOf(StringType), true},
 		{ObjectOf(false, Field{Name: "x", Type: IntType}), MapOf(StringType), false},
 		{ObjectOf(true), MapOf(StringType), false},
