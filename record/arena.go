@@ -1,0 +1,334 @@
+package record
+
+import (
+	"unsafe"
+)
+
+// Default limits; see Limits.
+const (
+	DefaultMaxDepth = 128
+	DefaultMaxInput = 16 << 20
+)
+
+// Limits bound what a decode accepts. Zero fields mean the defaults.
+type Limits struct {
+	// MaxDepth is the deepest nesting of arrays and maps; the root map is
+	// depth 1. Default 128.
+	MaxDepth int
+	// MaxInput is the largest JSON line or msgpack event, in bytes.
+	// Default 16 MiB.
+	MaxInput int
+	// RejectBigInts makes JSON integers outside int64 an ErrNumberRange
+	// error. By default they decode as floats, as in Fluent Bit and Vector.
+	RejectBigInts bool
+}
+
+func (l *Limits) maxDepth() int {
+	if l.MaxDepth <= 0 {
+		return DefaultMaxDepth
+	}
+	return l.MaxDepth
+}
+
+func (l *Limits) maxInput() int {
+	if l.MaxInput <= 0 {
+		return DefaultMaxInput
+	}
+	return l.MaxInput
+}
+
+// Mode says where decoded strings live.
+type Mode uint8
+
+const (
+	// Referenced strings point into the input, which the caller must keep
+	// unchanged until the arena's next Reset. Strings with JSON escapes are
+	// unescaped into the slab.
+	Referenced Mode = iota
+	// Owned strings are copied into the arena's slab; the input may be
+	// reused as soon as the decode returns.
+	Owned
+)
+
+// Arena owns the memory of a batch of records: value nodes, a byte slab for
+// owned strings, references to input buffers, and the Record structs. It is
+// not safe for concurrent use. The zero Arena is ready to use.
+type Arena struct {
+	// Limits apply to every decode into the arena.
+	Limits Limits
+
+	nodes   []Value
+	slab    []byte
+	bufs    [][]byte
+	scratch []Value // pending map entries and array elements while decoding
+	recs    []*Record
+	nrec    int
+	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
+	strMark int      // start of the string being built, or -1
+}
+
+// NewArena returns an empty arena.
+func NewArena() *Arena { return &Arena{} }
+
+// Reset forgets every record, value and input reference of the arena and
+// keeps its memory for the next batch. Values, records and byte views taken
+// from the arena before Reset must not be used after it.
+func (a *Arena) Reset() {
+	a.nodes = a.nodes[:0]
+	a.slab = a.slab[:0]
+	clear(a.bufs) // let the GC have the input lines
+	a.bufs = a.bufs[:0]
+	a.scratch = a.scratch[:0]
+	a.nrec = 0
+}
+
+// Records returns the records decoded or created since the last Reset, in order.
+// The slice is the arena's: it is valid until the next Reset.
+func (a *Arena) Records() []*Record { return a.recs[:a.nrec] }
+
+// Reserved returns the bytes the arena has reserved: node and slab capacity
+// plus the Record structs.
+func (a *Arena) Reserved() int {
+	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
+		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
+		len(a.recs)*int(unsafe.Sizeof(Record{}))
+}
+
+// newRecord returns a cleared Record from the arena's pool.
+func (a *Arena) newRecord() *Record {
+	if a.nrec == len(a.recs) {
+		a.recs = append(a.recs, &Record{})
+	}
+	r := a.recs[a.nrec]
+	a.nrec++
+	*r = Record{a: a}
+	return r
+}
+
+// NewRecord returns an empty record (an empty map, no tag, time 0).
+func (a *Arena) NewRecord() *Record {
+	r := a.newRecord()
+	r.base = containerValue(Map, uint32(len(a.nodes)), 0)
+	r.root = r.base
+	return r
+}
+
+// mark and rollback undo a failed decode.
+type mark struct{ nodes, slab, bufs, scratch int }
+
+func (a *Arena) mark() mark {
+	return mark{len(a.nodes), len(a.slab), len(a.bufs), len(a.scratch)}
+}
+
+func (a *Arena) rollback(m mark) {
+	a.nodes = a.nodes[:m.nodes]
+	a.slab = a.slab[:m.slab]
+	clear(a.bufs[m.bufs:])
+	a.bufs = a.bufs[:m.bufs]
+	a.scratch = a.scratch[:m.scratch]
+}
+
+// addBuf registers an input buffer for referenced strings and returns its ref.
+func (a *Arena) addBuf(b []byte) uint32 {
+	a.bufs = append(a.bufs, b)
+	return uint32(len(a.bufs))
+}
+
+// Bytes returns the bytes of a String or Bytes value as a view into the
+// arena (or the input it references); nil for other kinds. Do not modify it.
+func (a *Arena) Bytes(v Value) []byte {
+	if v.kind != String && v.kind != Bytes {
+		return nil
+	}
+	return a.raw(v)
+}
+
+func (a *Arena) raw(v Value) []byte {
+	off, n := v.off(), v.n()
+	if v.ref == 0 {
+		return a.slab[off : off+n : off+n]
+	}
+	return a.bufs[v.ref-1][off : off+n : off+n]
+}
+
+// Str returns the bytes of a String or Bytes value as a string without
+// copying. The string is valid until the arena's next Reset (and, for
+// referenced values, only while the input is unchanged).
+func (a *Arena) Str(v Value) string {
+	b := a.Bytes(v)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// AsBytes returns v's bytes and whether v is a String or Bytes.
+func (a *Arena) AsBytes(v Value) ([]byte, bool) {
+	if v.kind != String && v.kind != Bytes {
+		return nil, false
+	}
+	return a.raw(v), true
+}
+
+// NewString copies b into the slab and returns it as a String value.
+func (a *Arena) NewString(b []byte) Value {
+	off := len(a.slab)
+	a.slab = append(a.slab, b...)
+	return strValue(String, 0, uint32(off), uint32(len(b)))
+}
+
+// NewStringFrom copies s into the slab and returns it as a String value.
+func (a *Arena) NewStringFrom(s string) Value {
+	off := len(a.slab)
+	a.slab = append(a.slab, s...)
+	return strValue(String, 0, uint32(off), uint32(len(s)))
+}
+
+// NewBytes copies b into the slab and returns it as a Bytes value.
+func (a *Arena) NewBytes(b []byte) Value {
+	v := a.NewString(b)
+	v.kind = Bytes
+	return v
+}
+
+// StartString begins building a string directly in the slab: write to it
+// with WriteBytes, WriteString and WriteByte, then call EndString. One string
+// is built at a time; the bytes of other values may be written into it.
+func (a *Arena) StartString() { a.strMark = len(a.slab) }
+
+// WriteBytes appends b to the string being built.
+func (a *Arena) WriteBytes(b []byte) { a.slab = append(a.slab, b...) }
+
+// WriteString appends s to the string being built.
+func (a *Arena) WriteString(s string) { a.slab = append(a.slab, s...) }
+
+// WriteByte appends c to the string being built.
+func (a *Arena) WriteByte(c byte) error { a.slab = append(a.slab, c); return nil }
+
+// Building returns the bytes written so far to the string being built, for
+// in-place changes (such as lowering); they move as the slab grows.
+func (a *Arena) Building() []byte { return a.slab[a.strMark:] }
+
+// EndString finishes the string being built and returns it.
+func (a *Arena) EndString() Value {
+	return strValue(String, 0, uint32(a.strMark), uint32(len(a.slab)-a.strMark))
+}
+
+// EndBytes finishes the string being built and returns it as Bytes.
+func (a *Arena) EndBytes() Value {
+	v := a.EndString()
+	v.kind = Bytes
+	return v
+}
+
+// Len returns the length of a string or bytes (in bytes), the number of
+// elements of an array or of entries of a map, and 0 for other kinds.
+func (a *Arena) Len(v Value) int {
+	switch v.kind {
+	case String, Bytes, Array, Map:
+		return int(v.n())
+	}
+	return 0
+}
+
+// Index returns element i of an array; negative i counts from the end.
+func (a *Arena) Index(v Value, i int) (Value, bool) {
+	if v.kind != Array {
+		return Value{}, false
+	}
+	n := int(v.n())
+	if i < 0 {
+		i += n
+	}
+	if uint(i) >= uint(n) {
+		return Value{}, false
+	}
+	return a.nodes[int(v.off())+i], true
+}
+
+// Entry returns entry i (in order) of a map.
+func (a *Arena) Entry(v Value, i int) (key, val Value) {
+	if v.kind != Map || uint(i) >= uint(v.n()) {
+		return Value{}, Value{}
+	}
+	j := int(v.off()) + 2*i
+	return a.nodes[j], a.nodes[j+1]
+}
+
+// Key looks key up in a map.
+func (a *Arena) Key(v Value, key []byte) (Value, bool) {
+	if v.kind != Map {
+		return Value{}, false
+	}
+	if len(key) == 0 {
+		return a.lookup(v, "")
+	}
+	return a.lookup(v, unsafe.String(&key[0], len(key)))
+}
+
+// lookup finds key in map m: a scan of m's entries comparing lengths first.
+func (a *Arena) lookup(m Value, key string) (Value, bool) {
+	i := a.find(m, key)
+	if i < 0 {
+		return Value{}, false
+	}
+	return a.nodes[i+1], true
+}
+
+// find returns the node index of key's entry in map m, or -1.
+func (a *Arena) find(m Value, key string) int {
+	first, n := int(m.off()), int(m.n())
+	kl := uint32(len(key))
+	nodes := a.nodes[first : first+2*n]
+	for i := 0; i < len(nodes); i += 2 {
+		k := nodes[i]
+		if uint32(k.u) != kl {
+			continue
+		}
+		if string(a.raw(k)) == key {
+			return first + i
+		}
+	}
+	return -1
+}
+
+// Iter iterates over the entries of a map or the elements of an array, in
+// order, without allocating:
+//
+//	for it := a.Iter(v); it.Next(); { use(it.Key(), it.Value()) }
+//
+// For arrays Key is the Int index.
+type Iter struct {
+	a     *Arena
+	v     Value
+	i     int
+	key   Value
+	value Value
+}
+
+// Iter returns an iterator over v (empty for non-containers).
+func (a *Arena) Iter(v Value) Iter { return Iter{a: a, v: v, i: -1} }
+
+// Next advances to the next entry and reports whether there is one.
+func (it *Iter) Next() bool {
+	it.i++
+	if !it.v.IsContainer() || it.i >= int(it.v.n()) {
+		return false
+	}
+	if it.v.kind == Map {
+		j := int(it.v.off()) + 2*it.i
+		it.key, it.value = it.a.nodes[j], it.a.nodes[j+1]
+	} else {
+		it.key, it.value = IntValue(int64(it.i)), it.a.nodes[int(it.v.off())+it.i]
+	}
+	return true
+}
+
+// Key returns the current key (a String) or array index (an Int).
+func (it *Iter) Key() Value { return it.key }
+
+// Value returns the current value.
+func (it *Iter) Value() Value { return it.value }
+
+// Index returns the position of the current entry.
+func (it *Iter) Index() int { return it.i }

@@ -1,0 +1,195 @@
+package record
+
+import "slices"
+
+// alloc extends the node slice by k nodes and returns the index of the first.
+func (a *Arena) alloc(k int) int {
+	first := len(a.nodes)
+	a.nodes = slices.Grow(a.nodes, k)[:first+k]
+	return first
+}
+
+// width is the number of nodes per element: a map entry is a key node and
+// a value node.
+func width(k Kind) int {
+	if k == Map {
+		return 2
+	}
+	return 1
+}
+
+// share returns v in a form that may be stored in another place: containers
+// that an edit overlay may still change in place are deep-copied (their
+// read-only parts are shared), so that a stored value behaves as a copy.
+func (a *Arena) share(v Value) Value {
+	if !v.IsContainer() || !v.writable() {
+		return v
+	}
+	w, n := width(v.kind), int(v.n())
+	first := a.alloc(w * n)
+	copy(a.nodes[first:], a.nodes[int(v.off()):int(v.off())+w*n])
+	for i := w - 1; i < w*n; i += w {
+		a.nodes[first+i] = a.share(a.nodes[first+i])
+	}
+	return containerValue(v.kind, uint32(first), uint32(n))
+}
+
+// Clone returns a copy of v that later edits of any record do not change.
+// Record.Set and the builders already copy what they store; Clone is for a
+// caller that keeps a map or array read from an edited record while the
+// record is edited further.
+func (a *Arena) Clone(v Value) Value { return a.share(v) }
+
+// Builder builds a new map or array in the arena without heap allocation.
+// The zero Builder is not usable; get one from Arena.BeginMap or BeginArray.
+// Several builders may be in progress at once (for nested literals).
+type Builder struct {
+	a    *Arena
+	kind Kind
+	// first node, entries used and entries reserved
+	first, n, cap int
+}
+
+// BeginMap starts a map with room for capHint entries.
+func (a *Arena) BeginMap(capHint int) Builder { return a.begin(Map, capHint) }
+
+// BeginArray starts an array with room for capHint elements.
+func (a *Arena) BeginArray(capHint int) Builder { return a.begin(Array, capHint) }
+
+func (a *Arena) begin(k Kind, capHint int) Builder {
+	if capHint < 0 {
+		capHint = 0
+	}
+	return Builder{a: a, kind: k, first: a.alloc(width(k) * capHint), cap: capHint}
+}
+
+func (b *Builder) room() {
+	if b.n < b.cap {
+		return
+	}
+	a, w := b.a, width(b.kind)
+	newCap := 2*b.cap + 4
+	if b.first+w*b.cap == len(a.nodes) { // last in the slice: grow in place
+		a.alloc(w * (newCap - b.cap))
+	} else {
+		first := a.alloc(w * newCap)
+		copy(a.nodes[first:], a.nodes[b.first:b.first+w*b.n])
+		b.first = first
+	}
+	b.cap = newCap
+}
+
+// Add appends key (a String value of this arena) and val to a map builder.
+// A key added twice keeps its first position and its last value.
+func (b *Builder) Add(key, val Value) {
+	b.room()
+	j := b.first + 2*b.n
+	b.a.nodes[j] = key
+	b.a.nodes[j+1] = b.a.share(val)
+	b.n++
+}
+
+// AddKey is Add with the key copied from b.
+func (b *Builder) AddKey(key []byte, val Value) { b.Add(b.a.NewString(key), val) }
+
+// Append appends val to an array builder.
+func (b *Builder) Append(val Value) {
+	b.room()
+	b.a.nodes[b.first+b.n] = b.a.share(val)
+	b.n++
+}
+
+// Len returns the number of entries added so far.
+func (b *Builder) Len() int { return b.n }
+
+// Finish returns the built value. The builder must not be used afterwards.
+func (b *Builder) Finish() Value {
+	n := b.n
+	if b.kind == Map {
+		n = b.a.dedup(b.a.nodes[b.first : b.first+2*b.n])
+	}
+	return containerValue(b.kind, uint32(b.first), uint32(n))
+}
+
+// keyEq reports whether two String values hold the same bytes.
+func (a *Arena) keyEq(x, y Value) bool {
+	return uint32(x.u) == uint32(y.u) && string(a.raw(x)) == string(a.raw(y))
+}
+
+// dedup removes duplicate keys from the map entries kv (key, value pairs),
+// keeping each key's first position and last value, compacting kv in place,
+// and returns the number of entries left.
+func (a *Arena) dedup(kv []Value) int {
+	n := len(kv) / 2
+	if n < 2 {
+		return n
+	}
+	if n > 32 {
+		return a.dedupHash(kv)
+	}
+	w := 1
+	for i := 1; i < n; i++ {
+		k := kv[2*i]
+		j := 0
+		for ; j < w; j++ {
+			if uint32(kv[2*j].u) == uint32(k.u) && string(a.raw(kv[2*j])) == string(a.raw(k)) {
+				break
+			}
+		}
+		if j < w {
+			kv[2*j+1] = kv[2*i+1]
+			continue
+		}
+		if w != i {
+			kv[2*w], kv[2*w+1] = k, kv[2*i+1]
+		}
+		w++
+	}
+	return w
+}
+
+func (a *Arena) dedupHash(kv []Value) int {
+	n := len(kv) / 2
+	size := 64
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(a.dedupT) < size {
+		a.dedupT = make([]uint32, size)
+	}
+	t := a.dedupT[:size]
+	clear(t)
+	mask := uint32(size - 1)
+	w := 0
+	for i := 0; i < n; i++ {
+		k := kv[2*i]
+		h := hashKey(a.raw(k)) & mask
+		for {
+			s := t[h]
+			if s == 0 {
+				t[h] = uint32(w + 1)
+				if w != i {
+					kv[2*w], kv[2*w+1] = k, kv[2*i+1]
+				}
+				w++
+				break
+			}
+			if a.keyEq(kv[2*(s-1)], k) {
+				kv[2*(s-1)+1] = kv[2*i+1]
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	return w
+}
+
+// hashKey is FNV-1a, 32 bits.
+func hashKey(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}

@@ -1,0 +1,22 @@
+// Package record holds log records in arenas: decoding JSON lines and msgpack
+// (Fluent Bit events) into flat value nodes, typed reads, an edit overlay, and encoding.
+//
+// An Arena owns the memory of a batch of records. Values are nodes in one
+// flat slice; strings and keys point into the input lines (referenced) or into
+// the arena's byte slab (owned). Arena.Reset reuses everything, so decoding,
+// reading, editing and encoding a batch allocates nothing in steady state.
+//
+// A Value is a small handle (a kind and 12 bytes of payload): scalars carry
+// their payload, strings and containers refer to the arena that made them.
+// Values are valid until the arena's next Reset.
+//
+// Edits are copy-on-write: the first edit of a map (or array) in a record
+// copies it, with spare capacity, into new arena nodes, together with every
+// container on the path from the root; later edits change the copy in place.
+// The decoded nodes are never changed, so Record.Discard restores the record
+// as decoded by pointing it back at its original root, and the encoder simply
+// walks the current root: any number of edits cost one encode.
+//
+// The rules for bad input, numbers, strings, duplicate keys and key order are
+// in docs/records.md.
+package record

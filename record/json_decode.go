@@ -1,0 +1,436 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// DecodeJSON decodes one JSON line (an object, surrounded by optional
+// whitespace, a trailing newline included) into a new record of the arena.
+// With Referenced, strings point into line, which must stay unchanged until
+// the arena's next Reset. On error the arena is as it was before the call.
+func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
+	root, err := a.decodeJSON(line, mode, true)
+	if err != nil {
+		return nil, err
+	}
+	r := a.newRecord()
+	r.base, r.root = root, root
+	return r, nil
+}
+
+// DecodeJSONValue decodes any JSON value from b (strings are copied into the
+// slab) and returns it, for parse_json-style functions. On error the arena
+// is as it was before the call.
+func (a *Arena) DecodeJSONValue(b []byte) (Value, error) {
+	return a.decodeJSON(b, Owned, false)
+}
+
+func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
+	if max := a.Limits.maxInput(); len(b) > max || len(b) > math.MaxUint32 {
+		return Value{}, decodeErr(max, ErrTooLarge, "")
+	}
+	m := a.mark()
+	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts}
+	if mode == Referenced {
+		d.ref = a.addBuf(b)
+	}
+	i := skipSpace(b, 0)
+	if wantMap && (i >= len(b) || b[i] != '{') {
+		a.rollback(m)
+		if i >= len(b) {
+			return Value{}, decodeErr(i, ErrTruncated, "empty line")
+		}
+		return Value{}, decodeErr(i, ErrNotMap, "a JSON line must be an object")
+	}
+	v, i, err := d.value(i, 0)
+	if err == nil {
+		if i = skipSpace(b, i); i != len(b) {
+			err = decodeErr(i, ErrTrailing, "")
+		}
+	}
+	if err != nil {
+		a.rollback(m)
+		return Value{}, err
+	}
+	return v, nil
+}
+
+type jsonDecoder struct {
+	a        *Arena
+	b        []byte
+	ref      uint32 // input buffer of referenced strings; 0 copies them
+	maxDepth int
+	bigFloat bool
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\n', '\t', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (d *jsonDecoder) value(i, depth int) (Value, int, error) {
+	b := d.b
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return Value{}, i, decodeErr(i, ErrTruncated, "expected a value")
+	}
+	switch c := b[i]; c {
+	case '"':
+		return d.str(i)
+	case '{':
+		return d.object(i, depth+1)
+	case '[':
+		return d.array(i, depth+1)
+	case 't':
+		return d.literal(i, "true", BoolValue(true))
+	case 'f':
+		return d.literal(i, "false", BoolValue(false))
+	case 'n':
+		return d.literal(i, "null", NullValue())
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			return d.number(i)
+		}
+		return Value{}, i, decodeErr(i, ErrSyntax, "unexpected "+strconv.QuoteRune(rune(c)))
+	}
+}
+
+func (d *jsonDecoder) literal(i int, lit string, v Value) (Value, int, error) {
+	if len(d.b)-i >= len(lit) && string(d.b[i:i+len(lit)]) == lit {
+		return v, i + len(lit), nil
+	}
+	if len(d.b)-i < len(lit) && string(d.b[i:]) == lit[:len(d.b)-i] {
+		return Value{}, len(d.b), decodeErr(len(d.b), ErrTruncated, "in "+lit)
+	}
+	return Value{}, i, decodeErr(i, ErrSyntax, "invalid literal")
+}
+
+func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
+	if depth > d.maxDepth {
+		return Value{}, i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+	}
+	a, b := d.a, d.b
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return containerValue(Map, uint32(len(a.nodes)), 0), i + 1, nil
+	}
+	base := len(a.scratch)
+	for {
+		if i >= len(b) {
+			return Value{}, i, decodeErr(i, ErrTruncated, "in an object")
+		}
+		if b[i] != '"' {
+			return Value{}, i, decodeErr(i, ErrSyntax, "expected a string key")
+		}
+		k, j, err := d.str(i)
+		if err != nil {
+			return Value{}, j, err
+		}
+		j = skipSpace(b, j)
+		if j >= len(b) {
+			return Value{}, j, decodeErr(j, ErrTruncated, "in an object")
+		}
+		if b[j] != ':' {
+			return Value{}, j, decodeErr(j, ErrSyntax, "expected ':'")
+		}
+		v, j, err := d.value(j+1, depth)
+		if err != nil {
+			return Value{}, j, err
+		}
+		a.scratch = append(a.scratch, k, v)
+		i = skipSpace(b, j)
+		if i >= len(b) {
+			return Value{}, i, decodeErr(i, ErrTruncated, "in an object")
+		}
+		if b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		if b[i] != '}' {
+			return Value{}, i, decodeErr(i, ErrSyntax, "expected ',' or '}'")
+		}
+		break
+	}
+	kv := a.scratch[base:]
+	n := a.dedup(kv)
+	first := len(a.nodes)
+	a.nodes = append(a.nodes, kv[:2*n]...)
+	a.scratch = a.scratch[:base]
+	return containerValue(Map, uint32(first), uint32(n)), i + 1, nil
+}
+
+func (d *jsonDecoder) array(i, depth int) (Value, int, error) {
+	if depth > d.maxDepth {
+		return Value{}, i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+	}
+	a, b := d.a, d.b
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return containerValue(Array, uint32(len(a.nodes)), 0), i + 1, nil
+	}
+	base := len(a.scratch)
+	for {
+		v, j, err := d.value(i, depth)
+		if err != nil {
+			return Value{}, j, err
+		}
+		a.scratch = append(a.scratch, v)
+		i = skipSpace(b, j)
+		if i >= len(b) {
+			return Value{}, i, decodeErr(i, ErrTruncated, "in an array")
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		if b[i] != ']' {
+			return Value{}, i, decodeErr(i, ErrSyntax, "expected ',' or ']'")
+		}
+		break
+	}
+	first := len(a.nodes)
+	a.nodes = append(a.nodes, a.scratch[base:]...)
+	n := len(a.scratch) - base
+	a.scratch = a.scratch[:base]
+	return containerValue(Array, uint32(first), uint32(n)), i + 1, nil
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain8 reports whether none of 8 bytes is '"', '\\', a control character
+// or non-ASCII: such words need no look at their bytes.
+func plain8(w uint64) bool {
+	q := w ^ (lsb * '"')
+	s := w ^ (lsb * '\\')
+	return ((q-lsb)&^q|(s-lsb)&^s|(w-lsb*0x20)&^w|w)&msb == 0
+}
+
+// str decodes the string whose opening quote is at i.
+func (d *jsonDecoder) str(i int) (Value, int, error) {
+	b := d.b
+	start := i + 1
+	i = start
+	esc := false
+	for {
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		if i >= len(b) {
+			return Value{}, i, decodeErr(i, ErrTruncated, "in a string")
+		}
+		c := b[i]
+		if c == '"' {
+			break
+		}
+		switch {
+		case c == '\\':
+			esc = true
+			i += 2
+			if i > len(b) {
+				return Value{}, len(b), decodeErr(len(b), ErrTruncated, "in a string")
+			}
+		case c < 0x20:
+			return Value{}, i, decodeErr(i, ErrSyntax, "control character in a string")
+		case c >= 0x80:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return Value{}, i, decodeErr(i, ErrInvalidUTF8, "")
+			}
+			i += size
+		default:
+			i++
+		}
+	}
+	a := d.a
+	if esc {
+		v, err := d.unescape(start, i)
+		return v, i + 1, err
+	}
+	if d.ref != 0 {
+		return strValue(String, d.ref, uint32(start), uint32(i-start)), i + 1, nil
+	}
+	return a.NewString(b[start:i]), i + 1, nil
+}
+
+// unescape writes the string b[start:end], which has escapes, to the slab.
+func (d *jsonDecoder) unescape(start, end int) (Value, error) {
+	a, b := d.a, d.b
+	off := len(a.slab)
+	i := start
+	for i < end {
+		j := bytes.IndexByte(b[i:end], '\\')
+		if j < 0 {
+			a.slab = append(a.slab, b[i:end]...)
+			break
+		}
+		a.slab = append(a.slab, b[i:i+j]...)
+		i += j
+		c := b[i+1]
+		switch c {
+		case '"', '\\', '/':
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			r, ok := hex4(b, i+2, end)
+			if !ok {
+				a.slab = a.slab[:off]
+				return Value{}, decodeErr(i, ErrSyntax, `invalid \u escape`)
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if i+1 < end && b[i] == '\\' && b[i+1] == 'u' {
+					r2, ok = hex4(b, i+2, end)
+				}
+				if ok {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			a.slab = utf8.AppendRune(a.slab, r)
+			continue
+		default:
+			a.slab = a.slab[:off]
+			return Value{}, decodeErr(i, ErrSyntax, "invalid escape")
+		}
+		a.slab = append(a.slab, c)
+		i += 2
+	}
+	return strValue(String, 0, uint32(off), uint32(len(a.slab)-off)), nil
+}
+
+func hex4(b []byte, i, end int) (rune, bool) {
+	if i+4 > end {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func (d *jsonDecoder) number(i int) (Value, int, error) {
+	b := d.b
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return Value{}, i, decodeErr(i, ErrTruncated, "in a number")
+	}
+	digits := i
+	switch c := b[i]; {
+	case c == '0':
+		i++
+		if i >= len(b) || b[i] != '.' && b[i]|0x20 != 'e' {
+			return IntValue(0), i, nil
+		}
+	case c >= '1' && c <= '9':
+		var u uint64
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			u = u*10 + uint64(b[i]-'0')
+			i++
+		}
+		if i-digits <= 18 && (i >= len(b) || b[i] != '.' && b[i]|0x20 != 'e') {
+			if b[start] == '-' {
+				return IntValue(-int64(u)), i, nil
+			}
+			return IntValue(int64(u)), i, nil
+		}
+	default:
+		return Value{}, i, decodeErr(i, ErrSyntax, "invalid number")
+	}
+	isFloat := false
+	if i < len(b) && b[i] == '.' {
+		isFloat = true
+		i++
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return d.numErr(i)
+		}
+	}
+	if i < len(b) && b[i]|0x20 == 'e' {
+		isFloat = true
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return d.numErr(i)
+		}
+	}
+	text := unsafe.String(&b[start], i-start)
+	if !isFloat {
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err == nil {
+			return IntValue(n), i, nil
+		}
+		if !d.bigFloat {
+			return Value{}, start, decodeErr(start, ErrNumberRange, "integer outside int64")
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && !math.IsInf(f, 0) {
+			return FloatValue(f), i, nil // underflow to zero or a denormal
+		}
+		return Value{}, start, decodeErr(start, ErrNumberRange, "float outside float64")
+	}
+	return FloatValue(f), i, nil
+}
+
+func (d *jsonDecoder) numErr(i int) (Value, int, error) {
+	if i >= len(d.b) {
+		return Value{}, i, decodeErr(i, ErrTruncated, "in a number")
+	}
+	return Value{}, i, decodeErr(i, ErrSyntax, "invalid number")
+}

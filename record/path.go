@@ -1,0 +1,173 @@
+package record
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Step is one step of a Path: a map key or an array index.
+type Step struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// KeyStep returns a step that looks key up in a map.
+func KeyStep(key string) Step { return Step{key: key} }
+
+// KeyStepBytes returns a key step that refers to b without copying, for keys
+// computed at run time (b may be arena bytes). b must not change while the
+// step is in use.
+func KeyStepBytes(b []byte) Step {
+	if len(b) == 0 {
+		return Step{}
+	}
+	return Step{key: unsafe.String(&b[0], len(b))}
+}
+
+// IndexStep returns a step that takes element i of an array; a negative i
+// counts from the end (-1 is the last element).
+func IndexStep(i int) Step { return Step{index: i, isIndex: true} }
+
+// IsIndex reports whether s is an array index step.
+func (s Step) IsIndex() bool { return s.isIndex }
+
+// Key returns the key of a key step.
+func (s Step) Key() string { return s.key }
+
+// Index returns the index of an index step.
+func (s Step) Index() int { return s.index }
+
+// Path is a sequence of steps from the root of a record. The empty path is
+// the root. A Path is built once (at compile time) and read by any number of
+// goroutines; a caller that computes keys at run time can build one in a
+// reused buffer: p = append(p[:0], KeyStep("a"), KeyStepBytes(k)).
+//
+// Paths carry the key strings themselves rather than hashes: a map lookup
+// compares lengths first and bytes only on a length match, which for the
+// short maps of log records is faster than hashing every decoded key.
+type Path []Step
+
+// NewPath returns the path of the given map keys.
+func NewPath(keys ...string) Path {
+	p := make(Path, len(keys))
+	for i, k := range keys {
+		p[i] = KeyStep(k)
+	}
+	return p
+}
+
+var errBadPath = errors.New("record: bad path")
+
+// ParsePath parses the policy language's path syntax: ".", ".a.b",
+// `."key with spaces"`, ".a[0]", `.a["k"]`.
+func ParsePath(s string) (Path, error) {
+	if s == "." {
+		return Path{}, nil
+	}
+	var p Path
+	for len(s) > 0 {
+		switch s[0] {
+		case '.':
+			s = s[1:]
+			if len(s) > 0 && s[0] == '"' {
+				k, rest, err := unquotePrefix(s)
+				if err != nil {
+					return nil, err
+				}
+				p, s = append(p, KeyStep(k)), rest
+				continue
+			}
+			i := 0
+			for i < len(s) && (s[i] == '_' || s[i] == '-' || s[i] == '@' || s[i] >= '0' && s[i] <= '9' ||
+				s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 0x80) {
+				i++
+			}
+			if i == 0 {
+				return nil, errBadPath
+			}
+			p, s = append(p, KeyStep(s[:i])), s[i:]
+		case '[':
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return nil, errBadPath
+			}
+			in := s[1:end]
+			if len(in) > 0 && in[0] == '"' {
+				k, rest, err := unquotePrefix(in)
+				if err != nil || rest != "" {
+					return nil, errBadPath
+				}
+				p = append(p, KeyStep(k))
+			} else {
+				i, err := strconv.Atoi(in)
+				if err != nil {
+					return nil, errBadPath
+				}
+				p = append(p, IndexStep(i))
+			}
+			s = s[end+1:]
+		default:
+			return nil, errBadPath
+		}
+	}
+	if p == nil {
+		return nil, errBadPath
+	}
+	return p, nil
+}
+
+func unquotePrefix(s string) (string, string, error) {
+	prefix, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", errBadPath
+	}
+	k, err := strconv.Unquote(prefix)
+	if err != nil {
+		return "", "", errBadPath
+	}
+	return k, s[len(prefix):], nil
+}
+
+// MustParsePath is ParsePath that panics on error, for tests and constants.
+func MustParsePath(s string) Path {
+	p, err := ParsePath(s)
+	if err != nil {
+		panic(err.Error() + ": " + s)
+	}
+	return p
+}
+
+func isIdent(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// String formats p in the policy language's path syntax.
+func (p Path) String() string {
+	if len(p) == 0 {
+		return "."
+	}
+	var b strings.Builder
+	for _, s := range p {
+		switch {
+		case s.isIndex:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case isIdent(s.key):
+			b.WriteString("." + s.key)
+		default:
+			b.WriteString("." + strconv.Quote(s.key))
+		}
+	}
+	return b.String()
+}

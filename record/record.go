@@ -1,0 +1,154 @@
+package record
+
+// Layout is the shape of a record in msgpack.
+type Layout uint8
+
+const (
+	// LayoutMap is a bare map (and the layout of records decoded from JSON).
+	LayoutMap Layout = iota
+	// LayoutEventV1 is Fluent Bit's [timestamp, map].
+	LayoutEventV1
+	// LayoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
+	LayoutEventV2
+)
+
+// How an event's timestamp was written, so that it is written back the same way.
+const (
+	timeEventTime uint8 = iota // ext type 0, seconds and nanoseconds
+	timeInt                    // integer seconds
+	timeFloat                  // float seconds
+	timeExt                    // msgpack timestamp ext type -1
+)
+
+// Record is one log record: a map at the root, a tag, a time and, for
+// Fluent Bit v2 events, a metadata map. Records live in an Arena and are
+// valid until its next Reset.
+//
+// Reads (Get, Key, Index, Len, Entry, Iter) see every edit made so far. A
+// map or array Value read before an edit is a snapshot: read the path again
+// after editing it.
+type Record struct {
+	a          *Arena
+	root, base Value
+	tag        Value
+	baseTag    Value
+	time       int64
+	baseTime   int64
+	meta       Value
+	layout     Layout
+	timeFmt    uint8
+}
+
+// Arena returns the arena the record lives in.
+func (r *Record) Arena() *Arena { return r.a }
+
+// Root returns the root map, edits included.
+func (r *Record) Root() Value { return r.root }
+
+// Layout returns the msgpack layout the record was decoded from.
+func (r *Record) Layout() Layout { return r.layout }
+
+// Meta returns the metadata map of a Fluent Bit v2 event (Absent otherwise).
+func (r *Record) Meta() Value { return r.meta }
+
+// Tag returns the record's tag as a view into the arena.
+func (r *Record) Tag() []byte { return r.a.Bytes(r.tag) }
+
+// TagValue returns the tag as a String value (Absent when there is none).
+func (r *Record) TagValue() Value { return r.tag }
+
+// SetTag copies tag into the arena and makes it the record's tag.
+func (r *Record) SetTag(tag []byte) { r.tag = r.a.NewString(tag) }
+
+// SetTagValue sets the tag to a String value of the record's arena.
+func (r *Record) SetTagValue(v Value) {
+	if v.kind == String || v.kind == Bytes {
+		v.kind = String
+		r.tag = v
+	}
+}
+
+// Time returns the record's time in unix nanoseconds.
+func (r *Record) Time() int64 { return r.time }
+
+// SetTime sets the record's time in unix nanoseconds.
+func (r *Record) SetTime(unixNanos int64) { r.time = unixNanos }
+
+// Commit makes the current state (edits, tag, time) the state that Discard
+// returns to; a pipeline uses it between policy stages.
+func (r *Record) Commit() {
+	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
+	// The committed maps may not change in place any more.
+	r.base = r.a.share(r.base)
+	r.root = r.base
+}
+
+// Discard drops every edit since the record was decoded (or last
+// committed): root, tag and time are as they were.
+func (r *Record) Discard() {
+	r.root, r.tag, r.time = r.base, r.baseTag, r.baseTime
+}
+
+// Edited reports whether the record has edits that Discard would drop.
+func (r *Record) Edited() bool {
+	return r.root != r.base || r.tag != r.baseTag || r.time != r.baseTime
+}
+
+// Get returns the value at path p, edits included.
+func (r *Record) Get(p Path) (Value, bool) {
+	v := r.root
+	nodes := r.a.nodes
+	for i := range p {
+		s := &p[i]
+		if s.isIndex {
+			if v.kind != Array {
+				return Value{}, false
+			}
+			n, j := int(v.n()), s.index
+			if j < 0 {
+				j += n
+			}
+			if uint(j) >= uint(n) {
+				return Value{}, false
+			}
+			v = nodes[int(v.off())+j]
+			continue
+		}
+		if v.kind != Map {
+			return Value{}, false
+		}
+		j := r.a.find(v, s.key)
+		if j < 0 {
+			return Value{}, false
+		}
+		v = nodes[j+1]
+	}
+	return v, true
+}
+
+// Exists reports whether p is present (a null counts as present).
+func (r *Record) Exists(p Path) bool {
+	_, ok := r.Get(p)
+	return ok
+}
+
+// Key looks key up in the map v.
+func (r *Record) Key(v Value, key []byte) (Value, bool) { return r.a.Key(v, key) }
+
+// Index returns element i of the array v; negative i counts from the end.
+func (r *Record) Index(v Value, i int) (Value, bool) { return r.a.Index(v, i) }
+
+// Len returns the length of a string, bytes, array or map value.
+func (r *Record) Len(v Value) int { return r.a.Len(v) }
+
+// Entry returns entry i of the map v.
+func (r *Record) Entry(v Value, i int) (key, val Value) { return r.a.Entry(v, i) }
+
+// Iter iterates over a map or array value.
+func (r *Record) Iter(v Value) Iter { return r.a.Iter(v) }
+
+// Bytes returns the bytes of a String or Bytes value.
+func (r *Record) Bytes(v Value) []byte { return r.a.Bytes(v) }
+
+// Str returns the bytes of a String or Bytes value as a string, without copying.
+func (r *Record) Str(v Value) string { return r.a.Str(v) }

@@ -1,0 +1,125 @@
+package record
+
+import (
+	"math"
+	"strconv"
+)
+
+// Kind is the type of a Value.
+type Kind uint8
+
+// The kinds of values. The zero Value has kind Absent: it stands for a
+// missing field, which is different from a field holding null.
+const (
+	Absent Kind = iota
+	Null
+	Bool
+	Int
+	Float
+	String
+	Bytes
+	Timestamp
+	Array
+	Map
+)
+
+var kindNames = [...]string{"absent", "null", "bool", "int", "float", "string", "bytes", "timestamp", "array", "map"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// flagWritable marks a container copied by the edit overlay of one record:
+// it may be changed in place, and ref holds its capacity in entries.
+const flagWritable = 1
+
+// Value is a handle to one value: a kind plus payload, 16 bytes, no pointers.
+// Scalars (null, bool, int, float, timestamp) carry their payload and need no
+// arena. Strings, bytes, arrays and maps refer to nodes or bytes of the Arena
+// that made them and are read through it (Arena.Bytes, Record.Get, ...).
+type Value struct {
+	kind  Kind
+	flags uint8
+	_     uint16
+	// ref is, for strings and bytes, where the bytes live: 0 the arena's
+	// slab, i+1 the arena's input buffer i. For writable containers it is
+	// the capacity of the node range, in entries.
+	ref uint32
+	// u is the payload: int64 or float64 bits, 0/1, unix nanoseconds; for
+	// strings offset<<32|length; for containers first node<<32|count.
+	u uint64
+}
+
+// NullValue returns a null.
+func NullValue() Value { return Value{kind: Null} }
+
+// BoolValue returns a bool.
+func BoolValue(b bool) Value {
+	v := Value{kind: Bool}
+	if b {
+		v.u = 1
+	}
+	return v
+}
+
+// IntValue returns an int.
+func IntValue(i int64) Value { return Value{kind: Int, u: uint64(i)} }
+
+// FloatValue returns a float.
+func FloatValue(f float64) Value { return Value{kind: Float, u: math.Float64bits(f)} }
+
+// TimestampValue returns a timestamp of unix nanoseconds.
+func TimestampValue(unixNanos int64) Value { return Value{kind: Timestamp, u: uint64(unixNanos)} }
+
+// Kind returns the kind of v.
+func (v Value) Kind() Kind { return v.kind }
+
+// Exists reports whether v is not Absent.
+func (v Value) Exists() bool { return v.kind != Absent }
+
+// IsNull reports whether v is null.
+func (v Value) IsNull() bool { return v.kind == Null }
+
+// Int returns the int payload; it is meaningful only for kind Int.
+func (v Value) Int() int64 { return int64(v.u) }
+
+// Float returns the float payload; it is meaningful only for kind Float.
+func (v Value) Float() float64 { return math.Float64frombits(v.u) }
+
+// Bool returns the bool payload; it is meaningful only for kind Bool.
+func (v Value) Bool() bool { return v.u != 0 }
+
+// Time returns the unix nanoseconds of a Timestamp.
+func (v Value) Time() int64 { return int64(v.u) }
+
+// AsInt returns v's int and whether v is an Int.
+func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind == Int }
+
+// AsFloat returns v's float and whether v is a Float.
+func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.kind == Float }
+
+// AsBool returns v's bool and whether v is a Bool.
+func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind == Bool }
+
+// AsTime returns v's unix nanoseconds and whether v is a Timestamp.
+func (v Value) AsTime() (int64, bool) { return int64(v.u), v.kind == Timestamp }
+
+// IsContainer reports whether v is an array or a map.
+func (v Value) IsContainer() bool { return v.kind == Array || v.kind == Map }
+
+// off and n unpack the payload of strings and containers.
+func (v Value) off() uint32 { return uint32(v.u >> 32) }
+func (v Value) n() uint32   { return uint32(v.u) }
+
+func (v Value) writable() bool { return v.flags&flagWritable != 0 }
+
+func strValue(kind Kind, ref, off, n uint32) Value {
+	return Value{kind: kind, ref: ref, u: uint64(off)<<32 | uint64(n)}
+}
+
+func containerValue(kind Kind, first, n uint32) Value {
+	return Value{kind: kind, u: uint64(first)<<32 | uint64(n)}
+}
