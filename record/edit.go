@@ -1,0 +1,327 @@
+package record
+
+import "unsafe"
+
+// Edits. The first edit below a container copies it (and every container
+// from the root down to it) into new arena nodes with spare room and marks
+// the copy writable; later edits change the copy in place. Nodes made by
+// decoding are never changed, which is what lets Discard restore them.
+//
+// Key order: a new key is appended at the end of its map; overwriting a key
+// keeps its position; remove closes the gap; rename within the same map
+// keeps the position when the new name is not taken, and otherwise behaves
+// as remove then set; lift removes the lifted map, then upserts its keys
+// into the parent in their order (new ones at the end).
+
+// slot names a place holding a value: a node index, or -1 for the root.
+type slot = int
+
+const rootSlot slot = -1
+
+func (r *Record) at(s slot) Value {
+	if s == rootSlot {
+		return r.root
+	}
+	return r.a.nodes[s]
+}
+
+func (r *Record) put(s slot, v Value) {
+	if s == rootSlot {
+		r.root = v
+	} else {
+		r.a.nodes[s] = v
+	}
+}
+
+// writableAt makes the container in s writable, copying it with spare room.
+func (r *Record) writableAt(s slot) Value {
+	v := r.at(s)
+	if v.writable() {
+		return v
+	}
+	a := r.a
+	w, n := width(v.kind), int(v.n())
+	c := n + n/8 + 4
+	first := a.alloc(w * c)
+	copy(a.nodes[first:], a.nodes[int(v.off()):int(v.off())+w*n])
+	v = Value{kind: v.kind, flags: flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n)}
+	r.put(s, v)
+	return v
+}
+
+func (a *Arena) newWritableMap() Value {
+	const c = 4
+	first := a.alloc(2 * c)
+	return Value{kind: Map, flags: flagWritable, ref: c, u: uint64(first) << 32}
+}
+
+// appendEntry appends an entry to the writable map in s, growing it when it
+// is full, and returns the node index of the new value.
+func (r *Record) appendEntry(s slot, key, val Value) int {
+	a := r.a
+	m := r.at(s)
+	first, n, c := int(m.off()), int(m.n()), int(m.ref)
+	if n == c {
+		nc := 2*c + 4
+		if first+2*c == len(a.nodes) {
+			a.alloc(2 * (nc - c))
+		} else {
+			nf := a.alloc(2 * nc)
+			copy(a.nodes[nf:], a.nodes[first:first+2*n])
+			first = nf
+		}
+		c = nc
+	}
+	a.nodes[first+2*n] = key
+	a.nodes[first+2*n+1] = val
+	r.put(s, Value{kind: Map, flags: flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n+1)})
+	return first + 2*n + 1
+}
+
+// str views the bytes of a string value as a string.
+func (a *Arena) str(v Value) string {
+	b := a.raw(v)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func normIndex(i, n int) (int, bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, uint(i) < uint(n)
+}
+
+// checkSet reports whether set(p, ...) would succeed, without changing
+// anything, so that a failing edit leaves the record untouched.
+func (r *Record) checkSet(p Path) error {
+	v := r.root
+	for i := range p {
+		s := &p[i]
+		last := i == len(p)-1
+		if s.isIndex {
+			if v.kind != Array {
+				return ErrNotContainer
+			}
+			j, ok := normIndex(s.index, int(v.n()))
+			if !ok {
+				return ErrIndexRange
+			}
+			if last {
+				return nil
+			}
+			v = r.a.nodes[int(v.off())+j]
+			continue
+		}
+		if v.kind == Absent || v.kind == Null {
+			// Missing maps are created: the rest must be keys.
+			for _, t := range p[i:] {
+				if t.isIndex {
+					return ErrIndexRange
+				}
+			}
+			return nil
+		}
+		if v.kind != Map {
+			return ErrNotContainer
+		}
+		if last {
+			return nil
+		}
+		v, _ = r.a.lookup(v, s.key)
+	}
+	return nil
+}
+
+// walk makes the containers along p writable, creating missing (or null)
+// maps when create is set, and returns the slot of the container that the
+// last step indexes. The caller has checked p with checkSet or Get.
+func (r *Record) walk(p Path, create bool) slot {
+	a := r.a
+	s := rootSlot
+	r.writableAt(s)
+	for i := range p {
+		st := &p[i]
+		cur := r.at(s)
+		var child slot
+		if st.isIndex {
+			j, _ := normIndex(st.index, int(cur.n()))
+			child = int(cur.off()) + j
+		} else {
+			j := a.find(cur, st.key)
+			if j < 0 {
+				if !create {
+					return s
+				}
+				child = r.appendEntry(s, a.NewStringFrom(st.key), a.newWritableMap())
+			} else {
+				child = j + 1
+			}
+		}
+		switch cv := a.nodes[child]; cv.kind {
+		case Map, Array:
+			r.writableAt(child)
+		case Null, Absent:
+			if create {
+				a.nodes[child] = a.newWritableMap()
+			}
+		}
+		s = child
+	}
+	return s
+}
+
+// Set sets the value at p (upsert), creating missing or null parent maps.
+// The record stores a copy: later edits of v's source do not change it.
+// Setting the root needs a map. Setting an Absent value removes p.
+// On error the record is unchanged.
+func (r *Record) Set(p Path, v Value) error {
+	if v.kind == Absent {
+		r.Remove(p)
+		return nil
+	}
+	return r.set(p, r.a.share(v))
+}
+
+func (r *Record) set(p Path, v Value) error {
+	if len(p) == 0 {
+		if v.kind != Map {
+			return ErrRootType
+		}
+		r.root = v
+		return nil
+	}
+	if err := r.checkSet(p); err != nil {
+		return err
+	}
+	s := r.walk(p[:len(p)-1], true)
+	last := &p[len(p)-1]
+	parent := r.at(s)
+	if last.isIndex {
+		j, _ := normIndex(last.index, int(parent.n()))
+		r.a.nodes[int(parent.off())+j] = v
+		return nil
+	}
+	if j := r.a.find(parent, last.key); j >= 0 {
+		r.a.nodes[j+1] = v
+		return nil
+	}
+	r.appendEntry(s, r.a.NewStringFrom(last.key), v)
+	return nil
+}
+
+// SetIfAbsent sets p to v when p is absent or null and reports whether it did.
+func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
+	if cur, ok := r.Get(p); ok && cur.kind != Null {
+		return false, nil
+	}
+	if err := r.Set(p, v); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Remove deletes p; an absent p is not an error. Removing an array element
+// shifts the rest down. Removing the root empties the record.
+func (r *Record) Remove(p Path) {
+	if len(p) == 0 {
+		r.root = r.a.newWritableMap()
+		return
+	}
+	if _, ok := r.Get(p); !ok {
+		return
+	}
+	r.remove(p)
+}
+
+// remove deletes p, which exists.
+func (r *Record) remove(p Path) {
+	a := r.a
+	s := r.walk(p[:len(p)-1], false)
+	parent := r.at(s)
+	first, n := int(parent.off()), int(parent.n())
+	last := &p[len(p)-1]
+	if last.isIndex {
+		j, _ := normIndex(last.index, n)
+		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
+	} else {
+		j := a.find(parent, last.key)
+		copy(a.nodes[j:], a.nodes[j+2:first+2*n])
+	}
+	parent.u--
+	r.put(s, parent)
+}
+
+func samePath(p, q Path) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Rename moves the value at from to to, overwriting to; it is a no-op when
+// from is absent. Both paths must end in a map key. On error the record is
+// unchanged.
+func (r *Record) Rename(from, to Path) error {
+	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
+		return ErrNotContainer
+	}
+	v, ok := r.Get(from)
+	if !ok || samePath(from, to) {
+		return nil
+	}
+	if err := r.checkSet(to); err != nil {
+		return err
+	}
+	if samePath(from[:len(from)-1], to[:len(to)-1]) && !r.Exists(to) {
+		// Same map, new name free: rename the key where it stands.
+		s := r.walk(from[:len(from)-1], false)
+		j := r.a.find(r.at(s), from[len(from)-1].key)
+		r.a.nodes[j] = r.a.NewStringFrom(to[len(to)-1].key)
+		return nil
+	}
+	// v is detached by the remove, so it needs no copy.
+	r.remove(from)
+	return r.set(to, v)
+}
+
+// Lift moves each key k of the map at p to p's parent as prefix+k (keys
+// already in the parent are overwritten where they stand, new ones are
+// appended in the lifted map's order), and removes p. It is a no-op when p
+// is absent or null; p must be a map inside a map. On error the record is
+// unchanged.
+func (r *Record) Lift(p Path, prefix []byte) error {
+	v, ok := r.Get(p)
+	if !ok || v.kind == Null {
+		return nil
+	}
+	if len(p) == 0 || v.kind != Map || p[len(p)-1].isIndex {
+		return ErrNotLiftable
+	}
+	a := r.a
+	r.remove(p)
+	s := r.walk(p[:len(p)-1], false)
+	first, n := int(v.off()), int(v.n())
+	for i := 0; i < n; i++ {
+		k, val := a.nodes[first+2*i], a.nodes[first+2*i+1]
+		if len(prefix) > 0 {
+			a.StartString()
+			a.WriteBytes(prefix)
+			a.WriteBytes(a.raw(k))
+			k = a.EndString()
+		}
+		if j := a.find(r.at(s), a.str(k)); j >= 0 {
+			a.nodes[j+1] = val
+		} else {
+			r.appendEntry(s, k, val)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package record
+
+import (
+	"errors"
+	"testing"
+)
+
+const editInput = `{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`
+
+func TestEdits(t *testing.T) {
+	type op func(r *Record) error
+	set := func(p string, v Value) op { return func(r *Record) error { return r.Set(MustParsePath(p), v) } }
+	setJSON := func(p, js string) op {
+		return func(r *Record) error {
+			v, err := r.Arena().DecodeJSONValue([]byte(js))
+			if err != nil {
+				return err
+			}
+			return r.Set(MustParsePath(p), v)
+		}
+	}
+	ifAbsent := func(p string, v Value) op {
+		return func(r *Record) error { _, err := r.SetIfAbsent(MustParsePath(p), v); return err }
+	}
+	remove := func(p string) op { return func(r *Record) error { r.Remove(MustParsePath(p)); return nil } }
+	rename := func(f, to string) op {
+		return func(r *Record) error { return r.Rename(MustParsePath(f), MustParsePath(to)) }
+	}
+	lift := func(p, prefix string) op {
+		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
+	}
+	copyTo := func(from, to string) op {
+		return func(r *Record) error {
+			v, _ := r.Get(MustParsePath(from))
+			return r.Set(MustParsePath(to), v)
+		}
+	}
+	tests := []struct {
+		name string
+		ops  []op
+		want string
+		err  error
+	}{
+		{"none", nil, editInput, nil},
+		{"overwrite keeps position", []op{set(".a", IntValue(2))},
+			`{"a":2,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"new key at end", []op{set(".z", FloatValue(1.5))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","z":1.5}`, nil},
+		{"nested create", []op{set(".x.y.z", BoolValue(false))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","x":{"y":{"z":false}}}`, nil},
+		{"null parent becomes map", []op{set(".n.k", IntValue(7))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":{"k":7},"s":"str"}`, nil},
+		{"set through scalar", []op{set(".a.b", IntValue(7))}, editInput, ErrNotContainer},
+		{"set index", []op{set(".arr[1].k", NullValue()), set(".arr[-1]", IntValue(9))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":null},9],"n":null,"s":"str"}`, nil},
+		{"set index out of range", []op{set(".arr[3]", IntValue(9))}, editInput, ErrIndexRange},
+		{"set index in created map", []op{set(".q.r[0]", IntValue(9))}, editInput, ErrIndexRange},
+		{"set root", []op{setJSON(".", `{"only":1}`)}, `{"only":1}`, nil},
+		{"set root scalar", []op{set(".", IntValue(1))}, editInput, ErrRootType},
+		{"set absent removes", []op{set(".a", Value{})},
+			`{"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"if absent: present", []op{ifAbsent(".a", IntValue(5))}, editInput, nil},
+		{"if absent: null and absent", []op{ifAbsent(".n", IntValue(5)), ifAbsent(".m", IntValue(6))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":5,"s":"str","m":6}`, nil},
+		{"remove", []op{remove(".b.c"), remove(".arr[0]"), remove(".missing.x"), remove(".a.b")},
+			`{"a":1,"b":{"d":{"e":true}},"arr":[{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"remove root", []op{remove(".")}, `{}`, nil},
+		{"rename in place", []op{rename(".a", ".a2")},
+			`{"a2":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"rename overwrites", []op{rename(".a", ".s")},
+			`{"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":1}`, nil},
+		{"rename across maps", []op{rename(".b.d", ".top")},
+			`{"a":1,"b":{"c":"x"},"arr":[1,{"k":"v"},3],"n":null,"s":"str","top":{"e":true}}`, nil},
+		{"rename absent", []op{rename(".nope", ".a")}, editInput, nil},
+		{"rename into itself", []op{rename(".b", ".b.inner")},
+			`{"a":1,"arr":[1,{"k":"v"},3],"n":null,"s":"str","b":{"inner":{"c":"x","d":{"e":true}}}}`, nil},
+		{"rename to bad path", []op{rename(".a", ".s.x")}, editInput, ErrNotContainer},
+		{"lift", []op{lift(".b", "b_")},
+			`{"a":1,"arr":[1,{"k":"v"},3],"n":null,"s":"str","b_c":"x","b_d":{"e":true}}`, nil},
+		{"lift overwrites in place", []op{setJSON(".m", `{"a":10,"new":11}`), lift(".m", "")},
+			`{"a":10,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","new":11}`, nil},
+		{"lift nested", []op{lift(".b.d", "")},
+			`{"a":1,"b":{"c":"x","e":true},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"lift own name", []op{setJSON(".m", `{"m":1}`), lift(".m", "")},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","m":1}`, nil},
+		{"lift absent and null", []op{lift(".zz", "p"), lift(".n", "p")}, editInput, nil},
+		{"lift scalar", []op{lift(".a", "p")}, editInput, ErrNotLiftable},
+		{"lift in array", []op{lift(".arr[1]", "p")}, editInput, ErrNotLiftable},
+		{"copy is a copy", []op{copyTo(".b", ".b2"), set(".b.c", IntValue(0)), set(".b2.d.e", IntValue(1))},
+			`{"a":1,"b":{"c":0,"d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","b2":{"c":"x","d":{"e":1}}}`, nil},
+		{"copy of edited map is a copy", []op{set(".b.c", IntValue(0)), copyTo(".b", ".b2"),
+			set(".b.d.e", IntValue(5)), set(".b2.c", IntValue(2))},
+			`{"a":1,"b":{"c":0,"d":{"e":5}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","b2":{"c":2,"d":{"e":true}}}`, nil},
+		{"many appends grow", []op{set(".k1", IntValue(1)), set(".k2", IntValue(2)), set(".k3", IntValue(3)),
+			set(".k4", IntValue(4)), set(".k5", IntValue(5)), set(".k6", IntValue(6)), remove(".k3")},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str","k1":1,"k2":2,"k4":4,"k5":5,"k6":6}`, nil},
+	}
+	for _, tt := range tests {
+		for _, mode := range []Mode{Referenced, Owned} {
+			a := NewArena()
+			r := mustDecode(t, a, editInput, mode)
+			var err error
+			for _, o := range tt.ops {
+				if err = o(r); err != nil {
+					break
+				}
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("%s: err %v, want %v", tt.name, err, tt.err)
+			}
+			if got := string(r.AppendJSON(nil)); got != tt.want {
+				t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+			}
+			r.Discard()
+			if got := string(r.AppendJSON(nil)); got != editInput || r.Edited() {
+				t.Errorf("%s: after Discard %s", tt.name, got)
+			}
+		}
+	}
+}
+
+func TestMetadataOverlay(t *testing.T) {
+	a := NewArena()
+	r := mustDecode(t, a, `{"a":1}`, Referenced)
+	r.SetTag([]byte("app.log"))
+	r.SetTime(1_700_000_000_123_456_789)
+	r.Commit()
+	r.SetTag([]byte("other"))
+	r.SetTime(5)
+	r.Set(NewPath("b"), IntValue(2))
+	if string(r.Tag()) != "other" || r.Time() != 5 || !r.Edited() {
+		t.Fatal("edits not seen")
+	}
+	r.Discard()
+	if string(r.Tag()) != "app.log" || r.Time() != 1_700_000_000_123_456_789 || r.Edited() {
+		t.Errorf("Discard: tag %q time %d", r.Tag(), r.Time())
+	}
+	if got := string(r.AppendJSON(nil)); got != `{"a":1}` {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestBuilders(t *testing.T) {
+	a := NewArena()
+	r := mustDecode(t, a, `{"m":{"x":1}}`, Referenced)
+	inner := a.BeginArray(0)
+	outer := a.BeginMap(1) // interleaved with inner
+	for i := 0; i < 10; i++ {
+		inner.Append(IntValue(int64(i)))
+	}
+	a.StartString()
+	a.WriteString("he")
+	a.WriteBytes([]byte("llo"))
+	a.WriteByte('!')
+	s := a.EndString()
+	outer.AddKey([]byte("s"), s)
+	outer.AddKey([]byte("arr"), inner.Finish())
+	m, _ := r.Get(NewPath("m"))
+	outer.AddKey([]byte("m"), m)
+	outer.AddKey([]byte("s"), IntValue(1)) // last wins, first position
+	v := outer.Finish()
+	if err := r.Set(NewPath("new"), v); err != nil {
+		t.Fatal(err)
+	}
+	r.Set(MustParsePath(".m.x"), IntValue(2))
+	want := `{"m":{"x":2},"new":{"s":1,"arr":[0,1,2,3,4,5,6,7,8,9],"m":{"x":1}}}`
+	if got := string(r.AppendJSON(nil)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if a.Str(s) != "hello!" || a.Len(s) != 6 {
+		t.Errorf("string %q", a.Str(s))
+	}
+}
+
+func TestAllocsJSON(t *testing.T) {
+	line := []byte(b2JSON)
+	a := NewArena()
+	out := make([]byte, 0, 1024)
+	pLevel, pUA, pNew := NewPath("level"), NewPath("http", "user_agent"), NewPath("http", "added")
+	run := func() {
+		a.Reset()
+		for i := 0; i < 16; i++ {
+			r, err := a.DecodeJSON(line, Referenced)
+			if err != nil {
+				panic(err)
+			}
+			r.Set(pLevel, a.NewStringFrom("warn"))
+			r.Remove(pUA)
+			r.Set(pNew, IntValue(1))
+			out = r.AppendJSON(out[:0])
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Errorf("decode + 3 edits + encode: %v allocs per 16 records, want 0", n)
+	}
+}
