@@ -1,0 +1,267 @@
+package policy
+
+// This file parses the declarations around the statements: the schema block
+// with its types, and the test blocks.
+
+func (p *parser) parseSchema() *Schema {
+	s := &Schema{Schema: p.t.pos}
+	p.next()
+	p.skipNewlinesBefore(LBRACE)
+	if p.t.tok != LBRACE {
+		p.errorHere(CodeExpectedBrace, "write the record's fields in braces: schema { name: type ... }", "expected '{' after schema, found %s", p.describe())
+		s.Type = &ObjectType{Lbrace: p.t.pos, Rbrace: p.t.pos}
+		p.sync()
+		return s
+	}
+	s.Type = p.parseObjectType()
+	p.expectStmtEnd("schema block")
+	return s
+}
+
+// skipNewlinesBefore skips newlines when the first token after them is tok,
+// so that a '{' or else on the next line is accepted; the formatter moves it
+// back up.
+func (p *parser) skipNewlinesBefore(tok Token) {
+	if p.t.tok != NEWLINE {
+		return
+	}
+	j := p.i
+	for j < len(p.toks)-1 && p.toks[j].tok == NEWLINE {
+		j++
+	}
+	if p.toks[j].tok == tok {
+		p.seek(j)
+	}
+}
+
+// seek makes toks[j] the current token.
+func (p *parser) seek(j int) {
+	p.i = j - 1
+	p.next()
+}
+
+// parseObjectType parses { name: T ... }. Fields are separated by commas or
+// line breaks; the line break need not be a NEWLINE token, because a type
+// such as map<string> ends in '>', after which a newline ends nothing.
+func (p *parser) parseObjectType() *ObjectType {
+	t := &ObjectType{Lbrace: p.t.pos}
+	p.next()
+	for {
+		p.skipNewlines()
+		switch {
+		case p.t.tok == RBRACE:
+			t.Rbrace = p.t.pos
+			p.next()
+			return t
+		case p.t.tok == EOF || p.t.bol && isStmtStart(p.t.tok) && p.peek().tok != COLON:
+			p.errorAt(t.Lbrace, t.Lbrace.Advance("{"), CodeUnclosed, "add a } after the last field",
+				"the '{' of this object type is never closed (found %s)", p.describe())
+			t.Rbrace = p.prevEnd()
+			return t
+		case p.t.tok == ELLIPSIS:
+			if t.Open {
+				p.errorHere(CodeSchemaField, "", "second '...' in one object type")
+			}
+			t.Open, t.Ellipsis = true, p.t.pos
+			p.next()
+			p.objectFieldEnd()
+			for p.t.tok == NEWLINE || p.t.tok == COMMA {
+				p.next()
+			}
+			if p.t.tok != RBRACE && p.t.tok != EOF {
+				p.errorAt(t.Ellipsis, t.Ellipsis.Advance("..."), CodeSchemaField, "move ... to the end of the object type",
+					"'...' must be the last line of an object type")
+			}
+			continue
+		}
+		if fd := p.parseFieldDecl(); fd != nil {
+			t.Fields = append(t.Fields, fd)
+			p.objectFieldEnd()
+		}
+	}
+}
+
+// objectFieldEnd checks what follows a field's type: a comma, a line break
+// or the closing brace.
+func (p *parser) objectFieldEnd() {
+	switch {
+	case p.t.tok == COMMA:
+		p.next()
+	case p.t.tok == NEWLINE || p.t.tok == RBRACE || p.t.tok == EOF || p.t.bol:
+	default:
+		p.errorHere(CodeSchemaField, "put one field per line, or separate fields with commas",
+			"expected a newline after the field's type, found %s", p.describe())
+		p.sync()
+	}
+}
+
+func (p *parser) parseFieldDecl() *FieldDecl {
+	fd := &FieldDecl{NamePos: p.t.pos}
+	switch {
+	case p.t.tok == IDENT || p.t.tok.IsKeyword():
+		fd.Name = p.t.lit
+		p.next()
+	case p.t.tok == STRING || p.t.tok == RAWSTRING:
+		fd.Name, fd.Quoted = p.basicLit().Str, true
+	default:
+		p.errorHere(CodeSchemaField, "a schema line is name: type, as in status: int", "expected a field name, found %s", p.describe())
+		p.sync()
+		return nil
+	}
+	if p.t.tok != COLON {
+		p.errorHere(CodeSchemaField, "a schema line is name: type, as in status: int", "expected ':' after the field name %s, found %s", fd.Name, p.describe())
+		p.sync()
+		return nil
+	}
+	p.next()
+	fd.Type = p.parseType()
+	return fd
+}
+
+// parseType parses a type, then its optional '?'.
+func (p *parser) parseType() TypeExpr {
+	var t TypeExpr
+	switch p.t.tok {
+	case IDENT:
+		switch name := p.t.lit; name {
+		case "array", "map":
+			pos := p.t.pos
+			p.next()
+			if p.t.tok != LSS {
+				p.errorHere(CodeUnexpected, "write "+name+"<T>, as in "+name+"<string>", "expected '<' after %s, found %s", name, p.describe())
+				return &BadType{From: pos, To: p.t.pos}
+			}
+			p.next()
+			elem := p.parseType()
+			rangle := p.t.pos
+			if p.t.tok != GTR {
+				p.errorHere(CodeUnexpected, "", "expected '>' to close %s<, found %s", name, p.describe())
+				return &BadType{From: pos, To: p.t.pos}
+			}
+			p.next()
+			if name == "array" {
+				t = &ArrayType{Array: pos, Elem: elem, Rangle: rangle}
+			} else {
+				t = &MapType{Map: pos, Elem: elem, Rangle: rangle}
+			}
+		case "bool", "int", "float", "string", "bytes", "timestamp", "any":
+			t = &NamedType{NamePos: p.t.pos, Name: name}
+			p.next()
+		default:
+			p.errorHere(CodeUnknownType, "the types are bool int float string bytes timestamp null any, array<T>, map<T>, { name: T ... } and T?",
+				"unknown type %s", name)
+			t = &BadType{From: p.t.pos, To: p.t.end}
+			p.next()
+		}
+	case NULL:
+		t = &NamedType{NamePos: p.t.pos, Name: "null"}
+		p.next()
+	case LBRACE:
+		t = p.parseObjectType()
+	default:
+		p.errorHere(CodeUnexpected, "", "expected a type, found %s", p.describe())
+		return &BadType{From: p.t.pos, To: p.t.pos}
+	}
+	switch p.t.tok {
+	case QUESTION:
+		t = &OptionalType{Elem: t, Question: p.t.pos}
+		p.next()
+	case COALESCE:
+		p.errorHere(CodeUnexpected, "write T? once", "a type is made optional once: found '??'")
+		t = &OptionalType{Elem: t, Question: p.t.pos}
+		p.next()
+	}
+	if p.t.tok == QUESTION {
+		p.errorHere(CodeUnexpected, "write T? once", "a type is made optional once: found another '?'")
+		p.next()
+	}
+	return t
+}
+
+// ---------------------------------------------------------------- tests
+
+func (p *parser) parseTest() *Test {
+	t := &Test{Test: p.t.pos}
+	p.next()
+	if lit, pos, ok := p.parseStringLit("test name", `name the test: test "drops health checks" { ... }`); ok {
+		t.Name, t.NamePos = lit.Str, pos
+	} else if p.t.tok == IDENT {
+		t.Name, t.NamePos = p.t.lit, p.t.pos
+		p.next()
+	}
+	p.skipNewlinesBefore(LBRACE)
+	if p.t.tok != LBRACE {
+		p.errorHere(CodeExpectedBrace, `a test is written test "name" { input ... expect ... }`, "expected '{' after the test name, found %s", p.describe())
+		t.Lbrace, t.Rbrace = p.t.pos, p.prevEnd()
+		p.sync()
+		return t
+	}
+	t.Lbrace = p.t.pos
+	p.next()
+	var tagPos Pos
+loop:
+	for {
+		p.skipNewlines()
+		switch tok := p.t.tok; {
+		case tok == RBRACE:
+			t.Rbrace = p.t.pos
+			p.next()
+			break loop
+		case tok == EOF || p.t.bol && isStmtStart(tok):
+			p.errorAt(t.Lbrace, t.Lbrace.Advance("{"), CodeUnclosed, "add a } after the test's expect line",
+				"the '{' of test %q is never closed (found %s)", t.Name, p.describe())
+			t.Rbrace = p.prevEnd()
+			break loop
+		case tok == INPUT:
+			if t.InputPos.IsValid() {
+				p.errorHere(CodeTestBlock, "", "second input in test %q; the first is at %s", t.Name, t.InputPos)
+			}
+			t.InputPos = p.t.pos
+			p.next()
+			t.Input = p.parseExpr()
+			p.expectStmtEnd("input value")
+		case tok == TAG:
+			if tagPos.IsValid() {
+				p.errorHere(CodeTestBlock, "", "second tag in test %q; the first is at %s", t.Name, tagPos)
+			}
+			tagPos = p.t.pos
+			p.next()
+			if lit, _, ok := p.parseStringLit("tag", `write tag "kube.var.log"`); ok {
+				t.Tag = lit
+			}
+			p.expectStmtEnd("tag")
+		case tok == EXPECT:
+			if t.ExpectPos.IsValid() {
+				p.errorHere(CodeTestBlock, "", "second expect in test %q; the first is at %s", t.Name, t.ExpectPos)
+			}
+			t.ExpectPos = p.t.pos
+			p.next()
+			switch p.t.tok {
+			case DROPPED:
+				t.Expect, t.Want = ExpectDropped, nil
+				p.next()
+			case FAULT:
+				t.Expect, t.Want = ExpectFault, nil
+				p.next()
+			default:
+				t.Expect = ExpectRecord
+				t.Want = p.parseExpr()
+			}
+			p.expectStmtEnd("expected value")
+		default:
+			p.errorHere(CodeTestBlock, "a test block holds input {json}, an optional tag \"t\", and expect {json} | dropped | fault",
+				"expected input, tag or expect in a test block, found %s", p.describe())
+			p.sync()
+		}
+	}
+	switch {
+	case !t.InputPos.IsValid() && !t.ExpectPos.IsValid():
+		p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "add the lines input {json} and expect {json} (or dropped, or fault)", "test %q has no input and no expect", t.Name)
+	case !t.InputPos.IsValid():
+		p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "add a line input {json}", "test %q has no input", t.Name)
+	case !t.ExpectPos.IsValid():
+		p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "add a line expect {json}, expect dropped or expect fault", "test %q has no expect", t.Name)
+	}
+	p.expectStmtEnd("test block")
+	return t
+}

@@ -1,0 +1,321 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+)
+
+// parseExpr parses an expression. Precedence climbing follows
+// Token.Precedence; ?? is right-associative, every other operator left.
+func (p *parser) parseExpr() Expr { return p.parseBinary(1) }
+
+func (p *parser) parseBinary(prec int) Expr {
+	x := p.parseUnary()
+	for {
+		op := p.t.tok
+		oprec := op.Precedence()
+		if oprec == 0 || oprec < prec {
+			return x
+		}
+		pos := p.t.pos
+		p.next()
+		next := oprec + 1
+		if op == COALESCE {
+			next = oprec
+		}
+		y := p.parseBinary(next)
+		if op == IN {
+			if _, ok := y.(*ListLit); !ok && !isBad(y) {
+				p.errorAt(y.Pos(), y.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
+					"in needs a list literal on its right, found %s", exprKind(y))
+			}
+		}
+		x = &BinaryExpr{X: x, OpPos: pos, Op: op, Y: y}
+	}
+}
+
+func isBad(x Expr) bool {
+	_, ok := x.(*BadExpr)
+	return ok
+}
+
+func (p *parser) parseUnary() Expr {
+	switch p.t.tok {
+	case NOT, SUB:
+		pos, op := p.t.pos, p.t.tok
+		p.next()
+		if op == SUB && p.t.tok == INT {
+			// -9223372036854775808 is an int: let its magnitude through,
+			// wrapped to MinInt64, which negation leaves as it is.
+			if u, err := strconv.ParseUint(strings.ReplaceAll(p.t.lit, "_", ""), 10, 64); err == nil && u == 1<<63 {
+				lit := &BasicLit{ValuePos: p.t.pos, Kind: LitInt, Raw: p.t.lit, Int: -1 << 63}
+				p.next()
+				return &UnaryExpr{OpPos: pos, Op: op, X: p.parsePostfixOf(lit)}
+			}
+		}
+		return &UnaryExpr{OpPos: pos, Op: op, X: p.parseUnary()}
+	}
+	return p.parsePostfix()
+}
+
+func (p *parser) parsePostfix() Expr { return p.parsePostfixOf(p.parseOperand()) }
+
+// parsePostfixOf parses the field accesses, indexes and calls after x.
+func (p *parser) parsePostfixOf(x Expr) Expr {
+	for {
+		switch p.t.tok {
+		case DOT:
+			if p.t.pos.Offset != p.prevEnd().Offset {
+				return x // .a .b is two paths, not .a.b
+			}
+			nt := p.peek()
+			if nt.pos.Offset != p.t.end.Offset || nt.tok != IDENT && nt.tok != STRING && nt.tok != RAWSTRING {
+				hint := ""
+				if nt.tok == INT {
+					hint = "index an array with brackets: .a[0]"
+				}
+				p.errorAt(p.t.pos, p.t.end, CodeUnexpected, hint, "expected a field name right after '.', found %s", describeToken(nt))
+				p.next()
+				return &BadExpr{From: x.Pos(), To: p.prevEnd()}
+			}
+			dot := p.t.pos
+			p.next()
+			x = p.field(x, dot)
+		case LBRACK:
+			if p.afterNL && p.t.bol {
+				return x // a list on the next line, not an index
+			}
+			ix := &IndexExpr{X: x, Lbrack: p.t.pos}
+			p.exprLev++
+			p.next()
+			if p.t.tok == RBRACK {
+				p.errorHere(CodeExpectedExpr, "", "expected an index or key inside [], found ']'")
+				ix.Index = &BadExpr{From: p.t.pos, To: p.t.pos}
+			} else {
+				ix.Index = p.parseExpr()
+			}
+			p.exprLev--
+			ix.Rbrack = p.expectClose(RBRACK, ix.Lbrack, "index")
+			x = ix
+		case LPAREN:
+			if p.afterNL && p.t.bol {
+				return x
+			}
+			from := x.Pos()
+			p.errorAt(p.t.pos, p.t.end, CodeBadCall, "only the built-in functions can be called, by name: len(x)", "cannot call %s", exprKind(x))
+			p.parseArgs()
+			return &BadExpr{From: from, To: p.prevEnd()}
+		default:
+			return x
+		}
+	}
+}
+
+// field makes the FieldExpr for the name token after a '.' at dot.
+func (p *parser) field(x Expr, dot Pos) Expr {
+	f := &FieldExpr{X: x, Dot: dot, NamePos: p.t.pos}
+	if p.t.tok == IDENT {
+		f.Name = p.t.lit
+		p.next()
+	} else {
+		f.Name, f.Quoted = p.basicLit().Str, true
+	}
+	return f
+}
+
+func (p *parser) parseOperand() Expr {
+	switch p.t.tok {
+	case DOT:
+		dot := p.t.pos
+		root := &RootExpr{Dot: dot}
+		nt := p.peek()
+		p.next()
+		if nt.pos.Offset == p.t.pos.Offset && p.t.pos.Offset == dot.Offset+1 &&
+			(nt.tok == IDENT || nt.tok == STRING || nt.tok == RAWSTRING) {
+			return p.field(root, dot)
+		}
+		return root
+	case META:
+		m := &MetaExpr{Percent: p.t.pos, Name: p.t.lit[1:]}
+		if m.Name != "tag" && m.Name != "time" {
+			p.errorHere(CodeUnknownMeta, "", "unknown metadata %s; the record's metadata are %%tag and %%time", p.t.lit)
+		}
+		p.next()
+		return m
+	case IDENT:
+		id := &Ident{NamePos: p.t.pos, Name: p.t.lit}
+		p.next()
+		if p.t.tok == LPAREN && !p.afterNL {
+			c := &CallExpr{Fun: id}
+			c.Lparen, c.Args, c.Rparen = p.parseArgs()
+			return c
+		}
+		return id
+	case INT, FLOAT, STRING, RAWSTRING, TRUE, FALSE, NULL:
+		return p.basicLit()
+	case LPAREN:
+		x := &ParenExpr{Lparen: p.t.pos}
+		p.exprLev++
+		p.next()
+		x.X = p.parseExpr()
+		p.exprLev--
+		x.Rparen = p.expectClose(RPAREN, x.Lparen, "parenthesis")
+		return x
+	case LBRACK:
+		return p.parseList()
+	case LBRACE:
+		return p.parseMap()
+	}
+	hint := ""
+	switch {
+	case p.t.tok == QUO && p.peek().tok == QUO:
+		hint = "comments start with #"
+	case p.t.tok == ADD:
+		hint = "there is no unary +; write the number alone"
+	case p.t.tok == ASSIGN:
+		hint = "use == to compare"
+	}
+	pos := p.t.pos
+	p.errorHere(CodeExpectedExpr, hint, "expected an expression, found %s", p.describe())
+	// Consume an operator so that parsing moves on, but keep anything that
+	// ends a construct, where the caller recovers.
+	if p.t.tok.IsOperator() && !isCloser(p.t.tok) && !p.afterNL {
+		p.next()
+	}
+	return &BadExpr{From: pos, To: pos}
+}
+
+func isCloser(tok Token) bool {
+	switch tok {
+	case RPAREN, RBRACK, RBRACE, COMMA, COLON:
+		return true
+	}
+	return false
+}
+
+// atUnclosedEnd reports whether a bracketed construct has run into something
+// that cannot be inside it: the end of the file, or a statement keyword
+// starting a new line. The bracket was then left open by mistake.
+func (p *parser) atUnclosedEnd() bool {
+	return p.t.tok == EOF || p.afterNL && p.t.bol && isStmtStart(p.t.tok)
+}
+
+// expectClose consumes the closing token of a bracket opened at open.
+func (p *parser) expectClose(tok Token, open Pos, what string) Pos {
+	pos := p.t.pos
+	if p.t.tok == tok {
+		p.next()
+		return pos
+	}
+	code := CodeUnexpected
+	if p.atUnclosedEnd() {
+		code = CodeUnclosed
+	}
+	p.errorHere(code, "", "expected '%s' to close the %s opened at %s, found %s", tok, what, open, p.describe())
+	return p.prevEnd()
+}
+
+// parseArgs parses a parenthesized argument list.
+func (p *parser) parseArgs() (lparen Pos, args []Expr, rparen Pos) {
+	lparen = p.t.pos
+	p.exprLev++
+	p.next()
+	for p.t.tok != RPAREN && !p.atUnclosedEnd() {
+		args = append(args, p.parseExpr())
+		if p.t.tok == COMMA {
+			p.next()
+			continue
+		}
+		if p.t.tok != RPAREN {
+			if !p.atUnclosedEnd() {
+				p.errorHere(CodeUnexpected, "", "expected ',' or ')' in the argument list, found %s", p.describe())
+				p.skipToClose(RPAREN)
+			}
+			break
+		}
+	}
+	p.exprLev--
+	rparen = p.expectClose(RPAREN, lparen, "argument list")
+	return lparen, args, rparen
+}
+
+func (p *parser) parseList() Expr {
+	l := &ListLit{Lbrack: p.t.pos}
+	p.exprLev++
+	p.next()
+	for p.t.tok != RBRACK && !p.atUnclosedEnd() {
+		l.Elems = append(l.Elems, p.parseExpr())
+		if p.t.tok == COMMA {
+			p.next()
+			continue
+		}
+		if p.t.tok != RBRACK {
+			hint := ""
+			if p.afterNL {
+				hint = "separate the elements with commas"
+			}
+			if !p.atUnclosedEnd() {
+				p.errorHere(CodeUnexpected, hint, "expected ',' or ']' in the list, found %s", p.describe())
+				p.skipToClose(RBRACK)
+			}
+			break
+		}
+	}
+	p.exprLev--
+	l.Rbrack = p.expectClose(RBRACK, l.Lbrack, "list")
+	return l
+}
+
+func (p *parser) parseMap() Expr {
+	m := &MapLit{Lbrace: p.t.pos}
+	p.exprLev++
+	p.next()
+	for p.t.tok != RBRACE && !p.atUnclosedEnd() {
+		var key *BasicLit
+		switch tok := p.t.tok; {
+		case tok == STRING || tok == RAWSTRING:
+			key = p.basicLit()
+		case tok == IDENT || tok.IsKeyword():
+			p.errorHere(CodeMapKey, `quote the key: "`+p.t.lit+`": value`, "map literal key %s is not a quoted string", p.t.lit)
+			key = &BasicLit{ValuePos: p.t.pos, Kind: LitString, Raw: Quote(p.t.lit), Str: p.t.lit}
+			p.next()
+		default:
+			p.errorHere(CodeMapKey, `a map literal is {"key": value, ...}`, "expected a quoted key in the map literal, found %s", p.describe())
+			p.skipToClose(RBRACE)
+		}
+		if key == nil {
+			break
+		}
+		e := &MapEntry{Key: key, Colon: p.t.pos}
+		if p.t.tok != COLON {
+			hint := ""
+			if p.t.tok == ASSIGN {
+				hint = `write "key": value`
+			}
+			p.errorHere(CodeUnexpected, hint, "expected ':' after the key %s, found %s", key.Raw, p.describe())
+			p.skipToClose(RBRACE)
+			break
+		}
+		p.next()
+		e.Value = p.parseExpr()
+		m.Entries = append(m.Entries, e)
+		if p.t.tok == COMMA {
+			p.next()
+			continue
+		}
+		if p.t.tok != RBRACE {
+			hint := ""
+			if p.afterNL {
+				hint = "separate the entries with commas"
+			}
+			if !p.atUnclosedEnd() {
+				p.errorHere(CodeUnexpected, hint, "expected ',' or '}' in the map literal, found %s", p.describe())
+				p.skipToClose(RBRACE)
+			}
+			break
+		}
+	}
+	p.exprLev--
+	m.Rbrace = p.expectClose(RBRACE, m.Lbrace, "map literal")
+	return m
+}
