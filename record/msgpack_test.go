@@ -1,0 +1,300 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// normGo makes values decoded by msgpack/v5 comparable with Arena.ToGo.
+func normGo(x any) any {
+	switch x := x.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		if x > math.MaxInt64 {
+			return float64(x)
+		}
+		return int64(x)
+	case float32:
+		return float64(x)
+	case time.Time:
+		return x.UTC()
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normGo(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normGo(e)
+		}
+		return out
+	}
+	return x
+}
+
+func sampleGo() map[string]any {
+	return map[string]any{
+		"nil": nil, "t": true, "f": false,
+		"i0": int64(0), "i7f": int64(127), "ineg": int64(-32), "i8": int64(-100), "u8": int64(200),
+		"i16": int64(-30000), "u16": int64(60000), "i32": int64(-2_000_000_000), "u32": int64(4_000_000_000),
+		"i64": int64(math.MinInt64), "u63": int64(math.MaxInt64), "big": uint64(math.MaxUint64),
+		"f32": float32(1.5), "f64": 3.25, "s": "héllo", "s32": strings.Repeat("x", 40),
+		"s300": strings.Repeat("y", 300), "s70k": strings.Repeat("z", 70000), "bin": []byte{0, 1, 2},
+		"ts": time.Unix(1_700_000_000, 123_456_789), "ts32": time.Unix(1_700_000_000, 0),
+		"tsold": time.Unix(-5, 7), "arr": []any{int64(1), "a", []any{}, map[string]any{}},
+		"m": map[string]any{"k": map[string]any{"deep": "v"}}, "arr20": make([]any, 20),
+	}
+}
+
+func TestMsgpackAgainstLibrary(t *testing.T) {
+	in := sampleGo()
+	raw, err := msgpack.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{Referenced, Owned} {
+		a := NewArena()
+		r, n, err := a.DecodeMsgpack(raw, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(raw) || r.Layout() != LayoutMap {
+			t.Errorf("n %d of %d, layout %v", n, len(raw), r.Layout())
+		}
+		want := normGo(in)
+		if got := r.ToGo(); !reflect.DeepEqual(got, want) {
+			t.Errorf("decode:\n got %v\nwant %v", got, want)
+		}
+		// Our encoding, read by the library, is the same again.
+		out := r.AppendMsgpack(nil)
+		var back map[string]any
+		if err := msgpack.Unmarshal(out, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := normGo(back); !reflect.DeepEqual(got, want) {
+			t.Errorf("encode:\n got %v\nwant %v", got, want)
+		}
+		// And by us: msgpack -> record -> msgpack -> record.
+		b := NewArena()
+		r2, _, err := b.DecodeMsgpack(out, Owned)
+		if err != nil || !r.Equal(r2) {
+			t.Errorf("round trip: %v", err)
+		}
+	}
+}
+
+func eventTime(sec, nsec uint32) []byte {
+	b := []byte{0xd7, 0x00}
+	b = binary.BigEndian.AppendUint32(b, sec)
+	return binary.BigEndian.AppendUint32(b, nsec)
+}
+
+func TestMsgpackFluentBitEvents(t *testing.T) {
+	body, _ := msgpack.Marshal(map[string]any{"log": "hello", "n": 1})
+	meta, _ := msgpack.Marshal(map[string]any{"otlp": map[string]any{"severity": "INFO"}})
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	mp := func(x any) []byte { b, _ := msgpack.Marshal(x); return b }
+	const sec, nsec = 1_700_000_000, 123_456_789
+	ext8 := append([]byte{0xc7, 8, 0x00}, eventTime(sec, nsec)[2:]...)
+	tests := []struct {
+		name   string
+		in     []byte
+		layout Layout
+		time   int64
+		meta   bool
+		out    []byte // when not written back as read
+	}{
+		{"v1 eventtime", cat([]byte{0x92}, eventTime(sec, nsec), body), LayoutEventV1, sec*1e9 + nsec, false, nil},
+		{"v1 eventtime ext8", cat([]byte{0x92}, ext8, body), LayoutEventV1, sec*1e9 + nsec, false,
+			cat([]byte{0x92}, eventTime(sec, nsec), body)},
+		{"v1 int", cat([]byte{0x92}, mp(sec), body), LayoutEventV1, sec * 1e9, false, nil},
+		{"v1 float", cat([]byte{0x92}, mp(1_700_000_000.5), body), LayoutEventV1, sec*1e9 + 5e8, false, nil},
+		{"v1 timestamp ext", cat([]byte{0x92}, mp(time.Unix(sec, nsec)), body), LayoutEventV1, sec*1e9 + nsec, false, nil},
+		{"v2", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body), LayoutEventV2, sec*1e9 + nsec, true, nil},
+		{"v2 empty meta", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80}, body), LayoutEventV2, sec*1e9 + nsec, false, nil},
+		{"bare map", body, LayoutMap, 0, false, nil},
+	}
+	for _, tt := range tests {
+		for _, mode := range []Mode{Referenced, Owned} {
+			a := NewArena()
+			in := append(cloneBytes(tt.in), 0xc0) // a following event must not be consumed
+			r, n, err := a.DecodeMsgpack(in, mode)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if n != len(tt.in) || r.Layout() != tt.layout || r.Time() != tt.time {
+				t.Errorf("%s: n %d/%d layout %v time %d, want %v %d", tt.name, n, len(tt.in), r.Layout(), r.Time(), tt.layout, tt.time)
+			}
+			if got := r.ToGo(); got["log"] != "hello" || got["n"] != int64(1) {
+				t.Errorf("%s: body %v", tt.name, got)
+			}
+			if tt.meta {
+				if v, ok := a.Key(r.Meta(), []byte("otlp")); !ok || v.Kind() != Map {
+					t.Errorf("%s: meta %v", tt.name, a.ToGo(r.Meta()))
+				}
+			}
+			// Written back byte for byte.
+			want := tt.in
+			if tt.out != nil {
+				want = tt.out
+			}
+			if out := r.AppendMsgpack(nil); !bytes.Equal(out, want) {
+				t.Errorf("%s: re-encoded\n got %x\nwant %x", tt.name, out, want)
+			}
+		}
+	}
+	// A chunk of events is walked by consumed length.
+	chunk := cat([]byte{0x92}, eventTime(1, 0), body, []byte{0x92}, eventTime(2, 0), body)
+	a := NewArena()
+	for i := int64(1); len(chunk) > 0; i++ {
+		r, n, err := a.DecodeMsgpack(chunk, Referenced)
+		if err != nil || r.Time() != i*1e9 {
+			t.Fatalf("event %d: %v %d", i, err, r.Time())
+		}
+		chunk = chunk[n:]
+	}
+	// A JSON record written as an event.
+	r := mustDecode(t, a, `{"a":1}`, Referenced)
+	r.SetTime(sec*1e9 + nsec)
+	want := cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80, 0x81, 0xa1, 'a', 0x01})
+	if out := r.AppendMsgpackAs(nil, LayoutEventV2); !bytes.Equal(out, want) {
+		t.Errorf("v2 from JSON: %x", out)
+	}
+	// Integer seconds gain an EventTime when the time has nanoseconds.
+	r, _, _ = a.DecodeMsgpack(cat([]byte{0x92}, mp(5), body), Owned)
+	r.SetTime(5e9 + 1)
+	if out := r.AppendMsgpack(nil); !bytes.Equal(out, cat([]byte{0x92}, eventTime(5, 1), body)) {
+		t.Errorf("int time with nanos: %x", out)
+	}
+}
+
+func cloneBytes(b []byte) []byte { return append([]byte(nil), b...) }
+
+func TestMsgpackEdits(t *testing.T) {
+	raw, _ := msgpack.Marshal(map[string]any{"a": 1, "k": map[string]any{"x": "y", "z": 2}})
+	a := NewArena()
+	r, _, err := a.DecodeMsgpack(raw, Referenced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Lift(NewPath("k"), []byte("k_"))
+	r.Set(NewPath("b"), a.NewStringFrom("new"))
+	var got map[string]any
+	if err := msgpack.Unmarshal(r.AppendMsgpack(nil), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": int64(1), "k_x": "y", "k_z": int64(2), "b": "new"}
+	if !reflect.DeepEqual(normGo(got), want) {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestMsgpackErrors(t *testing.T) {
+	str := func(s string) []byte { return append([]byte{0xa0 | byte(len(s))}, s...) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	deep := append(bytes.Repeat([]byte{0x81, 0xa1, 'a'}, 129), 0x01)
+	tests := []struct {
+		name   string
+		in     []byte
+		err    error
+		offset int
+	}{
+		{"empty", nil, ErrTruncated, 0},
+		{"not a map", []byte{0x01}, ErrNotMap, 0},
+		{"array of 3", []byte{0x93, 1, 2, 3}, ErrNotMap, 0},
+		{"truncated map", []byte{0x82, 0xa1, 'a', 0x01}, ErrTruncated, 4},
+		{"truncated str", cat([]byte{0x81, 0xa5, 'a'}), ErrTruncated, 3},
+		{"huge map header", []byte{0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'a'}, ErrTruncated, 7},
+		{"huge array", cat([]byte{0x81}, str("a"), []byte{0xdd, 0x7f, 0xff, 0xff, 0xff}), ErrTruncated, 8},
+		{"int key", []byte{0x81, 0x01, 0x01}, ErrKeyType, 1},
+		{"bad utf8 key", cat([]byte{0x81, 0xa2, 'a', 0xff, 0x01}), ErrInvalidUTF8, 3},
+		{"bad utf8 value", cat([]byte{0x81}, str("a"), []byte{0xa3, 'x', 'y', 0xc0}), ErrInvalidUTF8, 6},
+		{"c1", cat([]byte{0x81}, str("a"), []byte{0xc1}), ErrSyntax, 3},
+		{"unknown ext", cat([]byte{0x81}, str("a"), []byte{0xd4, 0x05, 0x00}), ErrSyntax, 3},
+		{"big uint rejected", cat([]byte{0x81}, str("a"), []byte{0xcf, 0xff, 0, 0, 0, 0, 0, 0, 0}), nil, 0},
+		{"deep", deep, ErrDepth, 128 * 3},
+		{"event time string", cat([]byte{0x92}, str("t"), []byte{0x80}), ErrSyntax, 1},
+		{"event time map", []byte{0x92, 0x80, 0x80}, ErrSyntax, 1},
+		{"event body not map", cat([]byte{0x92, 0x01, 0x01}), ErrNotMap, 2},
+		{"v2 meta not map", cat([]byte{0x92, 0x92, 0x01, 0x01, 0x80}), ErrNotMap, 3},
+	}
+	for _, tt := range tests {
+		a := NewArena()
+		if tt.err == nil { // the RejectBigInts case
+			a.Limits.RejectBigInts = true
+			tt.err, tt.offset = ErrNumberRange, 3
+		}
+		r, _, err := a.DecodeMsgpack(tt.in, Referenced)
+		var de *DecodeError
+		if r != nil || !errors.As(err, &de) || !errors.Is(err, tt.err) || de.Offset != tt.offset {
+			t.Errorf("%s: got %v, want %v at %d", tt.name, err, tt.err, tt.offset)
+		}
+		if len(a.nodes) != 0 || len(a.bufs) != 0 || a.nrec != 0 {
+			t.Errorf("%s: arena not rolled back", tt.name)
+		}
+	}
+	a := NewArena()
+	a.Limits.MaxInput = 8
+	raw, _ := msgpack.Marshal(map[string]any{"a": "0123456789"})
+	if _, _, err := a.DecodeMsgpack(raw, Owned); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("MaxInput: %v", err)
+	}
+}
+
+func TestAllocsMsgpack(t *testing.T) {
+	in := b2Msgpack(t)
+	a := NewArena()
+	out := make([]byte, 0, 1024)
+	pLevel, pUA, pNew := NewPath("level"), NewPath("http", "user_agent"), NewPath("http", "added")
+	run := func() {
+		a.Reset()
+		for i := 0; i < 16; i++ {
+			r, _, err := a.DecodeMsgpack(in, Referenced)
+			if err != nil {
+				panic(err)
+			}
+			r.Set(pLevel, a.NewStringFrom("warn"))
+			r.Remove(pUA)
+			r.Set(pNew, IntValue(1))
+			out = r.AppendMsgpack(out[:0])
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Errorf("decode + 3 edits + encode: %v allocs per 16 records, want 0", n)
+	}
+}
+
+// b2Msgpack is the B2 record as a Fluent Bit v1 event.
+func b2Msgpack(t testing.TB) []byte {
+	a := NewArena()
+	r, err := a.DecodeJSON([]byte(b2JSON), Owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetTime(1_700_000_000_123_456_789)
+	return r.AppendMsgpackAs(nil, LayoutEventV1)
+}
