@@ -1,0 +1,250 @@
+package checkpoint
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint/internal/pb"
+)
+
+func sample() *Checkpoint {
+	fp := bytes.Repeat([]byte("2026-11-29T21:00:00Z INFO hello\n"), 40)[:1000]
+	return &Checkpoint{Files: []File{
+		{
+			Fingerprint: fp, Offset: 123456, RecordNum: 789,
+			Path: "/var/log/app/app.log", Dev: 2049, Inode: 77,
+			Attributes: []Attr{
+				{AttrFileName, "app.log"},
+				{AttrFilePath, "/var/log/app/app.log"},
+				{AttrFileNameResolved, "app-1.log"},
+				{AttrFilePathResolved, "/data/app-1.log"},
+				{"custom.key", "value with \"quotes\" and \xff"},
+			},
+		},
+		{
+			Fingerprint: []byte("short"), Offset: 9, RecordNum: 1,
+			Path: "/tmp/x", Partial: []byte("half"), Skipping: true,
+			PartialSince: time.Unix(1700000000, 123456789),
+			Attributes:   []Attr{{AttrFileName, ""}, {AttrFileOwnerName, "root"}},
+		},
+		{Path: "/empty"},
+	}}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, f := range []Format{Protobuf, JSON} {
+		t.Run(f.String(), func(t *testing.T) {
+			want := sample()
+			if f == JSON {
+				// JSON strings are UTF-8: the layout cannot keep \xff.
+				want.Files[0].Attributes[4].Value = "value with \"quotes\" and ü"
+				// The JSON layout keeps attributes in an object, so they
+				// come back sorted by key.
+				for i := range want.Files {
+					a := want.Files[i].Attributes
+					for x := 1; x < len(a); x++ {
+						for y := x; y > 0 && a[y].Key < a[y-1].Key; y-- {
+							a[y], a[y-1] = a[y-1], a[y]
+						}
+					}
+				}
+			}
+			enc := Encoder{Format: f}
+			data, err := enc.Encode(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gf, err := Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gf != f {
+				t.Errorf("format = %v, want %v", gf, f)
+			}
+			if !got.Equal(want) {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestEncoderReuse(t *testing.T) {
+	// A second, smaller checkpoint through the same Encoder must not carry
+	// anything over from the first.
+	var enc Encoder
+	if _, err := enc.Encode(sample()); err != nil {
+		t.Fatal(err)
+	}
+	small := &Checkpoint{Files: []File{{Path: "/a", Offset: 1, Attributes: []Attr{{"k", "v"}}}}}
+	data, err := enc.Encode(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(small) {
+		t.Errorf("got %+v, want %+v", got, small)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := enc.Encode(small); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("protobuf Encode allocates %v times per save in steady state", allocs)
+	}
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	var enc Encoder
+	good, err := enc.Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good = bytes.Clone(good)
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 0x40
+	badVersion := bytes.Clone(good)
+	badVersion[0] = 9
+	jsonGood, err := (&Encoder{Format: JSON}).Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"empty", nil, "too short"},
+		{"truncated", good[:len(good)-10], "checksum"},
+		{"header only", good[:3], "too short"},
+		{"bit flip", flipped, "checksum"},
+		{"version", badVersion, "version"},
+		{"json truncated", jsonGood[:len(jsonGood)/2], "json"},
+		{"json version", []byte(`{"version":7,"files":[]}`), "version"},
+		{"json negative offset", []byte(`{"version":1,"files":[{"offset":-1}]}`), "negative offset"},
+		{"json partial past offset", []byte(`{"version":1,"files":[{"offset":1,"partial":"aGFsZg=="}]}`), "partial line"},
+		{"garbage", []byte("\x00\x01\x02\x03\x04\x05"), "version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Decode(tt.data)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("err = %q, want it to mention %q", err, tt.msg)
+			}
+		})
+	}
+}
+
+func TestStoreMigratesJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tail.db")
+	st := NewStore(FileStorage{Path: path})
+	c, f, err := st.Load()
+	if err != nil || len(c.Files) != 0 {
+		t.Fatalf("Load of a missing file = %v, %v", c, err)
+	}
+	old := `{"version":1,"files":[{"fingerprint":"aGVsbG8=","offset":6,"record_num":1,"path":"/l/a.log","attributes":{"log.file.name":"a.log"}}]}`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, f, err = st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != JSON || len(c.Files) != 1 || string(c.Files[0].Fingerprint) != "hello" || c.Files[0].Offset != 6 {
+		t.Fatalf("Load(json) = %+v, %v", c, f)
+	}
+	if err := st.Save(c); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw[0] != Version {
+		t.Fatalf("saved checkpoint starts with %q, want the protobuf version byte", raw[0])
+	}
+	c2, f, err := st.Load()
+	if err != nil || f != Protobuf || !c2.Equal(c) {
+		t.Fatalf("reload = %+v, %v, %v; want %+v", c2, f, err, c)
+	}
+	ents, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries after saves, want only the checkpoint", len(ents))
+	}
+}
+
+func TestStoreFailureKeepsOld(t *testing.T) {
+	dir := t.TempDir()
+	st := NewStore(FileStorage{Path: filepath.Join(dir, "missing-dir", "tail.db")})
+	if err := st.Save(sample()); err == nil {
+		t.Fatal("Save into a missing directory succeeded")
+	}
+	var m Memory
+	if _, err := m.Load(); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("empty Memory Load err = %v", err)
+	}
+}
+
+// toMessage builds the generated message for c, the oracle that appendProto
+// is held to.
+func toMessage(c *Checkpoint) *pb.Checkpoint {
+	msg := &pb.Checkpoint{}
+	for i := range c.Files {
+		f := &c.Files[i]
+		m := &pb.File{
+			Fingerprint: f.Fingerprint, Offset: f.Offset, RecordNum: f.RecordNum,
+			Path: []byte(f.Path), Dev: f.Dev, Inode: f.Inode, Partial: f.Partial,
+			Skipping: f.Skipping, PartialSinceUnixNano: unixNano(f.PartialSince),
+		}
+		for _, a := range f.Attributes {
+			known, key, value, derive := attrParts(a, f.Path, base(f.Path))
+			m.Attributes = append(m.Attributes, &pb.Attribute{
+				Known: known, Key: []byte(key), Value: []byte(value), Derive: derive,
+			})
+		}
+		msg.Files = append(msg.Files, m)
+	}
+	return msg
+}
+
+// checkMatchesGenerated fails unless appendProto writes exactly what the
+// generated code writes for c.
+func checkMatchesGenerated(t testing.TB, c *Checkpoint) {
+	t.Helper()
+	want, err := proto.Marshal(toMessage(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := appendProto(nil, c)
+	if got := got[1 : len(got)-4]; !bytes.Equal(got, want) {
+		t.Fatalf("appendProto differs from proto.Marshal:\n got %x\nwant %x", got, want)
+	}
+}
+
+func TestMatchesGenerated(t *testing.T) {
+	checkMatchesGenerated(t, sample())
+	checkMatchesGenerated(t, benchCheckpoint(3))
+	checkMatchesGenerated(t, &Checkpoint{})
+	checkMatchesGenerated(t, &Checkpoint{Files: []File{{
+		Offset: -1, RecordNum: 1 << 62, Dev: 1<<64 - 1,
+		Fingerprint: bytes.Repeat([]byte{0}, 300), Path: strings.Repeat("p/", 100),
+		PartialSince: time.Unix(-5, 0),
+	}}})
+}

@@ -1,0 +1,137 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Storage holds the bytes of one checkpoint.
+type Storage interface {
+	// Load returns the stored bytes, or fs.ErrNotExist (possibly wrapped)
+	// when nothing was stored yet.
+	Load() ([]byte, error)
+	// Store replaces the stored bytes. When it returns nil the new bytes
+	// are durable; when it fails the old ones are still there.
+	Store(data []byte) error
+}
+
+// Memory is Storage in memory, for tests and benchmarks.
+type Memory struct {
+	mu   sync.Mutex
+	data []byte
+	set  bool
+}
+
+// Load returns a copy of the stored bytes.
+func (m *Memory) Load() ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.set {
+		return nil, fs.ErrNotExist
+	}
+	return append([]byte(nil), m.data...), nil
+}
+
+// Store keeps a copy of data, reusing the previous buffer.
+func (m *Memory) Store(data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.data = append(m.data[:0], data...)
+	m.set = true
+	return nil
+}
+
+// FileStorage keeps the checkpoint in the file at Path. Store writes a
+// temporary file in the same directory, syncs it, renames it over Path and
+// syncs the directory, so a crash leaves either the old or the new file.
+type FileStorage struct {
+	Path string
+}
+
+// Load reads the file.
+func (s FileStorage) Load() ([]byte, error) {
+	return os.ReadFile(s.Path)
+}
+
+// Store replaces the file atomically.
+func (s FileStorage) Store(data []byte) (err error) {
+	dir := filepath.Dir(s.Path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.Path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), s.Path); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// The rename is durable only once the directory entry is.
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer d.Close()
+	if err = d.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// A Store saves and loads checkpoints through a Storage, writing Format and
+// reading both layouts. It reuses its encoding buffers between saves; it is
+// not safe for concurrent use.
+type Store struct {
+	Storage Storage
+	enc     Encoder
+}
+
+// NewStore returns a Store that writes protobuf.
+func NewStore(s Storage) *Store {
+	return &Store{Storage: s}
+}
+
+// SetFormat chooses the layout of later saves. Only benchmarks and tools
+// that must write the old layout need it.
+func (s *Store) SetFormat(f Format) { s.enc.Format = f }
+
+// Save encodes c and stores it.
+func (s *Store) Save(c *Checkpoint) error {
+	data, err := s.enc.Encode(c)
+	if err != nil {
+		return err
+	}
+	return s.Storage.Store(data)
+}
+
+// Load reads the stored checkpoint. With nothing stored it returns an empty
+// checkpoint and no error. A checkpoint that cannot be decoded gives an
+// error wrapping ErrCorrupt; the caller reports it and starts afresh. The
+// Format says which layout was read: a JSON checkpoint is rewritten as
+// protobuf by the next Save.
+func (s *Store) Load() (*Checkpoint, Format, error) {
+	data, err := s.Storage.Load()
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Checkpoint{}, s.enc.Format, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	return Decode(data)
+}
