@@ -124,3 +124,11 @@ func TestSort(t *testing.T) {
 		t.Error("HasErrors")
 	}
 }
+
+func TestFromSyntax(t *testing.T) {
+	errs := policy.ErrorList{{Pos: pos(8, 1), End: pos(8, 5), Code: "E0013", Msg: "drop takes when", Hint: "write drop when C"}}
+	ds := FromSyntax("f.policy", errs)
+	if len(ds) != 1 || ds[0].Code != "E0013" || ds[0].Filename != "f.policy" || ds[0].Hint != "write drop when C" || ds[0].End != pos(8, 5) || ds[0].Severity != Error {
+		t.Errorf("FromSyntax = %+v", ds)
+	}
+}

@@ -1,0 +1,128 @@
+package check
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
+	f := builtin.Lookup(e.Fun.Name)
+	if f == nil {
+		for _, a := range e.Args {
+			c.expr(a, st)
+		}
+		d := diag.Errorf(e.Fun, CodeUnknownFunc, "unknown function %s", e.Fun.Name)
+		if s := suggest(e.Fun.Name, builtin.Names()); s != "" {
+			d = d.WithHint("did you mean %s?", s)
+		} else {
+			d = d.WithHint("policies call built-in functions only; the reference lists them")
+		}
+		c.report(d)
+		return types.InvalidType
+	}
+	c.info.Calls[e] = f
+	args := make([]*types.Type, len(e.Args))
+	for i, a := range e.Args {
+		if i == f.PathArg {
+			if !c.isPath(a) {
+				c.report(diag.Errorf(a, CodeExistsPath, "%s takes a path, not an expression", f.Name).
+					WithLabel("%s is not a path", exprText(a)).
+					WithHint("to test a value, compare it with null: %s != null", exprText(a)))
+			}
+		}
+		args[i] = c.expr(a, st)
+		if i == f.RegexArg {
+			c.regex(f, a)
+		}
+	}
+	res, err := f.CheckArgs(args)
+	if err == nil {
+		return res
+	}
+	switch err.Reason {
+	case builtin.BadCount:
+		c.report(diag.Errorf(e, CodeArgCount, "%s", err.Msg).
+			WithLabel("%s", f.Sig).
+			WithHint("%s: %s", f.Sig, f.Doc))
+	case builtin.NotPresent:
+		a := e.Args[err.Arg]
+		c.report(optionalErr(a, args[err.Arg], "a "+err.Want))
+	case builtin.NeedsNarrow:
+		a := e.Args[err.Arg]
+		want := types.AnyType
+		if err.Arg < len(f.Params) {
+			want = f.Params[err.Arg].Type
+		}
+		c.report(anyErr(a, args[err.Arg], fmt.Sprintf("argument %d of %s", err.Arg+1, f.Name), want))
+	default:
+		a := e.Args[err.Arg]
+		name := fmt.Sprintf("argument %d", err.Arg+1)
+		if err.Arg < len(f.Params) {
+			name = "argument " + f.Params[err.Arg].Name
+		}
+		d := diag.Errorf(a, CodeArgType, "%s of %s is %s, want %s", name, f.Name, args[err.Arg], err.Want).
+			WithLabel("%s is %s%s", exprText(a), args[err.Arg], c.declaredAt(a))
+		if err.Want == "string" && args[err.Arg].IsNumeric() {
+			d = d.WithHint("convert it: to_string(%s)", exprText(a))
+		} else if f.ID == builtin.Coalesce {
+			d = d.WithHint("all arguments of coalesce must have one type")
+		} else {
+			d = d.WithHint("%s", f.Sig)
+		}
+		c.report(d)
+	}
+	if res == nil {
+		return types.InvalidType
+	}
+	return res
+}
+
+// isPath reports whether e is a path a test like exists() can look up.
+func (c *checker) isPath(e policy.Expr) bool {
+	switch e.(type) {
+	case *policy.FieldExpr, *policy.IndexExpr, *policy.RootExpr, *policy.MetaExpr:
+		return true
+	case *policy.Ident:
+		return true
+	}
+	return false
+}
+
+// regex checks that the pattern argument a of f is a constant string and
+// compiles it.
+func (c *checker) regex(f *builtin.Func, a policy.Expr) {
+	lit, ok := unparen(a).(*policy.BasicLit)
+	if !ok || lit.Kind != policy.LitString {
+		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
+			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
+				WithLabel("%s is computed at run time", exprText(a)).
+				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`"))
+		}
+		return
+	}
+	re, err := regexp.Compile(lit.Str)
+	if err != nil {
+		c.report(diag.Errorf(a, CodeRegexSyntax, "invalid regular expression").
+			WithLabel("this pattern does not compile").
+			WithHint("%s", err))
+		return
+	}
+	c.info.Regexps[a] = re
+	if f.ID == builtin.Capture {
+		named := false
+		for _, n := range re.SubexpNames() {
+			if n != "" {
+				named = true
+			}
+		}
+		if !named {
+			c.report(diag.Warnf(a, CodeNoGroups, "capture returns named groups, and this pattern has none").
+				WithHint("name the groups you want: (?P<name>...)"))
+		}
+	}
+}

@@ -1,0 +1,193 @@
+// Package check is the type checker of the policy language: it resolves the
+// schema, types every expression with flow typing, and reports diagnostics.
+package check
+
+import (
+	"regexp"
+
+	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// Info is what the checker learned about a file, for the code generator and
+// the Lua transpiler. Maps are keyed by syntax-tree nodes, as in go/types.
+type Info struct {
+	// Root is the record type the schema declares ({...} without schema).
+	Root *types.Type
+	// Types holds the type of every expression, after narrowing. An
+	// integer literal whose type here is float is used as a float (the
+	// default of ?? on a float, say) and must be emitted as one. The
+	// target of a set holds the type written.
+	Types map[policy.Expr]*types.Type
+	// Guards holds, for every record path read (each FieldExpr and IndexExpr
+	// over the record, and the RootExpr), the type the stored value must
+	// have at run time: the schema's type, as changed by earlier writes but
+	// not narrowed. A value of another kind is a type_mismatch fault. Where
+	// Types is narrower (after exists(P), P != null or is_string(P)), the
+	// narrowing test has proved it, except that exists(P) is true for a
+	// present null: reading P as Types[P] must then fault too.
+	Guards map[policy.Expr]*types.Type
+	// Calls holds the built-in each call resolves to.
+	Calls map[*policy.CallExpr]*builtin.Func
+	// Regexps holds the compiled pattern of every constant regex argument,
+	// keyed by the argument expression.
+	Regexps map[policy.Expr]*regexp.Regexp
+	// Defs maps the identifier of each let and for variable to its local;
+	// Uses maps each identifier that reads a local to it.
+	Defs map[*policy.Ident]*Local
+	Uses map[*policy.Ident]*Local
+	// InSets holds the constant set of each x in [...] expression.
+	InSets map[*policy.BinaryExpr]*InSet
+}
+
+// LocalKind says how a local was declared.
+type LocalKind int
+
+const (
+	LetVar   LocalKind = iota // let x = E
+	ForKey                    // k of for k, v in E
+	ForValue                  // v of for k, v in E
+)
+
+// Local is a local variable.
+type Local struct {
+	Name string
+	Kind LocalKind
+	Decl *policy.Ident
+	Type *types.Type
+	ID   int // unique within the file, in declaration order from 1
+}
+
+// InSet is the constant list of an `in` test: Values holds nil, bool, int64,
+// float64 or string constants, without duplicates, in source order. Elem is
+// the element type.
+type InSet struct {
+	Elem   *types.Type
+	Values []any
+}
+
+// Check type-checks f and returns what it learned and every diagnostic
+// (sorted; errors and warnings). It does not stop at the first error.
+func Check(f *policy.File) (*Info, []diag.Diagnostic) {
+	c := &checker{
+		file: f,
+		info: &Info{
+			Types:   map[policy.Expr]*types.Type{},
+			Guards:  map[policy.Expr]*types.Type{},
+			Calls:   map[*policy.CallExpr]*builtin.Func{},
+			Regexps: map[policy.Expr]*regexp.Regexp{},
+			Defs:    map[*policy.Ident]*Local{},
+			Uses:    map[*policy.Ident]*Local{},
+			InSets:  map[*policy.BinaryExpr]*InSet{},
+		},
+		setAt: map[int]bool{},
+	}
+	c.info.Root = c.schema(f.Schema)
+	st := &state{root: c.info.Root}
+	c.scope = &scope{names: map[string]*Local{}}
+	c.stmts(f.Stmts, st)
+	c.tests(f.Tests)
+	for i := range c.diags {
+		c.diags[i].Filename = f.Filename
+	}
+	return c.info, diag.Sort(c.diags)
+}
+
+type checker struct {
+	file   *policy.File
+	info   *Info
+	diags  []diag.Diagnostic
+	quiet  int // > 0 while a loop body is checked for its fixpoint
+	scope  *scope
+	locals int
+	loops  []loopInfo
+	// setAt records the offsets of set statements, so that a label can say
+	// "set at line N" rather than "declared at line N".
+	setAt map[int]bool
+}
+
+type scope struct {
+	parent *scope
+	names  map[string]*Local
+}
+
+func (c *checker) lookup(name string) *Local {
+	for s := c.scope; s != nil; s = s.parent {
+		if l := s.names[name]; l != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+func (c *checker) openScope()  { c.scope = &scope{parent: c.scope, names: map[string]*Local{}} }
+func (c *checker) closeScope() { c.scope = c.scope.parent }
+
+func (c *checker) report(d diag.Diagnostic) {
+	if c.quiet > 0 {
+		return
+	}
+	c.diags = append(c.diags, d)
+}
+
+// span is a Node made of two positions, for diagnostics over a range that
+// no single node covers (the "?? b" of a dead default).
+type span struct{ from, to policy.Pos }
+
+func (s span) Pos() policy.Pos { return s.from }
+func (s span) End() policy.Pos { return s.to }
+
+// schema resolves the schema block to the record type.
+func (c *checker) schema(s *policy.Schema) *types.Type {
+	if s == nil || s.Type == nil {
+		return types.ObjectOf(true)
+	}
+	return c.typeExpr(s.Type)
+}
+
+func (c *checker) typeExpr(t policy.TypeExpr) *types.Type {
+	switch t := t.(type) {
+	case *policy.NamedType:
+		if b := types.Basic(t.Name); b != nil {
+			return b
+		}
+		return types.InvalidType // the parser reported it (E0018)
+	case *policy.ArrayType:
+		return types.ArrayOf(c.typeExpr(t.Elem))
+	case *policy.MapType:
+		return types.MapOf(c.typeExpr(t.Elem))
+	case *policy.OptionalType:
+		return types.OptionalOf(c.typeExpr(t.Elem))
+	case *policy.ObjectType:
+		if t == nil {
+			return types.InvalidType
+		}
+		obj := &types.Type{Kind: types.Object, Open: t.Open}
+		seen := map[string]*policy.FieldDecl{}
+		for _, fd := range t.Fields {
+			if fd == nil || fd.Type == nil {
+				continue
+			}
+			ft := c.typeExpr(fd.Type)
+			if prev := seen[fd.Name]; prev != nil {
+				c.report(diag.Errorf(span{fd.NamePos, fd.NamePos.Advance(fieldName(fd))}, CodeDupField, "field %s declared twice", fd.Name).
+					WithLabel("first declared at line %d", prev.NamePos.Line).
+					WithHint("remove one of the two lines"))
+				continue
+			}
+			seen[fd.Name] = fd
+			obj.Fields = append(obj.Fields, types.Field{Name: fd.Name, Type: ft, Decl: fd.NamePos})
+		}
+		return obj
+	}
+	return types.InvalidType
+}
+
+func fieldName(fd *policy.FieldDecl) string {
+	if fd.Quoted {
+		return policy.Quote(fd.Name)
+	}
+	return fd.Name
+}

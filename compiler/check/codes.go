@@ -1,0 +1,88 @@
+package check
+
+// Diagnostic codes of the checker. They are stable: tools and the user
+// reference (docs/language.md) refer to them, so a code is never reused for a
+// different mistake. Syntax errors (policy/errors.go) use E0001–E0099.
+const (
+	CodeDupField      = "E0101" // a schema object declares a field twice
+	CodeDupKey        = "E0102" // a map literal repeats a key
+	CodeUnknownField  = "E0201" // reading a key a closed object does not declare
+	CodeIntoScalar    = "E0202" // a path goes into a scalar (.status.code when .status is int)
+	CodeIndexType     = "E0203" // an array indexed by a string, a map by an int
+	CodeUndefined     = "E0204" // a name that is no local variable
+	CodeRedeclared    = "E0205" // let of a name already declared in the same block
+	CodeNotWritable   = "E0206" // editing something that is not a record field (a local, the record itself)
+	CodeLoopEdit      = "E0207" // a for body edits the collection it iterates
+	CodeLiftType      = "E0208" // lift of something that is not an object or map
+	CodeMetaType      = "E0209" // %time set to a non-timestamp, %tag to a non-string
+	CodeCompare       = "E0301" // == or != between values that can never be equal
+	CodeOrder         = "E0302" // < <= > >= between values without an order
+	CodeArith         = "E0303" // + - * / % on operands that do not fit
+	CodeLogic         = "E0304" // && || ! on a non-bool
+	CodeNegate        = "E0305" // unary - on a non-number
+	CodeInList        = "E0306" // an in list with an element of the wrong type or not constant
+	CodeOptional      = "E0307" // a value that may be absent used where one is needed
+	CodeAnyUse        = "E0308" // an any value used where a typed one is needed, without narrowing
+	CodeDefault       = "E0309" // a ?? default of another type than the value
+	CodeCondition     = "E0310" // an if/drop/stop condition that is not bool
+	CodeDivZero       = "E0311" // division or modulo by the constant 0
+	CodeForType       = "E0312" // for over something that is not an array, map or object
+	CodeUnknownFunc   = "E0401" // a call of a function that does not exist
+	CodeArgCount      = "E0402" // a call with the wrong number of arguments
+	CodeArgType       = "E0403" // an argument of the wrong type
+	CodeRegexConst    = "E0404" // a regex argument that is not a constant string
+	CodeRegexSyntax   = "E0405" // a regex that does not compile
+	CodeExistsPath    = "E0406" // exists() of something that is not a path
+	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
+	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
+	CodeTestDup       = "E0503" // two tests with the same name
+	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
+	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
+	CodeNullCompare   = "W0003" // comparing with null a value that is never null
+	CodeNoGroups      = "W0004" // capture with a pattern that has no named groups
+	CodeDeadInsert    = "W0005" // set ?= of a path that is never absent
+	CodeTestInputType = "W0006" // a test input that does not match the schema
+)
+
+// Codes lists every checker code with a one-line meaning, in code order;
+// the user reference is written from it.
+var Codes = []struct{ Code, Meaning string }{
+	{CodeDupField, "a schema object declares the same field twice"},
+	{CodeDupKey, "a map literal repeats a key"},
+	{CodeUnknownField, "the object is closed and does not declare this field"},
+	{CodeIntoScalar, "a path goes on past a scalar value"},
+	{CodeIndexType, "arrays are indexed by int, maps and objects by string"},
+	{CodeUndefined, "no local variable has this name"},
+	{CodeRedeclared, "a let declares a name already declared in the same block"},
+	{CodeNotWritable, "only record fields can be edited: locals are immutable and the record itself cannot be removed, renamed or lifted"},
+	{CodeLoopEdit, "a for body may not edit the collection it iterates"},
+	{CodeLiftType, "lift needs an object or a map"},
+	{CodeMetaType, "%time holds a timestamp and %tag a string"},
+	{CodeCompare, "== and != need operands of the same type (or two numbers)"},
+	{CodeOrder, "< <= > >= work on two numbers, two strings or two timestamps"},
+	{CodeArith, "+ adds numbers or joins strings; - * / % take numbers"},
+	{CodeLogic, "&& || ! take bool operands: there is no truthiness"},
+	{CodeNegate, "unary - takes a number"},
+	{CodeInList, "the list of in holds constants of the left operand's type"},
+	{CodeOptional, "the value may be absent or null: give a default with ?? or check exists() first"},
+	{CodeAnyUse, "a value of type any must be narrowed (is_string, as_int(x) ?? 0, ...) before typed use"},
+	{CodeDefault, "the default of ?? must have the type of the value it replaces"},
+	{CodeCondition, "conditions of if, drop when and stop when must be bool"},
+	{CodeDivZero, "division or modulo by the constant zero always faults"},
+	{CodeForType, "for iterates over an array, a map or an object"},
+	{CodeUnknownFunc, "there is no built-in function of this name"},
+	{CodeArgCount, "the call has too many or too few arguments"},
+	{CodeArgType, "an argument has the wrong type"},
+	{CodeRegexConst, "regex arguments must be constant strings, compiled once"},
+	{CodeRegexSyntax, "the regex does not compile (RE2 syntax)"},
+	{CodeExistsPath, "exists takes a path such as .a.b or m[\"k\"]"},
+	{CodeTestInput, "a test input must be a constant JSON object"},
+	{CodeTestExpect, "an expected record must be a constant JSON object"},
+	{CodeTestDup, "two tests of a policy have the same name"},
+	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
+	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},
+	{CodeNullCompare, "the value is never null, so the comparison is constant"},
+	{CodeNoGroups, "capture returns only named groups, and the pattern has none"},
+	{CodeDeadInsert, "set ?= of a path that is never absent never writes"},
+	{CodeTestInputType, "the test input does not match the schema (the run will fault)"},
+}

@@ -1,0 +1,312 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// read types a path-shaped expression (the record, a local, metadata, or a
+// field or index step over any expression). It returns the narrowed type and
+// the guard: the un-narrowed type the value must have at run time (nil when
+// the base is not the record).
+func (c *checker) read(e policy.Expr, st *state) (t, guard *types.Type) {
+	switch e := e.(type) {
+	case *policy.RootExpr:
+		t, guard = st.root, st.root
+		if f := st.fact("."); f != nil {
+			t = f
+		}
+		c.info.Guards[e] = guard
+	case *policy.Ident:
+		l := c.lookup(e.Name)
+		if l == nil {
+			c.undefined(e)
+			t = types.InvalidType
+			break
+		}
+		c.info.Uses[e] = l
+		t = l.Type
+		if f := st.fact(localKey(l)); f != nil {
+			t = f
+		}
+	case *policy.MetaExpr:
+		t = metaType(e.Name)
+	case *policy.FieldExpr:
+		xt, xg := c.operand(e.X, st)
+		s := seg{kind: segField, name: e.Name}
+		t = c.member(e, e.X, xt, s, nil)
+		if xg != nil {
+			guard = quietMember(xg, s)
+		}
+	case *policy.IndexExpr:
+		xt, xg := c.operand(e.X, st)
+		it := c.expr(e.Index, st)
+		s, isConst := constIndex(e.Index)
+		if !isConst {
+			s = seg{kind: segDyn}
+		}
+		t = c.member(e, e.X, xt, s, it)
+		if xg != nil {
+			guard = quietMember(xg, s)
+		}
+	default:
+		return c.expr(e, st), nil
+	}
+	if guard != nil {
+		c.info.Guards[e] = guard
+		if p, ok := c.splitPath(e); ok && p.root {
+			if f := st.fact(p.key(len(p.segs))); f != nil && !t.IsInvalid() {
+				t = f
+			}
+		}
+	} else if p, ok := c.splitPath(e); ok && p.local != nil && len(p.segs) > 0 {
+		if f := st.fact(p.key(len(p.segs))); f != nil && !t.IsInvalid() {
+			t = f
+		}
+	}
+	c.info.Types[e] = t
+	return t, guard
+}
+
+// operand types the X of a field or index step.
+func (c *checker) operand(e policy.Expr, st *state) (*types.Type, *types.Type) {
+	switch e.(type) {
+	case *policy.RootExpr, *policy.Ident, *policy.MetaExpr, *policy.FieldExpr, *policy.IndexExpr:
+		return c.read(e, st)
+	}
+	return c.expr(e, st), nil
+}
+
+func localKey(l *Local) string { return fmt.Sprintf("$%d", l.ID) }
+
+func metaType(name string) *types.Type {
+	switch name {
+	case "tag":
+		return types.StringType
+	case "time":
+		return types.TimestampType
+	}
+	return types.InvalidType // the parser reported it (E0015)
+}
+
+// quietMember follows one step through t without reporting anything: the
+// guard computation, which mirrors member.
+func quietMember(t *types.Type, s seg) *types.Type {
+	if t.IsInvalid() {
+		return t
+	}
+	switch t.Kind {
+	case types.Optional:
+		return types.OptionalOf(quietMember(t.Elem, s))
+	case types.Null, types.Never:
+		return types.NullType
+	case types.Any:
+		return types.OptionalOf(types.AnyType)
+	case types.Object:
+		if s.kind == segField {
+			if f, i := t.Field(s.name); i >= 0 {
+				return f.Type
+			}
+		}
+		if s.kind == segDyn && !t.Open && len(t.Fields) > 0 {
+			return types.OptionalOf(fieldsJoin(t))
+		}
+		return types.OptionalOf(types.AnyType)
+	case types.Map:
+		return types.OptionalOf(t.Elem)
+	case types.Array:
+		return types.OptionalOf(t.Elem)
+	}
+	return types.InvalidType
+}
+
+func fieldsJoin(t *types.Type) *types.Type {
+	var acc *types.Type = types.NeverType
+	for _, f := range t.Fields {
+		acc = types.Merge(acc, f.Type)
+	}
+	return acc
+}
+
+// member types one step s (a field, or an index whose type is it) through
+// a value of type x, reporting what does not fit. e is the whole step and
+// xe its operand.
+func (c *checker) member(e, xe policy.Expr, x *types.Type, s seg, it *types.Type) *types.Type {
+	if x.IsInvalid() || it != nil && it.IsInvalid() {
+		return types.InvalidType
+	}
+	ie, isIndex := e.(*policy.IndexExpr)
+	switch x.Kind {
+	case types.Optional:
+		r := c.member(e, xe, x.Elem, s, it)
+		return types.OptionalOf(r)
+	case types.Null, types.Never:
+		return types.NullType
+	}
+	// A dynamic index must be a string (key) or an int (array index).
+	if s.kind == segDyn {
+		base := types.NonOptional(it)
+		want := "string or int"
+		switch x.Kind {
+		case types.Array:
+			want = "int"
+		case types.Map, types.Object:
+			want = "string"
+		}
+		ok := base.Kind == types.String && want != "int" || base.Kind == types.Int && want != "string"
+		if !ok && base.Kind != types.Any {
+			c.report(diag.Errorf(ie.Index, CodeIndexType, "cannot index %s with %s", x, it).
+				WithLabel("%s is %s", exprText(xe), x).
+				WithHint("%s", indexHint(x)))
+			return types.InvalidType
+		}
+		if it.IsOptional() {
+			c.report(optionalErr(ie.Index, it, "an index"))
+			return types.InvalidType
+		}
+		if base.Kind == types.Any {
+			c.report(anyErr(ie.Index, it, "an index", types.StringType))
+			return types.InvalidType
+		}
+	}
+	switch x.Kind {
+	case types.Any:
+		return types.OptionalOf(types.AnyType)
+	case types.Object:
+		switch s.kind {
+		case segField:
+			if f, i := x.Field(s.name); i >= 0 {
+				return f.Type
+			}
+			if x.Open {
+				return types.OptionalOf(types.AnyType)
+			}
+			c.unknownField(e, xe, x, s.name)
+			return types.InvalidType
+		case segInt:
+			c.report(diag.Errorf(ie.Index, CodeIndexType, "cannot index an object with int").
+				WithLabel("%s is %s", exprText(xe), x).WithHint("%s", indexHint(x)))
+			return types.InvalidType
+		}
+		return quietMember(x, s)
+	case types.Map:
+		if s.kind == segInt {
+			c.report(diag.Errorf(ie.Index, CodeIndexType, "cannot index %s with int", x).
+				WithLabel("%s is %s", exprText(xe), x).WithHint("%s", indexHint(x)))
+			return types.InvalidType
+		}
+		return types.OptionalOf(x.Elem)
+	case types.Array:
+		if s.kind == segField {
+			if isIndex {
+				c.report(diag.Errorf(ie.Index, CodeIndexType, "cannot index %s with string", x).
+					WithLabel("%s is %s", exprText(xe), x).WithHint("%s", indexHint(x)))
+			} else {
+				fe := e.(*policy.FieldExpr)
+				c.report(diag.Errorf(span{fe.Dot, fe.End()}, CodeIntoScalar, "%s is an array and has no field %s", exprText(xe), s.name).
+					WithLabel("%s is %s", exprText(xe), x).
+					WithHint("index an array with an int: %s[0]", exprText(xe)))
+			}
+			return types.InvalidType
+		}
+		return types.OptionalOf(x.Elem)
+	}
+	c.report(diag.Errorf(e, CodeIntoScalar, "cannot read %s: %s is %s, not an object", exprText(e), exprText(xe), x).
+		WithLabel("%s is %s%s", exprText(xe), x, c.declaredAt(xe)).
+		WithHint("only objects, maps and arrays have fields or elements"))
+	return types.InvalidType
+}
+
+func indexHint(x *types.Type) string {
+	switch x.Kind {
+	case types.Array:
+		return "arrays are indexed by int: a[0], a[-1] for the last element"
+	case types.Map, types.Object:
+		return `maps and objects are indexed by string: m["key"]`
+	}
+	return "index an array with an int or a map with a string"
+}
+
+func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
+	var names []string
+	for _, f := range x.Fields {
+		names = append(names, f.Name)
+	}
+	var at policy.Node = e
+	if fe, ok := e.(*policy.FieldExpr); ok {
+		at = span{fe.Dot, fe.End()}
+	} else if ie, ok := e.(*policy.IndexExpr); ok {
+		at = ie.Index
+	}
+	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name)).
+		WithLabel("%s is a closed object: %s", exprText(xe), x)
+	if s := suggest(name, names); s != "" {
+		d = d.WithHint("did you mean %s?", stepText(xe, s))
+	} else {
+		d = d.WithHint("declare it in the schema, or end the object with ... to allow other keys")
+	}
+	c.report(d)
+}
+
+func describe(e policy.Expr) string {
+	if _, ok := e.(*policy.RootExpr); ok {
+		return "the record"
+	}
+	return exprText(e)
+}
+
+// declaredAt returns " (declared at line N)" or " (set at line N)" for a
+// field path whose declaration is known, or "".
+func (c *checker) declaredAt(e policy.Expr) string {
+	pos, ok := c.declPos(e)
+	if !ok {
+		return ""
+	}
+	if c.setAt[pos.Offset] {
+		return fmt.Sprintf(" (set at line %d)", pos.Line)
+	}
+	return fmt.Sprintf(" (declared at line %d)", pos.Line)
+}
+
+// declPos finds where the field a path reads was declared, following the
+// record's current type.
+func (c *checker) declPos(e policy.Expr) (policy.Pos, bool) {
+	for {
+		pe, ok := e.(*policy.ParenExpr)
+		if !ok {
+			break
+		}
+		e = pe.X
+	}
+	p, ok := c.splitPath(e)
+	if !ok || len(p.segs) == 0 || p.segs[len(p.segs)-1].kind != segField {
+		return policy.Pos{}, false
+	}
+	var xt *types.Type
+	if len(p.segs) == 1 {
+		xt = c.info.Types[p.base]
+		if p.root {
+			xt = c.info.Guards[p.base]
+		}
+	} else {
+		xt = c.info.Guards[p.nodes[len(p.nodes)-2]]
+		if xt == nil {
+			xt = c.info.Types[p.nodes[len(p.nodes)-2]]
+		}
+	}
+	if xt == nil {
+		return policy.Pos{}, false
+	}
+	xt = types.NonOptional(xt)
+	if xt.Kind != types.Object {
+		return policy.Pos{}, false
+	}
+	f, i := xt.Field(p.segs[len(p.segs)-1].name)
+	if i < 0 || !f.Decl.IsValid() {
+		return policy.Pos{}, false
+	}
+	return f.Decl, true
+}

@@ -1,0 +1,148 @@
+package check
+
+import (
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// tests checks the test blocks: constant JSON objects for input and
+// expect, unique names, and inputs that fit the schema.
+func (c *checker) tests(ts []*policy.Test) {
+	names := map[string]*policy.Test{}
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if prev := names[t.Name]; prev != nil {
+			c.report(diag.Errorf(span{t.NamePos, t.NamePos.Advance(policy.Quote(t.Name))}, CodeTestDup, "duplicate test name %s", policy.Quote(t.Name)).
+				WithLabel("first used at line %d", prev.NamePos.Line).
+				WithHint("give each test its own name: failures are reported by name"))
+		} else {
+			names[t.Name] = t
+		}
+		if t.Input != nil {
+			if bad := nonConstObject(t.Input); bad != nil {
+				c.report(constErr(bad, t.Input, CodeTestInput, "test input"))
+			} else if t.Expect != policy.ExpectFault {
+				c.fitsSchema(t.Input.(*policy.MapLit), c.info.Root, "")
+			}
+		}
+		if t.Expect == policy.ExpectRecord && t.Want != nil {
+			if bad := nonConstObject(t.Want); bad != nil {
+				c.report(constErr(bad, t.Want, CodeTestExpect, "expected record"))
+			}
+		}
+	}
+}
+
+func constErr(bad, whole policy.Expr, code, what string) diag.Diagnostic {
+	if bad == whole {
+		return diag.Errorf(bad, code, "%s must be a JSON object", what).
+			WithLabel("%s is not an object", exprText(bad)).
+			WithHint(`write the record as {"key": value, ...}`)
+	}
+	return diag.Errorf(bad, code, "%s must be constant JSON", what).
+		WithLabel("%s is not a JSON value", exprText(bad)).
+		WithHint("tests give records literally: strings, numbers, true, false, null, arrays and objects")
+}
+
+// nonConstObject returns the first part of e that keeps it from being a
+// constant JSON object (e itself when it is not an object), or nil.
+func nonConstObject(e policy.Expr) policy.Expr {
+	if _, ok := e.(*policy.MapLit); !ok {
+		return e
+	}
+	return nonConst(e)
+}
+
+func nonConst(e policy.Expr) policy.Expr {
+	switch e := e.(type) {
+	case *policy.BasicLit:
+		return nil
+	case *policy.UnaryExpr:
+		if lit, ok := e.X.(*policy.BasicLit); ok && e.Op == policy.SUB && (lit.Kind == policy.LitInt || lit.Kind == policy.LitFloat) {
+			return nil
+		}
+	case *policy.ListLit:
+		for _, x := range e.Elems {
+			if b := nonConst(x); b != nil {
+				return b
+			}
+		}
+		return nil
+	case *policy.MapLit:
+		for _, ent := range e.Entries {
+			if ent == nil {
+				continue
+			}
+			if b := nonConst(ent.Value); b != nil {
+				return b
+			}
+		}
+		return nil
+	case *policy.BadExpr:
+		return nil // the parser reported it
+	}
+	return e
+}
+
+// fitsSchema warns about the first place a test input breaks the declared
+// schema: running it will fault, which the test should then expect.
+func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at string) bool {
+	t = types.NonOptional(t)
+	if t.Kind != types.Object {
+		return true
+	}
+	for _, ent := range lit.Entries {
+		if ent == nil || ent.Key == nil {
+			continue
+		}
+		name := at + "." + quoteName(ent.Key.Str)
+		f, i := t.Field(ent.Key.Str)
+		if i < 0 {
+			continue // the schema is checked only where the policy reads
+		}
+		if sub, ok := ent.Value.(*policy.MapLit); ok && types.NonOptional(f.Type).Kind == types.Object {
+			if !c.fitsSchema(sub, f.Type, name) {
+				return false
+			}
+			continue
+		}
+		vt := literalType(ent.Value)
+		if !types.AssignableTo(vt, f.Type) && !(vt.Kind == types.Int && types.NonOptional(f.Type).Kind == types.Float) {
+			c.report(diag.Warnf(ent.Value, CodeTestInputType, "test input %s is %s, but the schema declares %s", name, vt, f.Type).
+				WithLabel("declared at line %d", f.Decl.Line).
+				WithHint("fix the input, or write expect fault if the test is about a record that breaks the schema"))
+			return false
+		}
+	}
+	return true
+}
+
+// literalType types a constant JSON literal without recording anything.
+func literalType(e policy.Expr) *types.Type {
+	switch e := e.(type) {
+	case *policy.BasicLit:
+		return litType(e)
+	case *policy.UnaryExpr:
+		return literalType(e.X)
+	case *policy.ListLit:
+		var acc *types.Type = types.NeverType
+		for _, x := range e.Elems {
+			acc = types.Merge(acc, literalType(x))
+		}
+		return types.ArrayOf(acc)
+	case *policy.MapLit:
+		obj := &types.Type{Kind: types.Object}
+		for _, ent := range e.Entries {
+			if ent != nil && ent.Key != nil {
+				if _, i := obj.Field(ent.Key.Str); i < 0 {
+					obj.Fields = append(obj.Fields, types.Field{Name: ent.Key.Str, Type: literalType(ent.Value)})
+				}
+			}
+		}
+		return obj
+	}
+	return types.InvalidType
+}

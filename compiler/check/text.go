@@ -1,0 +1,218 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// exprText writes e back as source, compactly, for messages and labels.
+func exprText(e policy.Expr) string {
+	var b strings.Builder
+	writeExpr(&b, e)
+	s := b.String()
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func writeExpr(b *strings.Builder, e policy.Expr) {
+	switch e := e.(type) {
+	case *policy.RootExpr:
+		b.WriteByte('.')
+	case *policy.MetaExpr:
+		b.WriteString("%" + e.Name)
+	case *policy.Ident:
+		b.WriteString(e.Name)
+	case *policy.FieldExpr:
+		if _, root := e.X.(*policy.RootExpr); !root {
+			writeExpr(b, e.X)
+		}
+		b.WriteString("." + quoteName(e.Name))
+	case *policy.IndexExpr:
+		writeExpr(b, e.X)
+		b.WriteByte('[')
+		writeExpr(b, e.Index)
+		b.WriteByte(']')
+	case *policy.CallExpr:
+		b.WriteString(e.Fun.Name + "(")
+		for i, a := range e.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, a)
+		}
+		b.WriteByte(')')
+	case *policy.BinaryExpr:
+		writeExpr(b, e.X)
+		b.WriteString(" " + e.Op.String() + " ")
+		writeExpr(b, e.Y)
+	case *policy.UnaryExpr:
+		b.WriteString(e.Op.String())
+		writeExpr(b, e.X)
+	case *policy.ParenExpr:
+		b.WriteByte('(')
+		writeExpr(b, e.X)
+		b.WriteByte(')')
+	case *policy.BasicLit:
+		if e.Raw != "" {
+			b.WriteString(e.Raw)
+		} else if e.Kind == policy.LitString {
+			b.WriteString(policy.Quote(e.Str))
+		}
+	case *policy.ListLit:
+		b.WriteString("[...]")
+	case *policy.MapLit:
+		b.WriteString("{...}")
+	default:
+		b.WriteString("?")
+	}
+}
+
+// stepText is the path xe.name, as the user would write it.
+func stepText(xe policy.Expr, name string) string {
+	if _, root := xe.(*policy.RootExpr); root {
+		return "." + quoteName(name)
+	}
+	return exprText(xe) + "." + quoteName(name)
+}
+
+func quoteName(name string) string {
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		if !(ch == '_' || 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || i > 0 && '0' <= ch && ch <= '9') {
+			return policy.Quote(name)
+		}
+	}
+	if name == "" || policy.Lookup(name) != policy.IDENT {
+		return policy.Quote(name)
+	}
+	return name
+}
+
+// suggest returns the candidate closest to name by edit distance, when it is
+// close enough to be a typo, or "".
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	limit := max(1, min(3, len(name)/3))
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if d < bestD && d <= limit {
+			best, bestD = c, d
+		}
+	}
+	// A prefix of a longer name ("namespace" for "namespace_name") is a
+	// likely slip too.
+	if best == "" && len(name) >= 3 {
+		for _, c := range candidates {
+			if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) && len(c) >= 3 {
+				return c
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance: insertions,
+// deletions, substitutions and swaps of neighbours each cost one.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// defaultFor returns a literal of type t, for hints ("?? 0").
+func defaultFor(t *types.Type) string {
+	switch types.NonOptional(t).Kind {
+	case types.String:
+		return `""`
+	case types.Int:
+		return "0"
+	case types.Float:
+		return "0.0"
+	case types.Bool:
+		return "false"
+	case types.Map, types.Object:
+		return "{}"
+	case types.Array:
+		return "[]"
+	}
+	return "<default>"
+}
+
+// narrowHint suggests how to get a value of kind want out of an any.
+func narrowHint(e policy.Expr, want *types.Type) string {
+	x := exprText(e)
+	switch types.NonOptional(want).Kind {
+	case types.String:
+		return "narrow it first: as_string(" + x + `) ?? "", or test is_string(` + x + ")"
+	case types.Int:
+		return "narrow it first: as_int(" + x + ") ?? 0, or to_int(" + x + ") ?? 0 to convert"
+	case types.Float:
+		return "narrow it first: as_float(" + x + ") ?? 0.0, or to_float(" + x + ") ?? 0.0 to convert"
+	case types.Bool:
+		return "narrow it first: as_bool(" + x + ") ?? false, or test is_bool(" + x + ")"
+	case types.Map, types.Object:
+		return "narrow it first: as_map(" + x + ") ?? {}"
+	case types.Array:
+		return "narrow it first: as_array(" + x + ") ?? []"
+	}
+	return "narrow it first with an is_ test or an as_ conversion, e.g. as_string(" + x + `) ?? ""`
+}
+
+func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
+	x := exprText(e)
+	return diag.Errorf(e, CodeOptional, "%s may be absent or null, and %s is needed here", x, what).
+		WithLabel("%s is %s", x, t).
+		WithHint("write %s ?? %s, or check exists(%s) first", x, defaultFor(t), x)
+}
+
+func anyErr(e policy.Expr, t *types.Type, what string, want *types.Type) diag.Diagnostic {
+	x := exprText(e)
+	return diag.Errorf(e, CodeAnyUse, "%s has type %s and must be narrowed before use as %s", x, t, what).
+		WithLabel("%s is %s", x, t).
+		WithHint("%s", narrowHint(e, want))
+}
+
+func (c *checker) undefined(id *policy.Ident) {
+	d := diag.Errorf(id, CodeUndefined, "undefined: %s", id.Name)
+	switch {
+	case builtin.Lookup(id.Name) != nil:
+		d = d.WithHint("%s is a function: call it as %s(...)", id.Name, id.Name)
+	default:
+		var names []string
+		for s := c.scope; s != nil; s = s.parent {
+			for n := range s.names {
+				names = append(names, n)
+			}
+		}
+		if s := suggest(id.Name, names); s != "" {
+			d = d.WithHint("did you mean %s?", s)
+		} else {
+			d = d.WithHint("record fields start with a dot: .%s", id.Name)
+		}
+	}
+	c.report(d)
+}
