@@ -140,10 +140,10 @@ const (
 // path is a path expression taken apart: its base (the record, a local or
 // metadata) and its steps.
 type path struct {
-	root  bool         // based on the record
-	local *Local       // based on a local
-	meta  string       // %tag or %time (no steps)
-	segs  []seg        // steps, outermost last
+	root  bool          // based on the record
+	local *Local        // based on a local
+	meta  string        // %tag or %time (no steps)
+	segs  []seg         // steps, outermost last
 	nodes []policy.Expr // nodes[i] is the expression up to and including segs[i]
 	base  policy.Expr
 }
