@@ -1,0 +1,274 @@
+package policy
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/format")
+
+// Each testdata/format/NAME.input formats to NAME.golden.
+func TestFormatGolden(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) < 15 {
+		t.Fatalf("only %d golden cases", len(inputs))
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := FormatSource(in, src)
+			if err != nil {
+				t.Fatalf("FormatSource: %v", err)
+			}
+			golden := strings.TrimSuffix(in, ".input") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./policy -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from %s:\n%s", in, golden, lineDiff(string(want), string(got)))
+			}
+			checkIdempotent(t, golden, got)
+		})
+	}
+}
+
+// checkIdempotent formats once-formatted text again and wants it unchanged.
+func checkIdempotent(t *testing.T, name string, formatted []byte) {
+	t.Helper()
+	again, err := FormatSource(name, formatted)
+	if err != nil {
+		t.Fatalf("%s: formatted output does not parse: %v\n%s", name, err, formatted)
+	}
+	if !bytes.Equal(again, formatted) {
+		t.Errorf("%s: formatting is not idempotent:\n%s", name, lineDiff(string(formatted), string(again)))
+	}
+}
+
+// lineDiff shows the first differing line of two texts with context.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + itoa(i+1) + ":\n want: " + strings.ReplaceAll(wl, "\t", "\\t") + "\n  got: " + gl + "\n--- got in full:\n" + got
+		}
+	}
+	return "(same lines)"
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// moduleRoot walks up from the package directory to the directory of go.mod.
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// Every .policy file in the repository's testdata, conformance and examples
+// directories (other packages add them over time) formats idempotently:
+// formatting twice gives what formatting once gave, and the formatted text
+// parses to the same statements, schema and tests.
+func TestFormatIdempotentRepository(t *testing.T) {
+	root := moduleRoot(t)
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".policy" {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		inScope := false
+		for _, p := range parts[:len(parts)-1] {
+			if p == "testdata" || p == "conformance" || p == "examples" {
+				inScope = true
+			}
+		}
+		if !inScope {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, errs := ParseFile(rel, src)
+		if len(errs) > 0 {
+			// Files written to exercise syntax errors are not formattable.
+			t.Logf("%s: skipped, syntax errors: %v", rel, errs)
+			return nil
+		}
+		once, err := Format(f, src)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		checkIdempotent(t, rel, once)
+		g, _ := ParseFile(rel, once)
+		if sameTree(f, g) != "" {
+			t.Errorf("%s: formatting changed the tree: %s", rel, sameTree(f, g))
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d policy files formatted twice", n)
+}
+
+// sameTree compares two parses of (possibly differently laid out) source
+// by their dumped statements, schema, tests, header and comments; it
+// returns what differs, or "".
+func sameTree(a, b *File) string {
+	if a.Name != b.Name || a.OnFault != b.OnFault || a.OnFaultPos.IsValid() != b.OnFaultPos.IsValid() {
+		return "header"
+	}
+	if (a.Schema == nil) != (b.Schema == nil) || a.Schema != nil && dump(a.Schema.Type) != dump(b.Schema.Type) {
+		return "schema"
+	}
+	if len(a.Stmts) != len(b.Stmts) {
+		return "statement count"
+	}
+	for i := range a.Stmts {
+		if x, y := dump(a.Stmts[i]), dump(b.Stmts[i]); x != y {
+			return "statement " + x + " became " + y
+		}
+	}
+	if len(a.Tests) != len(b.Tests) {
+		return "test count"
+	}
+	for i := range a.Tests {
+		x, y := a.Tests[i], b.Tests[i]
+		if x.Name != y.Name || dump(x.Input) != dump(y.Input) || dump(x.Want) != dump(y.Want) || x.Expect != y.Expect ||
+			(x.Tag == nil) != (y.Tag == nil) || x.Tag != nil && x.Tag.Str != y.Tag.Str {
+			return "test " + x.Name
+		}
+	}
+	if len(a.Comments) != len(b.Comments) {
+		return "comment count"
+	}
+	for i := range a.Comments {
+		if strings.TrimRight(a.Comments[i].Text, " \t") != b.Comments[i].Text {
+			return "comment " + a.Comments[i].Text
+		}
+	}
+	return ""
+}
+
+// The golden inputs keep their meaning through formatting.
+func TestFormatKeepsTree(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
+	for _, in := range inputs {
+		src, _ := os.ReadFile(in)
+		f, errs := ParseFile(in, src)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", in, errs)
+		}
+		out, err := Format(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, errs := ParseFile(in, out)
+		if len(errs) > 0 {
+			t.Fatalf("%s: output does not parse: %v", in, errs)
+		}
+		if d := sameTree(f, g); d != "" {
+			t.Errorf("%s: %s", in, d)
+		}
+	}
+}
+
+func TestFormatRefusesErrors(t *testing.T) {
+	_, err := FormatSource("bad.policy", []byte("policy \"p\"\nset .a == 1\n"))
+	errs, ok := err.(ErrorList)
+	if !ok || len(errs) != 1 || errs[0].Code != CodeAssignOp {
+		t.Fatalf("FormatSource error = %v", err)
+	}
+	f, _ := ParseFile("bad.policy", []byte("policy \"p\"\nset .a = )\n"))
+	if _, err := Format(f, nil); err == nil {
+		t.Errorf("Format of a tree with a BadExpr succeeded")
+	}
+}
+
+// Small layout rules, one per case.
+func TestFormatSnippets(t *testing.T) {
+	const h = "policy \"p\"\n\n"
+	tests := []struct{ in, want string }{
+		{"policy \"p\"", "policy \"p\"\n"},
+		{"policy `raw`", "policy \"raw\"\n"},
+		{h + "set .a=1", h + "set .a = 1\n"},
+		{h + "set .\"a\\u{41}\" = 1", h + "set .\"aA\" = 1\n"},
+		{h + "if .a { drop }", h + "if .a {\n  drop\n}\n"},
+		{h + "if .a {}", h + "if .a {\n}\n"},
+		{h + "set .a = [\n]", h + "set .a = []\n"},
+		{h + "set .a = [1,\n2]", h + "set .a = [\n  1,\n  2\n]\n"},
+		{h + "set .a = f(\n1)", h + "set .a = f(\n  1\n)\n"},
+		{h + "set .a = 1 # c", h + "set .a = 1 # c\n"},
+		{h + "set .a = 1 #   spaced   ", h + "set .a = 1 #   spaced\n"},
+		{h + "set # c\n  .a = 1", ""},
+		{"policy \"p\"\nschema {}\nset .a = 1", "policy \"p\"\n\nschema {}\n\nset .a = 1\n"},
+		{"policy \"p\"\ntest \"a\" {\n  input {}\n  expect fault\n}\ntest \"b\" {\n  input {}\n  expect fault\n}",
+			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect fault\n}\n\ntest \"b\" {\n  input  {}\n  expect fault\n}\n"},
+	}
+	for _, tt := range tests {
+		got, err := FormatSource("x.policy", []byte(tt.in))
+		if err != nil {
+			t.Errorf("%q: %v", tt.in, err)
+			continue
+		}
+		want := tt.want
+		if want == "" {
+			want = tt.in + "\n"
+		}
+		if string(got) != want {
+			t.Errorf("%q:\n got %q\nwant %q", tt.in, got, want)
+		}
+		checkIdempotent(t, tt.in, got)
+	}
+}

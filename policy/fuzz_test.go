@@ -1,0 +1,55 @@
+package policy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse checks that the parser never panics or hangs, and that every
+// file it accepts formats to text that parses back to the same tree and
+// formats to itself. The seed corpus in testdata/fuzz/FuzzParse runs as
+// an ordinary test; the golden inputs are seeds too.
+func FuzzParse(f *testing.F) {
+	inputs, _ := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
+	for _, in := range inputs {
+		src, err := os.ReadFile(in)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, errs := ParseFile("fuzz.policy", src)
+		if file == nil {
+			t.Fatal("nil file")
+		}
+		for _, e := range errs {
+			if e.Code == "" || e.Msg == "" || !e.Pos.IsValid() || e.Pos.Offset > len(src) {
+				t.Fatalf("malformed error %+v", e)
+			}
+		}
+		if len(errs) > 0 {
+			return
+		}
+		once, err := Format(file, src)
+		if err != nil {
+			t.Fatalf("Format of a file that parsed: %v", err)
+		}
+		again, errs := ParseFile("fuzz.policy", once)
+		if len(errs) > 0 {
+			t.Fatalf("formatted output does not parse: %v\ninput:\n%s\noutput:\n%s", errs.Report("out"), src, once)
+		}
+		if d := sameTree(file, again); d != "" {
+			t.Fatalf("formatting changed the tree (%s)\ninput:\n%s\noutput:\n%s", d, src, once)
+		}
+		twice, err := Format(again, once)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(once, twice) {
+			t.Fatalf("not idempotent\ninput:\n%q\nonce:\n%s\ntwice:\n%s", src, once, twice)
+		}
+	})
+}
