@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/policyrun/policyrun/policy"
+)
+
+func init() {
+	register(command{
+		name:    "fmt",
+		summary: "rewrite policies in the canonical layout (--check to verify, -w to write)",
+		run:     runFmt,
+	})
+}
+
+// runFmt is `policyrun fmt [--check] [-w] FILE|DIR...`. Without flags it
+// prints the formatted files; -w rewrites the files that change; --check
+// lists them and exits 1 if there are any. "-" formats standard input.
+func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("fmt", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	check := fl.Bool("check", false, "list the files whose layout differs, and exit 1 if any does")
+	write := fl.Bool("w", false, "write the result back to the files instead of printing it")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: policyrun fmt [--check] [-w] FILE|DIR...")
+		fmt.Fprintln(stderr, "\nFormats .policy files (directories are searched for *.policy; - is standard")
+		fmt.Fprintln(stderr, "input) in the canonical layout. Exit status: 0 ok, 1 syntax errors or (with")
+		fmt.Fprintln(stderr, "--check) files that need formatting, 2 usage or I/O problems.")
+		fmt.Fprintln(stderr)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fl.Usage()
+		return 2
+	}
+	if *check && *write {
+		fmt.Fprintln(stderr, "policyrun fmt: use either --check or -w, not both")
+		return 2
+	}
+
+	status := 0
+	fail := func(code int) {
+		status = max(status, code)
+	}
+	var files []string
+	for _, arg := range fl.Args() {
+		if arg == "-" {
+			if *write {
+				fmt.Fprintln(stderr, "policyrun fmt: cannot use -w with standard input")
+				return 2
+			}
+			files = append(files, arg)
+			continue
+		}
+		found, err := fmtTargets(arg)
+		if err != nil {
+			fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)
+			fail(2)
+			continue
+		}
+		files = append(files, found...)
+	}
+
+	for _, name := range files {
+		var src []byte
+		var err error
+		if name == "-" {
+			src, err = io.ReadAll(stdin)
+			name = "<stdin>"
+		} else {
+			src, err = os.ReadFile(name)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)
+			fail(2)
+			continue
+		}
+		out, err := policy.FormatSource(name, src)
+		if err != nil {
+			var errs policy.ErrorList
+			if errors.As(err, &errs) {
+				io.WriteString(stderr, errs.Report(name))
+			} else {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			}
+			fail(1)
+			continue
+		}
+		changed := !bytes.Equal(src, out)
+		switch {
+		case *check:
+			if changed {
+				fmt.Fprintln(stdout, name)
+				fail(1)
+			}
+		case *write:
+			if changed {
+				if err := fmtWriteFile(name, out); err != nil {
+					fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)
+					fail(2)
+				}
+			}
+		default:
+			stdout.Write(out)
+		}
+	}
+	return status
+}
+
+// fmtTargets expands one argument: a file as it is, a directory to the
+// *.policy files below it (hidden directories skipped), sorted.
+func fmtTargets(arg string) ([]string, error) {
+	info, err := os.Stat(arg)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{arg}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != arg && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".policy") && d.Type().IsRegular() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// fmtWriteFile replaces name with data, keeping its permissions. It writes
+// a temporary file next to it and renames it, so that a failure half-way
+// never leaves a truncated policy behind.
+func fmtWriteFile(name string, data []byte) error {
+	info, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".fmt-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), info.Mode().Perm())); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

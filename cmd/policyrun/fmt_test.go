@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	fmtMessy = "policy \"p\"\nset .a=1\n"
+	fmtClean = "policy \"p\"\n\nset .a = 1\n"
+	fmtBad   = "policy \"p\"\nset .a == 1\ndrop if .b\n"
+)
+
+// fmtTree makes a directory with a messy, a clean and a non-policy file,
+// and a nested directory with another messy file.
+func fmtTree(t *testing.T) string {
+	dir := t.TempDir()
+	files := map[string]string{
+		"messy.policy":     fmtMessy,
+		"clean.policy":     fmtClean,
+		"notes.txt":        "set .a=1",
+		"sub/deep.policy":  fmtMessy,
+		".hidden/x.policy": fmtMessy,
+	}
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runFmtArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(append([]string{"fmt"}, args...), strings.NewReader(fmtMessy), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestFmtPrints(t *testing.T) {
+	dir := fmtTree(t)
+	code, out, errs := runFmtArgs(filepath.Join(dir, "messy.policy"))
+	if code != 0 || out != fmtClean || errs != "" {
+		t.Errorf("fmt FILE: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// The file itself is untouched.
+	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtMessy {
+		t.Errorf("fmt without -w changed the file")
+	}
+	code, out, _ = runFmtArgs("-")
+	if code != 0 || out != fmtClean {
+		t.Errorf("fmt -: code %d, stdout %q", code, out)
+	}
+}
+
+func TestFmtCheck(t *testing.T) {
+	dir := fmtTree(t)
+	code, out, errs := runFmtArgs("--check", dir)
+	want := filepath.Join(dir, "messy.policy") + "\n" + filepath.Join(dir, "sub", "deep.policy") + "\n"
+	if code != 1 || out != want || errs != "" {
+		t.Errorf("fmt --check DIR: code %d, stdout %q (want %q), stderr %q", code, out, want, errs)
+	}
+	code, out, _ = runFmtArgs("--check", filepath.Join(dir, "clean.policy"))
+	if code != 0 || out != "" {
+		t.Errorf("fmt --check clean: code %d, stdout %q", code, out)
+	}
+}
+
+func TestFmtWrite(t *testing.T) {
+	dir := fmtTree(t)
+	code, out, errs := runFmtArgs("-w", dir)
+	if code != 0 || out != "" || errs != "" {
+		t.Fatalf("fmt -w: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, name := range []string{"messy.policy", "clean.policy", "sub/deep.policy"} {
+		path := filepath.Join(dir, name)
+		b, _ := os.ReadFile(path)
+		if string(b) != fmtClean {
+			t.Errorf("%s after -w: %q", name, b)
+		}
+		if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
+			t.Errorf("%s: mode %v, want 0640 kept", name, info.Mode().Perm())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".hidden", "x.policy")); string(b) != fmtMessy {
+		t.Errorf("hidden directory was formatted")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "set .a=1" {
+		t.Errorf("non-policy file was touched")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".fmt-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+	if code, out, _ := runFmtArgs("--check", dir); code != 0 || out != "" {
+		t.Errorf("--check after -w: code %d, %q", code, out)
+	}
+}
+
+func TestFmtSyntaxErrors(t *testing.T) {
+	dir := fmtTree(t)
+	bad := filepath.Join(dir, "bad.policy")
+	if err := os.WriteFile(bad, []byte(fmtBad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runFmtArgs("-w", dir)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		bad + ":2:8: error[E0012]: expected '=' after the path in set, found '=='\n",
+		bad + ":3:6: error[E0013]: expected when after drop, found if\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if out != "" {
+		t.Errorf("stdout %q", out)
+	}
+	// The bad file is left alone, the good ones are still formatted.
+	if b, _ := os.ReadFile(bad); string(b) != fmtBad {
+		t.Errorf("file with errors was rewritten")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtClean {
+		t.Errorf("a syntax error elsewhere stopped the other files")
+	}
+}
+
+func TestFmtUsageAndIO(t *testing.T) {
+	dir := fmtTree(t)
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{nil, 2, "usage: policyrun fmt"},
+		{[]string{"--check", "-w", dir}, 2, "either --check or -w"},
+		{[]string{"-w", "-"}, 2, "standard input"},
+		{[]string{"--bogus", dir}, 2, "flag provided but not defined"},
+		{[]string{filepath.Join(dir, "missing.policy")}, 2, "no such file"},
+		{[]string{"-h"}, 0, "usage: policyrun fmt"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runFmtArgs(tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.err) {
+			t.Errorf("fmt %v: code %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.err)
+		}
+	}
+}
