@@ -357,10 +357,28 @@ func (c *checker) order(e *policy.BinaryExpr, x, y *types.Type) {
 	}
 	d := diag.Errorf(e, CodeOrder, "operator %s needs two numbers, two strings or two timestamps, got %s and %s", e.Op, x, y).
 		WithLabel("%s", c.operandLabel(e.X, x, e.Y, y))
-	if h := compareHint(e, x, y); (x.IsNumeric() || y.IsNumeric()) && (x.Kind == types.String || y.Kind == types.String) {
-		d = d.WithHint("%s", h)
+	if (x.IsNumeric() || y.IsNumeric()) && (x.Kind == types.String || y.Kind == types.String) {
+		d = d.WithHint("%s", orderHint(e, x))
 	}
 	c.report(d)
+}
+
+// orderHint suggests a fix for ordering a number against a string.
+func orderHint(e *policy.BinaryExpr, x *types.Type) string {
+	str, num := e.X, e.Y
+	if x.IsNumeric() {
+		str, num = e.Y, e.X
+	}
+	if lit, ok := unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+		if _, err := strconv.ParseFloat(lit.Str, 64); err == nil {
+			return "compare with the number " + lit.Str + " (no quotes)"
+		}
+	}
+	conv := "(to_int(" + exprText(str) + ") ?? 0)"
+	if x.IsNumeric() {
+		return "convert the string first: " + exprText(num) + " " + e.Op.String() + " " + conv
+	}
+	return "convert the string first: " + conv + " " + e.Op.String() + " " + exprText(num)
 }
 
 func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {

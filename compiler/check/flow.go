@@ -86,7 +86,7 @@ func (s *state) effective(f fact) *types.Type {
 func merge(a, b *state) *state {
 	switch {
 	case a.dead && b.dead:
-		return &state{root: a.root, facts: a.facts, dead: true}
+		return &state{root: a.root, facts: a.facts, dead: true, deadWhy: "every branch above ends with drop or stop"}
 	case a.dead:
 		return b.clone()
 	case b.dead:

@@ -241,14 +241,26 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 	} else if ie, ok := e.(*policy.IndexExpr); ok {
 		at = ie.Index
 	}
-	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name)).
-		WithLabel("%s is a closed object: %s", exprText(xe), x)
+	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name))
+	switch ts := x.String(); {
+	case isRoot(xe):
+		d = d.WithLabel("the schema declares a closed record")
+	case len(ts) <= 60:
+		d = d.WithLabel("%s is a closed object: %s", exprText(xe), ts)
+	default:
+		d = d.WithLabel("%s is a closed object", exprText(xe))
+	}
 	if s := suggest(name, names); s != "" {
 		d = d.WithHint("did you mean %s?", stepText(xe, s))
 	} else {
 		d = d.WithHint("declare it in the schema, or end the object with ... to allow other keys")
 	}
 	c.report(d)
+}
+
+func isRoot(e policy.Expr) bool {
+	_, ok := e.(*policy.RootExpr)
+	return ok
 }
 
 func describe(e policy.Expr) string {

@@ -131,7 +131,8 @@ func (c *checker) editTarget(e policy.Expr, what string, st *state) (path, bool)
 	switch {
 	case ok && p.root && len(p.segs) > 0:
 		return p, true
-	case ok && p.local != nil:
+	case ok && p.local != nil && !isIdent(e):
+		// (A bare name is a syntax error the parser reported: E0014.)
 		c.report(diag.Errorf(e, CodeNotWritable, "cannot %s %s: locals are immutable", what, exprText(e)).
 			WithLabel("%s is a local (declared at line %d)", p.local.Name, p.local.Decl.Pos().Line).
 			WithHint("edit a record field such as .%s, or declare a new local with let", p.local.Name))
@@ -141,16 +142,19 @@ func (c *checker) editTarget(e policy.Expr, what string, st *state) (path, bool)
 	case ok && p.root:
 		c.report(diag.Errorf(e, CodeNotWritable, "cannot %s the record itself", what).
 			WithHint("name a field: .field"))
+	case isIdent(e):
+		// The parser reported a bare name (E0014); one diagnostic is enough.
 	default:
-		if id, isIdent := unparen(e).(*policy.Ident); isIdent && c.lookup(id.Name) == nil {
-			c.undefined(id)
-			break
-		}
 		c.expr(e, st)
 		c.report(diag.Errorf(e, CodeNotWritable, "cannot %s %s: it is not a record field", what, exprText(e)).
 			WithHint("record fields are paths such as .a.b or .a[\"k\"]"))
 	}
 	return p, false
+}
+
+func isIdent(e policy.Expr) bool {
+	_, ok := e.(*policy.Ident)
+	return ok
 }
 
 // writable checks that every step of the record path p goes through a value

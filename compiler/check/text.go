@@ -158,6 +158,8 @@ func defaultFor(t *types.Type) string {
 		return "{}"
 	case types.Array:
 		return "[]"
+	case types.Timestamp:
+		return "now()"
 	}
 	return "<default>"
 }

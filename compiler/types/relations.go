@@ -129,6 +129,8 @@ func Join(a, b *Type) (*Type, bool) {
 		return a, true
 	case Identical(a, b):
 		return a, true
+	case a.Kind == Null && b.Kind == Any, a.Kind == Any && b.Kind == Null:
+		return AnyType, true // any holds null too
 	case a.Kind == Null:
 		return OptionalOf(b), true
 	case b.Kind == Null:

@@ -89,6 +89,8 @@ func TestJoinMerge(t *testing.T) {
 		{ObjectOf(false, Field{Name: "a", Type: IntType}), ObjectOf(false, Field{Name: "b", Type: BoolType}), "{a: int?, b: bool?}", "{a: int?, b: bool?}"},
 		{ObjectOf(false, Field{Name: "a", Type: IntType}), ObjectOf(true, Field{Name: "a", Type: StringType}), "{a: any, ...}", "{a: any, ...}"},
 		{AnyType, StringType, "any", "any"},
+		{AnyType, NullType, "any", "any"},
+		{OptionalOf(AnyType), NullType, "any?", "any?"},
 	}
 	for _, tt := range tests {
 		j, ok := Join(tt.a, tt.b)
