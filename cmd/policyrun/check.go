@@ -1,0 +1,149 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/policy"
+)
+
+func init() {
+	register(command{
+		name:    "check",
+		summary: "type-check policies and report every error with its line, column and hint",
+		run:     runCheck,
+	})
+}
+
+// runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
+// It reports every diagnostic of every file; warnings fail only with --strict.
+func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("check", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	format := fl.String("format", "text", "output format: text, json or github")
+	strict := fl.Bool("strict", false, "fail on warnings too")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: policyrun check [--format text|json|github] [--strict] FILE|DIR...")
+		fmt.Fprintln(stderr, "\nChecks .policy files (directories are searched for *.policy) and reports")
+		fmt.Fprintln(stderr, "every error and warning. Exit status: 0 clean, 1 errors (or warnings with")
+		fmt.Fprintln(stderr, "--strict), 2 usage or I/O problems.")
+		fmt.Fprintln(stderr)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	switch *format {
+	case "text", "json", "github":
+	default:
+		fmt.Fprintf(stderr, "policyrun check: unknown format %q (want text, json or github)\n", *format)
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fl.Usage()
+		return 2
+	}
+	files, err := policyFiles(fl.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun check: %v\n", err)
+		return 2
+	}
+	var all []diag.Diagnostic
+	ioErr := false
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "policyrun check: %v\n", err)
+			ioErr = true
+			continue
+		}
+		ds := checkPolicy(name, src)
+		if *format == "text" && len(ds) > 0 {
+			diag.WriteText(stdout, src, ds)
+			fmt.Fprintln(stdout)
+		}
+		all = append(all, ds...)
+	}
+	switch *format {
+	case "json":
+		diag.WriteJSON(stdout, all)
+	case "github":
+		diag.WriteGitHub(stdout, all)
+	}
+	errs, warns := diag.Count(all)
+	if *format == "text" {
+		fmt.Fprintf(stderr, "%s, %s in %s\n", plural(errs, "error"), plural(warns, "warning"), plural(len(files), "file"))
+	}
+	switch {
+	case ioErr:
+		return 2
+	case errs > 0, *strict && warns > 0:
+		return 1
+	}
+	return 0
+}
+
+// checkPolicy parses and checks one file: syntax errors first, then (on
+// whatever the parser recovered) the checker's.
+func checkPolicy(name string, src []byte) []diag.Diagnostic {
+	f, errs := policy.ParseFile(name, src)
+	ds := diag.FromSyntax(name, errs)
+	if f != nil {
+		_, more := check.Check(f)
+		for i := range more {
+			more[i].Filename = name
+		}
+		ds = append(ds, more...)
+	}
+	return diag.Sort(ds)
+}
+
+// policyFiles expands the arguments: files as given, directories walked for
+// *.policy, sorted.
+func policyFiles(args []string) ([]string, error) {
+	var out []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, arg)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".policy") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

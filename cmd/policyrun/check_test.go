@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	cleanPolicy = "policy \"ok\"\n\nset .x = 1\n"
+	badPolicy   = "policy \"bad\"\n\nschema {\n  status: int\n  ...\n}\n\ndrop when .status == \"500\"\nset .y = upper(.user)\n"
+	warnPolicy  = "policy \"warn\"\n\ndrop\nset .x = 1\n"
+	syntaxError = "policy \"syn\"\n\ndrop if .x\n"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"clean.policy": cleanPolicy, "bad.policy": badPolicy, "warn.policy": warnPolicy,
+		"sub/syntax.policy": syntaxError, "notes.txt": "not a policy",
+	})
+	p := func(n string) string { return filepath.Join(dir, n) }
+	tests := []struct {
+		args []string
+		code int
+		tail string // the summary line on stderr (text format)
+	}{
+		{[]string{"check", p("clean.policy")}, 0, "0 errors, 0 warnings in 1 file"},
+		{[]string{"check", p("bad.policy")}, 1, "2 errors, 0 warnings in 1 file"},
+		{[]string{"check", p("warn.policy")}, 0, "0 errors, 1 warning in 1 file"},
+		{[]string{"check", "--strict", p("warn.policy")}, 1, "0 errors, 1 warning in 1 file"},
+		{[]string{"check", dir}, 1, "4 errors, 1 warning in 4 files"},
+		{[]string{"check", p("missing.policy")}, 2, ""},
+		{[]string{"check"}, 2, ""},
+		{[]string{"check", "--format", "xml", p("clean.policy")}, 2, ""},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(tt.args...)
+		if code != tt.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tt.args[1:], code, tt.code, stderr)
+		}
+		if tt.tail != "" && !strings.HasSuffix(strings.TrimSpace(stderr), tt.tail) {
+			t.Errorf("%v: stderr %q, want it to end with %q", tt.args[1:], stderr, tt.tail)
+		}
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bad.policy": badPolicy})
+	_, out, _ := runCLI("check", filepath.Join(dir, "bad.policy"))
+	for _, want := range []string{
+		"error[E0301]: cannot compare int with string",
+		"bad.policy:8:11",
+		" 8 | drop when .status == \"500\"",
+		"   |           ^^^^^^^^^^^^^^^^ .status is int (declared at line 4)",
+		"   = help: compare with the number 500",
+		"error[E0308]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bad.policy": badPolicy, "syn.policy": syntaxError, "ok.policy": cleanPolicy})
+	code, out, _ := runCLI("check", "--format", "json", dir)
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	var ds []struct {
+		File, Severity, Code, Message, Hint string
+		Line, Col, EndLine, EndCol          int `json:"-"`
+	}
+	if err := json.Unmarshal([]byte(out), &ds); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var codes []string
+	for _, d := range ds {
+		codes = append(codes, filepath.Base(d.File)+":"+d.Code)
+	}
+	if got := strings.Join(codes, " "); got != "bad.policy:E0301 bad.policy:E0308 syn.policy:E0013 syn.policy:E0308" {
+		t.Errorf("codes %s", got)
+	}
+	_, out, _ = runCLI("check", "--format", "json", filepath.Join(dir, "ok.policy"))
+	if strings.TrimSpace(out) != "[]" {
+		t.Errorf("clean JSON output %q", out)
+	}
+}
+
+func TestCheckGitHub(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"bad.policy": badPolicy})
+	_, out, stderr := runCLI("check", "--format", "github", filepath.Join(dir, "bad.policy"))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "::error file=") || !strings.Contains(lines[0], ",line=8,col=11,endLine=8,endColumn=26,title=E0301::cannot compare int with string") {
+		t.Errorf("github output:\n%s", out)
+	}
+	if stderr != "" {
+		t.Errorf("github format wrote to stderr: %q", stderr)
+	}
+}
