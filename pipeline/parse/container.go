@@ -1,0 +1,132 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"time"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// dockerParser reads Docker's json-file lines,
+// {"log":"...\n","stream":"stdout","time":"2026-11-29T21:00:00.123456789Z"}.
+// As Fluent Bit's docker parser does, the time moves into the record's
+// metadata and the time key is removed; a time that does not parse stays.
+type dockerParser struct{ stateless }
+
+func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
+	r, err := a.DecodeJSON(line, record.Owned)
+	if err != nil {
+		return unparsed(a, line, err)
+	}
+	if v, ok := r.Get(pathTime); ok {
+		if b, ok := a.AsBytes(v); ok {
+			if t, err := time.Parse(time.RFC3339Nano, string(b)); err == nil {
+				r.SetTime(t.UnixNano())
+				r.Remove(pathTime)
+				r.Commit()
+			}
+		}
+	}
+	return r, nil
+}
+
+// criParser reads the CRI log format of containerd and CRI-O:
+//
+//	2026-11-29T21:00:00.123456789Z stdout F the message
+//
+// A line whose tag is P is the first part of a long line; the parts are
+// joined until the F line, and the record carries the first part's time.
+type criParser struct {
+	pending map[string]*criPending
+}
+
+type criPending struct {
+	time   int64
+	stream []byte
+	log    []byte
+}
+
+func newCRI() *criParser { return &criParser{pending: map[string]*criPending{}} }
+
+var errCRI = errors.New("not a CRI log line (want: <RFC 3339 time> <stdout|stderr> <P|F> <message>)")
+
+func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.Record, error) {
+	ts, stream, tag, msg, ok := splitCRI(line)
+	if !ok {
+		return unparsed(a, line, errCRI)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(ts))
+	if err != nil {
+		return unparsed(a, line, errCRI)
+	}
+	partial := tag[0] == 'P'
+	if pend := p.pending[source]; pend != nil {
+		pend.log = append(pend.log, msg...)
+		if partial {
+			return nil, nil
+		}
+		delete(p.pending, source)
+		return criRecord(a, pend.time, pend.stream, pend.log, "F"), nil
+	}
+	if partial {
+		p.pending[source] = &criPending{
+			time:   t.UnixNano(),
+			stream: bytes.Clone(stream),
+			log:    bytes.Clone(msg),
+		}
+		return nil, nil
+	}
+	return criRecord(a, t.UnixNano(), stream, msg, "F"), nil
+}
+
+func (p *criParser) Pending(source string) bool { return p.pending[source] != nil }
+
+// Flush emits a partial line whose F part never came, tagged P so that the
+// reader can tell.
+func (p *criParser) Flush(a *record.Arena, source string) *record.Record {
+	pend := p.pending[source]
+	if pend == nil {
+		return nil
+	}
+	delete(p.pending, source)
+	return criRecord(a, pend.time, pend.stream, pend.log, "P")
+}
+
+func criRecord(a *record.Arena, t int64, stream, msg []byte, tag string) *record.Record {
+	r := a.NewRecord()
+	_ = r.Set(pathStream, a.NewString(stream))
+	_ = r.Set(pathLogtag, a.NewStringFrom(tag))
+	_ = r.Set(pathLog, a.NewString(msg))
+	r.SetTime(t)
+	r.Commit()
+	return r
+}
+
+// splitCRI splits a CRI line into its four parts. The message may be empty.
+func splitCRI(line []byte) (ts, stream, tag, msg []byte, ok bool) {
+	i := bytes.IndexByte(line, ' ')
+	if i <= 0 {
+		return
+	}
+	ts, rest := line[:i], line[i+1:]
+	j := bytes.IndexByte(rest, ' ')
+	if j <= 0 {
+		return
+	}
+	stream, rest = rest[:j], rest[j+1:]
+	if !bytes.Equal(stream, []byte("stdout")) && !bytes.Equal(stream, []byte("stderr")) {
+		return
+	}
+	k := bytes.IndexByte(rest, ' ')
+	if k < 0 {
+		tag, msg = rest, nil
+	} else {
+		tag, msg = rest[:k], rest[k+1:]
+	}
+	// The tag is P or F, possibly followed by ':'-separated extra tags.
+	if len(tag) == 0 || (tag[0] != 'P' && tag[0] != 'F') || (len(tag) > 1 && tag[1] != ':') {
+		return
+	}
+	return ts, stream, tag, msg, true
+}

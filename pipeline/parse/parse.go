@@ -1,0 +1,105 @@
+// Package parse turns raw log lines into records: json, cri (containerd and
+// CRI-O, joining partial lines), docker (json-file), logfmt and raw.
+// A line that does not parse becomes a raw record with an error field.
+package parse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// Field names the parsers write, as Fluent Bit's parsers and the kubernetes
+// filter name them.
+const (
+	FieldLog        = "log"
+	FieldStream     = "stream"
+	FieldLogtag     = "logtag"
+	FieldParseError = "parse_error"
+)
+
+var (
+	pathLog        = record.NewPath(FieldLog)
+	pathStream     = record.NewPath(FieldStream)
+	pathLogtag     = record.NewPath(FieldLogtag)
+	pathParseError = record.NewPath(FieldParseError)
+	pathTime       = record.NewPath("time")
+)
+
+// Names lists the parsers, for config validation and messages.
+var Names = []string{"json", "cri", "docker", "logfmt", "raw"}
+
+// Parser turns lines of one input into records of an arena. A Parser keeps
+// per-source state (CRI partial lines), so each input owns its own.
+type Parser interface {
+	// Parse decodes line, read from source, into a new record of a. It
+	// returns nil, nil when the line was held back (the first parts of a
+	// CRI partial line); a later line of the same source completes it. On
+	// a parse error it returns the line as a raw record carrying the error
+	// in parse_error, together with the error, so that the caller counts
+	// it and nothing is lost.
+	Parse(a *record.Arena, source string, line []byte) (*record.Record, error)
+	// Pending reports whether source has held-back partial lines; the
+	// tail must not checkpoint past them.
+	Pending(source string) bool
+	// Flush emits what source has held back (at end of input, or when the
+	// file goes away), or nil.
+	Flush(a *record.Arena, source string) *record.Record
+}
+
+// New returns the parser called name.
+func New(name string) (Parser, error) {
+	switch name {
+	case "json":
+		return jsonParser{}, nil
+	case "cri":
+		return newCRI(), nil
+	case "docker":
+		return dockerParser{}, nil
+	case "logfmt":
+		return logfmtParser{}, nil
+	case "raw", "":
+		return rawParser{}, nil
+	}
+	return nil, fmt.Errorf("unknown parser %q (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// stateless parsers hold nothing back.
+type stateless struct{}
+
+func (stateless) Pending(string) bool                         { return false }
+func (stateless) Flush(*record.Arena, string) *record.Record { return nil }
+
+type rawParser struct{ stateless }
+
+func (rawParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
+	return raw(a, line), nil
+}
+
+// raw makes {"log": line}. The line is copied into the arena so that the
+// caller may reuse its buffer.
+func raw(a *record.Arena, line []byte) *record.Record {
+	r := a.NewRecord()
+	_ = r.Set(pathLog, a.NewString(line))
+	r.Commit()
+	return r
+}
+
+// unparsed is the record for a line that did not parse: the raw line and why.
+func unparsed(a *record.Arena, line []byte, err error) (*record.Record, error) {
+	r := raw(a, line)
+	_ = r.Set(pathParseError, a.NewStringFrom(err.Error()))
+	r.Commit()
+	return r, err
+}
+
+type jsonParser struct{ stateless }
+
+func (jsonParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
+	r, err := a.DecodeJSON(line, record.Owned)
+	if err != nil {
+		return unparsed(a, line, err)
+	}
+	return r, nil
+}

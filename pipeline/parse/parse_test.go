@@ -1,0 +1,180 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+func TestParsers(t *testing.T) {
+	ts := time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC).UnixNano()
+	tests := []struct {
+		parser  string
+		lines   []string // fed in order, one source
+		want    []string // JSON of each emitted record, in order
+		time    []int64  // the record's time, when nonzero
+		errs    int      // lines that did not parse
+		pending bool     // something held back at the end
+	}{
+		{parser: "raw", lines: []string{`hello "world"`, ``}, want: []string{`{"log":"hello \"world\""}`, `{"log":""}`}},
+		{parser: "json", lines: []string{`{"a":1,"b":[true,null]}`}, want: []string{`{"a":1,"b":[true,null]}`}},
+		{parser: "json", lines: []string{`{"a":1`}, want: []string{`{"log":"{\"a\":1","parse_error":`}, errs: 1},
+		{parser: "json", lines: []string{`[1,2]`}, want: []string{`{"log":"[1,2]","parse_error":`}, errs: 1},
+		{
+			parser: "docker",
+			lines:  []string{`{"log":"hi\n","stream":"stderr","time":"2026-11-29T21:00:00.123456789Z"}`},
+			want:   []string{`{"log":"hi\n","stream":"stderr"}`},
+			time:   []int64{ts},
+		},
+		{parser: "docker", lines: []string{`{"log":"hi","time":"yesterday"}`}, want: []string{`{"log":"hi","time":"yesterday"}`}},
+		{
+			parser: "cri",
+			lines:  []string{`2026-11-29T21:00:00.123456789Z stdout F hello world`},
+			want:   []string{`{"stream":"stdout","logtag":"F","log":"hello world"}`},
+			time:   []int64{ts},
+		},
+		{
+			parser: "cri",
+			lines:  []string{`2026-11-29T21:00:00.123456789Z stderr F`},
+			want:   []string{`{"stream":"stderr","logtag":"F","log":""}`},
+		},
+		{
+			parser: "cri",
+			lines: []string{
+				`2026-11-29T21:00:00.123456789Z stdout P part one, `,
+				`2026-11-29T21:00:01Z stdout P part two, `,
+				`2026-11-29T21:00:02Z stdout F end`,
+			},
+			want: []string{`{"stream":"stdout","logtag":"F","log":"part one, part two, end"}`},
+			time: []int64{ts},
+		},
+		{
+			parser:  "cri",
+			lines:   []string{`2026-11-29T21:00:00Z stdout P held`},
+			pending: true,
+		},
+		{
+			parser: "cri",
+			lines:  []string{`not cri`, `2026-11-29T21:00:00Z stdin F x`, `yesterday stdout F x`, `2026-11-29T21:00:00Z stdout X x`},
+			want: []string{
+				`{"log":"not cri","parse_error":`,
+				`{"log":"2026-11-29T21:00:00Z stdin F x","parse_error":`,
+				`{"log":"yesterday stdout F x","parse_error":`,
+				`{"log":"2026-11-29T21:00:00Z stdout X x","parse_error":`,
+			},
+			errs: 4,
+		},
+		{
+			parser: "logfmt",
+			lines:  []string{`level=info msg="hello \"there\"" user=bob empty= bare`},
+			want:   []string{`{"level":"info","msg":"hello \"there\"","user":"bob","empty":"","bare":""}`},
+		},
+		{parser: "logfmt", lines: []string{`a=1 a=2`}, want: []string{`{"a":"2"}`}},
+		{parser: "logfmt", lines: []string{`msg="open`}, want: []string{`{"log":"msg=\"open","parse_error":"logfmt: unterminated quoted value"}`}, errs: 1},
+		{parser: "logfmt", lines: []string{`=x`}, want: []string{`{"log":"=x","parse_error":"logfmt: empty key"}`}, errs: 1},
+		{parser: "logfmt", lines: []string{`   `}, want: []string{`{"log":"   ","parse_error":"logfmt: no key=value pairs"}`}, errs: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.parser+"/"+tt.lines[0], func(t *testing.T) {
+			p, err := New(tt.parser)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := record.NewArena()
+			var got []*record.Record
+			errs := 0
+			for _, l := range tt.lines {
+				buf := []byte(l)
+				r, err := p.Parse(a, "f", buf)
+				if err != nil {
+					errs++
+				}
+				// The parser must not keep references into the caller's buffer.
+				for i := range buf {
+					buf[i] = '#'
+				}
+				if r != nil {
+					got = append(got, r)
+				}
+			}
+			if errs != tt.errs {
+				t.Errorf("errors = %d, want %d", errs, tt.errs)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d records, want %d", len(got), len(tt.want))
+			}
+			for i, r := range got {
+				js := string(r.AppendJSON(nil))
+				if !strings.HasPrefix(js, tt.want[i]) {
+					t.Errorf("record %d = %s, want %s", i, js, tt.want[i])
+				}
+				if i < len(tt.time) && tt.time[i] != 0 && r.Time() != tt.time[i] {
+					t.Errorf("record %d time = %d, want %d", i, r.Time(), tt.time[i])
+				}
+			}
+			if p.Pending("f") != tt.pending {
+				t.Errorf("Pending = %v, want %v", p.Pending("f"), tt.pending)
+			}
+			if tt.pending {
+				r := p.Flush(a, "f")
+				if r == nil || p.Pending("f") {
+					t.Fatal("Flush did not emit the held line")
+				}
+				if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"logtag":"P"`) {
+					t.Errorf("flushed = %s, want logtag P", js)
+				}
+			}
+		})
+	}
+}
+
+func TestCRISourcesAreSeparate(t *testing.T) {
+	p, _ := New("cri")
+	a := record.NewArena()
+	if r, _ := p.Parse(a, "a", []byte("2026-11-29T21:00:00Z stdout P a1 ")); r != nil {
+		t.Fatal("partial line emitted")
+	}
+	r, _ := p.Parse(a, "b", []byte("2026-11-29T21:00:00Z stdout F b1"))
+	if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"log":"b1"`) {
+		t.Errorf("source b = %s", js)
+	}
+	r, _ = p.Parse(a, "a", []byte("2026-11-29T21:00:00Z stdout F a2"))
+	if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"log":"a1 a2"`) {
+		t.Errorf("source a = %s", js)
+	}
+}
+
+func TestUnknownParser(t *testing.T) {
+	if _, err := New("xml"); err == nil || !strings.Contains(err.Error(), "known: json, cri") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// FuzzParse feeds any line to every parser: no panic, and every line yields
+// a record (now or at Flush) or is accounted as held back.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1}`, `{"log":"x","time":"2026-11-29T21:00:00Z"}`, `2026-11-29T21:00:00Z stdout P x`,
+		`2026-11-29T21:00:00Z stdout F`, `a=1 b="x\"y" c`, `msg="`, "\xff\xfe", ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, name := range Names {
+			p, _ := New(name)
+			a := record.NewArena()
+			r, err := p.Parse(a, "s", line)
+			if r == nil && err == nil && !p.Pending("s") {
+				t.Fatalf("%s: line neither emitted nor held", name)
+			}
+			if r == nil && p.Flush(a, "s") == nil {
+				t.Fatalf("%s: held line lost at Flush", name)
+			}
+			if r != nil {
+				_ = r.AppendJSON(nil)
+			}
+		}
+	})
+}
