@@ -68,7 +68,7 @@ func New(name string) (Parser, error) {
 // stateless parsers hold nothing back.
 type stateless struct{}
 
-func (stateless) Pending(string) bool                         { return false }
+func (stateless) Pending(string) bool                        { return false }
 func (stateless) Flush(*record.Arena, string) *record.Record { return nil }
 
 type rawParser struct{ stateless }
