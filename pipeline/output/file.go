@@ -1,0 +1,107 @@
+package output
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// File appends JSON lines to a file. When MaxSize is set and a batch would
+// take the file past it, the file is rotated first: path.N-1 becomes path.N,
+// …, path becomes path.1, and at most MaxFiles rotated files are kept. A
+// single batch larger than MaxSize still goes whole into one file.
+type File struct {
+	counts
+	path     string
+	maxSize  int64
+	maxFiles int
+
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	buf  []byte
+	line []byte
+}
+
+// NewFile opens (creating if needed) the file at path for appending.
+func NewFile(path string, maxSize int64, maxFiles int) (*File, error) {
+	f := &File{path: path, maxSize: maxSize, maxFiles: maxFiles}
+	if err := f.open(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) Name() string { return "file" }
+
+func (f *File) open() error {
+	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return fmt.Errorf("output file: %w", err)
+	}
+	f.f, f.size = fh, st.Size()
+	if f.w == nil {
+		f.w = bufio.NewWriterSize(fh, 64<<10)
+	} else {
+		f.w.Reset(fh)
+	}
+	return nil
+}
+
+func (f *File) Write(recs []*record.Record) error {
+	// Encode the batch first so that rotation can happen before it.
+	f.buf = f.buf[:0]
+	for _, r := range recs {
+		f.buf = r.AppendJSON(f.buf)
+		f.buf = append(f.buf, '\n')
+	}
+	if f.maxSize > 0 && f.size > 0 && f.size+int64(len(f.buf)) > f.maxSize {
+		if err := f.rotate(); err != nil {
+			return err
+		}
+	}
+	if _, err := f.w.Write(f.buf); err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	if err := f.w.Flush(); err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	f.size += int64(len(f.buf))
+	f.records.Add(int64(len(recs)))
+	f.bytes.Add(int64(len(f.buf)))
+	return nil
+}
+
+func (f *File) rotate() error {
+	if err := f.w.Flush(); err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	if err := f.f.Close(); err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	keep := max(f.maxFiles, 1)
+	os.Remove(f.path + "." + strconv.Itoa(keep))
+	for i := keep - 1; i >= 1; i-- {
+		os.Rename(f.path+"."+strconv.Itoa(i), f.path+"."+strconv.Itoa(i+1))
+	}
+	if err := os.Rename(f.path, f.path+".1"); err != nil {
+		return fmt.Errorf("output file: rotate: %w", err)
+	}
+	return f.open()
+}
+
+func (f *File) Close() error {
+	if err := f.w.Flush(); err != nil {
+		f.f.Close()
+		return err
+	}
+	return f.f.Close()
+}
