@@ -1,0 +1,269 @@
+package tail
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+)
+
+// writer appends numbered lines to path from a goroutine, rotating the file
+// every `every` lines with rotate, and pausing now and then so that the
+// tail runs alongside.
+func writer(t *testing.T, path string, n, every int, rotate func(gen int, f *os.File) *os.File) (wait func()) {
+	t.Helper()
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Error(err)
+		}
+		return f
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f := open()
+		for i := range n {
+			if i > 0 && i%every == 0 {
+				f = rotate(i/every, f)
+				if f == nil {
+					f = open()
+				}
+			}
+			// Lines are long enough that a generation passes the
+			// fingerprint size.
+			if _, err := fmt.Fprintf(f, "line-%06d %s\n", i, strings.Repeat("x", 40)); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%100 == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		f.Close()
+	}()
+	return wg.Wait
+}
+
+// checkAll fails unless every numbered line was seen at least once, and
+// returns the number of duplicates.
+func checkAll(t *testing.T, h *harness, n int) int {
+	t.Helper()
+	seen := map[string]int{}
+	for _, l := range h.lines {
+		seen[strings.Fields(string(l.Bytes))[0]]++
+	}
+	if m := missing(seen, "line", n); len(m) > 0 {
+		t.Fatalf("%d of %d lines lost, first %s", len(m), n, m[0])
+	}
+	return len(h.lines) - n
+}
+
+func seenAll(h *harness, n int) func() bool {
+	return func() bool {
+		if len(h.lines) < n {
+			return false
+		}
+		seen := map[string]bool{}
+		for _, l := range h.lines {
+			seen[strings.Fields(string(l.Bytes))[0]] = true
+		}
+		return len(seen) >= n
+	}
+}
+
+func TestRotationUnderLoad(t *testing.T) {
+	const n, every = 20000, 3000
+	tests := []struct {
+		name    string
+		pattern string
+		rotate  func(t *testing.T, path string) func(int, *os.File) *os.File
+		noDups  bool
+	}{
+		{
+			// The rotated files are not matched: each is drained until
+			// rotate_wait expires.
+			name: "move-create", pattern: "app.log", noDups: true,
+			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
+				return func(gen int, f *os.File) *os.File {
+					f.Close()
+					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
+						t.Error(err)
+					}
+					// Give the tail one poll to see the new file under the
+					// old name; otherwise a generation could pass unseen.
+					time.Sleep(20 * time.Millisecond)
+					return nil
+				}
+			},
+		},
+		{
+			// The rotated files are matched too, under new names.
+			name: "move-create matched", pattern: "app.log*", noDups: true,
+			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
+				return func(gen int, f *os.File) *os.File {
+					f.Close()
+					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
+						t.Error(err)
+					}
+					return nil
+				}
+			},
+		},
+		{
+			// logrotate's copytruncate: the writer keeps its O_APPEND file.
+			name: "copy-truncate", pattern: "app.log*",
+			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
+				return func(gen int, f *os.File) *os.File {
+					src, err := os.Open(path)
+					if err != nil {
+						t.Error(err)
+						return f
+					}
+					dst, err := os.Create(fmt.Sprintf("%s.%d", path, gen))
+					if err != nil {
+						t.Error(err)
+						return f
+					}
+					if _, err := io.Copy(dst, src); err != nil {
+						t.Error(err)
+					}
+					src.Close()
+					dst.Close()
+					if err := f.Truncate(0); err != nil {
+						t.Error(err)
+					}
+					return f
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "app.log")
+			writeFile(t, p, "")
+			cfg := fastConfig(filepath.Join(dir, tt.pattern))
+			cfg.RotateWait = 300 * time.Millisecond
+			h := newHarness(t, cfg, nil)
+			h.poll()
+			wait := writer(t, p, n, every, tt.rotate(t, p))
+			h.until("every line", seenAll(h, n))
+			wait()
+			// Let rotations and rescans settle, then count.
+			deadline := time.Now().Add(cfg.RotateWait + 2*cfg.RefreshInterval)
+			for time.Now().Before(deadline) {
+				h.poll()
+			}
+			dups := checkAll(t, h, n)
+			t.Logf("%d lines, %d duplicates, stats %+v", len(h.lines), dups, h.tail.Stats())
+			if tt.noDups && dups != 0 {
+				t.Errorf("%d duplicates", dups)
+			}
+		})
+	}
+}
+
+// TestSameFirstBytes is the Collector bug: two different files whose first
+// 1,000 bytes are equal (Debian's messages and syslog) must both be read,
+// also across a restart.
+func TestSameFirstBytes(t *testing.T) {
+	dir := t.TempDir()
+	header := strings.Repeat("Nov 29 21:00:00 host kernel: boot message\n", 30) // > 1,000 bytes
+	writeFile(t, filepath.Join(dir, "messages"), header+"messages-1\n")
+	cfg := fastConfig(filepath.Join(dir, "*"))
+	h := newHarness(t, cfg, nil)
+	h.until("messages", func() bool { return h.count()["messages-1"] == 1 })
+	// syslog appears later, with the same first bytes.
+	writeFile(t, filepath.Join(dir, "syslog"), header+"syslog-1\n")
+	h.until("syslog", func() bool { return h.count()["syslog-1"] == 1 })
+	if c := h.count(); c["Nov 29 21:00:00 host kernel: boot message"] != 60 {
+		t.Fatalf("header lines seen %d times, want 60", c["Nov 29 21:00:00 host kernel: boot message"])
+	}
+	cp := h.tail.Checkpoint()
+	if len(cp.Files) != 2 {
+		t.Fatalf("checkpoint tracks %d files", len(cp.Files))
+	}
+	h.tail.Close()
+
+	// Restart: each file resumes from its own entry.
+	appendFile(t, filepath.Join(dir, "messages"), "messages-2\n")
+	appendFile(t, filepath.Join(dir, "syslog"), "syslog-2\n")
+	h2 := newHarness(t, cfg, cp)
+	h2.until("both", func() bool { return len(h2.lines) >= 2 })
+	h2.poll()
+	c := h2.count()
+	if len(h2.lines) != 2 || c["messages-2"] != 1 || c["syslog-2"] != 1 {
+		t.Fatalf("after restart: %q", h2.text())
+	}
+	for _, l := range h2.lines {
+		if want := strings.TrimSuffix(string(l.Bytes), "-2"); l.File.Name != want {
+			t.Errorf("line %q attributed to %s", l.Bytes, l.File.Name)
+		}
+	}
+}
+
+// TestDeletedWhileReading deletes a file that is half read: the open
+// descriptor is read to the end.
+func TestDeletedWhileReading(t *testing.T) {
+	const n = 50000
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.log")
+	writeFile(t, p, numbered("line", 0, n))
+	cfg := fastConfig(p)
+	cfg.MaxBatchBytes = 32 << 10 // many polls
+	h := newHarness(t, cfg, nil)
+	h.poll()
+	if len(h.lines) == 0 || len(h.lines) >= n {
+		t.Fatalf("first poll read %d lines", len(h.lines))
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the rest of the deleted file", func() bool { return len(h.lines) >= n })
+	h.until("the file to be closed", func() bool { return h.tail.Stats().Files == 0 })
+	if m := missing(h.count(), "line", n); len(m) > 0 || len(h.lines) != n {
+		t.Fatalf("%d lines, %d missing", len(h.lines), len(m))
+	}
+	if got := len(h.tail.Checkpoint().Files); got != 0 {
+		t.Errorf("checkpoint still tracks %d files", got)
+	}
+}
+
+// TestCopyTruncateWhileStopped: the file was copied and truncated while no
+// tail ran. The copy (new inode, same first bytes) resumes at the saved
+// offset; the truncated original is read from its start.
+func TestCopyTruncateWhileStopped(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	writeFile(t, p, numbered("line", 0, 100))
+	cfg := fastConfig(filepath.Join(dir, "app.log*"))
+	cfg.ReadFromHead = false
+	h := newHarness(t, cfg, nil)
+	h.poll()
+	appendFile(t, p, numbered("line", 100, 200))
+	h.until("lines 100-199", func() bool { return len(h.lines) == 100 })
+	cp := h.tail.Checkpoint()
+	h.tail.Close()
+
+	appendFile(t, p, numbered("line", 200, 300)) // unread when stopped
+	data, _ := os.ReadFile(p)
+	writeFile(t, p+".1", string(data))
+	writeFile(t, p, numbered("line", 300, 310)) // truncated, new content
+
+	h2 := newHarness(t, cfg, cp)
+	h2.until("lines 200-309", func() bool { return len(h2.lines) >= 110 })
+	h2.poll()
+	c := h2.count()
+	if len(h2.lines) != 110 || len(missing(c, "line", 310)) != 200 {
+		t.Fatalf("after restart read %d lines: %q…", len(h2.lines), h2.text()[:3])
+	}
+	_ = checkpoint.Protobuf
+}

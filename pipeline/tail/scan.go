@@ -1,0 +1,356 @@
+package tail
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+)
+
+// openFile is os.Open; tests replace it to simulate unreadable files when
+// running as root, where permissions do not stop a read.
+var openFile = os.Open
+
+// A candidate is a file found by a scan and not yet open.
+type candidate struct {
+	path string
+	id   fileID
+}
+
+// scan expands the patterns, opens new files and marks open files that no
+// pattern reaches any more as rotated.
+func (t *Tail) scan(now time.Time) {
+	first := !t.scanned
+	t.scanned = true
+	t.nextScan = now.Add(t.cfg.RefreshInterval)
+
+	seen := map[fileID]bool{}
+	var cands []candidate
+	for _, path := range t.match() {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.openError(path, err)
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		id := idOf(fi, path)
+		if seen[id] {
+			continue // the same file under two names, say a symlink
+		}
+		seen[id] = true
+		if r := t.byID[id]; r != nil {
+			r.path = path
+			r.rotatedAt = time.Time{} // moved, but still matched: keep reading
+			continue
+		}
+		cands = append(cands, candidate{path, id})
+	}
+	for _, r := range t.readers {
+		if !seen[r.id] && r.rotatedAt.IsZero() {
+			t.rotated(r, now)
+		}
+	}
+	t.retired = slices.DeleteFunc(t.retired, func(e retired) bool { return now.After(e.until) })
+	t.openAll(cands, first)
+	if first {
+		t.known = nil // entries with no file now are dropped
+	}
+}
+
+// match returns the paths matching the patterns and not excluded, sorted.
+func (t *Tail) match() []string {
+	var paths []string
+	for _, p := range t.cfg.Paths {
+		m, _ := filepath.Glob(p) // patterns were checked by New
+		paths = append(paths, m...)
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	return slices.DeleteFunc(paths, func(p string) bool {
+		for _, x := range t.cfg.ExcludePaths {
+			if ok, _ := filepath.Match(x, p); ok {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// checkPaths is the cheap check run between scans: a file whose path now
+// names another file (or nothing) was rotated, and the new file at the path
+// is opened at once rather than at the next scan.
+func (t *Tail) checkPaths(now time.Time) {
+	var cands []candidate
+	for _, r := range t.readers {
+		if !r.rotatedAt.IsZero() {
+			continue
+		}
+		fi, err := os.Stat(r.path)
+		if err != nil {
+			t.rotated(r, now)
+			continue
+		}
+		id := idOf(fi, r.path)
+		if id == r.id {
+			continue
+		}
+		t.rotated(r, now)
+		if fi.Mode().IsRegular() && t.byID[id] == nil && !slices.ContainsFunc(cands, func(c candidate) bool { return c.id == id }) {
+			cands = append(cands, candidate{r.path, id})
+		}
+	}
+	t.openAll(cands, false)
+}
+
+func (t *Tail) rotated(r *reader, now time.Time) {
+	r.rotatedAt = now
+	t.stats.rotations.Add(1)
+}
+
+// rotateWaitExpired reports whether a rotated file is due to be closed; a
+// scan first makes sure that no pattern still reaches it under a new name.
+func (t *Tail) rotateWaitExpired(now time.Time) bool {
+	for _, r := range t.readers {
+		if !r.rotatedAt.IsZero() && now.Sub(r.rotatedAt) >= t.cfg.RotateWait {
+			return true
+		}
+	}
+	return false
+}
+
+// closeRotated closes rotated files that were read to their end and whose
+// rotate wait is over. Their last unfinished line is emitted: nothing more
+// will be written to it.
+func (t *Tail) closeRotated(now time.Time) {
+	t.readers = slices.DeleteFunc(t.readers, func(r *reader) bool {
+		if r.rotatedAt.IsZero() || !r.eof {
+			return false
+		}
+		if !t.cfg.ExitOnEOF && now.Sub(r.rotatedAt) < t.cfg.RotateWait {
+			return false
+		}
+		t.flushPartial(r)
+		r.file.Close()
+		delete(t.byID, r.id)
+		return true
+	})
+}
+
+// An opened file waiting to be given a state.
+type opened struct {
+	candidate
+	file *os.File
+	head []byte // the first FingerprintSize bytes, or fewer
+	size int64
+}
+
+// openAll opens the candidates and decides where each starts: from the
+// checkpoint, from a copy of an open file, from its start or its end.
+func (t *Tail) openAll(cands []candidate, first bool) {
+	var files []*opened
+	for _, c := range cands {
+		o, err := t.open(c)
+		if err != nil {
+			t.openError(c.path, err)
+			continue
+		}
+		delete(t.failed, c.path)
+		files = append(files, o)
+	}
+	if len(files) == 0 {
+		return
+	}
+
+	// Checkpoint entries are matched by identity and fingerprint first, so
+	// that two files with the same first bytes each get their own entry,
+	// then by fingerprint alone: a file copied (copy-truncate) while we were
+	// not running is the file we were reading, under a new inode.
+	state := make([]*checkpoint.File, len(files))
+	sameIDChanged := make([]bool, len(files))
+	for i, o := range files {
+		for k := range t.known {
+			e := t.known[k]
+			if (fileID{e.Dev, e.Inode}) != o.id {
+				continue
+			}
+			if hasPrefix(o.head, e.Fingerprint) {
+				state[i] = &e
+				t.known = slices.Delete(t.known, k, k+1)
+			} else {
+				sameIDChanged[i] = true
+			}
+			break
+		}
+	}
+	for i, o := range files {
+		if state[i] != nil {
+			continue
+		}
+		for k := range t.known {
+			if hasPrefix(o.head, t.known[k].Fingerprint) {
+				e := t.known[k]
+				state[i] = &e
+				t.known = slices.Delete(t.known, k, k+1)
+				break
+			}
+		}
+	}
+
+	for i, o := range files {
+		r := t.newReader(o)
+		switch {
+		case state[i] != nil:
+			t.resume(r, state[i])
+			t.stats.resumed.Add(1)
+		case t.takeOverCopy(r, o):
+		case first && !t.cfg.ReadFromHead && !sameIDChanged[i]:
+			r.offset, r.lineStart = o.size, o.size
+		}
+		t.readers = append(t.readers, r)
+		t.byID[r.id] = r
+	}
+}
+
+func (t *Tail) open(c candidate) (*opened, error) {
+	f, err := openFile(c.path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.New("not a regular file")
+	}
+	// The path may have changed since it was listed: trust the open file.
+	o := &opened{candidate: candidate{c.path, idOf(fi, c.path)}, file: f, size: fi.Size()}
+	if t.byID[o.id] != nil {
+		f.Close()
+		return nil, errors.New("already open")
+	}
+	head := make([]byte, min(int64(t.cfg.FingerprintSize), o.size))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		f.Close()
+		return nil, err
+	}
+	o.head = head[:n]
+	return o, nil
+}
+
+func (t *Tail) newReader(o *opened) *reader {
+	info := &File{Path: o.path, Name: filepath.Base(o.path)}
+	for _, a := range t.cfg.Attributes {
+		var v string
+		switch a {
+		case checkpoint.AttrFileName:
+			v = info.Name
+		case checkpoint.AttrFilePath:
+			v = o.path
+		case checkpoint.AttrFileNameResolved, checkpoint.AttrFilePathResolved:
+			v = o.path
+			if p, err := filepath.EvalSymlinks(o.path); err == nil {
+				v = p
+			}
+			if abs, err := filepath.Abs(v); err == nil {
+				v = abs
+			}
+			if a == checkpoint.AttrFileNameResolved {
+				v = filepath.Base(v)
+			}
+		}
+		info.Attributes = append(info.Attributes, checkpoint.Attr{Key: a, Value: v})
+	}
+	return &reader{file: o.file, info: info, path: o.path, id: o.id, fp: o.head}
+}
+
+// resume continues a file from its checkpoint entry.
+func (t *Tail) resume(r *reader, e *checkpoint.File) {
+	r.offset = e.Offset
+	r.recordNum = e.RecordNum
+	r.partial = append([]byte(nil), e.Partial...)
+	r.partialSince = e.PartialSince
+	r.skipping = e.Skipping
+	r.lineStart = e.Offset - int64(len(e.Partial))
+}
+
+// A retired state is where reading of a file's old content stopped when
+// the file was truncated.
+type retired struct {
+	fp, last          []byte
+	offset, recordNum int64
+	until             time.Time
+}
+
+// takeOverCopy handles copy-truncate. A new file that begins with the
+// fingerprint of a file whose content was truncated (now, or a moment ago),
+// and holds the same bytes just before where that content had been read
+// to, is its copy: reading continues in it from there. (A new file that
+// merely starts the same way, like Debian's messages and syslog, is read in
+// full.)
+func (t *Tail) takeOverCopy(r *reader, o *opened) bool {
+	for _, old := range t.readers {
+		if !t.isCopy(o, old.fp, old.last, old.offset) {
+			continue
+		}
+		fi, err := old.file.Stat()
+		if err != nil || (fi.Size() >= old.offset && t.sameStart(old)) {
+			continue // still intact: a different file
+		}
+		r.offset, r.lineStart, r.recordNum = old.offset, old.lineStart, old.recordNum
+		r.partial, old.partial = old.partial, nil
+		r.partialSince, r.skipping, r.last = old.partialSince, old.skipping, old.last
+		t.stats.truncations.Add(1)
+		old.offset, old.lineStart, old.recordNum = 0, 0, 0
+		old.partialSince, old.skipping, old.fp, old.last = time.Time{}, false, nil, nil
+		return true
+	}
+	for i, e := range t.retired {
+		if t.isCopy(o, e.fp, e.last, e.offset) {
+			r.offset, r.lineStart, r.recordNum, r.last = e.offset, e.offset, e.recordNum, e.last
+			t.retired = slices.Delete(t.retired, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// isCopy reports whether the opened file o starts with fp and holds last
+// just before offset.
+func (t *Tail) isCopy(o *opened, fp, last []byte, offset int64) bool {
+	if len(fp) == 0 || !hasPrefix(o.head, fp) || o.size < offset {
+		return false
+	}
+	buf := make([]byte, len(last))
+	n, err := o.file.ReadAt(buf, offset-int64(len(last)))
+	return (err == nil || errors.Is(err, io.EOF)) && bytes.Equal(buf[:n], last)
+}
+
+// hasPrefix reports whether head, a file's first bytes, starts with the
+// fingerprint fp.
+func hasPrefix(head, fp []byte) bool {
+	return bytes.HasPrefix(head, fp)
+}
+
+func (t *Tail) openError(path string, err error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone between listing and opening: rotation, not a problem
+	}
+	t.stats.openErrors.Add(1)
+	if t.failed[path] == err.Error() {
+		return
+	}
+	t.failed[path] = err.Error()
+	t.cfg.Logger.Warn("tail: cannot open file", "path", path, "error", err)
+}

@@ -1,0 +1,352 @@
+// Package tail follows log files the way a log agent must: by identity, not
+// by name, through rotation and truncation, handing out lines in batches
+// whose progress is recorded only when the caller commits them.
+package tail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+)
+
+// Defaults for the zero values of Config. They match pipeline/config.
+const (
+	DefaultPollInterval    = 200 * time.Millisecond
+	DefaultRefreshInterval = 60 * time.Second
+	DefaultRotateWait      = 5 * time.Second
+	DefaultFlushTimeout    = 5 * time.Second
+	DefaultFingerprintSize = 1000
+	DefaultMaxLineSize     = 1 << 20
+	DefaultMaxBatchBytes   = 4 << 20
+)
+
+// DefaultAttributes are the attributes added to every line when
+// Config.Attributes is nil.
+var DefaultAttributes = []string{checkpoint.AttrFileName, checkpoint.AttrFilePath}
+
+// Config says which files to follow and how. Zero values mean the defaults.
+type Config struct {
+	Paths        []string // glob patterns (filepath.Match syntax)
+	ExcludePaths []string // patterns matched against the full path
+	// ReadFromHead reads files found by the first scan from their start;
+	// otherwise they are read from their end. Files found later, and files
+	// that are truncated, are always read from their start; files in the
+	// checkpoint resume where it says.
+	ReadFromHead    bool
+	PollInterval    time.Duration // how often files are read
+	RefreshInterval time.Duration // how often the patterns are expanded again
+	// RotateWait is how long a file that has left its path (rotated away or
+	// deleted) is still read before it is closed.
+	RotateWait time.Duration
+	// FlushTimeout is how long an unfinished last line is held, without the
+	// file growing, before it is emitted as a line.
+	FlushTimeout time.Duration
+	// FingerprintSize is how many leading bytes identify a file.
+	FingerprintSize int
+	// MaxLineSize bounds a line, without its newline. Longer lines are
+	// truncated to it (Line.Truncated), or dropped if SkipLongLines.
+	MaxLineSize   int
+	SkipLongLines bool
+	// ExitOnEOF makes Poll return io.EOF once every file has been read to
+	// its end.
+	ExitOnEOF bool
+	// MaxBatchBytes bounds the line bytes of one batch.
+	MaxBatchBytes int
+	// Attributes names the attributes added to each line: any of
+	// log.file.name, log.file.path, log.file.name_resolved and
+	// log.file.path_resolved. Nil means DefaultAttributes.
+	Attributes []string
+	// Logger receives reports of files that cannot be opened or read. Nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() error {
+	if len(c.Paths) == 0 {
+		return errors.New("tail: no paths")
+	}
+	for _, p := range append(append([]string(nil), c.Paths...), c.ExcludePaths...) {
+		if _, err := filepath.Match(p, ""); err != nil {
+			return fmt.Errorf("tail: pattern %q: %w", p, err)
+		}
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.PollInterval, DefaultPollInterval)
+	def(&c.RefreshInterval, DefaultRefreshInterval)
+	def(&c.RotateWait, DefaultRotateWait)
+	def(&c.FlushTimeout, DefaultFlushTimeout)
+	if c.FingerprintSize <= 0 {
+		c.FingerprintSize = DefaultFingerprintSize
+	}
+	if c.MaxLineSize <= 0 {
+		c.MaxLineSize = DefaultMaxLineSize
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if c.Attributes == nil {
+		c.Attributes = DefaultAttributes
+	}
+	for _, a := range c.Attributes {
+		switch a {
+		case checkpoint.AttrFileName, checkpoint.AttrFilePath,
+			checkpoint.AttrFileNameResolved, checkpoint.AttrFilePathResolved:
+		default:
+			return fmt.Errorf("tail: unknown attribute %q", a)
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// File describes where lines come from. It is shared by all lines of one
+// tracked file and must not be modified.
+type File struct {
+	Path       string // as matched by the pattern when the file was opened
+	Name       string // the last element of Path
+	Attributes []checkpoint.Attr
+}
+
+// A Line is one line of a file, without its "\n" or "\r\n".
+type Line struct {
+	File      *File
+	Bytes     []byte // valid until the next Poll
+	Offset    int64  // of the line's first byte in the file
+	RecordNum int64  // 1 for the first line read from the file
+	Truncated bool   // longer than MaxLineSize, cut to it
+}
+
+// A Batch is what one poll cycle read.
+type Batch struct {
+	Lines []Line
+	// Cursor is the state of every file after these lines. Pass it to
+	// Commit once the lines are safely delivered.
+	Cursor Cursor
+}
+
+// A Cursor is the read state after one batch.
+type Cursor struct {
+	seq   uint64
+	files []checkpoint.File
+}
+
+// Stats counts what the tail did. All fields only grow, except Files.
+type Stats struct {
+	Files            int   // files open now
+	Lines, Bytes     int64 // emitted
+	TruncatedLines   int64 // over MaxLineSize, emitted cut
+	SkippedLines     int64 // over MaxLineSize, dropped
+	Rotations        int64 // files that left their path
+	Truncations      int64 // files that shrank or were rewritten
+	OpenErrors       int64
+	ReadErrors       int64
+	CheckpointResume int64 // files resumed from the checkpoint
+}
+
+// Tail follows the files matched by a Config. Poll must be called from one
+// goroutine; Commit, Checkpoint and Stats may be called from any.
+type Tail struct {
+	cfg Config
+
+	readers []*reader
+	byID    map[fileID]*reader
+	known   []checkpoint.File // checkpoint entries not yet matched to a file
+	retired []retired         // recently truncated content, for copy-truncate
+	failed  map[string]string // path → last open error, to report it once
+
+	scanned   bool
+	nextScan  time.Time
+	lastCycle time.Time
+	more      bool // the last cycle stopped at MaxBatchBytes
+	done      bool
+	rr        int // reader to start with, for fairness under MaxBatchBytes
+
+	rbuf  []byte // read buffer
+	arena []byte // the bytes of the current batch's lines
+	batch Batch
+	seq   uint64
+
+	mu        sync.Mutex
+	committed []checkpoint.File
+	commitSeq uint64
+
+	stats struct {
+		lines, bytes, truncated, skipped, rotations, truncations,
+		openErrors, readErrors, resumed atomic.Int64
+		files atomic.Int32
+	}
+}
+
+// New returns a Tail for cfg that resumes from cp (which may be nil). The
+// files of cp are matched to files on disk by the first Poll.
+func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	t := &Tail{
+		cfg:    cfg,
+		byID:   map[fileID]*reader{},
+		failed: map[string]string{},
+		rbuf:   make([]byte, 256<<10),
+	}
+	if cp != nil {
+		t.known = slices.Clone(cp.Files) // matching deletes from it
+		t.committed = cp.Files
+	}
+	return t, nil
+}
+
+// Poll runs one poll cycle and returns the lines it read. It waits for the
+// poll interval since the previous cycle unless that cycle left data
+// unread. The batch and its lines are valid until the next call. With
+// ExitOnEOF, once a cycle finds nothing left, the next call returns io.EOF.
+func (t *Tail) Poll(ctx context.Context) (*Batch, error) {
+	if t.done {
+		return nil, io.EOF
+	}
+	if !t.lastCycle.IsZero() && !t.more {
+		wait := time.Until(t.lastCycle.Add(t.cfg.PollInterval))
+		if wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return nil, ctx.Err()
+			case <-timer.C:
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	t.lastCycle = now
+	t.cycle(now)
+	if t.cfg.ExitOnEOF && len(t.batch.Lines) == 0 && !t.more && t.allRead() {
+		t.done = true
+	}
+	return &t.batch, nil
+}
+
+// Commit records that the lines of the batch with cursor c, and of every
+// batch before it, were delivered. Only committed state reaches
+// Checkpoint, so a checkpoint never covers a line that was not delivered.
+func (t *Tail) Commit(c Cursor) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.seq > t.commitSeq {
+		t.commitSeq = c.seq
+		t.committed = c.files
+	}
+}
+
+// Checkpoint returns the state as of the last Commit (or the checkpoint
+// given to New, before any). It must not be modified.
+func (t *Tail) Checkpoint() *checkpoint.Checkpoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &checkpoint.Checkpoint{Files: t.committed}
+}
+
+// Stats returns the counters.
+func (t *Tail) Stats() Stats {
+	s := &t.stats
+	return Stats{
+		Files:            int(s.files.Load()),
+		Lines:            s.lines.Load(),
+		Bytes:            s.bytes.Load(),
+		TruncatedLines:   s.truncated.Load(),
+		SkippedLines:     s.skipped.Load(),
+		Rotations:        s.rotations.Load(),
+		Truncations:      s.truncations.Load(),
+		OpenErrors:       s.openErrors.Load(),
+		ReadErrors:       s.readErrors.Load(),
+		CheckpointResume: s.resumed.Load(),
+	}
+}
+
+// Close closes every file. Unfinished lines stay in the committed
+// checkpoint and are read again by the next run.
+func (t *Tail) Close() error {
+	var errs []error
+	for _, r := range t.readers {
+		errs = append(errs, r.file.Close())
+	}
+	t.readers = nil
+	t.byID = map[fileID]*reader{}
+	t.stats.files.Store(0)
+	return errors.Join(errs...)
+}
+
+// cycle scans if due, reads every file and fills t.batch.
+func (t *Tail) cycle(now time.Time) {
+	t.batch.Lines = t.batch.Lines[:0]
+	t.arena = t.arena[:0]
+	if !t.scanned || !now.Before(t.nextScan) || t.rotateWaitExpired(now) {
+		t.scan(now)
+	} else {
+		t.checkPaths(now)
+	}
+	t.more = false
+	n := len(t.readers)
+	for i := range n {
+		r := t.readers[(t.rr+i)%n]
+		if t.read(r, now) {
+			t.more = true
+			break
+		}
+	}
+	if n > 0 {
+		t.rr = (t.rr + 1) % n
+	}
+	t.closeRotated(now)
+	t.stats.files.Store(int32(len(t.readers)))
+	t.seq++
+	t.batch.Cursor = Cursor{seq: t.seq, files: t.snapshot()}
+}
+
+// allRead reports whether every file has been read to its end.
+func (t *Tail) allRead() bool {
+	for _, r := range t.readers {
+		if !r.eof || len(r.partial) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Tail) snapshot() []checkpoint.File {
+	files := make([]checkpoint.File, len(t.readers))
+	for i, r := range t.readers {
+		files[i] = checkpoint.File{
+			Fingerprint:  r.fp,
+			Offset:       r.offset,
+			RecordNum:    r.recordNum,
+			Path:         r.path,
+			Dev:          r.id.dev,
+			Inode:        r.id.ino,
+			Attributes:   r.info.Attributes,
+			Skipping:     r.skipping,
+			PartialSince: r.partialSince,
+		}
+		if len(r.partial) > 0 {
+			files[i].Partial = append([]byte(nil), r.partial...)
+		}
+	}
+	return files
+}
