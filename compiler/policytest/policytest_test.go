@@ -1,0 +1,110 @@
+package policytest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+)
+
+// fixed is a backend that does the same thing to every record, so that the
+// harness itself can be tested without a compiler.
+type fixed struct {
+	name string
+	out  Outcome
+	set  string // a key set to true when kept
+}
+
+func (b fixed) Name() string { return b.name }
+func (b fixed) Load(*policy.File, *check.Info, Config) (Runner, error) {
+	return b, nil
+}
+func (b fixed) Run(rec *record.Record) Outcome {
+	if b.set != "" && b.out.Fault == "" {
+		rec.Set(record.NewPath(b.set), record.BoolValue(true))
+	}
+	return b.out
+}
+
+const src = `policy "p"
+test "kept" {
+  input  {"a": 1, "b": [1.5, "x"], "c": {"d": null}}
+  tag    "t"
+  expect {"c": {"d": null}, "b": [1.5, "x"], "a": 1, "seen": true}
+}
+test "dropped" {
+  input  {}
+  expect dropped
+}
+test "faulted" {
+  input  {"x": 2}
+  expect fault
+}
+`
+
+func load(t *testing.T) (*policy.File, *check.Info) {
+	f, errs := policy.ParseFile("p.policy", []byte(src))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	info, _ := check.Check(f)
+	return f, info
+}
+
+func TestRunFile(t *testing.T) {
+	f, info := load(t)
+	keep := fixed{name: "keep", set: "seen"}
+	drop := fixed{name: "drop", out: Outcome{Action: Drop}}
+	fault := fixed{name: "fault", out: Outcome{Fault: "type_mismatch"}}
+	tests := []struct {
+		backends []Backend
+		passed   []bool // kept, dropped, faulted
+	}{
+		{[]Backend{keep}, []bool{true, false, false}},
+		{[]Backend{drop}, []bool{false, true, false}},
+		{[]Backend{fault}, []bool{false, false, true}},
+		{[]Backend{fault, fixed{name: "fault2", out: Outcome{Fault: "division_by_zero"}}}, []bool{false, false, false}},
+	}
+	for _, tt := range tests {
+		res := RunFile(f, info, tt.backends)
+		if len(res) != 3 {
+			t.Fatalf("got %d results", len(res))
+		}
+		for i, r := range res {
+			if r.Passed() != tt.passed[i] {
+				t.Errorf("%s with %s: passed = %v, want %v: %v", r.Name(), tt.backends[0].Name(), r.Passed(), tt.passed[i], r.Failures)
+			}
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	want := map[string]any{"a": int64(1), "b": map[string]any{"c": "x"}, "gone": true}
+	got := map[string]any{"a": 1.0, "b": map[string]any{"c": "y"}, "new": nil}
+	d := Diff(want, got)
+	for _, s := range []string{".a: want 1 (int), got 1.0 (float)", `.b.c: want "x" (string), got "y" (string)`, ".gone: missing", ".new: unexpected null"} {
+		if !strings.Contains(d, s) {
+			t.Errorf("diff lacks %q:\n%s", s, d)
+		}
+	}
+	if Equal(want, got) || !Equal(want, map[string]any{"gone": true, "b": map[string]any{"c": "x"}, "a": int64(1)}) {
+		t.Error("Equal is wrong")
+	}
+}
+
+func TestNewInput(t *testing.T) {
+	f, _ := load(t)
+	a := record.NewArena()
+	rec, err := NewInput(f.Tests[0], a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rec.AppendJSON(nil)); got != `{"a":1,"b":[1.5,"x"],"c":{"d":null}}` {
+		t.Errorf("input = %s", got)
+	}
+	if string(rec.Tag()) != "t" || rec.Time() != TestNow.UnixNano() || rec.Edited() {
+		t.Errorf("tag %q time %d edited %v", rec.Tag(), rec.Time(), rec.Edited())
+	}
+}

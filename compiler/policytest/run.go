@@ -1,0 +1,169 @@
+package policytest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+)
+
+// Result is the result of one test block over every backend.
+type Result struct {
+	File string       // the policy file
+	Test *policy.Test // the test block
+	// Failures holds one readable message (with a diff) per problem: a
+	// backend that missed the expectation, or two backends that disagree.
+	// A test passed when it is empty.
+	Failures []string
+}
+
+// Passed reports whether the test passed on every backend.
+func (r Result) Passed() bool { return len(r.Failures) == 0 }
+
+// Name is the test's name.
+func (r Result) Name() string { return r.Test.Name }
+
+// RunFile runs every test block of f (parsed, and checked without errors
+// into info) on every backend, in the order given, and returns one Result
+// per test in source order.
+func RunFile(f *policy.File, info *check.Info, backends []Backend) []Result {
+	runners := make([]Runner, len(backends))
+	loadErr := make([]error, len(backends))
+	for i, b := range backends {
+		runners[i], loadErr[i] = b.Load(f, info, Config{Now: TestNow})
+	}
+	var out []Result
+	for _, t := range f.Tests {
+		if t == nil {
+			continue
+		}
+		res := Result{File: f.Filename, Test: t}
+		runs := make([]run, 0, len(backends))
+		for i, b := range backends {
+			if loadErr[i] != nil {
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] cannot load the policy: %v", b.Name(), loadErr[i]))
+				continue
+			}
+			r, err := runOne(runners[i], t)
+			if err != nil {
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %v", b.Name(), err))
+				continue
+			}
+			r.backend = b.Name()
+			if msg := r.meets(t); msg != "" {
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %s", b.Name(), msg))
+			}
+			runs = append(runs, r)
+		}
+		for _, r := range runs[min(1, len(runs)):] {
+			if msg := agree(runs[0], r); msg != "" {
+				res.Failures = append(res.Failures, msg)
+			}
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// run is what one backend did with one test input.
+type run struct {
+	backend string
+	out     Outcome
+	input   any // the input record as JSON values
+	got     any // the record after the run, as JSON values
+}
+
+// NewInput builds the input record of test t in arena a: the literal's
+// keys in source order, tag from the test (or none), time TestNow.
+func NewInput(t *policy.Test, a *record.Arena) (*record.Record, error) {
+	if t.Input == nil {
+		return nil, fmt.Errorf("test %q has no input", t.Name)
+	}
+	b, err := appendLitJSON(nil, t.Input)
+	if err != nil {
+		return nil, fmt.Errorf("test %q: input: %v", t.Name, err)
+	}
+	rec, err := a.DecodeJSON(b, record.Owned)
+	if err != nil {
+		return nil, fmt.Errorf("test %q: input: %v", t.Name, err)
+	}
+	if t.Tag != nil {
+		rec.SetTag([]byte(t.Tag.Str))
+	}
+	rec.SetTime(TestNow.UnixNano())
+	rec.Commit()
+	return rec, nil
+}
+
+func runOne(rn Runner, t *policy.Test) (r run, err error) {
+	a := record.NewArena()
+	rec, err := NewInput(t, a)
+	if err != nil {
+		return r, err
+	}
+	r.input = normalize(rec.ToGo())
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	r.out = rn.Run(rec)
+	if r.out.Err != nil {
+		return r, r.out.Err
+	}
+	r.got = normalize(rec.ToGo())
+	return r, nil
+}
+
+// meets checks r against the test's expectation and explains a miss.
+func (r run) meets(t *policy.Test) string {
+	switch t.Expect {
+	case policy.ExpectDropped:
+		if r.out.Action != Drop {
+			return fmt.Sprintf("want the record dropped, got %s%s", r.out, recordNote(r))
+		}
+	case policy.ExpectFault:
+		if r.out.Fault == "" {
+			return fmt.Sprintf("want a fault, got %s%s", r.out, recordNote(r))
+		}
+		if r.out.Action == Keep && !Equal(r.input, r.got) {
+			return "the record changed although the run faulted (" + r.out.Fault + ")\n" + Diff(r.input, r.got)
+		}
+	case policy.ExpectRecord:
+		want, err := LitValue(t.Want)
+		if err != nil {
+			return "bad expected record: " + err.Error()
+		}
+		if r.out.Action != Keep || r.out.Fault != "" {
+			return fmt.Sprintf("want %s, got %s", JSON(want), r.out)
+		}
+		if !Equal(want, r.got) {
+			return "the record differs from the expectation\n" + Diff(want, r.got)
+		}
+	}
+	return ""
+}
+
+func recordNote(r run) string {
+	if r.out.Action == Keep {
+		return ": " + JSON(r.got)
+	}
+	return ""
+}
+
+// agree compares the runs of two backends over the same input.
+func agree(a, b run) string {
+	head := fmt.Sprintf("backends disagree: [%s] %s, [%s] %s", a.backend, a.out, b.backend, b.out)
+	if a.out.Action != b.out.Action || a.out.Fault != b.out.Fault {
+		return head
+	}
+	if a.out.Action == Keep && !Equal(a.got, b.got) {
+		var s strings.Builder
+		s.WriteString(fmt.Sprintf("backends disagree on the record: want is [%s], got is [%s]\n", a.backend, b.backend))
+		s.WriteString(Diff(a.got, b.got))
+		return s.String()
+	}
+	return ""
+}
