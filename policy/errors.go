@@ -23,7 +23,7 @@ const (
 	CodeUnclosed           = "E0011" // a '{', '(' or '[' never closed
 	CodeAssignOp           = "E0012" // set or let without '=' (== where = was meant)
 	CodeDropIf             = "E0013" // drop if C / stop if C instead of drop when C
-	CodeExpectedPath       = "E0014" // set, remove, rename or lift of something that is not a path
+	CodeExpectedPath       = "E0014" // set, remove, rename or lift of a bare name (a path starts with a dot)
 	CodeUnknownMeta        = "E0015" // %name other than %tag and %time
 	CodeMapKey             = "E0016" // a map literal key that is not a quoted string
 	CodeInList             = "E0017" // in not followed by a list literal
@@ -56,7 +56,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeUnclosed, "unclosed '{', '(' or '['"},
 	{CodeAssignOp, "set and let assign with = (or ?= for set); == compares"},
 	{CodeDropIf, "drop and stop take a condition with when, not if"},
-	{CodeExpectedPath, "set, remove, rename and lift need a record path such as .a.b"},
+	{CodeExpectedPath, "set, remove, rename and lift need a record path such as .a.b, not a bare name"},
 	{CodeUnknownMeta, "unknown metadata: there are %tag and %time"},
 	{CodeMapKey, `map literal keys are quoted strings: {"key": value}`},
 	{CodeInList, "in needs a list literal on its right: x in [a, b]"},

@@ -53,34 +53,16 @@ func (p *parser) parseStmt() Stmt {
 	return &BadStmt{From: from, To: p.prevEnd()}
 }
 
-// isPath reports whether x is a record path (.a.b[0]) or metadata.
-func isPath(x Expr) bool {
-	for {
-		switch e := x.(type) {
-		case *RootExpr, *MetaExpr:
-			return true
-		case *FieldExpr:
-			x = e.X
-		case *IndexExpr:
-			x = e.X
-		default:
-			return false
-		}
-	}
-}
-
-// parsePath parses the operand of set, remove, rename or lift and checks
-// that it is a path.
+// parsePath parses the operand of set, remove, rename or lift. A bare name
+// there is a syntax error: it reads like a field without its dot. Other
+// expressions that are not record paths (m["k"] on a local, a call, a
+// literal) are left to the checker, which knows what they are.
 func (p *parser) parsePath(stmt string) Expr {
 	x := p.parsePostfix()
-	if _, bad := x.(*BadExpr); bad || isPath(x) {
-		return x
-	}
-	hint := ""
 	if id, ok := x.(*Ident); ok {
-		hint = "a record path starts with a dot: ." + id.Name + "; locals are immutable"
+		p.errorAt(x.Pos(), x.End(), CodeExpectedPath, "a record path starts with a dot: ."+id.Name+"; locals are immutable",
+			"%s needs a record path such as .a.b, found the name %s", stmt, id.Name)
 	}
-	p.errorAt(x.Pos(), x.End(), CodeExpectedPath, hint, "%s needs a record path such as .a.b, found %s", stmt, exprKind(x))
 	return x
 }
 

@@ -276,6 +276,7 @@ func TestParseExpr(t *testing.T) {
 		{"a >= b", "(>= a b)"},
 		{"a != b", "(!= a b)"},
 		{`.x in ["a", "b"]`, `(in (field . x) [str:"a" str:"b"])`},
+		{`.x in ([1])`, `(in (field . x) (paren [int:1]))`},
 		{`.x in [1] && .y`, `(&& (in (field . x) [int:1]) (field . y))`},
 		{"a + %tag % 2", "(+ a (% %tag int:2))"},
 		{"a &&\n  b", "(&& a b)"},
