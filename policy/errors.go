@@ -38,6 +38,7 @@ const (
 	CodeExpectedString     = "E0026" // a string literal is needed (policy name, test name, tag, prefix)
 	CodeBadCall            = "E0027" // a call of something that is not a built-in function name
 	CodeUnexpectedStmt     = "E0028" // a statement keyword where none can start (else without if, stray })
+	CodeTooDeep            = "E0029" // expressions, types or blocks nested over 1000 deep
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -71,6 +72,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeExpectedString, "a string literal is needed here"},
 	{CodeBadCall, "only built-in functions can be called, by name"},
 	{CodeUnexpectedStmt, "this cannot start a statement here"},
+	{CodeTooDeep, "nesting deeper than 1000 levels (brackets, operators, types or blocks)"},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -63,7 +63,7 @@ func firstBadNode(f *File) Node {
 // it contains a multi-line raw string.
 type outLine struct {
 	indent    int
-	code      string
+	code      []byte
 	comment   string // a trailing comment, with its '#'
 	blank     bool   // an empty line
 	ownLineNl bool   // code is a comment on a line of its own
@@ -97,7 +97,7 @@ func (p *printer) openLine(indent int) {
 
 func (p *printer) closeLine() {
 	if p.cur != nil {
-		p.cur.code = strings.TrimRight(p.cur.code, " ")
+		p.cur.code = bytes.TrimRight(p.cur.code, " ")
 		p.cur = nil
 	}
 }
@@ -106,16 +106,16 @@ func (p *printer) text(s string) {
 	if p.cur == nil {
 		p.openLine(p.base + 1)
 	}
-	if p.cur.code == "" {
+	if len(p.cur.code) == 0 {
 		s = strings.TrimLeft(s, " ")
 	}
-	p.cur.code += s
+	p.cur.code = append(p.cur.code, s...)
 }
 
 // space writes a space unless the line is empty.
 func (p *printer) space() {
-	if p.cur != nil && p.cur.code != "" {
-		p.cur.code += " "
+	if p.cur != nil && len(p.cur.code) > 0 {
+		p.cur.code = append(p.cur.code, ' ')
 	}
 }
 
@@ -153,7 +153,7 @@ func (p *printer) ownLine(indent int) {
 		p.wantBlank = true
 	}
 	p.openLine(indent)
-	p.cur.code, p.cur.ownLineNl = strings.TrimRight(c.Text, " \t"), true
+	p.cur.code, p.cur.ownLineNl = []byte(strings.TrimRight(c.Text, " \t")), true
 	p.closeLine()
 	p.lastLine = c.Hash.Line
 }
@@ -178,7 +178,7 @@ func (p *printer) flushInline(pos Pos) {
 // after the comments before it.
 func (p *printer) breakBefore(pos Pos) {
 	p.flushInline(pos)
-	if p.cur != nil && p.cur.code != "" {
+	if p.cur != nil && len(p.cur.code) > 0 {
 		p.openLine(p.base + 1)
 	}
 }
@@ -229,7 +229,7 @@ func (p *printer) bytes() []byte {
 	rendered := make([]string, len(p.lines))
 	for i, l := range p.lines {
 		if !l.blank {
-			rendered[i] = strings.Repeat("  ", l.indent) + l.code
+			rendered[i] = strings.Repeat("  ", l.indent) + string(l.code)
 		}
 	}
 	for i := 0; i < len(p.lines); {

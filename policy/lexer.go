@@ -22,6 +22,7 @@ type ErrorHandler func(e *Error)
 // themselves, the newline after them does.
 type Scanner struct {
 	src []byte
+	str string // src as a string, so that token texts are slices of it
 	err ErrorHandler
 
 	ch        rune // current character, -1 at end of input
@@ -41,7 +42,7 @@ const bom = 0xFEFF
 
 // Init prepares s to scan src. Errors go to err, which may be nil.
 func (s *Scanner) Init(src []byte, err ErrorHandler) {
-	*s = Scanner{src: src, err: err, line: 1, prev: NEWLINE, prevEnd: -1}
+	*s = Scanner{src: src, str: string(src), err: err, line: 1, prev: NEWLINE, prevEnd: -1}
 	s.next()
 	if s.ch == bom {
 		s.next()
@@ -151,29 +152,29 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		if end > start && s.src[end-1] == '\r' {
 			end--
 		}
-		return pos, COMMENT, string(s.src[start:end])
+		return pos, COMMENT, s.str[start:end]
 	case isLetter(ch):
 		for isLetter(s.ch) || isDigit(s.ch) {
 			s.next()
 		}
-		lit = string(s.src[start:s.offset])
+		lit = s.str[start:s.offset]
 		tok = IDENT
 		if !afterDot {
 			tok = Lookup(lit)
 		}
 	case isDigit(ch):
 		tok = s.number()
-		lit = string(s.src[start:s.offset])
+		lit = s.str[start:s.offset]
 	case ch == '"':
 		s.string()
-		tok, lit = STRING, string(s.src[start:s.offset])
+		tok, lit = STRING, s.str[start:s.offset]
 	case ch == '`':
 		s.rawString()
-		tok, lit = RAWSTRING, string(s.src[start:s.offset])
+		tok, lit = RAWSTRING, s.str[start:s.offset]
 	default:
 		s.next()
 		tok = s.operator(ch, start)
-		lit = string(s.src[start:s.offset])
+		lit = s.str[start:s.offset]
 	}
 	s.insertNL = endsStatement(tok)
 	s.prev, s.prevEnd = tok, s.offset
@@ -397,7 +398,7 @@ func (s *Scanner) escape() {
 	s.next()
 	s.errorf(s.pos(start), s.pos(s.offset), CodeBadEscape,
 		`the escapes are \n \t \r \\ \" and \u{HEX}; for a regex, a raw string in backquotes needs no escapes`,
-		"invalid escape sequence %s", string(s.src[start:s.offset]))
+		"invalid escape sequence %s", s.str[start:s.offset])
 }
 
 func hexVal(ch rune) int {

@@ -43,7 +43,25 @@ type parser struct {
 	nlPos Pos
 	// exprLev > 0 inside (), [] and map literals, where newlines mean nothing.
 	exprLev int
+	nest    int // recursion depth, bounded by maxNest
 }
+
+// maxNest bounds the nesting of expressions, types and blocks, so that no
+// input can exhaust the stack of the parser or of the passes after it.
+const maxNest = 1000
+
+// enter counts one level of nesting; it reports false, after an error, when
+// the input is nested too deeply. Every enter is paired with a leave.
+func (p *parser) enter() bool {
+	p.nest++
+	if p.nest > maxNest {
+		p.errorHere(CodeTooDeep, "split the expression with let, or flatten the nesting", "nested too deeply: more than %d levels", maxNest)
+		return false
+	}
+	return true
+}
+
+func (p *parser) leave() { p.nest-- }
 
 func (p *parser) init(src []byte) {
 	var s Scanner
@@ -51,6 +69,7 @@ func (p *parser) init(src []byte) {
 		p.errors = append(p.errors, e)
 		p.errLines[e.Pos.Line] = true
 	})
+	p.toks = make([]token, 0, len(src)/4+16)
 	lastLine := 0
 	for {
 		pos, tok, lit := s.Scan()

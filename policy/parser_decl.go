@@ -120,6 +120,10 @@ func (p *parser) parseFieldDecl() *FieldDecl {
 
 // parseType parses a type, then its optional '?'.
 func (p *parser) parseType() TypeExpr {
+	defer p.leave()
+	if !p.enter() {
+		return &BadType{From: p.t.pos, To: p.t.pos}
+	}
 	var t TypeExpr
 	switch p.t.tok {
 	case IDENT:

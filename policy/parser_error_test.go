@@ -154,7 +154,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nschema {\n  a: integer\n}", "policy \"p\" on_fault x", "policy \"p\"\ntest \"t\" {\n}",
 		"policy \"p\"\nlet if = 1", "policy \"p\"\nset .a = 1 2", "policy \"p\"\nset .a =", "policy \"p\"\nfor v in .a {\n}",
 		"policy \"p\"\nschema {\n  a int\n}", "policy p", "policy \"p\"\nset .a = .b(1)", "policy \"p\"\nelse {\n}",
-		"policy \"p\"\nrename .a .b",
+		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
 	} {
 		_, errs := ParseFile("x", []byte(src))
 		for _, e := range errs {
@@ -245,5 +245,35 @@ func TestErrorListFormat(t *testing.T) {
 	}
 	if ErrorList(nil).Err() != nil || errs.Err() == nil {
 		t.Errorf("Err() must be nil exactly when the list is empty")
+	}
+}
+
+// Deep nesting is an error, not a stack overflow.
+func TestParseTooDeep(t *testing.T) {
+	n := maxNest + 10
+	tests := []string{
+		"policy \"p\"\nset .a = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n",
+		"policy \"p\"\nset .a = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n",
+		"policy \"p\"\nset .a = " + strings.Repeat("!", n) + "true\n",
+		"policy \"p\"\nset .a = " + strings.Repeat("{\"a\": ", n) + "1" + strings.Repeat("}", n) + "\n",
+		"policy \"p\"\nschema {\n  a: " + strings.Repeat("array<", n) + "int" + strings.Repeat(">", n) + "\n}\n",
+		"policy \"p\"\nschema {\n  a: " + strings.Repeat("{b: ", n) + "int" + strings.Repeat("}", n) + "\n}\n",
+		"policy \"p\"\n" + strings.Repeat("if .a {\n", n) + strings.Repeat("}\n", n),
+		"policy \"p\"\nif .a {\n}" + strings.Repeat(" else if .a {\n}", n) + "\n",
+	}
+	for i, src := range tests {
+		_, errs := ParseFile("deep.policy", []byte(src))
+		found := false
+		for _, e := range errs {
+			found = found || e.Code == CodeTooDeep
+		}
+		if !found {
+			t.Errorf("case %d: no %s among %v", i, CodeTooDeep, errs)
+		}
+	}
+	// Just under the limit parses.
+	ok := "policy \"p\"\nset .a = " + strings.Repeat("(", maxNest-10) + "1" + strings.Repeat(")", maxNest-10) + "\n"
+	if _, errs := ParseFile("ok.policy", []byte(ok)); len(errs) > 0 {
+		t.Errorf("nesting under the limit: %v", errs[0])
 	}
 }

@@ -51,6 +51,10 @@ func isBad(x Expr) bool {
 }
 
 func (p *parser) parseUnary() Expr {
+	defer p.leave()
+	if !p.enter() {
+		return &BadExpr{From: p.t.pos, To: p.t.pos}
+	}
 	switch p.t.tok {
 	case NOT, SUB:
 		pos, op := p.t.pos, p.t.tok

@@ -4,6 +4,13 @@ package policy
 // BadStmt for a line it cannot make sense of, after reporting it.
 func (p *parser) parseStmt() Stmt {
 	p.exprLev, p.afterNL = 0, false
+	defer p.leave()
+	if !p.enter() {
+		from := p.t.pos
+		p.next()
+		p.sync()
+		return &BadStmt{From: from, To: p.prevEnd()}
+	}
 	switch p.t.tok {
 	case SET:
 		return p.parseSet()
@@ -185,6 +192,14 @@ func (p *parser) parseCond(stmt string) Expr {
 // parseIf parses an if statement with its else chain, without the line end.
 func (p *parser) parseIf() *IfStmt {
 	s := &IfStmt{If: p.t.pos}
+	defer p.leave()
+	if !p.enter() {
+		p.next()
+		p.sync()
+		s.Cond = &BadExpr{From: s.If, To: s.If}
+		s.Body = &Block{Lbrace: s.If, Rbrace: s.If}
+		return s
+	}
 	p.next()
 	s.Cond = p.parseExpr()
 	s.Body = p.parseBlock("if condition")
