@@ -22,10 +22,10 @@ var Epoch = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
 // the same bytes, on every platform and Go version that keeps math/rand/v2's
 // PCG stable (the Go 1 compatibility promise covers it).
 type Generator struct {
-	kind string
-	rng  *rand.Rand
-	now  time.Time
-	pods []pod
+	kind    string
+	rng     *rand.Rand
+	now     time.Time
+	pods    []pod
 	scratch []byte // the request path of a flat record
 	msg     []byte // a flat record inside a k8s or CRI line
 
