@@ -1,0 +1,241 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/pipeline/parse"
+	"github.com/policyrun/policyrun/pipeline/tail"
+	"github.com/policyrun/policyrun/record"
+)
+
+// input is one tail input with its parser, its arena and its checkpoint.
+type input struct {
+	cfg    config.Input
+	tail   *tail.Tail
+	parser parse.Parser
+	store  *checkpoint.Store
+	arena  *record.Arena
+	recs   []*record.Record
+	tags   *tagCache
+	// sources are the files whose lines went through the parser, so that
+	// held-back partial lines can be flushed at the end.
+	sources map[string]bool
+}
+
+func (p *Pipeline) newInput(ic config.Input) (*input, error) {
+	parser, err := parse.New(ic.Parser)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(ic.Paths))
+	for i, s := range ic.Paths {
+		paths[i] = resolve(p.cfg.Dir, s)
+	}
+	store, cp := p.checkpointStore(resolve(p.cfg.Dir, ic.DB))
+	t, err := tail.New(tail.Config{
+		Paths:           paths,
+		ExcludePaths:    ic.ExcludePaths,
+		ReadFromHead:    ic.ReadFromHead,
+		PollInterval:    ic.PollInterval,
+		RefreshInterval: ic.RefreshInterval,
+		RotateWait:      ic.RotateWait,
+		FlushTimeout:    ic.FlushTimeout,
+		FingerprintSize: ic.FingerprintSize,
+		MaxLineSize:     ic.MaxLineSize,
+		SkipLongLines:   ic.SkipLongLines,
+		ExitOnEOF:       ic.ExitOnEOF,
+		Logger:          p.log,
+	}, cp)
+	if err != nil {
+		return nil, err
+	}
+	return &input{
+		cfg:     ic,
+		tail:    t,
+		parser:  parser,
+		store:   store,
+		arena:   record.NewArena(),
+		tags:    newTagCache(ic.Tag, p.stages, p.outputs),
+		sources: map[string]bool{},
+	}, nil
+}
+
+// runInput is the loop of one input: poll, parse, process, deliver, commit,
+// checkpoint. The checkpoint is saved after every delivered batch, so a
+// crash re-reads at most the batch in flight.
+func (p *Pipeline) runInput(ctx context.Context, in *input) error {
+	defer p.saveCheckpoint(in)
+	for {
+		batch, err := in.tail.Poll(ctx)
+		if errors.Is(err, io.EOF) {
+			return p.flushPending(in)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("tail: %w", err)
+		}
+		if err := p.deliver(in, batch); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
+	in.arena.Reset()
+	in.recs = in.recs[:0]
+	now := time.Now().UnixNano()
+	var bytesIn int64
+	pending := false
+	for i := range batch.Lines {
+		l := &batch.Lines[i]
+		bytesIn += int64(len(l.Bytes)) + 1
+		r, err := in.parser.Parse(in.arena, l.File.Path, l.Bytes)
+		in.sources[l.File.Path] = true
+		if err != nil {
+			p.stats.Unparsed.Add(1)
+		}
+		if r == nil {
+			continue
+		}
+		p.addMeta(in, r, l.File, now)
+		in.recs = append(in.recs, r)
+	}
+	for src := range in.sources {
+		if in.parser.Pending(src) {
+			pending = true
+			break
+		}
+	}
+	p.stats.In.Add(int64(len(in.recs)))
+	p.stats.BytesIn.Add(bytesIn)
+	if len(in.recs) > 0 {
+		if err := p.process(in.recs, in.tags); err != nil {
+			return err
+		}
+	}
+	// A held-back partial line (CRI P) lives only in memory: committing
+	// past it would lose it in a crash. Commit when nothing is held; the
+	// next such commit covers this batch too.
+	if !pending {
+		in.tail.Commit(batch.Cursor)
+		p.saveCheckpoint(in)
+	}
+	return nil
+}
+
+func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64) {
+	r.SetTagValue(in.tags.tagValue(in.arena, r, f))
+	if r.Time() == 0 {
+		r.SetTime(now)
+	}
+	r.Commit()
+}
+
+// flushPending delivers what the parser still holds at the end of input.
+func (p *Pipeline) flushPending(in *input) error {
+	in.arena.Reset()
+	in.recs = in.recs[:0]
+	now := time.Now().UnixNano()
+	for src := range in.sources {
+		if r := in.parser.Flush(in.arena, src); r != nil {
+			p.addMeta(in, r, &tail.File{Path: src}, now)
+			in.recs = append(in.recs, r)
+		}
+	}
+	if len(in.recs) == 0 {
+		return nil
+	}
+	p.stats.In.Add(int64(len(in.recs)))
+	return p.process(in.recs, in.tags)
+}
+
+func (p *Pipeline) saveCheckpoint(in *input) {
+	if in.store == nil {
+		return
+	}
+	if err := in.store.Save(in.tail.Checkpoint()); err != nil {
+		p.stats.CheckpointErrors.Add(1)
+		p.log.Warn("cannot save checkpoint", "err", err)
+	}
+}
+
+// tagCache holds, per source file, the record tag and which stages and
+// outputs match it, so that the per-record work is a map lookup and two bit
+// tests.
+type tagCache struct {
+	tmpl    string
+	stages  []*stage
+	outputs []*outSlot
+	byPath  map[string]*tagEntry
+	byTag   map[string]*tagEntry
+}
+
+type tagEntry struct {
+	tag     string
+	stages  uint64
+	outputs uint64
+}
+
+func newTagCache(tmpl string, stages []*stage, outputs []*outSlot) *tagCache {
+	return &tagCache{tmpl: tmpl, stages: stages, outputs: outputs,
+		byPath: map[string]*tagEntry{}, byTag: map[string]*tagEntry{}}
+}
+
+// Tag expands a tail tag as Fluent Bit does: a '*' in the tag is replaced by
+// the file's path with '/' turned into '.' (kube.* → kube.var.log.app.log).
+func Tag(tmpl, path string) string {
+	if !strings.Contains(tmpl, "*") {
+		return tmpl
+	}
+	p := strings.TrimPrefix(strings.ReplaceAll(path, "/", "."), ".")
+	return strings.ReplaceAll(tmpl, "*", p)
+}
+
+func (c *tagCache) entry(tag string) *tagEntry {
+	if e := c.byTag[tag]; e != nil {
+		return e
+	}
+	e := &tagEntry{tag: tag}
+	for i, s := range c.stages {
+		if i < 64 && Match(s.cfg.Match, tag) {
+			e.stages |= 1 << i
+		}
+	}
+	for i, o := range c.outputs {
+		if i < 64 && Match(o.cfg.Match, tag) {
+			e.outputs |= 1 << i
+		}
+	}
+	c.byTag[tag] = e
+	return e
+}
+
+func (c *tagCache) tagValue(a *record.Arena, r *record.Record, f *tail.File) record.Value {
+	e := c.byPath[f.Path]
+	if e == nil {
+		e = c.entry(Tag(c.tmpl, f.Path))
+		c.byPath[f.Path] = e
+	}
+	return a.NewStringFrom(e.tag)
+}
+
+// A policy may change a record's tag, so matching reads the tag each time.
+func (c *tagCache) matchStage(r *record.Record, i int) bool {
+	return i >= 64 || c.entry(string(r.Tag())).stages&(1<<i) != 0
+}
+
+func (c *tagCache) matchOutput(r *record.Record, i int) bool {
+	return i >= 64 || c.entry(string(r.Tag())).outputs&(1<<i) != 0
+}

@@ -1,0 +1,287 @@
+// Package pipeline runs log pipelines: tail inputs → parsers → policy stages
+// → outputs, in batches, checkpointing only what the outputs accepted.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/record"
+)
+
+// Processor is one policy stage: it runs over a batch in place and returns
+// the records it kept (in order) and what it did. Implementations for the
+// VM, the transpiled Lua policy and Fluent Bit-style Lua scripts are in
+// stage.go.
+type Processor interface {
+	Process(recs []*record.Record) ([]*record.Record, StageCounts)
+	Close() error
+}
+
+// StageCounts is what a stage did to one batch.
+type StageCounts struct {
+	Dropped int64
+	Faulted int64
+	// Faults counts faults by reason (nil when there were none).
+	Faults map[string]int64
+}
+
+// Options are the parts of a run that do not come from the config.
+type Options struct {
+	Stdout io.Writer    // the stdout output's destination; os.Stdout when nil
+	Logger *slog.Logger // problems worth a line: unreadable files, bad checkpoints
+	// NewProcessor builds a policy stage from its config; tests replace it.
+	// Nil means NewStage.
+	NewProcessor func(f config.Filter, dir string) (Processor, error)
+}
+
+// Pipeline is a configured pipeline, ready to Run.
+type Pipeline struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	inputs  []*input
+	stages  []*stage
+	outputs []*outSlot
+	outMu   sync.Mutex // outputs are written by one input at a time
+
+	stats   Stats
+	started time.Time
+}
+
+type stage struct {
+	cfg  config.Filter
+	proc Processor
+	sel  []*record.Record // scratch: the batch records this stage matches
+}
+
+type outSlot struct {
+	cfg config.Output
+	out output.Output
+	sel []*record.Record
+}
+
+// New builds a pipeline from cfg: it opens outputs, compiles policies and
+// loads checkpoints, so that every problem shows before anything runs.
+func New(cfg *config.Config, opts Options) (*Pipeline, error) {
+	p := &Pipeline{cfg: cfg, log: opts.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	newProc := opts.NewProcessor
+	if newProc == nil {
+		newProc = NewStage
+	}
+	var errs []error
+	for _, f := range cfg.Filters {
+		proc, err := newProc(f, cfg.Dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
+			continue
+		}
+		p.stages = append(p.stages, &stage{cfg: f, proc: proc})
+	}
+	stdout := opts.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	for _, o := range cfg.Outputs {
+		var out output.Output
+		switch o.Name {
+		case "null":
+			out = output.NewNull()
+		case "stdout":
+			out = output.NewStream("stdout", stdout)
+		case "file":
+			f, err := output.NewFile(resolve(cfg.Dir, o.Path), o.MaxSize, o.MaxFiles)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
+				continue
+			}
+			out = f
+		}
+		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out})
+	}
+	for _, ic := range cfg.Inputs {
+		in, err := p.newInput(ic)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
+			continue
+		}
+		p.inputs = append(p.inputs, in)
+	}
+	if err := errors.Join(errs...); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func resolve(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) || dir == "" {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+// Run reads until ctx is cancelled or, with exit_on_eof, until every input
+// has read everything. Either way it finishes the batch in hand, delivers it,
+// saves the checkpoints and returns; Close releases the rest.
+func (p *Pipeline) Run(ctx context.Context) error {
+	p.started = time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, len(p.inputs))
+	for i, in := range p.inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.runInput(ctx, in)
+		}()
+	}
+	wg.Wait()
+	p.stats.Wall = time.Since(p.started)
+	return errors.Join(errs...)
+}
+
+// Close closes inputs, stages and outputs.
+func (p *Pipeline) Close() error {
+	var errs []error
+	for _, in := range p.inputs {
+		errs = append(errs, in.tail.Close())
+	}
+	for _, s := range p.stages {
+		errs = append(errs, s.proc.Close())
+	}
+	for _, o := range p.outputs {
+		errs = append(errs, o.out.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// process runs one batch of records through the stages and the outputs.
+// It is called by one input goroutine at a time per input.
+func (p *Pipeline) process(recs []*record.Record, tags *tagCache) error {
+	for si, s := range p.stages {
+		// Records whose tag the stage does not match pass it untouched,
+		// keeping their place in the batch.
+		s.sel = s.sel[:0]
+		all := true
+		for _, r := range recs {
+			if tags.matchStage(r, si) {
+				s.sel = append(s.sel, r)
+			} else {
+				all = false
+			}
+		}
+		if len(s.sel) == 0 {
+			continue
+		}
+		kept, counts := s.proc.Process(s.sel)
+		p.stats.addStage(counts)
+		if all {
+			recs = kept
+			continue
+		}
+		recs = mergeKept(recs, s.sel, kept)
+	}
+	p.outMu.Lock()
+	defer p.outMu.Unlock()
+	for oi, o := range p.outputs {
+		o.sel = o.sel[:0]
+		for _, r := range recs {
+			if tags.matchOutput(r, oi) {
+				o.sel = append(o.sel, r)
+			}
+		}
+		if len(o.sel) == 0 {
+			continue
+		}
+		if err := o.out.Write(o.sel); err != nil {
+			return fmt.Errorf("output %s: %w", o.out.Name(), err)
+		}
+	}
+	p.stats.Out.Add(int64(len(recs)))
+	return nil
+}
+
+// mergeKept removes from recs the records of sel that the stage dropped
+// (those not in kept), keeping the order of recs.
+func mergeKept(recs, sel, kept []*record.Record) []*record.Record {
+	if len(kept) == len(sel) {
+		return recs
+	}
+	dropped := make(map[*record.Record]bool, len(sel)-len(kept))
+	k := 0
+	for _, r := range sel {
+		if k < len(kept) && kept[k] == r {
+			k++
+			continue
+		}
+		dropped[r] = true
+	}
+	out := recs[:0]
+	for _, r := range recs {
+		if !dropped[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Match reports whether a tag matches a Fluent Bit match pattern, where '*'
+// stands for any run of characters.
+func Match(pattern, tag string) bool {
+	for {
+		star := strings.IndexByte(pattern, '*')
+		if star < 0 {
+			return pattern == tag
+		}
+		if !strings.HasPrefix(tag, pattern[:star]) {
+			return false
+		}
+		tag = tag[star:]
+		pattern = pattern[star+1:]
+		if pattern == "" {
+			return true
+		}
+		// Try every place the rest of the pattern could start.
+		for i := 0; i <= len(tag); i++ {
+			if Match(pattern, tag[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// checkpointStore opens the checkpoint file of an input and loads it. A
+// checkpoint that cannot be read is reported and ignored: the input then
+// starts as read_from_head says, and the next save replaces the file.
+func (p *Pipeline) checkpointStore(path string) (*checkpoint.Store, *checkpoint.Checkpoint) {
+	if path == "" {
+		return nil, nil
+	}
+	store := checkpoint.NewStore(checkpoint.FileStorage{Path: path})
+	cp, format, err := store.Load()
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return store, nil
+	case err != nil:
+		p.log.Warn("checkpoint unreadable; starting as read_from_head says", "file", path, "err", err)
+		p.stats.BadCheckpoints.Add(1)
+		return store, nil
+	case format == checkpoint.JSON:
+		p.log.Info("checkpoint in the older JSON layout; it is rewritten as protobuf on the next save", "file", path)
+	}
+	return store, cp
+}

@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/record"
+)
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		pattern, tag string
+		want         bool
+	}{
+		{"*", "", true},
+		{"*", "kube.a", true},
+		{"kube.*", "kube.var.log", true},
+		{"kube.*", "kub", false},
+		{"kube.*.log", "kube.var.log", true},
+		{"kube.*.log", "kube.var.txt", false},
+		{"a*b*c", "axxbyyc", true},
+		{"a*b*c", "axxbyy", false},
+		{"exact", "exact", true},
+		{"exact", "exactly", false},
+	}
+	for _, tt := range tests {
+		if got := Match(tt.pattern, tt.tag); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.tag, got, tt.want)
+		}
+	}
+}
+
+func TestTag(t *testing.T) {
+	if got := Tag("kube.*", "/var/log/containers/app.log"); got != "kube.var.log.containers.app.log" {
+		t.Errorf("Tag = %q", got)
+	}
+	if got := Tag("plain", "/x"); got != "plain" {
+		t.Errorf("Tag = %q", got)
+	}
+}
+
+// dropStage drops records whose "level" is "debug" and counts a fault for
+// records with "fault": true: a processor for testing the plumbing around
+// stages, not a stand-in for a backend (stage_test.go runs the real ones).
+type dropStage struct{}
+
+func (dropStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	var c StageCounts
+	out := recs[:0]
+	for _, r := range recs {
+		if v, ok := r.Get(record.NewPath("level")); ok && r.Str(v) == "debug" {
+			c.Dropped++
+			continue
+		}
+		if v, ok := r.Get(record.NewPath("fault")); ok && v.Bool() {
+			c.Faulted++
+			c.Faults = map[string]int64{"type_mismatch": 1}
+		}
+		out = append(out, r)
+	}
+	return out, c
+}
+
+func (dropStage) Close() error { return nil }
+
+func writeConfig(t *testing.T, dir, body string) *config.Config {
+	t.Helper()
+	path := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestPipelineEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := 0; i < 500; i++ {
+		level := "info"
+		if i%5 == 0 {
+			level = "debug"
+		}
+		lines = append(lines, fmt.Sprintf(`{"n":%d,"level":%q}`, i, level))
+	}
+	lines = append(lines, `{"broken":`, `{"n":-1,"fault":true}`)
+	os.WriteFile(filepath.Join(dir, "app.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: app.log
+      tag: app.*
+      parser: json
+      read_from_head: true
+      exit_on_eof: true
+      poll_interval: 10ms
+      db: tail.db
+  filters:
+    - name: policy
+      match: app.*
+      file: unused.policy
+  outputs:
+    - name: stdout
+      match: app.*
+    - name: file
+      match: nothing
+      path: out.log
+`)
+	stage := func(config.Filter, string) (Processor, error) { return dropStage{}, nil }
+	var out bytes.Buffer
+	p, err := New(cfg, Options{Stdout: &out, NewProcessor: stage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	s := p.Summary()
+	if s.In != 502 || s.Dropped != 100 || s.Out != 402 || s.Unparsed != 1 || s.Faulted != 1 {
+		t.Errorf("summary = %+v", s)
+	}
+	if got := strings.Count(out.String(), "\n"); got != 402 {
+		t.Errorf("stdout has %d lines, want 402", got)
+	}
+	if !strings.Contains(out.String(), `"parse_error"`) {
+		t.Error("the unparsed line is not in the output")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); len(b) != 0 {
+		t.Errorf("the file output matched nothing but got %d bytes", len(b))
+	}
+	var sum bytes.Buffer
+	s.Write(&sum)
+	if !strings.Contains(sum.String(), "records: in 502, out 402, dropped 100, faulted 1, unparsed 1") ||
+		!strings.Contains(sum.String(), "faults: type_mismatch 1") {
+		t.Errorf("summary text:\n%s", sum.String())
+	}
+
+	// A second run resumes from the checkpoint: nothing is read again.
+	out.Reset()
+	p2, err := New(cfg, Options{Stdout: &out, NewProcessor: stage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p2.Close()
+	if s := p2.Summary(); s.In != 0 || out.Len() != 0 {
+		t.Errorf("second run read %d records again: %q", s.In, out.String())
+	}
+}
+
+func TestCorruptCheckpointStartsFromHead(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte("one\ntwo\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "tail.db"), []byte{1, 2, 3}, 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_head: true
+      exit_on_eof: true
+      poll_interval: 10ms
+      db: tail.db
+  outputs:
+    - name: stdout
+`)
+	var out bytes.Buffer
+	p, err := New(cfg, Options{Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if out.String() != "{\"log\":\"one\"}\n{\"log\":\"two\"}\n" {
+		t.Errorf("output = %q", out.String())
+	}
+	if p.stats.BadCheckpoints.Load() != 1 {
+		t.Error("the corrupt checkpoint was not counted")
+	}
+}

@@ -1,0 +1,114 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Stats counts what a run did. Counters are updated once per batch, never
+// per record, and may be read from any goroutine.
+type Stats struct {
+	In, Out, Dropped, Faulted, Unparsed atomic.Int64
+	BytesIn                             atomic.Int64
+	BadCheckpoints, CheckpointErrors    atomic.Int64
+
+	mu     sync.Mutex
+	faults map[string]int64 // by reason
+
+	Wall time.Duration
+}
+
+func (s *Stats) addStage(c StageCounts) {
+	s.Dropped.Add(c.Dropped)
+	s.Faulted.Add(c.Faulted)
+	if len(c.Faults) == 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.faults == nil {
+		s.faults = map[string]int64{}
+	}
+	for k, v := range c.Faults {
+		s.faults[k] += v
+	}
+	s.mu.Unlock()
+}
+
+// FaultsByReason returns a copy of the fault counts.
+func (s *Stats) FaultsByReason() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[string]int64, len(s.faults))
+	for k, v := range s.faults {
+		m[k] = v
+	}
+	return m
+}
+
+// Summary is the end-of-run report.
+type Summary struct {
+	In, Out, Dropped, Faulted, Unparsed int64
+	BytesIn, BytesOut                   int64
+	Faults                              map[string]int64
+	Wall, User, System                  time.Duration
+	PeakRSS                             int64 // bytes
+}
+
+// Summary gathers the run's counters and the process's CPU time and peak
+// resident memory (getrusage).
+func (p *Pipeline) Summary() Summary {
+	s := Summary{
+		In:       p.stats.In.Load(),
+		Out:      p.stats.Out.Load(),
+		Dropped:  p.stats.Dropped.Load(),
+		Faulted:  p.stats.Faulted.Load(),
+		Unparsed: p.stats.Unparsed.Load(),
+		BytesIn:  p.stats.BytesIn.Load(),
+		Faults:   p.stats.FaultsByReason(),
+		Wall:     p.stats.Wall,
+	}
+	if s.Wall == 0 && !p.started.IsZero() {
+		s.Wall = time.Since(p.started)
+	}
+	for _, o := range p.outputs {
+		_, b := o.out.Stats()
+		s.BytesOut += b
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		s.User = time.Duration(ru.Utime.Nano())
+		s.System = time.Duration(ru.Stime.Nano())
+		s.PeakRSS = ru.Maxrss * 1024 // Linux reports KiB
+	}
+	return s
+}
+
+// Write prints the summary as a few aligned lines.
+func (s Summary) Write(w io.Writer) {
+	fmt.Fprintf(w, "records: in %d, out %d, dropped %d, faulted %d, unparsed %d\n",
+		s.In, s.Out, s.Dropped, s.Faulted, s.Unparsed)
+	if len(s.Faults) > 0 {
+		reasons := make([]string, 0, len(s.Faults))
+		for k := range s.Faults {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		fmt.Fprint(w, "faults:")
+		for i, k := range reasons {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %d", sep, k, s.Faults[k])
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "bytes: in %d, out %d\n", s.BytesIn, s.BytesOut)
+	fmt.Fprintf(w, "time: wall %.3fs, user %.3fs, sys %.3fs; peak RSS %.1f MiB\n",
+		s.Wall.Seconds(), s.User.Seconds(), s.System.Seconds(), float64(s.PeakRSS)/(1<<20))
+}
