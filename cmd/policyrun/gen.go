@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/policyrun/policyrun/pipeline/gen"
+)
+
+func init() {
+	register(command{
+		name:    "gen",
+		summary: "generate the deterministic benchmark data (flat, k8s, cri)",
+		run:     runGen,
+	})
+}
+
+// b1Count is each kind's record count in benchmark B1.
+var b1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
+
+// runGen is `policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]`.
+func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("gen", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	count := fl.Int("count", 0, "number of lines (default: the B1 size, 1,000,000 flat or 300,000 k8s/cri)")
+	seed := fl.Uint64("seed", 1, "seed; the same seed gives the same bytes")
+	out := fl.String("o", "", "write to `FILE` instead of standard output")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]")
+		fmt.Fprintln(stderr, "\nWrites the benchmark data of BENCHMARKS.md (B1), one line per record:")
+		fmt.Fprintln(stderr, "  flat  JSON log lines of about 256 bytes")
+		fmt.Fprintln(stderr, "  k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them")
+		fmt.Fprintln(stderr, "  cri   container lines in the CRI format, some split over P lines")
+		fmt.Fprintln(stderr)
+		fl.PrintDefaults()
+	}
+	// The kind may come before or after the flags.
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fl.Usage()
+		return 2
+	}
+	kind := fl.Arg(0)
+	if err := fl.Parse(fl.Args()[1:]); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "policyrun gen: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
+		return 2
+	}
+	if _, ok := b1Count[kind]; !ok {
+		fmt.Fprintf(stderr, "policyrun gen: unknown kind %q (known: %s)\n", kind, strings.Join(gen.Kinds, ", "))
+		return 2
+	}
+	n := *count
+	if n == 0 {
+		n = b1Count[kind]
+	}
+	if n < 0 {
+		fmt.Fprintln(stderr, "policyrun gen: --count must not be negative")
+		return 2
+	}
+
+	w := stdout
+	var f *os.File
+	if *out != "" && *out != "-" {
+		var err error
+		if f, err = os.Create(*out); err != nil {
+			fmt.Fprintf(stderr, "policyrun gen: %v\n", err)
+			return 2
+		}
+		w = f
+	}
+	err := gen.Write(w, kind, n, *seed)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun gen: %v\n", err)
+		return 2
+	}
+	return 0
+}
