@@ -1,6 +1,7 @@
 package record
 
 import (
+	"hash/maphash"
 	"unsafe"
 )
 
@@ -64,7 +65,9 @@ type Arena struct {
 	recs    []*Record
 	nrec    int
 	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
-	strMark int      // start of the string being built, or -1
+	seed    maphash.Seed
+	seeded  bool
+	strMark int // start of the string being built, or -1
 }
 
 // NewArena returns an empty arena.

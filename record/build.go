@@ -1,6 +1,11 @@
 package record
 
-import "slices"
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+	"unicode/utf8"
+)
 
 // alloc extends the node slice by k nodes and returns the index of the first.
 func (a *Arena) alloc(k int) int {
@@ -111,6 +116,58 @@ func (b *Builder) Finish() Value {
 	return containerValue(b.kind, uint32(b.first), uint32(n))
 }
 
+// keySig returns a one-bit signature of a key (from its length, first and
+// last byte): keys with different signatures differ, so a map whose keys
+// set 64 bits without a collision has no duplicates.
+func keySig(k []byte) uint64 {
+	sig := uint64(len(k))
+	if len(k) > 0 {
+		sig += uint64(k[0])*7 + uint64(k[len(k)-1])*31
+	}
+	return 1 << (sig & 63)
+}
+
+// hasKey reports whether the map entries kv hold key.
+func (a *Arena) hasKey(kv []Value, key Value) bool {
+	for i := 0; i < len(kv); i += 2 {
+		if a.keyEq(kv[i], key) {
+			return true
+		}
+	}
+	return false
+}
+
+// ascii reports whether s (a short string) is all ASCII.
+func ascii(s []byte) bool {
+	for len(s) >= 8 {
+		if binary.LittleEndian.Uint64(s)&msb != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	var acc byte
+	for _, c := range s {
+		acc |= c
+	}
+	return acc < 0x80
+}
+
+// validUTF8 is utf8.Valid with a quicker start for short ASCII strings.
+func validUTF8(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(s[i:])&msb != 0 {
+			return utf8.Valid(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return utf8.Valid(s[i:])
+		}
+	}
+	return true
+}
+
 // keyEq reports whether two String values hold the same bytes.
 func (a *Arena) keyEq(x, y Value) bool {
 	return uint32(x.u) == uint32(y.u) && string(a.raw(x)) == string(a.raw(y))
@@ -127,19 +184,28 @@ func (a *Arena) dedup(kv []Value) int {
 	if n > 32 {
 		return a.dedupHash(kv)
 	}
-	w := 1
-	for i := 1; i < n; i++ {
+	// A key is compared with the keys before it only when its signature
+	// (length, first and last byte) was seen before: most maps have no
+	// duplicates and pay one pass.
+	var seen uint64
+	w := 0
+	for i := 0; i < n; i++ {
 		k := kv[2*i]
-		j := 0
-		for ; j < w; j++ {
-			if uint32(kv[2*j].u) == uint32(k.u) && string(a.raw(kv[2*j])) == string(a.raw(k)) {
-				break
+		raw := a.raw(k)
+		bit := keySig(raw)
+		if seen&bit != 0 {
+			j := 0
+			for ; j < w; j++ {
+				if uint32(kv[2*j].u) == uint32(k.u) && string(a.raw(kv[2*j])) == string(raw) {
+					break
+				}
+			}
+			if j < w {
+				kv[2*j+1] = kv[2*i+1]
+				continue
 			}
 		}
-		if j < w {
-			kv[2*j+1] = kv[2*i+1]
-			continue
-		}
+		seen |= bit
 		if w != i {
 			kv[2*w], kv[2*w+1] = k, kv[2*i+1]
 		}
@@ -150,6 +216,10 @@ func (a *Arena) dedup(kv []Value) int {
 
 func (a *Arena) dedupHash(kv []Value) int {
 	n := len(kv) / 2
+	if !a.seeded {
+		// A random seed: crafted keys cannot make every key collide.
+		a.seed, a.seeded = maphash.MakeSeed(), true
+	}
 	size := 64
 	for size < 2*n {
 		size <<= 1
@@ -163,7 +233,7 @@ func (a *Arena) dedupHash(kv []Value) int {
 	w := 0
 	for i := 0; i < n; i++ {
 		k := kv[2*i]
-		h := hashKey(a.raw(k)) & mask
+		h := uint32(maphash.Bytes(a.seed, a.raw(k))) & mask
 		for {
 			s := t[h]
 			if s == 0 {
@@ -182,14 +252,4 @@ func (a *Arena) dedupHash(kv []Value) int {
 		}
 	}
 	return w
-}
-
-// hashKey is FNV-1a, 32 bits.
-func hashKey(b []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range b {
-		h ^= uint32(c)
-		h *= 16777619
-	}
-	return h
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -129,6 +130,8 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		return containerValue(Map, uint32(len(a.nodes)), 0), i + 1, nil
 	}
 	base := len(a.scratch)
+	var seen uint64 // signatures of the keys so far, see dedup
+	mayDup := false
 	for {
 		if i >= len(b) {
 			return Value{}, i, decodeErr(i, ErrTruncated, "in an object")
@@ -139,6 +142,18 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		k, j, err := d.str(i)
 		if err != nil {
 			return Value{}, j, err
+		}
+		if !mayDup {
+			// Look for an earlier equal key only when one may exist: see dedup.
+			raw := b[i+1 : j-1]
+			if int(k.n()) != len(raw) {
+				mayDup = true // the key had escapes
+			} else if bit := keySig(raw); seen&bit != 0 {
+				kv := a.scratch[base:]
+				mayDup = len(kv) >= 64 || a.hasKey(kv, k)
+			} else {
+				seen |= bit
+			}
 		}
 		j = skipSpace(b, j)
 		if j >= len(b) {
@@ -166,7 +181,10 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		break
 	}
 	kv := a.scratch[base:]
-	n := a.dedup(kv)
+	n := len(kv) / 2
+	if mayDup {
+		n = a.dedup(kv)
+	}
 	first := len(a.nodes)
 	a.nodes = append(a.nodes, kv[:2*n]...)
 	a.scratch = a.scratch[:base]
@@ -214,12 +232,13 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plain8 reports whether none of 8 bytes is '"', '\\', a control character
-// or non-ASCII: such words need no look at their bytes.
-func plain8(w uint64) bool {
+// special8 returns, for 8 bytes, a mask whose lowest set bit marks the
+// first byte that is '"', '\\', a control character or non-ASCII (bits
+// above it may be false alarms), or 0 when there is none.
+func special8(w uint64) uint64 {
 	q := w ^ (lsb * '"')
 	s := w ^ (lsb * '\\')
-	return ((q-lsb)&^q|(s-lsb)&^s|(w-lsb*0x20)&^w|w)&msb == 0
+	return ((q-lsb)&^q | (s-lsb)&^s | (w-lsb*0x20)&^w | w) & msb
 }
 
 // str decodes the string whose opening quote is at i.
@@ -229,7 +248,11 @@ func (d *jsonDecoder) str(i int) (Value, int, error) {
 	i = start
 	esc := false
 	for {
-		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+		for i+8 <= len(b) {
+			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(b) {

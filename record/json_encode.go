@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -89,14 +90,15 @@ func appendFloat(dst []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// plainOut8 reports whether none of 8 bytes needs escaping or a UTF-8 check.
-func plainOut8(w uint64) bool { return plain8(w) }
-
 func appendQuoted(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	i, start := 0, 0
 	for i < len(s) {
-		for i+8 <= len(s) && plainOut8(binary.LittleEndian.Uint64(s[i:])) {
+		for i+8 <= len(s) {
+			if m := special8(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {

@@ -181,6 +181,10 @@ func (d *msgpackDecoder) value(i, depth int) (Value, int, error) {
 	case c <= 0x9f:
 		return d.arrayN(i, i+1, int(c&0x0f), depth+1)
 	case c <= 0xbf:
+		n := int(c & 0x1f)
+		if s := i + 1; s+n <= len(b) && d.ref != 0 && ascii(b[s:s+n]) {
+			return strValue(String, d.ref, uint32(s), uint32(n)), s + n, nil
+		}
 		return d.str(i, i+1, int(c&0x1f))
 	}
 	switch c {
@@ -283,7 +287,7 @@ func (d *msgpackDecoder) str(at, i, n int) (Value, int, error) {
 		return Value{}, at, err
 	}
 	s := d.b[i : i+n]
-	if !utf8.Valid(s) {
+	if !validUTF8(s) {
 		j := 0
 		for j < len(s) {
 			r, size := utf8.DecodeRune(s[j:])
@@ -366,22 +370,47 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 	}
 	a, b := d.a, d.b
 	first := a.alloc(2 * n)
+	var seen uint64 // key signatures, see dedup
+	mayDup := false
 	for k := 0; k < n; k++ {
 		if i >= len(b) {
 			return Value{}, i, d.truncated(i)
 		}
+		ks, kl := i+1, 0
 		var key Value
-		var err error
 		switch c := b[i]; {
 		case c >= 0xa0 && c <= 0xbf:
-			key, i, err = d.str(i, i+1, int(c&0x1f))
+			kl = int(c & 0x1f)
+			if ks+kl <= len(b) && d.ref != 0 && ascii(b[ks:ks+kl]) {
+				key = strValue(String, d.ref, uint32(ks), uint32(kl))
+				goto haveKey
+			}
 		case c == 0xd9 || c == 0xda || c == 0xdb:
-			key, i, err = d.value(i, depth)
+			size := 1 << (c - 0xd9)
+			u, err := d.uint(i+1, size)
+			if err != nil {
+				return Value{}, i, err
+			}
+			ks, kl = i+1+size, int(u)
 		default:
 			return Value{}, i, decodeErr(i, ErrKeyType, "")
 		}
-		if err != nil {
-			return Value{}, i, err
+		{
+			var err error
+			if key, i, err = d.str(i, ks, kl); err != nil {
+				return Value{}, i, err
+			}
+		}
+		goto checked
+	haveKey:
+		i = ks + kl
+	checked:
+		if !mayDup {
+			bit := keySig(b[ks : ks+kl])
+			if seen&bit != 0 {
+				mayDup = k >= 32 || a.hasKey(a.nodes[first:first+2*k], key)
+			}
+			seen |= bit
 		}
 		v, j, err := d.value(i, depth)
 		if err != nil {
@@ -391,6 +420,8 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		a.nodes[first+2*k+1] = v
 		i = j
 	}
-	n = a.dedup(a.nodes[first : first+2*n])
+	if mayDup {
+		n = a.dedup(a.nodes[first : first+2*n])
+	}
 	return containerValue(Map, uint32(first), uint32(n)), i, nil
 }

@@ -1,0 +1,145 @@
+package record
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// batch is the number of records decoded into an arena between Resets,
+// as a pipeline batch would be.
+const batch = 256
+
+// BenchmarkRecordDecode is B2: decoding the fixed record of b2JSON (shape
+// in shapes_test.go) one record per op, with the arena reset every batch.
+// arena-B/record is the arena's reserved bytes divided by the records of
+// a batch.
+func BenchmarkRecordDecode(b *testing.B) {
+	event := b2Msgpack(b)
+	line := []byte(b2JSON)
+	var m map[string]any
+	json.Unmarshal(line, &m)
+	body, _ := msgpack.Marshal(m) // the record map alone, for msgpack/v5
+
+	arena := func(b *testing.B, decode func(a *Arena)) {
+		a := NewArena()
+		for i := 0; i < batch; i++ { // reach the steady state first
+			decode(a)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if i%batch == 0 {
+				a.Reset()
+			}
+			decode(a)
+		}
+		b.StopTimer()
+		a.Reset()
+		for i := 0; i < batch; i++ {
+			decode(a)
+		}
+		b.ReportMetric(float64(a.Reserved())/batch, "arena-B/record")
+	}
+	msg := func(mode Mode) func(a *Arena) {
+		return func(a *Arena) {
+			if _, _, err := a.DecodeMsgpack(event, mode); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("referenced", func(b *testing.B) { arena(b, msg(Referenced)) })
+	b.Run("owned", func(b *testing.B) { arena(b, msg(Owned)) })
+	pLevel, pStatus, pNew := NewPath("level"), NewPath("status"), NewPath("http", "added")
+	b.Run("owned_edits", func(b *testing.B) {
+		arena(b, func(a *Arena) {
+			r, _, err := a.DecodeMsgpack(event, Owned)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.Set(pLevel, a.NewStringFrom("warn"))
+			r.Remove(pStatus)
+			r.Set(pNew, IntValue(1))
+		})
+	})
+	b.Run("json_referenced", func(b *testing.B) {
+		arena(b, func(a *Arena) {
+			if _, err := a.DecodeJSON(line, Referenced); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("json_map", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("msgpack_map", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			var m map[string]any
+			if err := msgpack.Unmarshal(body, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkEditChain is B3: decode a JSON line, apply 0 or 6 upserts
+// (3 overwrite existing fields at the start, middle and end, 3 add new
+// ones), encode the JSON line.
+func BenchmarkEditChain(b *testing.B) {
+	for _, n := range []int{12, 128} {
+		line := []byte(fieldsJSON(n))
+		a := NewArena()
+		r, err := a.DecodeJSON(line, Owned)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var existing []Path
+		for _, i := range []int{0, n / 2, n - 1} {
+			k, _ := r.Entry(r.Root(), i)
+			existing = append(existing, NewPath(r.Str(k)))
+		}
+		added := []Path{NewPath("added_service"), NewPath("edited"), NewPath("env")}
+		for _, edits := range []int{0, 6} {
+			name := "fields" + strconv.Itoa(n) + "_edits0"
+			if edits > 0 {
+				name = "fields" + strconv.Itoa(n) + "_upserts6"
+			}
+			b.Run(name, func(b *testing.B) {
+				a := NewArena()
+				out := make([]byte, 0, 2*len(line))
+				b.ReportAllocs()
+				b.SetBytes(int64(len(line)))
+				for i := -batch; i < b.N; i++ { // from -batch: reach the steady state first
+					if i == 0 {
+						b.ResetTimer()
+					}
+					if i%batch == 0 {
+						a.Reset()
+					}
+					r, err := a.DecodeJSON(line, Referenced)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if edits > 0 {
+						r.Set(existing[0], a.NewStringFrom("overwritten"))
+						r.Set(existing[1], IntValue(int64(i)))
+						r.Set(existing[2], BoolValue(false))
+						r.Set(added[0], a.NewStringFrom("checkout"))
+						r.Set(added[1], BoolValue(true))
+						r.Set(added[2], a.NewStringFrom("prod"))
+					}
+					out = r.AppendJSON(out[:0])
+				}
+			})
+		}
+	}
+}
