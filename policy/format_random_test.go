@@ -399,26 +399,33 @@ func TestFormatRandomPrograms(t *testing.T) {
 		n = 300
 	}
 	for seed := 0; seed < n; seed++ {
-		g := &gen{r: rand.New(rand.NewSource(int64(seed)))}
-		src := g.file()
-		f, errs := ParseFile("gen.policy", []byte(src))
-		if len(errs) > 0 {
-			t.Fatalf("seed %d: generated file does not parse: %s\n%s", seed, errs.Report("gen"), src)
-		}
-		once, err := Format(f, []byte(src))
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		g2, errs := ParseFile("gen.policy", once)
-		if len(errs) > 0 {
-			t.Fatalf("seed %d: output does not parse: %s\ninput:\n%s\noutput:\n%s", seed, errs.Report("out"), src, once)
-		}
-		if d := sameTree(f, g2); d != "" {
-			t.Fatalf("seed %d: tree changed (%s)\ninput:\n%s\noutput:\n%s", seed, d, src, once)
-		}
-		twice, _ := Format(g2, once)
-		if string(twice) != string(once) {
-			t.Fatalf("seed %d: not idempotent\ninput:\n%s\nonce:\n%s\ntwice:\n%s", seed, src, once, twice)
-		}
+		checkGenerated(t, int64(seed))
+	}
+}
+
+// checkGenerated formats the policy generated from seed and checks that the
+// output parses to the same tree and formats to itself.
+func checkGenerated(t *testing.T, seed int64) {
+	t.Helper()
+	g := &gen{r: rand.New(rand.NewSource(seed))}
+	src := g.file()
+	f, errs := ParseFile("gen.policy", []byte(src))
+	if len(errs) > 0 {
+		t.Fatalf("seed %d: generated file does not parse: %s\n%s", seed, errs.Report("gen"), src)
+	}
+	once, err := Format(f, []byte(src))
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	g2, errs := ParseFile("gen.policy", once)
+	if len(errs) > 0 {
+		t.Fatalf("seed %d: output does not parse: %s\ninput:\n%s\noutput:\n%s", seed, errs.Report("out"), src, once)
+	}
+	if d := sameTree(f, g2); d != "" {
+		t.Fatalf("seed %d: tree changed (%s)\ninput:\n%s\noutput:\n%s", seed, d, src, once)
+	}
+	twice, _ := Format(g2, once)
+	if string(twice) != string(once) {
+		t.Fatalf("seed %d: not idempotent\ninput:\n%s\nonce:\n%s\ntwice:\n%s", seed, src, once, twice)
 	}
 }

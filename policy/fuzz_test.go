@@ -53,3 +53,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFormatGenerated formats generated policies (see gen) for fuzzed
+// seeds: every one must parse, format, reparse to the same tree and format
+// to the same text again.
+func FuzzFormatGenerated(f *testing.F) {
+	for seed := int64(0); seed < 8; seed++ {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		checkGenerated(t, seed)
+	})
+}

@@ -279,8 +279,12 @@ func (s *Scanner) operator(ch rune, start int) Token {
 		hint = `strings are written in double quotes: "text"`
 	case ';':
 		hint = "statements end at the end of the line; there are no semicolons"
-	case utf8.RuneError:
+	case bom:
 		return ILLEGAL // reported by next
+	case utf8.RuneError:
+		if _, w := utf8.DecodeRune(s.src[start:]); w == 1 {
+			return ILLEGAL // invalid UTF-8, reported by next
+		}
 	}
 	if ch >= utf8.RuneSelf {
 		s.errorf(pos, end, CodeInvalidChar, hint, "invalid character %U %q", ch, ch)

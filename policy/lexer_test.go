@@ -185,12 +185,17 @@ func TestScanErrors(t *testing.T) {
 		{"é", CodeInvalidChar, "1:1", "ILLEGAL(é)"},
 		{"a \xff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\xff)"},
 		{"x\n  $", CodeInvalidChar, "2:3", "IDENT(x) NL ILLEGAL($)"},
+		{"a \ufffd", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufffd)"},
+		{"a \ufeff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufeff)"},
 	}
 	for _, tt := range tests {
 		toks, errs := scanAll(tt.src)
 		if len(errs) == 0 {
 			t.Errorf("%q: no error, want %s", tt.src, tt.code)
 			continue
+		}
+		if len(errs) > 1 && errs[1].Pos == errs[0].Pos {
+			t.Errorf("%q: two errors at one place: %v and %v", tt.src, errs[0], errs[1])
 		}
 		if errs[0].Code != tt.code || errs[0].Pos.String() != tt.pos {
 			t.Errorf("%q: got %s at %s (%s), want %s at %s", tt.src, errs[0].Code, errs[0].Pos, errs[0].Msg, tt.code, tt.pos)
