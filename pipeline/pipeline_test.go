@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +197,31 @@ pipeline:
 	}
 	if p.stats.BadCheckpoints.Load() != 1 {
 		t.Error("the corrupt checkpoint was not counted")
+	}
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	p := &Pipeline{log: slog.Default()}
+	p.stats.In.Add(3)
+	p.stats.addStage(StageCounts{Faulted: 2, Faults: map[string]int64{"division_by_zero": 2}})
+	if _, err := p.ServeMetrics(context.Background(), "10.1.2.3:9000"); err == nil {
+		t.Fatal("a non-loopback address was accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, err := p.ServeMetrics(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + addr.String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"policyrun_records_in_total 3", `policyrun_faults_total{reason="division_by_zero"} 2`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
 	}
 }

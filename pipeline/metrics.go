@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// ServeMetrics serves the run's counters in the Prometheus text format at
+// /metrics on addr, which must be a loopback address: the endpoint has no
+// authentication. It returns once the listener is up; the server stops when
+// ctx is done.
+func (p *Pipeline) ServeMetrics(ctx context.Context, addr string) (net.Addr, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("metrics address %q: only loopback addresses (127.0.0.1, [::1], localhost) are allowed", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		p.WriteMetrics(w)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.Warn("metrics server stopped", "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	return ln.Addr(), nil
+}
+
+// WriteMetrics writes the counters in the Prometheus text format.
+func (p *Pipeline) WriteMetrics(w io.Writer) {
+	s := p.Summary()
+	counter := func(name, help string, v int64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+	}
+	counter("policyrun_records_in_total", "Records read and parsed.", s.In)
+	counter("policyrun_records_out_total", "Records handed to the outputs.", s.Out)
+	counter("policyrun_records_dropped_total", "Records dropped by policies.", s.Dropped)
+	counter("policyrun_records_faulted_total", "Records on which a policy faulted.", s.Faulted)
+	counter("policyrun_records_unparsed_total", "Lines that did not parse, passed on raw.", s.Unparsed)
+	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
+	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
+	if len(s.Faults) > 0 {
+		fmt.Fprintf(w, "# HELP policyrun_faults_total Policy faults by reason.\n# TYPE policyrun_faults_total counter\n")
+		reasons := make([]string, 0, len(s.Faults))
+		for k := range s.Faults {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		for _, k := range reasons {
+			fmt.Fprintf(w, "policyrun_faults_total{reason=%q} %d\n", k, s.Faults[k])
+		}
+	}
+}
