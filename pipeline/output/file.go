@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -38,7 +39,7 @@ func NewFile(path string, maxSize int64, maxFiles int) (*File, error) {
 func (f *File) Name() string { return "file" }
 
 func (f *File) open() error {
-	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fh, err := os.OpenFile(f.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("output file: %w", err)
 	}
@@ -47,7 +48,12 @@ func (f *File) open() error {
 		fh.Close()
 		return fmt.Errorf("output file: %w", err)
 	}
-	f.f, f.size = fh, st.Size()
+	size, err := trimPartialLine(fh, st.Size())
+	if err != nil {
+		fh.Close()
+		return fmt.Errorf("output file: %w", err)
+	}
+	f.f, f.size = fh, size
 	if f.w == nil {
 		f.w = bufio.NewWriterSize(fh, 64<<10)
 	} else {
@@ -104,4 +110,29 @@ func (f *File) Close() error {
 		return err
 	}
 	return f.f.Close()
+}
+
+// trimPartialLine cuts a last line that has no newline: a process killed in
+// the middle of a write leaves one. Its batch was never checkpointed, so the
+// next run delivers it again, whole; without the cut the file would hold a
+// corrupt line.
+func trimPartialLine(fh *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	end := size
+	for end > 0 {
+		start := max(end-int64(len(buf)), 0)
+		chunk := buf[:end-start]
+		if _, err := fh.ReadAt(chunk, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			end = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	if end == size {
+		return size, nil
+	}
+	return end, fh.Truncate(end)
 }

@@ -102,3 +102,25 @@ func TestNullAllocs(t *testing.T) {
 		t.Errorf("null output: %v allocs per batch, want 0", allocs)
 	}
 }
+
+func TestFileCutsPartialLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.log")
+	for _, tt := range []struct{ before, after string }{
+		{"{\"a\":1}\n{\"b\":", "{\"a\":1}\n{\"x\":true}\n"},
+		{"{\"b\":", "{\"x\":true}\n"},
+		{"", "{\"x\":true}\n"},
+		{"{\"a\":1}\n", "{\"a\":1}\n{\"x\":true}\n"},
+		{"{\"a\":1}\n" + strings.Repeat("y", 200<<10), "{\"a\":1}\n{\"x\":true}\n"},
+	} {
+		os.WriteFile(path, []byte(tt.before), 0o644)
+		f, err := NewFile(path, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(batch(t, `{"x":true}`))
+		f.Close()
+		if b, _ := os.ReadFile(path); string(b) != tt.after {
+			t.Errorf("after %q: file = %q, want %q", tt.before[:min(len(tt.before), 20)], b, tt.after)
+		}
+	}
+}
