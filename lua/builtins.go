@@ -1,0 +1,401 @@
+package lua
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/fnv"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// maxString is the longest string a policy may make (string_too_long).
+const maxString = 1 << 20
+
+// The built-ins whose exact semantics (Unicode, RE2, strftime, JSON, float
+// formatting, hashing) are Go's are Go functions in the runtime table, the
+// way Fluent Bit's Lua has C helpers. Each takes and returns values of the
+// transpiled representation.
+func (s *state) register() {
+	L := s.L
+	fn := func(name string, f func(L *glua.LState) int) {
+		s.R.RawSetString(name, L.NewFunction(f))
+	}
+	str := func(name string, f func(string) string) {
+		fn(name, func(L *glua.LState) int {
+			L.Push(s.str(f(string(L.CheckString(1)))))
+			return 1
+		})
+	}
+	fn("gofmod", func(L *glua.LState) int {
+		L.Push(glua.LNumber(math.Mod(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+		return 1
+	})
+	str("lower", strings.ToLower)
+	str("upper", strings.ToUpper)
+	str("trim", func(x string) string { return strings.TrimFunc(x, unicode.IsSpace) })
+	fn("replace", func(L *glua.LState) int {
+		x, old, nw := L.CheckString(1), L.CheckString(2), L.CheckString(3)
+		if old == "" {
+			L.Push(glua.LString(x))
+			return 1
+		}
+		L.Push(s.str(strings.ReplaceAll(x, old, nw)))
+		return 1
+	})
+	fn("split", func(L *glua.LState) int {
+		x, sep := L.CheckString(1), L.CheckString(2)
+		var parts []string
+		if sep == "" {
+			for len(x) > 0 {
+				_, n := utf8.DecodeRuneInString(x)
+				parts = append(parts, x[:n])
+				x = x[n:]
+			}
+		} else {
+			parts = strings.Split(x, sep)
+		}
+		t := s.newArr(len(parts))
+		for i, p := range parts {
+			t.RawSetInt(i+1, glua.LString(p))
+		}
+		L.Push(t)
+		return 1
+	})
+	fn("join", func(L *glua.LState) int {
+		a, sep := L.CheckTable(1), L.CheckString(2)
+		var b strings.Builder
+		n := a.Len()
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				b.WriteString(sep)
+			}
+			v, _ := a.RawGetInt(i).(glua.LString)
+			b.WriteString(string(v))
+			if b.Len() > maxString {
+				s.fault("string_too_long")
+			}
+		}
+		L.Push(glua.LString(b.String()))
+		return 1
+	})
+	re := func(L *glua.LState, i int) *regexp.Regexp {
+		return L.CheckUserData(i).Value.(*regexp.Regexp)
+	}
+	fn("matches", func(L *glua.LState) int {
+		L.Push(glua.LBool(re(L, 2).MatchString(L.CheckString(1))))
+		return 1
+	})
+	fn("capture", func(L *glua.LState) int {
+		x, r := L.CheckString(1), re(L, 2)
+		m := r.FindStringSubmatchIndex(x)
+		if m == nil {
+			L.Push(s.null)
+			return 1
+		}
+		names := r.SubexpNames()
+		t, o := s.newMap(len(names))
+		n := 0
+		for i, name := range names {
+			if i == 0 || name == "" {
+				continue
+			}
+			v := ""
+			if m[2*i] >= 0 {
+				v = x[m[2*i]:m[2*i+1]]
+			}
+			if t.RawGetString(name) == glua.LNil {
+				n++
+				o.RawSetInt(n, glua.LString(name))
+			}
+			t.RawSetString(name, glua.LString(v))
+		}
+		L.Push(t)
+		return 1
+	})
+	fn("replace_re", func(L *glua.LState) int {
+		x, r, repl := L.CheckString(1), re(L, 2), L.CheckString(3)
+		L.Push(s.str(r.ReplaceAllString(x, repl)))
+		return 1
+	})
+	fn("to_string", func(L *glua.LState) int {
+		L.Push(s.str(s.toString(L.Get(1))))
+		return 1
+	})
+	fn("to_int", func(L *glua.LState) int {
+		L.Push(s.toInt(L.Get(1)))
+		return 1
+	})
+	fn("to_float", func(L *glua.LState) int {
+		L.Push(s.toFloat(L.Get(1)))
+		return 1
+	})
+	fn("to_bool", func(L *glua.LState) int {
+		L.Push(s.toBool(L.Get(1)))
+		return 1
+	})
+	fn("parse_json", func(L *glua.LState) int {
+		x := L.CheckString(1)
+		s.scratch.Reset()
+		v, err := s.scratch.DecodeJSONValue([]byte(x))
+		if err != nil {
+			L.Push(s.null)
+			return 1
+		}
+		L.Push(s.fromValue(s.scratch, v))
+		return 1
+	})
+	fn("parse_kv", func(L *glua.LState) int {
+		L.Push(s.strMap(parseKV(L.CheckString(1), L.CheckString(2), L.CheckString(3))))
+		return 1
+	})
+	fn("parse_logfmt", func(L *glua.LState) int {
+		L.Push(s.strMap(parseLogfmt(L.CheckString(1))))
+		return 1
+	})
+	fn("parse_time", func(L *glua.LState) int {
+		ns, ok := parseTime(L.CheckString(1), L.CheckString(2))
+		if !ok {
+			L.Push(s.null)
+			return 1
+		}
+		L.Push(s.newTS(ns))
+		return 1
+	})
+	fn("format_time", func(L *glua.LState) int {
+		t := L.CheckTable(1)
+		L.Push(s.str(formatTime(tsNanos(t), L.CheckString(2))))
+		return 1
+	})
+	fn("hash64", func(L *glua.LState) int {
+		L.Push(glua.LNumber(Hash64(L.CheckString(1))))
+		return 1
+	})
+	fn("sha256_hex", func(L *glua.LState) int {
+		sum := sha256.Sum256([]byte(L.CheckString(1)))
+		L.Push(glua.LString(hex.EncodeToString(sum[:])))
+		return 1
+	})
+}
+
+// Hash64 is hash64(s): FNV-1a 64 of s's bytes shifted right by 11 bits, so
+// that it is exact in a float64.
+func Hash64(x string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(x))
+	return int64(h.Sum64() >> 11)
+}
+
+// fault raises a policy fault from a Go helper.
+func (s *state) fault(reason string) {
+	for t, r := range s.faults {
+		if r == reason {
+			s.L.Error(t, 0)
+		}
+	}
+	s.L.RaiseError("unknown fault %s", reason)
+}
+
+// str returns x as a Lua string, faulting when it is over the size limit.
+func (s *state) str(x string) glua.LValue {
+	if len(x) > maxString {
+		s.fault("string_too_long")
+	}
+	return glua.LString(x)
+}
+
+type kv struct{ k, v string }
+
+func (s *state) strMap(pairs []kv, ok bool) glua.LValue {
+	if !ok {
+		return s.null
+	}
+	t, o := s.newMap(len(pairs))
+	n := 0
+	for _, p := range pairs {
+		if t.RawGetString(p.k) == glua.LNil {
+			n++
+			o.RawSetInt(n, glua.LString(p.k))
+		}
+		t.RawSetString(p.k, glua.LString(p.v))
+	}
+	return t
+}
+
+func (s *state) toString(v glua.LValue) string {
+	switch s.kindOf(v) {
+	case record.Absent, record.Null:
+		return ""
+	case record.Bool:
+		return strconv.FormatBool(bool(v.(glua.LBool)))
+	case record.Int:
+		return strconv.FormatInt(luaInt(float64(v.(glua.LNumber))), 10)
+	case record.String:
+		return string(v.(glua.LString))
+	case record.Bytes:
+		return string(v.(*glua.LTable).RawGetInt(1).(glua.LString))
+	case record.Timestamp:
+		return time.Unix(0, tsNanos(v.(*glua.LTable))).UTC().Format(time.RFC3339Nano)
+	}
+	// Floats, maps and arrays are written as the record encoder writes them.
+	s.scratch.Reset()
+	size := 0
+	x := s.toValue(s.scratch, v, &size)
+	s.buf = s.scratch.AppendJSON(s.buf[:0], x)
+	return string(s.buf)
+}
+
+func (s *state) toInt(v glua.LValue) glua.LValue {
+	switch s.kindOf(v) {
+	case record.Int:
+		return v
+	case record.Float:
+		f := float64(v.(*glua.LTable).RawGetInt(1).(glua.LNumber))
+		t := math.Trunc(f)
+		if t != t || t >= 9223372036854775808.0 || t < -9223372036854775808.0 {
+			return s.null
+		}
+		return glua.LNumber(t)
+	case record.String:
+		i, err := strconv.ParseInt(string(v.(glua.LString)), 10, 64)
+		if err != nil {
+			return s.null
+		}
+		return glua.LNumber(i)
+	case record.Bool:
+		if v.(glua.LBool) {
+			return glua.LNumber(1)
+		}
+		return glua.LNumber(0)
+	case record.Timestamp:
+		return glua.LNumber(tsNanos(v.(*glua.LTable)))
+	}
+	return s.null
+}
+
+func (s *state) toFloat(v glua.LValue) glua.LValue {
+	switch s.kindOf(v) {
+	case record.Int:
+		return s.box(float64(v.(glua.LNumber)))
+	case record.Float:
+		return v
+	case record.String:
+		f, err := strconv.ParseFloat(string(v.(glua.LString)), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return s.null
+		}
+		return s.box(f)
+	case record.Bool:
+		if v.(glua.LBool) {
+			return s.box(1)
+		}
+		return s.box(0)
+	}
+	return s.null
+}
+
+func (s *state) toBool(v glua.LValue) glua.LValue {
+	switch s.kindOf(v) {
+	case record.Bool:
+		return v
+	case record.String:
+		switch v.(glua.LString) {
+		case "true":
+			return glua.LTrue
+		case "false":
+			return glua.LFalse
+		}
+	case record.Int:
+		return glua.LBool(v.(glua.LNumber) != 0)
+	}
+	return s.null
+}
+
+// parseKV implements parse_kv (docs/semantics.md).
+func parseKV(x, pairSep, kvSep string) ([]kv, bool) {
+	if pairSep == "" || kvSep == "" {
+		return nil, false
+	}
+	var out []kv
+	for _, piece := range strings.Split(x, pairSep) {
+		if piece == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(piece, kvSep)
+		if !ok {
+			return nil, false
+		}
+		k = strings.TrimFunc(k, unicode.IsSpace)
+		v = strings.TrimFunc(v, unicode.IsSpace)
+		if k == "" {
+			return nil, false
+		}
+		out = append(out, kv{k, v})
+	}
+	return out, true
+}
+
+// parseLogfmt implements parse_logfmt (docs/semantics.md).
+func parseLogfmt(x string) ([]kv, bool) {
+	var out []kv
+	i := 0
+	for {
+		for i < len(x) && x[i] == ' ' {
+			i++
+		}
+		if i >= len(x) {
+			return out, true
+		}
+		start := i
+		for i < len(x) && x[i] != '=' && x[i] != ' ' {
+			i++
+		}
+		key := x[start:i]
+		if key == "" {
+			return nil, false
+		}
+		if i >= len(x) || x[i] == ' ' {
+			out = append(out, kv{key, ""})
+			continue
+		}
+		i++ // '='
+		if i < len(x) && x[i] == '"' {
+			i++
+			var b strings.Builder
+			closed := false
+			for i < len(x) {
+				c := x[i]
+				if c == '\\' && i+1 < len(x) && (x[i+1] == '"' || x[i+1] == '\\') {
+					b.WriteByte(x[i+1])
+					i += 2
+					continue
+				}
+				if c == '"' {
+					closed = true
+					i++
+					break
+				}
+				b.WriteByte(c)
+				i++
+			}
+			if !closed {
+				return nil, false
+			}
+			out = append(out, kv{key, b.String()})
+			continue
+		}
+		start = i
+		for i < len(x) && x[i] != ' ' {
+			i++
+		}
+		out = append(out, kv{key, x[start:i]})
+	}
+}

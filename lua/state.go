@@ -1,0 +1,281 @@
+package lua
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+//go:embed runtime.lua
+var runtimeSource string
+
+var (
+	runtimeOnce  sync.Once
+	runtimeProto *glua.FunctionProto
+	runtimeErr   error
+)
+
+// compileLua compiles Lua source once into a prototype that any number of
+// LStates can load.
+func compileLua(src, name string) (*glua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err != nil {
+		return nil, err
+	}
+	return glua.Compile(chunk, name)
+}
+
+// newSandbox returns an LState with only the safe libraries: base (without
+// the functions that load code or files), table, string and math.
+func newSandbox() *glua.LState {
+	L := glua.NewState(glua.Options{SkipOpenLibs: true})
+	for _, lib := range []struct {
+		name string
+		fn   glua.LGFunction
+	}{
+		{glua.BaseLibName, glua.OpenBase},
+		{glua.TabLibName, glua.OpenTable},
+		{glua.StringLibName, glua.OpenString},
+		{glua.MathLibName, glua.OpenMath},
+	} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(glua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "require", "module",
+		"collectgarbage", "getfenv", "setfenv", "newproxy", "_printregs", "print"} {
+		L.SetGlobal(name, glua.LNil)
+	}
+	return L
+}
+
+// state is one LState prepared for transpiled policies: the runtime loaded,
+// its value markers at hand for the Go helpers and the converters.
+type state struct {
+	L                          *glua.LState
+	R                          *glua.LTable
+	null, flt, byt, ts, arr, m *glua.LTable
+	ord                        *glua.LTable
+	faults                     map[*glua.LTable]string
+	scratch                    *record.Arena // for to_string, parse_json and friends
+	buf                        []byte
+}
+
+func newState() (*state, error) {
+	runtimeOnce.Do(func() {
+		runtimeProto, runtimeErr = compileLua(runtimeSource, "runtime.lua")
+	})
+	if runtimeErr != nil {
+		return nil, runtimeErr
+	}
+	L := newSandbox()
+	s := &state{L: L, R: L.NewTable(), scratch: record.NewArena()}
+	s.register()
+	L.Push(L.NewFunctionFromProto(runtimeProto))
+	L.Push(s.R)
+	if err := L.PCall(1, 1, nil); err != nil {
+		L.Close()
+		return nil, fmt.Errorf("lua runtime: %w", err)
+	}
+	L.Pop(1)
+	get := func(name string) *glua.LTable { return s.R.RawGetString(name).(*glua.LTable) }
+	s.null, s.flt, s.byt, s.ts = get("NULL"), get("FLT"), get("BYT"), get("TS")
+	s.arr, s.m, s.ord = get("ARR"), get("MAP"), get("ORD")
+	s.faults = map[*glua.LTable]string{}
+	get("FAULTS").ForEach(func(k, v glua.LValue) {
+		s.faults[v.(*glua.LTable)] = k.String()
+	})
+	return s, nil
+}
+
+// faultOf returns the fault reason of an error raised by the runtime, or ""
+// for any other error.
+func (s *state) faultOf(err error) string {
+	ae, ok := err.(*glua.ApiError)
+	if !ok {
+		return ""
+	}
+	if t, ok := ae.Object.(*glua.LTable); ok {
+		return s.faults[t]
+	}
+	return ""
+}
+
+// Boxes and markers.
+
+func (s *state) box(f float64) *glua.LTable {
+	t := s.L.CreateTable(1, 0)
+	t.RawSetInt(1, glua.LNumber(f))
+	t.Metatable = s.flt
+	return t
+}
+
+func (s *state) newTS(unixNanos int64) *glua.LTable {
+	sec, nsec := unixNanos/1e9, unixNanos%1e9
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+1e9
+	}
+	t := s.L.CreateTable(2, 0)
+	t.RawSetInt(1, glua.LNumber(sec))
+	t.RawSetInt(2, glua.LNumber(nsec))
+	t.Metatable = s.ts
+	return t
+}
+
+func (s *state) newMap(n int) (*glua.LTable, *glua.LTable) {
+	t := s.L.CreateTable(0, n+1)
+	o := s.L.CreateTable(n, 0)
+	t.RawSetH(s.ord, o)
+	t.Metatable = s.m
+	return t, o
+}
+
+func (s *state) newArr(n int) *glua.LTable {
+	t := s.L.CreateTable(n, 0)
+	t.Metatable = s.arr
+	return t
+}
+
+// kindOf classifies a Lua value of the transpiled representation.
+func (s *state) kindOf(v glua.LValue) record.Kind {
+	switch v := v.(type) {
+	case *glua.LNilType:
+		return record.Absent
+	case glua.LBool:
+		return record.Bool
+	case glua.LNumber:
+		return record.Int
+	case glua.LString:
+		return record.String
+	case *glua.LTable:
+		switch v.Metatable {
+		case s.m:
+			return record.Map
+		case s.arr:
+			return record.Array
+		case s.flt:
+			return record.Float
+		case s.ts:
+			return record.Timestamp
+		case s.byt:
+			return record.Bytes
+		}
+		if v == s.null {
+			return record.Null
+		}
+	}
+	return record.Absent
+}
+
+// tsNanos returns the unix nanoseconds of a timestamp table.
+func tsNanos(t *glua.LTable) int64 {
+	return int64(t.RawGetInt(1).(glua.LNumber))*1e9 + int64(t.RawGetInt(2).(glua.LNumber))
+}
+
+// toValue converts a Lua value of the transpiled representation into the
+// arena a. size accumulates the bytes of keys and strings.
+func (s *state) toValue(a *record.Arena, v glua.LValue, size *int) record.Value {
+	switch v := v.(type) {
+	case glua.LBool:
+		return record.BoolValue(bool(v))
+	case glua.LNumber:
+		return record.IntValue(luaInt(float64(v)))
+	case glua.LString:
+		*size += len(v)
+		return a.NewStringFrom(string(v))
+	case *glua.LTable:
+		switch v.Metatable {
+		case s.m:
+			o := v.RawGetH(s.ord).(*glua.LTable)
+			n := o.Len()
+			b := a.BeginMap(n)
+			for i := 1; i <= n; i++ {
+				k := o.RawGetInt(i)
+				ks, _ := k.(glua.LString)
+				*size += len(ks) + 4
+				b.Add(a.NewStringFrom(string(ks)), s.toValue(a, v.RawGet(k), size))
+			}
+			return b.Finish()
+		case s.arr:
+			n := v.Len()
+			b := a.BeginArray(n)
+			for i := 1; i <= n; i++ {
+				b.Append(s.toValue(a, v.RawGetInt(i), size))
+			}
+			return b.Finish()
+		case s.flt:
+			return record.FloatValue(float64(v.RawGetInt(1).(glua.LNumber)))
+		case s.ts:
+			return record.TimestampValue(tsNanos(v))
+		case s.byt:
+			b := v.RawGetInt(1).(glua.LString)
+			*size += len(b)
+			return a.NewBytes([]byte(b))
+		}
+		if v == s.null {
+			return record.NullValue()
+		}
+	}
+	return record.Value{}
+}
+
+// luaInt converts an int held in a Lua number back to int64, saturating
+// outside the int64 range (beyond ±2^53 the backends need not agree).
+func luaInt(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// fromValue converts a record value to the transpiled representation.
+func (s *state) fromValue(r *record.Arena, v record.Value) glua.LValue {
+	switch v.Kind() {
+	case record.Null:
+		return s.null
+	case record.Bool:
+		return glua.LBool(v.Bool())
+	case record.Int:
+		return glua.LNumber(v.Int())
+	case record.Float:
+		return s.box(v.Float())
+	case record.String:
+		return glua.LString(string(r.Bytes(v)))
+	case record.Bytes:
+		t := s.L.CreateTable(1, 0)
+		t.RawSetInt(1, glua.LString(string(r.Bytes(v))))
+		t.Metatable = s.byt
+		return t
+	case record.Timestamp:
+		return s.newTS(v.Time())
+	case record.Array:
+		n := r.Len(v)
+		t := s.newArr(n)
+		for it := r.Iter(v); it.Next(); {
+			t.RawSetInt(it.Index()+1, s.fromValue(r, it.Value()))
+		}
+		return t
+	case record.Map:
+		n := r.Len(v)
+		t, o := s.newMap(n)
+		for it := r.Iter(v); it.Next(); {
+			k := glua.LString(string(r.Bytes(it.Key())))
+			o.RawSetInt(it.Index()+1, k)
+			t.RawSetString(string(k), s.fromValue(r, it.Value()))
+		}
+		return t
+	}
+	return glua.LNil
+}

@@ -1,0 +1,496 @@
+package lua
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// gen writes the Lua source of one policy. Expressions are linearised into
+// statements over temporaries so that evaluation order, short-circuits and
+// faults are exactly the VM's.
+type gen struct {
+	info    *check.Info
+	b       strings.Builder
+	depth   int
+	ntemp   int
+	regexps []*regexp.Regexp
+	reIndex map[*regexp.Regexp]int
+	consts  []string // declarations of constant tables (in sets, paths)
+}
+
+// Transpile returns the Lua source of a checked policy and the regexps its
+// source refers to as P.re[i]. The source is a chunk that takes (R, P) and
+// returns the policy function f(rec, M): rec is the root map, M holds tag,
+// time and now, and gets e = true when the record was edited and rec when the
+// root was replaced. f returns 0 to keep the record and 1 to drop it.
+func Transpile(f *policy.File, info *check.Info) (string, []*regexp.Regexp, error) {
+	g := &gen{info: info, reIndex: map[*regexp.Regexp]int{}}
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if e, ok := r.(genError); ok {
+					err = e
+					return
+				}
+				panic(r)
+			}
+		}()
+		g.depth = 1
+		g.stmts(f.Stmts)
+	}()
+	if err != nil {
+		return "", nil, err
+	}
+	var out strings.Builder
+	out.WriteString("local R, P = ...\n")
+	out.WriteString(prologue)
+	for _, c := range g.consts {
+		out.WriteString(c)
+		out.WriteByte('\n')
+	}
+	out.WriteString("return function(rec, M)\n")
+	out.WriteString(g.b.String())
+	out.WriteString("  return 0\nend\n")
+	return out.String(), g.regexps, nil
+}
+
+type genError struct{ msg string }
+
+func (e genError) Error() string { return "lua: " + e.msg }
+
+func (g *gen) fail(format string, args ...any) {
+	panic(genError{fmt.Sprintf(format, args...)})
+}
+
+// prologue binds the runtime's functions to locals (upvalues are faster
+// than table lookups in gopher-lua).
+const prologue = `local NULL, box, unbox, chk, get, idx, cp = R.NULL, R.box, R.unbox, R.chk, R.get, R.idx, R.cp
+local newmap, newarr, mset, setp, remp, lookup = R.newmap, R.newarr, R.mset, R.setp, R.remp, R.lookup
+local fin, idiv, imod, fdiv, fmod, cat, slen, eq, tlt, tle = R.fin, R.idiv, R.imod, R.fdiv, R.fmod, R.cat, R.slen, R.eq, R.tlt, R.tle
+local fault, ORD, type, getmetatable = R.fault, R.ORD, type, getmetatable
+`
+
+func (g *gen) line(format string, args ...any) {
+	for range g.depth {
+		g.b.WriteString("  ")
+	}
+	fmt.Fprintf(&g.b, format, args...)
+	g.b.WriteByte('\n')
+}
+
+func (g *gen) temp() string {
+	g.ntemp++
+	return "t" + strconv.Itoa(g.ntemp)
+}
+
+// tmp declares a temporary holding x and returns its name.
+func (g *gen) tmp(x string) string {
+	t := g.temp()
+	g.line("local %s = %s", t, x)
+	return t
+}
+
+func (g *gen) constant(decl string) string {
+	name := "K" + strconv.Itoa(len(g.consts)+1)
+	g.consts = append(g.consts, "local "+name+" = "+decl)
+	return name
+}
+
+func (g *gen) regex(e policy.Expr) string {
+	re := g.info.Regexps[e]
+	if re == nil {
+		g.fail("no compiled regex for argument at %v", e.Pos())
+	}
+	i, ok := g.reIndex[re]
+	if !ok {
+		g.regexps = append(g.regexps, re)
+		i = len(g.regexps)
+		g.reIndex[re] = i
+	}
+	return g.constant(fmt.Sprintf("P.re[%d]", i))
+}
+
+// ------------------------------------------------------------- statements
+
+func (g *gen) stmts(list []policy.Stmt) {
+	for _, s := range list {
+		g.stmt(s)
+	}
+}
+
+// block runs body in a Lua do-block so that temporaries go out of scope
+// (Lua allows 200 locals per function).
+func (g *gen) block(body func()) {
+	g.line("do")
+	g.depth++
+	body()
+	g.depth--
+	g.line("end")
+}
+
+func (g *gen) stmt(s policy.Stmt) {
+	switch s := s.(type) {
+	case *policy.SetStmt:
+		g.block(func() { g.set(s) })
+	case *policy.RemoveStmt:
+		g.block(func() {
+			for _, t := range s.Targets {
+				p := g.editPath(t)
+				g.line("remp(rec, %s)", p)
+			}
+			g.line("M.e = true")
+		})
+	case *policy.RenameStmt:
+		g.block(func() {
+			from := g.editPath(s.From)
+			to := g.editPath(s.To)
+			g.line("R.rename(rec, %s, %s)", from, to)
+			g.line("M.e = true")
+		})
+	case *policy.LiftStmt:
+		g.block(func() {
+			p := g.editPath(s.Target)
+			prefix := ""
+			if s.Prefix != nil {
+				prefix = s.Prefix.Str
+			}
+			g.line("R.lift(rec, %s, %s)", p, quote(prefix))
+			g.line("M.e = true")
+		})
+	case *policy.DropStmt:
+		g.end(s.Cond, "1")
+	case *policy.StopStmt:
+		g.end(s.Cond, "0")
+	case *policy.IfStmt:
+		g.block(func() { g.ifStmt(s) })
+	case *policy.Block:
+		g.block(func() { g.stmts(s.Stmts) })
+	case *policy.LetStmt:
+		v := "nil"
+		name := "_"
+		if l := g.info.Defs[s.Name]; l != nil {
+			name = local(l)
+		}
+		g.line("local %s", name)
+		g.block(func() {
+			v = g.exprAs(s.Value, g.info.Types[s.Value])
+			if name != "_" {
+				g.line("%s = %s", name, g.copyIfContainer(v, g.info.Types[s.Value]))
+			}
+		})
+	case *policy.ForStmt:
+		g.block(func() { g.forStmt(s) })
+	case *policy.BadStmt, nil:
+		g.fail("bad statement")
+	default:
+		g.fail("unknown statement %T", s)
+	}
+}
+
+func (g *gen) end(cond policy.Expr, code string) {
+	if cond == nil {
+		// A do-block lets statements follow an unconditional return.
+		g.line("do return %s end", code)
+		return
+	}
+	g.block(func() {
+		c := g.expr(cond)
+		g.line("if %s then return %s end", c, code)
+	})
+}
+
+func (g *gen) ifStmt(s *policy.IfStmt) {
+	c := g.expr(s.Cond)
+	g.line("if %s then", c)
+	g.depth++
+	g.stmts(s.Body.Stmts)
+	g.depth--
+	switch e := s.Else.(type) {
+	case *policy.IfStmt:
+		g.line("else")
+		g.depth++
+		g.ifStmt(e)
+		g.depth--
+	case *policy.Block:
+		g.line("else")
+		g.depth++
+		g.stmts(e.Stmts)
+		g.depth--
+	}
+	g.line("end")
+}
+
+func (g *gen) set(s *policy.SetStmt) {
+	vt := g.info.Types[s.Value]
+	if m, ok := s.Target.(*policy.MetaExpr); ok {
+		v := g.expr(s.Value)
+		if s.Op == policy.QASSIGN {
+			return // metadata is never absent
+		}
+		g.line("M.%s = %s", m.Name, v)
+		g.line("M.e = true")
+		return
+	}
+	if _, ok := unparen(s.Target).(*policy.RootExpr); ok {
+		v := g.dyn(s.Value)
+		g.line("rec = cp(%s)", v)
+		g.line("M.rec = rec")
+		g.line("M.e = true")
+		return
+	}
+	v := g.dyn(s.Value)
+	v = g.copyIfContainer(v, vt)
+	p := g.editPath(s.Target)
+	if s.Op == policy.QASSIGN {
+		cur := g.tmp(fmt.Sprintf("lookup(rec, %s)", p))
+		g.line("if %s == nil or %s == NULL then", cur, cur)
+		g.depth++
+		g.line("setp(rec, %s, %s)", p, v)
+		g.line("M.e = true")
+		g.depth--
+		g.line("end")
+		return
+	}
+	g.line("setp(rec, %s, %s)", p, v)
+	g.line("M.e = true")
+}
+
+// copyIfContainer copies v when its type may hold a map or an array: a
+// stored value must not change when its source is edited later.
+func (g *gen) copyIfContainer(v string, t *types.Type) string {
+	switch types.NonOptional(t).Kind {
+	case types.Map, types.Object, types.Array, types.Any:
+		return "cp(" + v + ")"
+	}
+	return v
+}
+
+// editPath evaluates the dynamic steps of an edited path and returns a Lua
+// expression for its step array.
+func (g *gen) editPath(e policy.Expr) string {
+	var steps []string
+	allConst := true
+	var walk func(e policy.Expr)
+	walk = func(e policy.Expr) {
+		switch x := e.(type) {
+		case *policy.ParenExpr:
+			walk(x.X)
+		case *policy.RootExpr:
+		case *policy.FieldExpr:
+			walk(x.X)
+			steps = append(steps, quote(x.Name))
+		case *policy.IndexExpr:
+			walk(x.X)
+			if c, ok := constStep(x.Index); ok {
+				steps = append(steps, c)
+				return
+			}
+			allConst = false
+			steps = append(steps, g.expr(x.Index))
+		default:
+			g.fail("cannot edit %T", e)
+		}
+	}
+	walk(e)
+	list := "{" + strings.Join(steps, ", ") + "}"
+	if allConst {
+		return g.constant(list)
+	}
+	return g.tmp(list)
+}
+
+// constStep returns the Lua literal of a constant index: a string key or an
+// int (possibly negative) array index.
+func constStep(e policy.Expr) (string, bool) {
+	e = unparen(e)
+	neg := false
+	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
+		neg, e = true, unparen(u.X)
+	}
+	lit, ok := e.(*policy.BasicLit)
+	if !ok {
+		return "", false
+	}
+	switch {
+	case lit.Kind == policy.LitString && !neg:
+		return quote(lit.Str), true
+	case lit.Kind == policy.LitInt && neg:
+		return number(float64(-lit.Int)), true
+	case lit.Kind == policy.LitInt:
+		return number(float64(lit.Int)), true
+	}
+	return "", false
+}
+
+func (g *gen) forStmt(s *policy.ForStmt) {
+	xt := g.info.Types[s.X]
+	x := g.expr(s.X)
+	var kl, vl *check.Local
+	if s.Key != nil {
+		kl = g.info.Defs[s.Key]
+	}
+	if s.Value != nil {
+		vl = g.info.Defs[s.Value]
+	}
+	base := types.NonOptional(xt)
+	g.line("if type(%s) == \"table\" and %s ~= NULL then", x, x)
+	g.depth++
+	bind := func(kexpr, vexpr string) {
+		if kl != nil {
+			g.line("local %s = %s", local(kl), kexpr)
+		}
+		if vl != nil {
+			// An element is checked against the local's type when bound.
+			v := vexpr
+			if c := g.guardCall(v, vl.Type); c != "" {
+				v = c
+			}
+			if isRaw(vl.Type) {
+				v = "unbox(" + v + ")"
+			}
+			g.line("local %s = %s", local(vl), v)
+		}
+	}
+	switch base.Kind {
+	case types.Array:
+		i := g.temp()
+		g.line("for %s = 1, #%s do", i, x)
+		g.depth++
+		bind(i+" - 1", x+"["+i+"]")
+	case types.Map, types.Object:
+		o, i := g.temp(), g.temp()
+		g.line("local %s = {unpack(%s[ORD])}", o, x)
+		g.line("for %s = 1, #%s do", i, o)
+		g.depth++
+		bind(o+"["+i+"]", x+"["+o+"["+i+"]]")
+	default:
+		g.line("do")
+		g.depth++
+	}
+	g.stmts(s.Body.Stmts)
+	g.depth--
+	g.line("end")
+	g.depth--
+	g.line("end")
+}
+
+// local names the Lua variable of a policy local.
+func local(l *check.Local) string { return "L" + strconv.Itoa(l.ID) }
+
+func unparen(e policy.Expr) policy.Expr {
+	for {
+		p, ok := e.(*policy.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// isRaw reports whether values of type t are held unboxed: floats are
+// plain Lua numbers where the type says float, and boxed everywhere else.
+func isRaw(t *types.Type) bool {
+	return t != nil && types.NonOptional(t).Kind == types.Float
+}
+
+// guardCall returns a call that checks v against t, or "" when every value
+// fits. Arrays and maps with typed elements are checked element by element.
+func (g *gen) guardCall(v string, t *types.Type) string {
+	spec, deep, ok := guardSpec(t)
+	if !ok {
+		return ""
+	}
+	if deep {
+		return fmt.Sprintf("%s(%s)", g.constant("R.mkchk("+spec+")"), v)
+	}
+	k, opt := guardKind(t)
+	return fmt.Sprintf("chk(%s, %q, %t)", v, k, opt)
+}
+
+func guardKind(t *types.Type) (string, bool) {
+	opt := t.IsOptional()
+	base := types.NonOptional(t)
+	switch base.Kind {
+	case types.Any:
+		return "any", opt
+	case types.Null:
+		return "null", opt
+	case types.Bool:
+		return "bool", opt
+	case types.Int:
+		return "int", opt
+	case types.Float:
+		return "float", opt
+	case types.String:
+		return "string", opt
+	case types.Bytes:
+		return "bytes", opt
+	case types.Timestamp:
+		return "timestamp", opt
+	case types.Array:
+		return "array", opt
+	case types.Map, types.Object:
+		return "map", opt
+	}
+	return "", opt
+}
+
+// guardSpec returns the Lua spec {kind, optional, elem} of t for R.mkchk,
+// whether it needs element checks, and false when t accepts every value.
+func guardSpec(t *types.Type) (string, bool, bool) {
+	if t == nil || t.IsInvalid() || t.Kind == types.Never {
+		return "", false, false
+	}
+	k, opt := guardKind(t)
+	if k == "" || k == "any" && opt {
+		return "", false, false
+	}
+	base := types.NonOptional(t)
+	if base.Kind == types.Array || base.Kind == types.Map {
+		if es, _, ok := guardSpec(base.Elem); ok {
+			return fmt.Sprintf("{%q, %t, %s}", k, opt, es), true, true
+		}
+	}
+	return fmt.Sprintf("{%q, %t}", k, opt), false, true
+}
+
+// quote writes s as a Lua string literal, escaping every byte outside
+// printable ASCII.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "\\%03d", c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// number writes a Lua numeral for f (finite).
+func number(f float64) string {
+	if f == 0 && math.Signbit(f) {
+		return "(-0.0)"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if f < 0 {
+		return "(" + s + ")"
+	}
+	return s
+}
