@@ -112,10 +112,12 @@ func endsOperand(tok Token) bool {
 	return false
 }
 
-// endsStatement reports whether a newline after tok ends a statement.
+// endsStatement reports whether a newline after tok ends a statement. An
+// ILLEGAL token does, so that a bad character does not pull the next line
+// into its statement.
 func endsStatement(tok Token) bool {
 	switch tok {
-	case DROP, STOP, DROPPED, FAULT, ELLIPSIS, QUESTION:
+	case DROP, STOP, DROPPED, FAULT, ELLIPSIS, QUESTION, ILLEGAL:
 		return true
 	}
 	return endsOperand(tok)
@@ -171,6 +173,17 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 	case ch == '`':
 		s.rawString()
 		tok, lit = RAWSTRING, s.str[start:s.offset]
+	case ch == '\'':
+		// 'text' is one mistake, not two stray quotes.
+		s.next()
+		for s.ch != '\'' && s.ch != '\n' && s.ch != -1 {
+			s.next()
+		}
+		if s.ch == '\'' {
+			s.next()
+		}
+		tok, lit = ILLEGAL, s.str[start:s.offset]
+		s.errorf(pos, s.pos(s.offset), CodeInvalidChar, `strings are written in double quotes: "text"`, "invalid character '\\''")
 	default:
 		s.next()
 		tok = s.operator(ch, start)
@@ -275,8 +288,6 @@ func (s *Scanner) operator(ch rune, start int) Token {
 	end := s.pos(s.offset)
 	hint := ""
 	switch ch {
-	case '\'':
-		hint = `strings are written in double quotes: "text"`
 	case ';':
 		hint = "statements end at the end of the line; there are no semicolons"
 	case bom:

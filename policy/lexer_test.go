@@ -178,15 +178,16 @@ func TestScanErrors(t *testing.T) {
 		{"1e+", CodeBadNumber, "1:1", "FLOAT(1e+) NL"},
 		{"1.5_", CodeBadNumber, "1:4", "FLOAT(1.5_) NL"},
 		{"a @ b", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(@) IDENT(b) NL"},
-		{"'x'", CodeInvalidChar, "1:1", "ILLEGAL(') IDENT(x) ILLEGAL(')"},
+		{"'x y' z", CodeInvalidChar, "1:1", "ILLEGAL('x y') IDENT(z) NL"},
+		{"'x\ny", CodeInvalidChar, "1:1", "ILLEGAL('x) NL IDENT(y) NL"},
 		{"a; b", CodeInvalidChar, "1:2", "IDENT(a) ILLEGAL(;) IDENT(b) NL"},
 		{"a & b", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(&) IDENT(b) NL"},
 		{"a | b", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(|) IDENT(b) NL"},
-		{"é", CodeInvalidChar, "1:1", "ILLEGAL(é)"},
-		{"a \xff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\xff)"},
-		{"x\n  $", CodeInvalidChar, "2:3", "IDENT(x) NL ILLEGAL($)"},
-		{"a \ufffd", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufffd)"},
-		{"a \ufeff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufeff)"},
+		{"é", CodeInvalidChar, "1:1", "ILLEGAL(é) NL"},
+		{"a \xff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\xff) NL"},
+		{"x\n  $", CodeInvalidChar, "2:3", "IDENT(x) NL ILLEGAL($) NL"},
+		{"a \ufffd", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufffd) NL"},
+		{"a \ufeff", CodeInvalidChar, "1:3", "IDENT(a) ILLEGAL(\ufeff) NL"},
 	}
 	for _, tt := range tests {
 		toks, errs := scanAll(tt.src)

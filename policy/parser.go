@@ -44,6 +44,7 @@ type parser struct {
 	// exprLev > 0 inside (), [] and map literals, where newlines mean nothing.
 	exprLev int
 	nest    int // recursion depth, bounded by maxNest
+	inDecl  bool // inside a schema or test block, where there are no statements
 }
 
 // maxNest bounds the nesting of expressions, types and blocks, so that no
@@ -231,7 +232,9 @@ func isStmtStart(tok Token) bool {
 // newline, or to a closing brace, the end of the file, or a keyword that
 // starts a line and a statement. Braces opened on the skipped line are
 // skipped with their contents, so a bad line holding a {...} literal does
-// not end the block around it.
+// not end the block around it. Among statements, a '{' that ends the bad
+// line opens a block (`} elif .b {`, `while .x {`): its statements are
+// parsed, so that their errors are found and its '}' closes it.
 func (p *parser) sync() {
 	p.exprLev = 0
 	depth := 0
@@ -243,6 +246,10 @@ func (p *parser) sync() {
 				return
 			}
 		case LBRACE:
+			if depth == 0 && !p.inDecl && p.peek().bol && p.nest < maxNest {
+				p.parseBlockBody()
+				continue
+			}
 			depth++
 		case RBRACE:
 			if depth == 0 {
@@ -395,6 +402,8 @@ func (p *parser) expectStmtEnd(what string) {
 		hint = "use == to compare; = assigns"
 	case p.t.tok == IDENT && (p.t.lit == "and" || p.t.lit == "or" || p.t.lit == "not"):
 		hint = "the logical operators are && || and !"
+	case p.t.tok == IDENT && (p.t.lit == "elif" || p.t.lit == "elsif" || p.t.lit == "elseif"):
+		hint = "write } else if C {"
 	case p.t.tok == IF && (what == "drop" || what == "stop"):
 		hint = "write " + what + " when C"
 	case p.t.tok == LBRACE:

@@ -4,6 +4,8 @@ package policy
 // with its types, and the test blocks.
 
 func (p *parser) parseSchema() *Schema {
+	p.inDecl = true
+	defer func() { p.inDecl = false }()
 	s := &Schema{Schema: p.t.pos}
 	p.next()
 	p.skipNewlinesBefore(LBRACE)
@@ -185,6 +187,8 @@ func (p *parser) parseType() TypeExpr {
 // ---------------------------------------------------------------- tests
 
 func (p *parser) parseTest() *Test {
+	p.inDecl = true
+	defer func() { p.inDecl = false }()
 	t := &Test{Test: p.t.pos}
 	p.next()
 	if lit, pos, ok := p.parseStringLit("test name", `name the test: test "drops health checks" { ... }`); ok {

@@ -277,3 +277,39 @@ func TestParseTooDeep(t *testing.T) {
 		t.Errorf("nesting under the limit: %v", errs[0])
 	}
 }
+
+// Common slips from other languages: each is reported once, and nothing
+// after it is reported by mistake.
+func TestParseErrorRecoveryTypos(t *testing.T) {
+	src := `policy "typos"
+// a C comment
+set .a = "unterminated
+if .a == 1 {
+  drop
+} elif .b {
+  set .x == 1
+}
+.c = 1
+set .d = contains(.log "x")
+drop when .level == 'debug'
+test "t" {
+  input {"a": "x, "b": 1}
+  expect dropped
+}
+test "u" {
+  input {"a": 1}
+  expect {"a": 1,}
+}
+`
+	f, errs := ParseFile("typos.policy", []byte(src))
+	want := "2:1 E0028, 3:10 E0002, 6:3 E0022, 7:10 E0012, 9:1 E0028, 10:24 E0001, 11:21 E0006, 13:21 E0002"
+	if got := errSummary(errs); got != want {
+		t.Errorf("errors:\n got %s\nwant %s\n%s", got, want, errs.Report("typos.policy"))
+	}
+	if len(f.Tests) != 2 || f.Tests[1].Name != "u" || f.Tests[0].Expect != ExpectDropped {
+		t.Errorf("the test blocks were not recovered: %d tests", len(f.Tests))
+	}
+	if errs[2].Hint != "write } else if C {" {
+		t.Errorf("elif hint: %q", errs[2].Hint)
+	}
+}

@@ -212,7 +212,17 @@ func isCloser(tok Token) bool {
 // that cannot be inside it: the end of the file, or a statement keyword
 // starting a new line. The bracket was then left open by mistake.
 func (p *parser) atUnclosedEnd() bool {
-	return p.t.tok == EOF || p.afterNL && p.t.bol && isStmtStart(p.t.tok)
+	if p.t.tok == EOF {
+		return true
+	}
+	if !p.afterNL || !p.t.bol {
+		return false
+	}
+	switch p.t.tok {
+	case INPUT, TAG, EXPECT:
+		return true
+	}
+	return isStmtStart(p.t.tok)
 }
 
 // expectClose consumes the closing token of a bracket opened at open.

@@ -243,6 +243,11 @@ func (p *parser) parseBlock(after string) *Block {
 		}
 		p.seek(j)
 	}
+	return p.parseBlockBody()
+}
+
+// parseBlockBody parses a block from its '{', the current token.
+func (p *parser) parseBlockBody() *Block {
 	b := &Block{Lbrace: p.t.pos}
 	p.next()
 	for {
