@@ -43,7 +43,7 @@ type parser struct {
 	nlPos Pos
 	// exprLev > 0 inside (), [] and map literals, where newlines mean nothing.
 	exprLev int
-	nest    int // recursion depth, bounded by maxNest
+	nest    int  // recursion depth, bounded by maxNest
 	inDecl  bool // inside a schema or test block, where there are no statements
 }
 
