@@ -90,8 +90,8 @@ func litRecord(a *record.Arena, e policy.Expr) *record.Record {
 	return r
 }
 
-// compileFile parses, checks and transpiles a policy.
-func compileFile(t testing.TB, name string, src []byte) (*policy.File, *Program) {
+// parseCheck parses and checks a policy that must have no errors.
+func parseCheck(t testing.TB, name string, src []byte) (*policy.File, *check.Info) {
 	t.Helper()
 	f, errs := policy.ParseFile(name, src)
 	if len(errs) > 0 {
@@ -103,6 +103,13 @@ func compileFile(t testing.TB, name string, src []byte) (*policy.File, *Program)
 			t.Fatalf("%s: %v", name, d)
 		}
 	}
+	return f, info
+}
+
+// compileFile parses, checks and transpiles a policy.
+func compileFile(t testing.TB, name string, src []byte) (*policy.File, *Program) {
+	t.Helper()
+	f, info := parseCheck(t, name, src)
 	p, err := Compile(f, info)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
