@@ -94,6 +94,7 @@ func TestParseErrors(t *testing.T) {
 		{h + ".a = 1", "2:1 E0028", "expected a statement", "set .a = value"},
 		{h + "}", "2:1 E0028", "unexpected '}'", ""},
 		{h + "// comment", "2:1 E0028", "expected a statement", "comments start with #"},
+		{h + "set .a = .b\n  ?? 1", "3:3 E0028", "expected a statement, found '??'", "break the line after the operator"},
 		// messages for common slips
 		{h + "rename .a .b", "2:11 E0001", "expected 'to' after the path in rename, found '.'", ""},
 		{h + "remove .a .b", "2:11 E0001", "expected ',' between the paths", ""},

@@ -53,6 +53,8 @@ func (p *parser) parseStmt() Stmt {
 		hint = "a call is an expression; use its value, as in set .x = " + p.t.lit + "(...)"
 	case p.t.tok == QUO && p.peek().tok == QUO:
 		hint = "comments start with #"
+	case p.t.tok.Precedence() > 0:
+		hint = "a newline before an operator ends the statement; break the line after the operator instead"
 	}
 	p.errorHere(CodeUnexpectedStmt, hint, "expected a statement, found %s", p.describe())
 	p.next()
