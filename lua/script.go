@@ -1,0 +1,368 @@
+package lua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/record"
+)
+
+// Script is a Fluent Bit-style Lua filter: a file that defines a function
+// FUNC(tag, timestamp, record) returning code, timestamp, record, with
+// Fluent Bit's codes: -1 drop, 0 keep unchanged, 1 modified with the new
+// timestamp, 2 modified keeping the old one. The source is compiled once;
+// runs use pooled LStates with only the safe libraries.
+//
+// A call that raises an error, returns something else than those codes, or
+// runs past Timeout faults the record: it is passed through unchanged and
+// counted. Nothing a script does can crash the process.
+type Script struct {
+	Name string // the file name, for messages
+	Call string // the function called per record
+	// Timeout bounds one call (0: no bound). gopher-lua checks the bound
+	// between instructions, which slows every instruction down, so the
+	// benchmarks run without one, as Fluent Bit does.
+	Timeout time.Duration
+
+	proto  *glua.FunctionProto
+	pool   sync.Pool
+	faults [3]atomic.Int64 // by scriptFault
+}
+
+// Script fault reasons.
+const (
+	FaultLuaError  = "lua_error"  // the call raised an error
+	FaultBadReturn = "bad_return" // the call returned no valid code and record
+	FaultTimeout   = "timeout"    // the call ran past Script.Timeout
+)
+
+var scriptFaults = [...]string{FaultLuaError, FaultBadReturn, FaultTimeout}
+
+// LoadScript compiles a filter script and checks that it defines call.
+func LoadScript(name string, src []byte, call string) (*Script, error) {
+	proto, err := compileLua(string(src), name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Script{Name: name, Call: call, proto: proto}
+	r, err := s.NewRunner()
+	if err != nil {
+		return nil, err
+	}
+	s.pool.Put(r)
+	return s, nil
+}
+
+// Faults returns how many records faulted, by reason.
+func (s *Script) Faults() map[string]int64 {
+	m := map[string]int64{}
+	for i, name := range scriptFaults {
+		if n := s.faults[i].Load(); n > 0 {
+			m[name] = n
+		}
+	}
+	return m
+}
+
+// ScriptRunner runs a script on one LState; one goroutine at a time.
+type ScriptRunner struct {
+	s      *Script
+	L      *glua.LState
+	fn     *glua.LFunction
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NewRunner loads the script into a fresh LState.
+func (s *Script) NewRunner() (*ScriptRunner, error) {
+	L := newSandbox()
+	L.Push(L.NewFunctionFromProto(s.proto))
+	if err := L.PCall(0, 0, nil); err != nil {
+		L.Close()
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	fn, ok := L.GetGlobal(s.Call).(*glua.LFunction)
+	if !ok {
+		L.Close()
+		return nil, fmt.Errorf("%s: the script defines no function %s", s.Name, s.Call)
+	}
+	return &ScriptRunner{s: s, L: L, fn: fn}, nil
+}
+
+// Close releases the runner's LState.
+func (r *ScriptRunner) Close() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.L.Close()
+}
+
+// Run runs the script on rec with a pooled runner.
+func (s *Script) Run(rec *record.Record) (Result, error) {
+	r, _ := s.pool.Get().(*ScriptRunner)
+	if r == nil {
+		var err error
+		if r, err = s.NewRunner(); err != nil {
+			return Result{}, err
+		}
+	}
+	res := r.Run(rec)
+	s.pool.Put(r)
+	return res, nil
+}
+
+// Run calls the script's function on rec and applies what it returns.
+func (r *ScriptRunner) Run(rec *record.Record) Result {
+	L := r.L
+	a := rec.Arena()
+	ts := float64(rec.Time()) / 1e9
+	L.Push(r.fn)
+	L.Push(glua.LString(string(rec.Tag())))
+	L.Push(glua.LNumber(ts))
+	L.Push(plainFromValue(L, a, rec.Root()))
+	var timer *time.Timer
+	if r.s.Timeout > 0 {
+		if r.cancel == nil {
+			r.ctx, r.cancel = context.WithCancel(context.Background())
+			L.SetContext(r.ctx)
+		}
+		timer = time.AfterFunc(r.s.Timeout, r.cancel)
+	}
+	err := L.PCall(3, 3, nil)
+	if timer != nil && !timer.Stop() {
+		// The budget ran out: a fresh context for the next call.
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+		L.SetContext(r.ctx)
+		if err != nil {
+			L.SetTop(0)
+			return r.fault(2)
+		}
+	}
+	if err != nil {
+		L.SetTop(0)
+		return r.fault(0)
+	}
+	code, nts, nrec := L.Get(-3), L.Get(-2), L.Get(-1)
+	L.Pop(3)
+	c, ok := code.(glua.LNumber)
+	if !ok {
+		return r.fault(1)
+	}
+	switch c {
+	case -1:
+		return Result{Action: Drop}
+	case 0:
+		return Result{Action: Keep}
+	case 1, 2:
+	default:
+		return r.fault(1)
+	}
+	t, ok := nrec.(*glua.LTable)
+	if !ok {
+		return r.fault(1)
+	}
+	var newTime int64
+	if c == 1 {
+		ns, ok := luaTime(nts)
+		if !ok {
+			return r.fault(1)
+		}
+		newTime = ns
+	}
+	v, err := plainToValue(a, t, rec.Root(), 0)
+	if err != nil {
+		return r.fault(1)
+	}
+	if err := rec.Set(nil, v); err != nil {
+		return r.fault(1)
+	}
+	if c == 1 {
+		rec.SetTime(newTime)
+	}
+	return Result{Action: Keep}
+}
+
+func (r *ScriptRunner) fault(i int) Result {
+	r.s.faults[i].Add(1)
+	return Result{Action: Fault, Reason: scriptFaults[i]}
+}
+
+// Outcome is Run reported as policytest does.
+func (r *ScriptRunner) Outcome(rec *record.Record) policytest.Outcome {
+	res := r.Run(rec)
+	switch res.Action {
+	case Drop:
+		return policytest.Outcome{Action: policytest.Drop}
+	case Fault:
+		return policytest.Outcome{Action: policytest.Keep, Fault: res.Reason}
+	}
+	return policytest.Outcome{Action: policytest.Keep}
+}
+
+// luaTime reads a returned timestamp: seconds as a number, or Fluent Bit's
+// table {sec = s, nsec = ns}.
+func luaTime(v glua.LValue) (int64, bool) {
+	switch v := v.(type) {
+	case glua.LNumber:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 9e9 {
+			return 0, false
+		}
+		sec := math.Floor(f)
+		return int64(sec)*1e9 + int64(math.Round((f-sec)*1e9)), true
+	case *glua.LTable:
+		sec, ok1 := v.RawGetString("sec").(glua.LNumber)
+		nsec, ok2 := v.RawGetString("nsec").(glua.LNumber)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		return int64(sec)*1e9 + int64(nsec), true
+	}
+	return 0, false
+}
+
+// plainFromValue converts a record value as Fluent Bit does for its Lua
+// filter: maps and arrays become plain tables, ints and floats numbers,
+// null nil (so a null field is absent in Lua), timestamps seconds.
+func plainFromValue(L *glua.LState, a *record.Arena, v record.Value) glua.LValue {
+	switch v.Kind() {
+	case record.Bool:
+		return glua.LBool(v.Bool())
+	case record.Int:
+		return glua.LNumber(v.Int())
+	case record.Float:
+		return glua.LNumber(v.Float())
+	case record.String, record.Bytes:
+		return glua.LString(string(a.Bytes(v)))
+	case record.Timestamp:
+		return glua.LNumber(float64(v.Time()) / 1e9)
+	case record.Array:
+		t := L.CreateTable(a.Len(v), 0)
+		for it := a.Iter(v); it.Next(); {
+			t.RawSetInt(it.Index()+1, plainFromValue(L, a, it.Value()))
+		}
+		return t
+	case record.Map:
+		t := L.CreateTable(0, a.Len(v))
+		for it := a.Iter(v); it.Next(); {
+			t.RawSetString(string(a.Bytes(it.Key())), plainFromValue(L, a, it.Value()))
+		}
+		return t
+	}
+	return glua.LNil
+}
+
+var errBadValue = errors.New("a value Lua cannot give back")
+
+// plainToValue converts a table returned by a script into the arena. orig
+// is the value that stood at the same place in the input (or Absent): its
+// keys keep their order, a float stays a float when the number is still
+// whole, and an empty table keeps being an array or a map. New keys follow
+// in sorted order (Lua tables have none).
+func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) (record.Value, error) {
+	if depth > record.DefaultMaxDepth {
+		return record.Value{}, errBadValue
+	}
+	switch v := v.(type) {
+	case glua.LBool:
+		return record.BoolValue(bool(v)), nil
+	case glua.LNumber:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return record.Value{}, errBadValue
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<63 && orig.Kind() != record.Float {
+			return record.IntValue(int64(f)), nil
+		}
+		return record.FloatValue(f), nil
+	case glua.LString:
+		return a.NewStringFrom(string(v)), nil
+	case *glua.LTable:
+		n := v.Len()
+		isArray := n > 0 || orig.Kind() == record.Array
+		if isArray {
+			// Any key outside 1..n makes it a map.
+			v.ForEach(func(k, _ glua.LValue) {
+				if kn, ok := k.(glua.LNumber); !ok || float64(kn) < 1 || float64(kn) > float64(n) || float64(kn) != math.Trunc(float64(kn)) {
+					isArray = false
+				}
+			})
+		}
+		if isArray {
+			b := a.BeginArray(n)
+			for i := 1; i <= n; i++ {
+				var o record.Value
+				if orig.Kind() == record.Array {
+					o, _ = a.Index(orig, i-1)
+				}
+				x, err := plainToValue(a, v.RawGetInt(i), o, depth+1)
+				if err != nil {
+					return record.Value{}, err
+				}
+				b.Append(x)
+			}
+			return b.Finish(), nil
+		}
+		b := a.BeginMap(0)
+		if orig.Kind() == record.Map {
+			for it := a.Iter(orig); it.Next(); {
+				k := a.Str(it.Key())
+				x := v.RawGetString(k)
+				if x == glua.LNil {
+					continue
+				}
+				val, err := plainToValue(a, x, it.Value(), depth+1)
+				if err != nil {
+					return record.Value{}, err
+				}
+				b.AddKey([]byte(k), val)
+			}
+		}
+		type entry struct {
+			k string
+			v glua.LValue
+		}
+		var extra []entry
+		bad := false
+		v.ForEach(func(k, x glua.LValue) {
+			ks, ok := k.(glua.LString)
+			if !ok {
+				if kn, isNum := k.(glua.LNumber); isNum {
+					ks = glua.LString(kn.String())
+				} else {
+					bad = true
+					return
+				}
+			}
+			if orig.Kind() == record.Map {
+				if _, found := a.Key(orig, []byte(ks)); found {
+					return
+				}
+			}
+			extra = append(extra, entry{string(ks), x})
+		})
+		if bad {
+			return record.Value{}, errBadValue
+		}
+		slices.SortFunc(extra, func(x, y entry) int { return strings.Compare(x.k, y.k) })
+		for _, e := range extra {
+			val, err := plainToValue(a, e.v, record.Value{}, depth+1)
+			if err != nil {
+				return record.Value{}, err
+			}
+			b.AddKey([]byte(e.k), val)
+		}
+		return b.Finish(), nil
+	}
+	return record.Value{}, errBadValue
+}
