@@ -120,15 +120,16 @@ func (s *Store) Save(c *Checkpoint) error {
 	return s.Storage.Store(data)
 }
 
-// Load reads the stored checkpoint. With nothing stored it returns an empty
-// checkpoint and no error. A checkpoint that cannot be decoded gives an
-// error wrapping ErrCorrupt; the caller reports it and starts afresh. The
-// Format says which layout was read: a JSON checkpoint is rewritten as
-// protobuf by the next Save.
+// Load reads the stored checkpoint. With nothing stored it returns nil and
+// no error: a fresh start, which is not the same as a checkpoint of no
+// files. A checkpoint that cannot be decoded gives nil and an error
+// wrapping ErrCorrupt; the caller reports it and starts afresh. The Format
+// says which layout was read: a JSON checkpoint is rewritten as protobuf
+// by the next Save.
 func (s *Store) Load() (*Checkpoint, Format, error) {
 	data, err := s.Storage.Load()
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Checkpoint{}, s.enc.Format, nil
+		return nil, s.enc.Format, nil
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("checkpoint: %w", err)

@@ -59,7 +59,7 @@ func (t *Tail) scan(now time.Time) {
 		}
 	}
 	t.retired = slices.DeleteFunc(t.retired, func(e retired) bool { return now.After(e.until) })
-	t.openAll(cands, first)
+	t.openAll(cands, first && !t.resumed)
 	if first {
 		t.known = nil // entries with no file now are dropped
 	}
@@ -153,8 +153,9 @@ type opened struct {
 }
 
 // openAll opens the candidates and decides where each starts: from the
-// checkpoint, from a copy of an open file, from its start or its end.
-func (t *Tail) openAll(cands []candidate, first bool) {
+// checkpoint, from a copy of an open file, from its start, or (on the first
+// scan of a fresh start, without ReadFromHead) from its end.
+func (t *Tail) openAll(cands []candidate, fresh bool) {
 	var files []*opened
 	for _, c := range cands {
 		o, err := t.open(c)
@@ -211,7 +212,7 @@ func (t *Tail) openAll(cands []candidate, first bool) {
 			t.resume(r, state[i])
 			t.stats.resumed.Add(1)
 		case t.takeOverCopy(r, o):
-		case first && !t.cfg.ReadFromHead && !sameIDChanged[i]:
+		case fresh && !t.cfg.ReadFromHead && !sameIDChanged[i]:
 			r.offset, r.lineStart = o.size, o.size
 		}
 		t.readers = append(t.readers, r)

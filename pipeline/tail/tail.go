@@ -37,10 +37,12 @@ var DefaultAttributes = []string{checkpoint.AttrFileName, checkpoint.AttrFilePat
 type Config struct {
 	Paths        []string // glob patterns (filepath.Match syntax)
 	ExcludePaths []string // patterns matched against the full path
-	// ReadFromHead reads files found by the first scan from their start;
-	// otherwise they are read from their end. Files found later, and files
-	// that are truncated, are always read from their start; files in the
-	// checkpoint resume where it says.
+	// ReadFromHead reads the files found by the first scan of a fresh start
+	// (no checkpoint) from their start; otherwise they are read from their
+	// end. Files in the checkpoint resume where it says; every other file
+	// (found later, found when resuming from a checkpoint, truncated) is
+	// read from its start, so that a line delivered but not yet
+	// checkpointed before a crash is read again.
 	ReadFromHead    bool
 	PollInterval    time.Duration // how often files are read
 	RefreshInterval time.Duration // how often the patterns are expanded again
@@ -170,6 +172,7 @@ type Tail struct {
 	failed  map[string]string // path → last open error, to report it once
 
 	scanned   bool
+	resumed   bool // New was given a checkpoint
 	nextScan  time.Time
 	lastCycle time.Time
 	more      bool // the last cycle stopped at MaxBatchBytes
@@ -192,8 +195,10 @@ type Tail struct {
 	}
 }
 
-// New returns a Tail for cfg that resumes from cp (which may be nil). The
-// files of cp are matched to files on disk by the first Poll.
+// New returns a Tail for cfg that resumes from cp, or starts afresh if cp is
+// nil (no checkpoint was saved, or it could not be read). The files of cp
+// are matched to files on disk by the first Poll; entries that match no
+// file are dropped.
 func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -205,6 +210,7 @@ func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 		rbuf:   make([]byte, 256<<10),
 	}
 	if cp != nil {
+		t.resumed = true
 		t.known = slices.Clone(cp.Files) // matching deletes from it
 		t.committed = cp.Files
 	}

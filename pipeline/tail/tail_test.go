@@ -402,3 +402,31 @@ func lens(s []string) []int {
 	}
 	return n
 }
+
+// TestResumeReadsNewFilesFromStart: a file that appeared after the last
+// saved checkpoint may have had lines delivered before a crash. Resuming,
+// it is read from its start even without ReadFromHead.
+func TestResumeReadsNewFilesFromStart(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), "a-old\n")
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	cfg.ReadFromHead = false
+	h := newHarness(t, cfg, nil)
+	h.poll()
+	cp := h.tail.Checkpoint() // a.log, at its end
+	if len(cp.Files) != 1 || cp.Files[0].Offset != 6 || len(h.lines) != 0 {
+		t.Fatalf("fresh start: lines %q, checkpoint %+v", h.text(), cp.Files)
+	}
+	h.noAuto = true // the crash: what follows is never committed
+	writeFile(t, filepath.Join(dir, "b.log"), "b-1\n")
+	appendFile(t, filepath.Join(dir, "a.log"), "a-1\n")
+	h.until("delivery before the crash", func() bool { return len(h.lines) == 2 })
+	h.tail.Close()
+
+	h2 := newHarness(t, cfg, h.tail.Checkpoint())
+	h2.until("both lines again", func() bool { return len(h2.lines) == 2 })
+	h2.poll()
+	if c := h2.count(); len(h2.lines) != 2 || c["a-1"] != 1 || c["b-1"] != 1 {
+		t.Fatalf("after restart: %q", h2.text())
+	}
+}
