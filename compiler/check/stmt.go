@@ -430,8 +430,14 @@ func (c *checker) forStmt(s *policy.ForStmt, st *state) {
 	}
 	// The body runs zero or more times: find the state it can start in
 	// (a fixpoint over its edits), quietly, then check it once for real.
+	// Inside another loop's quiet passes one pass is enough: the outer
+	// fixpoint repeats it, and nested loops stay linear in their depth.
+	passes := 4
+	if c.quiet > 0 {
+		passes = 0
+	}
 	cur := st.clone()
-	for range 4 {
+	for range passes {
 		c.quiet++
 		bs := cur.clone()
 		c.block(s.Body, bs)
