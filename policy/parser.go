@@ -198,17 +198,6 @@ func describeToken(t token) string {
 	return "'" + t.tok.String() + "'"
 }
 
-// expect consumes a token of kind tok or reports what was found instead.
-func (p *parser) expect(tok Token, what string) Pos {
-	pos := p.t.pos
-	if p.t.tok != tok {
-		p.errorHere(CodeUnexpected, "", "expected %s, found %s", what, p.describe())
-		return pos
-	}
-	p.next()
-	return pos
-}
-
 // atStmtEnd reports whether the current token ends a statement.
 func (p *parser) atStmtEnd() bool {
 	switch p.t.tok {
@@ -440,11 +429,7 @@ func (p *parser) basicLit() *BasicLit {
 		lit.Str = unquote(t.lit)
 	case RAWSTRING:
 		lit.Kind = LitString
-		s := t.lit[1:]
-		if strings.HasSuffix(s, "`") {
-			s = s[:len(s)-1]
-		}
-		lit.Str = s
+		lit.Str = strings.TrimSuffix(t.lit[1:], "`")
 	case TRUE, FALSE:
 		lit.Kind = LitBool
 		lit.Bool = t.tok == TRUE
