@@ -267,3 +267,28 @@ func TestCopyTruncateWhileStopped(t *testing.T) {
 	}
 	_ = checkpoint.Protobuf
 }
+
+// TestMoveCreateBetweenScans: with scans far apart, a rotation is still
+// followed at once, even when the path was empty for a moment.
+func TestMoveCreateBetweenScans(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	writeFile(t, p, "gen-0\n")
+	cfg := fastConfig(p)
+	cfg.RefreshInterval = time.Hour
+	cfg.RotateWait = time.Hour
+	h := newHarness(t, cfg, nil)
+	h.until("first file", func() bool { return len(h.lines) == 1 })
+	for gen := 1; gen <= 3; gen++ {
+		if err := os.Rename(p, fmt.Sprintf("%s.%d", p, gen)); err != nil {
+			t.Fatal(err)
+		}
+		h.poll() // sees the path empty
+		h.poll()
+		writeFile(t, p, fmt.Sprintf("gen-%d\n", gen))
+		h.until(fmt.Sprintf("generation %d", gen), func() bool { return len(h.lines) == gen+1 })
+	}
+	if s := h.tail.Stats(); s.Files != 4 || s.Rotations != 3 {
+		t.Errorf("stats = %+v", s)
+	}
+}

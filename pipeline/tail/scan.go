@@ -85,24 +85,26 @@ func (t *Tail) match() []string {
 }
 
 // checkPaths is the cheap check run between scans: a file whose path now
-// names another file (or nothing) was rotated, and the new file at the path
-// is opened at once rather than at the next scan.
+// names another file (or nothing) was rotated, and a new file at the path
+// of an open or rotated file is opened at once rather than at the next
+// scan (move-create may leave the path empty for a moment).
 func (t *Tail) checkPaths(now time.Time) {
 	var cands []candidate
 	for _, r := range t.readers {
-		if !r.rotatedAt.IsZero() {
-			continue
-		}
 		fi, err := os.Stat(r.path)
 		if err != nil {
-			t.rotated(r, now)
+			if r.rotatedAt.IsZero() {
+				t.rotated(r, now)
+			}
 			continue
 		}
 		id := idOf(fi, r.path)
 		if id == r.id {
 			continue
 		}
-		t.rotated(r, now)
+		if r.rotatedAt.IsZero() {
+			t.rotated(r, now)
+		}
 		if fi.Mode().IsRegular() && t.byID[id] == nil && !slices.ContainsFunc(cands, func(c candidate) bool { return c.id == id }) {
 			cands = append(cands, candidate{r.path, id})
 		}
