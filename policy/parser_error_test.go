@@ -96,6 +96,7 @@ func TestParseErrors(t *testing.T) {
 		{h + "// comment", "2:1 E0028", "expected a statement", "comments start with #"},
 		{h + "set .a = .b\n  ?? 1", "3:3 E0028", "expected a statement, found '??'", "break the line after the operator"},
 		// messages for common slips
+		{h + "set .a = ..b", "2:11 E0001", "unexpected '.' after '.'", ".a.b"},
 		{h + "rename .a .b", "2:11 E0001", "expected 'to' after the path in rename, found '.'", ""},
 		{h + "remove .a .b", "2:11 E0001", "expected ',' between the paths", ""},
 		{h + "set .a = .b.0", "2:12 E0001", "expected a field name right after '.'", ".a[0]"},

@@ -83,6 +83,11 @@ func (p *parser) parsePostfixOf(x Expr) Expr {
 			if p.t.pos.Offset != p.prevEnd().Offset {
 				return x // .a .b is two paths, not .a.b
 			}
+			if _, root := x.(*RootExpr); root {
+				p.errorAt(p.t.pos, p.t.end, CodeUnexpected, "a path is written .a.b", "unexpected '.' after '.'")
+				p.next()
+				return &BadExpr{From: x.Pos(), To: p.prevEnd()}
+			}
 			nt := p.peek()
 			if nt.pos.Offset != p.t.end.Offset || nt.tok != IDENT && nt.tok != STRING && nt.tok != RAWSTRING {
 				hint := ""
