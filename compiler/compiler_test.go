@@ -1,0 +1,111 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/vm"
+)
+
+func compile(t *testing.T, src string) *vm.Program {
+	t.Helper()
+	prog, diags := CompileFile("t.policy", []byte(src))
+	if prog == nil {
+		t.Fatalf("compile: %v", diags)
+	}
+	return prog
+}
+
+func runJSON(t *testing.T, prog *vm.Program, in string) (vm.Result, string) {
+	t.Helper()
+	a := record.NewArena()
+	rec, err := a.DecodeJSON([]byte(in), record.Owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := vm.NewMachine(prog)
+	m.SetNow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	res := m.Run(rec)
+	return res, string(rec.AppendJSON(nil))
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name, src, in, out string
+		res                vm.Result
+	}{
+		{"set", `set .a = 1 + 2`, `{}`, `{"a":3}`, vm.Result{}},
+		{"drop when", `drop when .level == "debug"`, `{"level":"debug"}`, `{"level":"debug"}`, vm.Result{Action: vm.Drop}},
+		{"keep", `drop when .level == "debug"`, `{"level":"info"}`, `{"level":"info"}`, vm.Result{}},
+		{"if else", "schema {\n n: int\n ...\n}\nif .n > 1 {\n set .big = true\n} else {\n set .big = false\n}", `{"n":5}`, `{"n":5,"big":true}`, vm.Result{}},
+		{"fault unchanged", "schema {\n n: int\n ...\n}\nset .a = 1\nset .b = 10 / .n", `{"n":0}`, `{"n":0}`, vm.Result{Fault: vm.DivisionByZero}},
+		{"on_fault drop", "policy \"p\" on_fault drop\nschema {\n n: int\n ...\n}\nset .b = .n", `{"n":"x"}`, `{"n":"x"}`, vm.Result{Action: vm.Drop, Fault: vm.TypeMismatch}},
+		{"for", "schema {\n xs: array<int>\n ...\n}\nset .sum = 0\nfor _, x in .xs {\n set .sum = .sum + x\n}", `{"xs":[1,2,3]}`, `{"xs":[1,2,3],"sum":6}`, vm.Result{}},
+		{"lift", `lift .k prefix "k_"`, `{"k":{"a":1},"b":2}`, `{"b":2,"k_a":1}`, vm.Result{}},
+		{"coalesce", `set .x = .a ?? .b ?? "none"`, `{"b":null}`, `{"b":null,"x":"none"}`, vm.Result{}},
+		{"float field takes an int", "schema {\n f: float\n ...\n}\nset .g = .f / 2", `{"f":3}`, `{"f":3,"g":1.5}`, vm.Result{}},
+		{"exists on null then read faults", "schema {\n n: int?\n ...\n}\nif exists(.n) {\n set .m = .n + 1\n}", `{"n":null}`, `{"n":null}`, vm.Result{Fault: vm.TypeMismatch}},
+		{"dynamic key", "schema {\n k: string\n m: map<int>\n ...\n}\nset .v = .m[.k] ?? -1\nset .m[.k] = 7", `{"k":"b","m":{"a":1}}`, `{"k":"b","m":{"a":1,"b":7},"v":-1}`, vm.Result{}},
+		{"now and tag", `set .t = now()` + "\nset .g = %tag", `{}`, `{"t":"2026-01-01T00:00:00Z","g":""}`, vm.Result{}},
+	}
+	for _, tt := range tests {
+		src := tt.src
+		if !strings.HasPrefix(src, "policy") {
+			src = "policy \"t\"\n" + src
+		}
+		prog := compile(t, src)
+		res, out := runJSON(t, prog, tt.in)
+		if res != tt.res || out != tt.out {
+			var b strings.Builder
+			prog.Disasm(&b)
+			t.Errorf("%s: got %v %s, want %v %s\n%s", tt.name, res, out, tt.res, tt.out, b.String())
+		}
+	}
+}
+
+// count returns how many instructions of op the program has.
+func count(prog *vm.Program, op string) int {
+	var b strings.Builder
+	prog.Disasm(&b)
+	n := 0
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[1] == op {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOptimisations(t *testing.T) {
+	tests := []struct {
+		name, src string
+		op        string
+		want      int
+	}{
+		{"a path read twice is loaded once", "schema {\n a: {b: int, c: int, ...}\n ...\n}\nset .x = .a.b + .a.b\nset .y = .a.c", "GET", 1},
+		{"a write reloads", "schema {\n n: int\n ...\n}\nset .x = .n\nset .n = 2\nset .y = .n", "GET", 2},
+		{"constants fold", `set .x = 2 * 3 + 1` + "\n" + `set .s = "a" + "b"`, "MUL_INT", 0},
+		{"dead code after drop", "drop\nset .x = 1", "SET", 0},
+		{"typed comparison", "schema {\n s: string\n ...\n}\ndrop when .s == \"x\"", "EQ_STR", 1},
+		{"short circuit", "schema {\n a: bool\n b: bool\n ...\n}\ndrop when .a && .b", "JF", 2},
+		{"constant condition", "if 1 > 2 {\n set .x = 1\n}", "JF", 0},
+	}
+	for _, tt := range tests {
+		prog := compile(t, "policy \"t\"\n"+tt.src)
+		if got := count(prog, tt.op); got != tt.want {
+			var b strings.Builder
+			prog.Disasm(&b)
+			t.Errorf("%s: %d %s, want %d\n%s", tt.name, got, tt.op, tt.want, b.String())
+		}
+	}
+}
+
+func TestCompileFileErrors(t *testing.T) {
+	prog, diags := CompileFile("bad.policy", []byte("policy \"b\"\nschema {\n status: int\n}\ndrop when .status == \"500\"\n"))
+	if prog != nil || len(diags) == 0 || diags[0].Code != "E0301" {
+		t.Errorf("got %v %v", prog, diags)
+	}
+}

@@ -1,0 +1,266 @@
+package compiler
+
+import (
+	"math"
+	"regexp"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// Registers are numbered in two spaces while the code is generated:
+// constants (constBit set) and the rest. finish puts the constants first,
+// as vm.Code wants, and renumbers every register operand.
+const constBit = 0x8000
+
+type reg = uint16
+
+// gen generates the code of one policy.
+type gen struct {
+	file *policy.File
+	info *check.Info
+
+	code  []vm.Instr
+	lines []int32
+
+	consts   []vm.Reg
+	constIdx map[constKey]reg
+	nregs    int
+
+	paths   []vm.Path
+	pathIdx map[string]uint16
+	regexps []*regexp.Regexp
+	reIdx   map[*regexp.Regexp]uint16
+	sets    []*vm.Set
+
+	locals map[*check.Local]reg
+
+	iterDepth, maxIters       int
+	builderDepth, maxBuilders int
+
+	// cache holds the registers of record paths read in the current
+	// straight-line region, keyed by path; writes drop what they overlap.
+	cache    map[string]*cached
+	writeLog []record.Path
+}
+
+type constKey struct {
+	k record.Kind
+	n uint64
+	s string
+}
+
+type cached struct {
+	path record.Path
+	r    reg
+	mask vm.Mask // the kinds the register can hold: every GUARD so far passed
+}
+
+func newGen(f *policy.File, info *check.Info) *gen {
+	return &gen{
+		file: f, info: info,
+		constIdx: map[constKey]reg{},
+		pathIdx:  map[string]uint16{},
+		reIdx:    map[*regexp.Regexp]uint16{},
+		locals:   map[*check.Local]reg{},
+		cache:    map[string]*cached{},
+	}
+}
+
+// newReg returns a fresh register. Registers are never reused: a policy is
+// small, and a value written once per run cannot be clobbered.
+func (g *gen) newReg() reg {
+	if g.nregs >= constBit-1 {
+		failf("the policy needs more than %d registers", constBit-1)
+	}
+	g.nregs++
+	return reg(g.nregs - 1)
+}
+
+// newRegs returns n consecutive fresh registers.
+func (g *gen) newRegs(n int) reg {
+	first := g.newReg()
+	for i := 1; i < n; i++ {
+		g.newReg()
+	}
+	return first
+}
+
+func (g *gen) constant(v vm.Reg) reg {
+	k := constKey{v.K, v.N, v.S}
+	if r, ok := g.constIdx[k]; ok {
+		return r
+	}
+	if len(g.consts) >= constBit-1 {
+		failf("the policy has too many constants")
+	}
+	r := reg(len(g.consts)) | constBit
+	g.consts = append(g.consts, v)
+	g.constIdx[k] = r
+	return r
+}
+
+func (g *gen) constInt(i int64) reg     { return g.constant(vm.Int(i)) }
+func (g *gen) constFloat(f float64) reg { return g.constant(vm.Float(f)) }
+func (g *gen) constStr(s string) reg    { return g.constant(vm.String(s)) }
+func (g *gen) constBool(b bool) reg     { return g.constant(vm.Bool(b)) }
+
+// constValue returns the constant held in r, if r is a constant register.
+func (g *gen) constValue(r reg) (vm.Reg, bool) {
+	if r&constBit == 0 {
+		return vm.Reg{}, false
+	}
+	return g.consts[r&^constBit], true
+}
+
+func (g *gen) emit(pos policy.Pos, op vm.Op, a, b, c uint16, x uint8) int {
+	g.code = append(g.code, vm.Instr{Op: op, A: a, B: b, C: c, X: x})
+	g.lines = append(g.lines, int32(pos.Line))
+	return len(g.code) - 1
+}
+
+// here is the index of the next instruction, a jump target.
+func (g *gen) here() uint16 {
+	if len(g.code) >= math.MaxUint16 {
+		failf("the policy compiles to more than %d instructions", math.MaxUint16)
+	}
+	return uint16(len(g.code))
+}
+
+// patch sets the jump target of the jump at pc to the next instruction.
+func (g *gen) patch(pc int) {
+	switch g.code[pc].Op {
+	case vm.NEXT:
+		g.code[pc].C = g.here()
+	default:
+		g.code[pc].A = g.here()
+	}
+}
+
+func (g *gen) path(p vm.Path) uint16 {
+	key := ""
+	if p.Dyn == nil {
+		key = p.Steps.String()
+		if i, ok := g.pathIdx[key]; ok {
+			return i
+		}
+	}
+	if len(g.paths) >= math.MaxUint16 {
+		failf("the policy has too many paths")
+	}
+	g.paths = append(g.paths, p)
+	i := uint16(len(g.paths) - 1)
+	if p.Dyn == nil {
+		g.pathIdx[key] = i
+	}
+	return i
+}
+
+func (g *gen) regex(re *regexp.Regexp) uint16 {
+	if i, ok := g.reIdx[re]; ok {
+		return i
+	}
+	g.regexps = append(g.regexps, re)
+	i := uint16(len(g.regexps) - 1)
+	g.reIdx[re] = i
+	return i
+}
+
+// finish renumbers the registers (constants first) and builds the Program.
+func (g *gen) finish() (*vm.Program, error) {
+	nc := len(g.consts)
+	fix := func(r uint16) uint16 {
+		if r&constBit != 0 {
+			return r &^ constBit
+		}
+		return r + uint16(nc)
+	}
+	for i := range g.code {
+		in := &g.code[i]
+		k := in.Op.Operands()
+		if k[0] == 'w' || k[0] == 'r' {
+			in.A = fix(in.A)
+		}
+		if k[1] == 'w' || k[1] == 'r' {
+			in.B = fix(in.B)
+		}
+		if k[2] == 'w' || k[2] == 'r' {
+			in.C = fix(in.C)
+		}
+	}
+	for i := range g.paths {
+		p := &g.paths[i]
+		for j := range p.Dyn {
+			p.Dyn[j] = fix(p.Dyn[j])
+		}
+	}
+	if nc+g.nregs > 1<<16 {
+		failf("the policy needs more than 65,536 registers")
+	}
+	return vm.New(vm.Code{
+		Name:        g.file.Name,
+		OnFaultDrop: g.file.OnFault == policy.OnFaultDrop,
+		Instrs:      g.code,
+		Lines:       g.lines,
+		Consts:      g.consts,
+		NumRegs:     nc + g.nregs,
+		Paths:       g.paths,
+		Regexps:     g.regexps,
+		Sets:        g.sets,
+		Iters:       g.maxIters,
+		Builders:    g.maxBuilders,
+	})
+}
+
+// ---------------------------------------------------------------- cache
+
+func (g *gen) cacheGet(p record.Path) *cached { return g.cache[p.String()] }
+
+func (g *gen) cachePut(p record.Path, r reg, m vm.Mask) {
+	g.cache[p.String()] = &cached{path: p, r: r, mask: m}
+}
+
+// overlaps reports whether one path is a prefix of the other.
+func overlaps(p, q record.Path) bool {
+	n := min(len(p), len(q))
+	for i := 0; i < n; i++ {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// invalidate forgets every cached read that a write of p may change.
+func (g *gen) invalidate(p record.Path) {
+	for k, c := range g.cache {
+		if overlaps(c.path, p) {
+			delete(g.cache, k)
+		}
+	}
+	g.writeLog = append(g.writeLog, p)
+}
+
+func (g *gen) saveCache() map[string]*cached {
+	out := make(map[string]*cached, len(g.cache))
+	for k, c := range g.cache {
+		cc := *c
+		out[k] = &cc
+	}
+	return out
+}
+
+// restoreCache goes back to a saved cache, without what the writes logged
+// since mark may have changed.
+func (g *gen) restoreCache(saved map[string]*cached, mark int) {
+	g.cache = saved
+	for _, p := range g.writeLog[mark:] {
+		for k, c := range g.cache {
+			if overlaps(c.path, p) {
+				delete(g.cache, k)
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package vm
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// Disasm writes the program readably: its constants, paths, sets and
+// regexes, then one line per instruction with its operands decoded.
+func (p *Program) Disasm(w io.Writer) error {
+	c := &p.code
+	var b strings.Builder
+	onFault := "keep"
+	if c.OnFaultDrop {
+		onFault = "drop"
+	}
+	fmt.Fprintf(&b, "policy %q on_fault %s: %d instructions, %d registers (%d constants)\n", c.Name, onFault, len(c.Instrs), c.NumRegs, len(c.Consts))
+	if len(c.Consts) > 0 {
+		b.WriteString("constants:\n")
+		for i := range c.Consts {
+			fmt.Fprintf(&b, "  r%-4d %s\n", i, regString(&c.Consts[i]))
+		}
+	}
+	if len(c.Paths) > 0 {
+		b.WriteString("paths:\n")
+		for i := range c.Paths {
+			fmt.Fprintf(&b, "  p%-4d %s\n", i, pathString(&c.Paths[i]))
+		}
+	}
+	for i, s := range c.Sets {
+		fmt.Fprintf(&b, "set s%d: [", i)
+		for j := range s.all {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(regString(&s.all[j]))
+		}
+		b.WriteString("]\n")
+	}
+	for i, re := range c.Regexps {
+		fmt.Fprintf(&b, "regex e%d: %s\n", i, strconv.Quote(re.String()))
+	}
+	b.WriteString("code:\n")
+	line := int32(-1)
+	for pc, in := range c.Instrs {
+		if c.Lines != nil && c.Lines[pc] != line {
+			line = c.Lines[pc]
+			fmt.Fprintf(&b, "  ; line %d\n", line)
+		}
+		fmt.Fprintf(&b, "  %4d  %-8s", pc, in.Op)
+		info := ops[in.Op]
+		var parts []string
+		for _, o := range [...]struct {
+			kind byte
+			v    int
+		}{{info.a, int(in.A)}, {info.b, int(in.B)}, {info.c, int(in.C)}, {info.x, int(in.X)}} {
+			switch o.kind {
+			case '-':
+			case 'w', 'r':
+				parts = append(parts, "r"+strconv.Itoa(o.v))
+			case 'p':
+				parts = append(parts, "p"+strconv.Itoa(o.v)+" "+pathString(&c.Paths[o.v]))
+			case 'j':
+				parts = append(parts, "->"+strconv.Itoa(o.v))
+			case 's':
+				parts = append(parts, "s"+strconv.Itoa(o.v))
+			case 'e':
+				if fns[in.X].regex {
+					parts = append(parts, "e"+strconv.Itoa(o.v))
+				}
+			case 'm':
+				parts = append(parts, Mask(o.v).String())
+			case 'i':
+				parts = append(parts, "it"+strconv.Itoa(o.v))
+			case 'b':
+				parts = append(parts, "b"+strconv.Itoa(o.v))
+			case 'n':
+				parts = append(parts, strconv.Itoa(o.v))
+			case 'f':
+				parts = append(parts, Fn(o.v).String())
+			}
+		}
+		b.WriteString(strings.Join(parts, ", "))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func pathString(p *Path) string {
+	if len(p.Dyn) == 0 {
+		return p.Steps.String()
+	}
+	var b strings.Builder
+	for i, s := range p.Steps {
+		dyn := -1
+		for j, at := range p.DynAt {
+			if at == i {
+				dyn = int(p.Dyn[j])
+			}
+		}
+		switch {
+		case dyn >= 0:
+			fmt.Fprintf(&b, "[r%d]", dyn)
+		default:
+			b.WriteString(record.Path{s}.String())
+		}
+	}
+	return b.String()
+}
+
+func regString(r *Reg) string {
+	switch r.K {
+	case record.Absent:
+		return "absent"
+	case record.Null:
+		return "null"
+	case record.Bool:
+		return strconv.FormatBool(r.N != 0)
+	case record.Int:
+		return strconv.FormatInt(r.int(), 10)
+	case record.Float:
+		return string(appendFloat(nil, r.float()))
+	case record.String:
+		return strconv.Quote(r.S)
+	case record.Timestamp:
+		return string(formatTime(nil, r.int(), "%FT%T.%NZ"))
+	}
+	return r.K.String()
+}

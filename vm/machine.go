@@ -1,0 +1,501 @@
+package vm
+
+import (
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// sizeCheckAbove is how many bytes a run may store before the record's
+// size is measured at its end.
+const sizeCheckAbove = 64 << 10
+
+// Machine holds the per-run state of a Program: registers, iterators,
+// builders and scratch buffers. It is reused from run to run and is not
+// safe for concurrent use; run one Program from many goroutines with one
+// Machine each (or with Program.Run, which pools them).
+type Machine struct {
+	prog     *Program
+	regs     []Reg
+	iters    []record.Iter
+	builders []record.Builder
+	pbuf     [2]record.Path // dynamic paths being resolved
+	buf      []byte         // scratch
+	clock    Clock
+	now      int64
+	rec      *record.Record
+	a        *record.Arena
+	grown    int // bytes of strings and containers stored by this run
+}
+
+// NewMachine returns a Machine for p.
+func NewMachine(p *Program) *Machine {
+	c := &p.code
+	m := &Machine{
+		prog:     p,
+		regs:     make([]Reg, c.NumRegs),
+		iters:    make([]record.Iter, c.Iters),
+		builders: make([]record.Builder, c.Builders),
+	}
+	copy(m.regs, c.Consts)
+	return m
+}
+
+// SetClock sets where now() comes from; nil is the wall clock. now() is
+// read once per run.
+func (m *Machine) SetClock(c Clock) { m.clock = c }
+
+// SetNow fixes now() to t for every run (tests use 2026-01-01T00:00:00Z).
+func (m *Machine) SetNow(t time.Time) { m.clock = func() time.Time { return t } }
+
+// Run runs the program over rec. On success the edits are committed to
+// rec; after a fault rec is exactly as it came in, the fault is counted in
+// the Program, and the record is kept or, under on_fault drop, dropped.
+func (m *Machine) Run(rec *record.Record) Result {
+	m.rec, m.a, m.grown = rec, rec.Arena(), 0
+	m.now = 0
+	action, reason := m.exec()
+	// Only runs that stored much can have outgrown the limit: the
+	// record's size is measured after those alone.
+	if reason == NoFault && m.grown > sizeCheckAbove && recordSize(m.a, rec.Root(), MaxRecord) > MaxRecord {
+		reason = RecordTooLarge
+	}
+	m.rec, m.a = nil, nil
+	if reason != NoFault {
+		rec.Discard()
+		m.prog.faults[reason].Add(1)
+		if m.prog.code.OnFaultDrop {
+			return Result{Action: Drop, Fault: reason}
+		}
+		return Result{Action: Keep, Fault: reason}
+	}
+	if action == Keep && rec.Edited() {
+		rec.Commit()
+	}
+	return Result{Action: action}
+}
+
+func (m *Machine) nowNanos() int64 {
+	if m.now == 0 {
+		if m.clock != nil {
+			m.now = m.clock().UnixNano()
+		} else {
+			m.now = time.Now().UnixNano()
+		}
+		if m.now == 0 {
+			m.now = 1 // the epoch itself: keep it from being read again
+		}
+	}
+	return m.now
+}
+
+// exec is the interpreter loop.
+func (m *Machine) exec() (Action, Reason) {
+	code := m.prog.code.Instrs
+	regs := m.regs
+	rec := m.rec
+	a := m.a
+	for pc := 0; ; {
+		in := code[pc]
+		pc++
+		switch in.Op {
+		case NOP:
+		case MOVE:
+			regs[in.A] = regs[in.B]
+		case ROOT:
+			regs[in.A] = Reg{K: record.Map, V: rec.Root()}
+		case TAG:
+			t := rec.TagValue()
+			if t.Kind() == record.String {
+				regs[in.A] = Reg{K: record.String, S: a.Str(t), V: t}
+			} else {
+				regs[in.A] = Reg{K: record.String}
+			}
+		case TIME:
+			regs[in.A] = Reg{K: record.Timestamp, N: uint64(rec.Time())}
+		case NOW:
+			regs[in.A] = Reg{K: record.Timestamp, N: uint64(m.nowNanos())}
+		case GET:
+			p := &m.prog.code.Paths[in.B]
+			var v record.Value
+			if p.Dyn == nil {
+				v, _ = rec.Get(p.Steps)
+			} else {
+				steps, ok := m.resolve(p, 0)
+				if ok {
+					v, _ = rec.Get(steps)
+				}
+			}
+			regs[in.A] = fromValue(a, v)
+		case GETIN:
+			p := &m.prog.code.Paths[in.C]
+			regs[in.A] = fromValue(a, getIn(a, regs[in.B].V, regs[in.B].K, p.Steps))
+		case INDEX:
+			x, k := &regs[in.B], &regs[in.C]
+			var v record.Value
+			switch {
+			case x.K == record.Map && k.K == record.String:
+				v, _ = a.Key(x.V, bytesOf(k.S))
+			case x.K == record.Array && k.K == record.Int:
+				v, _ = a.Index(x.V, int(int64(k.N)))
+			}
+			regs[in.A] = fromValue(a, v)
+		case GUARD:
+			if Mask(in.B)&(1<<regs[in.A].K) == 0 {
+				return Keep, TypeMismatch
+			}
+		case WIDEN:
+			if r := &regs[in.A]; r.K == record.Int {
+				*r = Float(float64(r.int()))
+			}
+		case SNAP:
+			if r := &regs[in.A]; r.K == record.Map || r.K == record.Array {
+				r.V = a.Clone(r.V)
+			}
+		case NOT:
+			setBool(&regs[in.A], regs[in.B].N == 0)
+		case NEG_INT:
+			regs[in.A] = Reg{K: record.Int, N: uint64(-regs[in.B].int())}
+		case NEG_FLT:
+			regs[in.A] = Float(-regs[in.B].float())
+		case I2F:
+			regs[in.A] = Float(float64(regs[in.B].int()))
+		case ADD_INT:
+			regs[in.A] = Reg{K: record.Int, N: regs[in.B].N + regs[in.C].N}
+		case SUB_INT:
+			regs[in.A] = Reg{K: record.Int, N: regs[in.B].N - regs[in.C].N}
+		case MUL_INT:
+			regs[in.A] = Reg{K: record.Int, N: uint64(regs[in.B].int() * regs[in.C].int())}
+		case DIV_INT, MOD_INT:
+			x, y := regs[in.B].int(), regs[in.C].int()
+			if y == 0 {
+				return Keep, DivisionByZero
+			}
+			var r int64
+			switch {
+			case y == -1 && in.Op == DIV_INT:
+				r = -x // MinInt64 / -1 wraps
+			case y == -1:
+				r = 0
+			case in.Op == DIV_INT:
+				r = x / y
+			default:
+				r = x % y
+			}
+			regs[in.A] = Reg{K: record.Int, N: uint64(r)}
+		case ADD_FLT, SUB_FLT, MUL_FLT, DIV_FLT, MOD_FLT:
+			x, y := regs[in.B].float(), regs[in.C].float()
+			var r float64
+			switch in.Op {
+			case ADD_FLT:
+				r = x + y
+			case SUB_FLT:
+				r = x - y
+			case MUL_FLT:
+				r = x * y
+			case DIV_FLT:
+				if y == 0 {
+					return Keep, DivisionByZero
+				}
+				r = x / y
+			case MOD_FLT:
+				if y == 0 {
+					return Keep, DivisionByZero
+				}
+				r = math.Mod(x, y)
+			}
+			if math.IsNaN(r) || math.IsInf(r, 0) {
+				return Keep, NonFinite
+			}
+			regs[in.A] = Float(r)
+		case CONCAT:
+			x, y := regs[in.B].S, regs[in.C].S
+			if len(x)+len(y) > MaxString {
+				return Keep, StringTooLong
+			}
+			a.StartString()
+			a.WriteString(x)
+			a.WriteString(y)
+			v := a.EndString()
+			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
+		case EQ_INT:
+			setBool(&regs[in.A], regs[in.B].N == regs[in.C].N)
+		case LT_INT:
+			setBool(&regs[in.A], regs[in.B].int() < regs[in.C].int())
+		case LE_INT:
+			setBool(&regs[in.A], regs[in.B].int() <= regs[in.C].int())
+		case EQ_FLT:
+			setBool(&regs[in.A], regs[in.B].float() == regs[in.C].float())
+		case LT_FLT:
+			setBool(&regs[in.A], regs[in.B].float() < regs[in.C].float())
+		case LE_FLT:
+			setBool(&regs[in.A], regs[in.B].float() <= regs[in.C].float())
+		case EQ_STR:
+			setBool(&regs[in.A], regs[in.B].S == regs[in.C].S)
+		case LT_STR:
+			setBool(&regs[in.A], regs[in.B].S < regs[in.C].S)
+		case LE_STR:
+			setBool(&regs[in.A], regs[in.B].S <= regs[in.C].S)
+		case EQ_BOOL:
+			setBool(&regs[in.A], regs[in.B].N == regs[in.C].N)
+		case EQ:
+			setBool(&regs[in.A], equal(a, &regs[in.B], &regs[in.C]))
+		case ISNULL:
+			setBool(&regs[in.A], regs[in.B].K <= record.Null)
+		case EXISTS:
+			setBool(&regs[in.A], regs[in.B].K != record.Absent)
+		case IN:
+			setBool(&regs[in.A], m.prog.code.Sets[in.C].Has(&regs[in.B]))
+		case JMP:
+			pc = int(in.A)
+		case JT:
+			if regs[in.B].N != 0 {
+				pc = int(in.A)
+			}
+		case JF:
+			if regs[in.B].N == 0 {
+				pc = int(in.A)
+			}
+		case JNN:
+			if regs[in.B].K > record.Null {
+				pc = int(in.A)
+			}
+		case CALL:
+			if r := m.call(in); r != NoFault {
+				return Keep, r
+			}
+		case MAPNEW:
+			m.builders[in.A] = a.BeginMap(int(in.B))
+		case MAPPUT:
+			k := &regs[in.B]
+			m.builders[in.A].Add(toValue(a, k), toValue(a, &regs[in.C]))
+		case MAPEND:
+			regs[in.A] = Reg{K: record.Map, V: m.builders[in.B].Finish()}
+		case ARRNEW:
+			m.builders[in.A] = a.BeginArray(int(in.B))
+		case ARRPUT:
+			m.builders[in.A].Append(toValue(a, &regs[in.B]))
+		case ARREND:
+			regs[in.A] = Reg{K: record.Array, V: m.builders[in.B].Finish()}
+		case SET, SETQ:
+			steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+			if !ok {
+				return Keep, PathConflict
+			}
+			r := &regs[in.B]
+			v := toValue(a, r)
+			var err error
+			if in.Op == SETQ {
+				_, err = rec.SetIfAbsent(steps, v)
+			} else {
+				err = rec.Set(steps, v)
+			}
+			if err != nil {
+				return Keep, PathConflict
+			}
+			m.account(r)
+		case REMOVE:
+			if steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0); ok {
+				rec.Remove(steps)
+			}
+		case RENAME:
+			from, ok1 := m.resolve(&m.prog.code.Paths[in.A], 0)
+			to, ok2 := m.resolve(&m.prog.code.Paths[in.B], 1)
+			if !ok1 || !ok2 {
+				return Keep, PathConflict
+			}
+			if r := m.rename(from, to); r != NoFault {
+				return Keep, r
+			}
+		case LIFT:
+			steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+			if !ok {
+				return Keep, PathConflict
+			}
+			v, _ := rec.Get(steps)
+			switch v.Kind() {
+			case record.Absent, record.Null:
+				continue
+			case record.Map:
+			default:
+				return Keep, TypeMismatch
+			}
+			if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
+				return Keep, PathConflict
+			}
+			if n := len(regs[in.B].S); n > 0 {
+				m.grown += n * a.Len(v)
+			}
+		case SETTAG:
+			r := &regs[in.A]
+			if r.V.Kind() == record.String {
+				rec.SetTagValue(r.V)
+			} else {
+				rec.SetTag(bytesOf(r.S))
+			}
+		case SETTIME:
+			rec.SetTime(regs[in.A].int())
+		case SETROOT:
+			if err := rec.Set(nil, regs[in.A].V); err != nil {
+				return Keep, PathConflict
+			}
+			m.account(&regs[in.A])
+		case ITER:
+			m.iters[in.A] = a.Iter(regs[in.B].V)
+		case NEXT:
+			it := &m.iters[in.A]
+			if !it.Next() {
+				pc = int(in.C)
+				continue
+			}
+			regs[in.B] = fromValue(a, it.Key())
+			regs[in.B+1] = fromValue(a, it.Value())
+		case DROP:
+			return Drop, NoFault
+		case KEEP:
+			return Keep, NoFault
+		}
+	}
+}
+
+// rename moves the value at from to to. Unlike record.Rename it always
+// puts a new key at the end of its map (semantics.md: where a new key would
+// go); the record is discarded anyway if the write faults.
+func (m *Machine) rename(from, to record.Path) Reason {
+	if len(from) == 0 || len(to) == 0 || from[len(from)-1].IsIndex() || to[len(to)-1].IsIndex() {
+		return PathConflict
+	}
+	v, ok := m.rec.Get(from)
+	if !ok || samePath(from, to) {
+		return NoFault
+	}
+	m.rec.Remove(from)
+	if err := m.rec.Set(to, v); err != nil {
+		return PathConflict
+	}
+	return NoFault
+}
+
+func samePath(p, q record.Path) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// account adds what storing r may add to the record's size, so that the
+// size limit is checked only after runs that stored something big.
+func (m *Machine) account(r *Reg) {
+	switch r.K {
+	case record.String, record.Bytes:
+		m.grown += len(r.S)
+	case record.Map, record.Array:
+		m.grown += recordSize(m.a, r.V, MaxRecord)
+	}
+}
+
+// resolve returns the steps of path p, with its dynamic steps filled in
+// from their registers into scratch buffer i; false when a dynamic step's
+// register holds neither a string nor an int.
+func (m *Machine) resolve(p *Path, i int) (record.Path, bool) {
+	if p.Dyn == nil {
+		return p.Steps, true
+	}
+	buf := append(m.pbuf[i][:0], p.Steps...)
+	for j, at := range p.DynAt {
+		r := &m.regs[p.Dyn[j]]
+		switch r.K {
+		case record.String:
+			buf[at] = record.KeyStepBytes(bytesOf(r.S))
+		case record.Int:
+			buf[at] = record.IndexStep(int(r.int()))
+		default:
+			m.pbuf[i] = buf
+			return nil, false
+		}
+	}
+	m.pbuf[i] = buf
+	return buf, true
+}
+
+// getIn follows steps from the value v of kind k.
+func getIn(a *record.Arena, v record.Value, k record.Kind, steps record.Path) record.Value {
+	if k != record.Map && k != record.Array {
+		return record.Value{}
+	}
+	for _, s := range steps {
+		var ok bool
+		if s.IsIndex() {
+			v, ok = a.Index(v, s.Index())
+		} else {
+			v, ok = a.Key(v, bytesOf(s.Key()))
+		}
+		if !ok {
+			return record.Value{}
+		}
+	}
+	return v
+}
+
+// bytesOf views s as bytes without copying; the bytes must not be changed.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// recordSize estimates the JSON size of v, stopping early past limit.
+func recordSize(a *record.Arena, v record.Value, limit int) int {
+	switch v.Kind() {
+	case record.String, record.Bytes:
+		return a.Len(v) + 2
+	case record.Map, record.Array:
+		n := 2
+		for it := a.Iter(v); it.Next(); {
+			if v.Kind() == record.Map {
+				n += a.Len(it.Key()) + 4
+			} else {
+				n++
+			}
+			n += recordSize(a, it.Value(), limit-n)
+			if n > limit {
+				return n
+			}
+		}
+		return n
+	}
+	return 8
+}
+
+// equal is == over values of any kind: absent equals null, ints equal
+// floats by value, maps and arrays compare deeply.
+func equal(a *record.Arena, x, y *Reg) bool {
+	if x.K <= record.Null || y.K <= record.Null {
+		return x.K <= record.Null && y.K <= record.Null
+	}
+	switch {
+	case x.K == record.Int && y.K == record.Float:
+		return float64(x.int()) == y.float()
+	case x.K == record.Float && y.K == record.Int:
+		return x.float() == float64(y.int())
+	case x.K != y.K:
+		return false
+	}
+	switch x.K {
+	case record.Float:
+		return x.float() == y.float()
+	case record.String, record.Bytes:
+		return x.S == y.S
+	case record.Map, record.Array:
+		return record.ValueEqual(a, x.V, a, y.V)
+	}
+	return x.N == y.N
+}

@@ -1,0 +1,320 @@
+package vm
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// strftime layouts (semantics.md): %Y %m %d %H %M %S %y %b %B %a %A %j %e
+// %I %p %Z %z %s %T %F %% and %L %f %N for fractions. Formatting is in UTC.
+
+var (
+	monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	dayNames   = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+func appendPad(dst []byte, v, width int, pad byte) []byte {
+	var b [20]byte
+	s := strconv.AppendInt(b[:0], int64(v), 10)
+	for i := len(s); i < width; i++ {
+		dst = append(dst, pad)
+	}
+	return append(dst, s...)
+}
+
+// formatTime appends t (unix nanoseconds) written with layout.
+func formatTime(dst []byte, ns int64, layout string) []byte {
+	t := time.Unix(0, ns).UTC()
+	for i := 0; i < len(layout); i++ {
+		c := layout[i]
+		if c != '%' || i+1 == len(layout) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch layout[i] {
+		case 'Y':
+			dst = appendPad(dst, t.Year(), 4, '0')
+		case 'm':
+			dst = appendPad(dst, int(t.Month()), 2, '0')
+		case 'd':
+			dst = appendPad(dst, t.Day(), 2, '0')
+		case 'e':
+			dst = appendPad(dst, t.Day(), 2, ' ')
+		case 'H':
+			dst = appendPad(dst, t.Hour(), 2, '0')
+		case 'I':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			dst = appendPad(dst, h, 2, '0')
+		case 'p':
+			if t.Hour() < 12 {
+				dst = append(dst, "AM"...)
+			} else {
+				dst = append(dst, "PM"...)
+			}
+		case 'M':
+			dst = appendPad(dst, t.Minute(), 2, '0')
+		case 'S':
+			dst = appendPad(dst, t.Second(), 2, '0')
+		case 'y':
+			dst = appendPad(dst, t.Year()%100, 2, '0')
+		case 'b':
+			dst = append(dst, monthNames[t.Month()-1][:3]...)
+		case 'B':
+			dst = append(dst, monthNames[t.Month()-1]...)
+		case 'a':
+			dst = append(dst, dayNames[t.Weekday()][:3]...)
+		case 'A':
+			dst = append(dst, dayNames[t.Weekday()]...)
+		case 'j':
+			dst = appendPad(dst, t.YearDay(), 3, '0')
+		case 'Z':
+			dst = append(dst, "UTC"...)
+		case 'z':
+			dst = append(dst, "+0000"...)
+		case 's':
+			dst = strconv.AppendInt(dst, t.Unix(), 10)
+		case 'T':
+			dst = formatTime(dst, ns, "%H:%M:%S")
+		case 'F':
+			dst = formatTime(dst, ns, "%Y-%m-%d")
+		case 'L':
+			dst = appendPad(dst, t.Nanosecond()/1e6, 3, '0')
+		case 'f':
+			dst = appendPad(dst, t.Nanosecond()/1e3, 6, '0')
+		case 'N':
+			dst = appendPad(dst, t.Nanosecond(), 9, '0')
+		case '%':
+			dst = append(dst, '%')
+		default:
+			dst = append(dst, '%', layout[i])
+		}
+	}
+	return dst
+}
+
+// timeParser holds the fields read so far.
+type timeParser struct {
+	s                         string
+	year, month, day          int
+	hour, min, sec, nsec      int
+	yday                      int
+	pm, hasPM, hour12         bool
+	offset                    int // seconds east of UTC
+	epoch                     int64
+	hasEpoch, hasYday, hasDay bool
+}
+
+// num reads between min and max digits.
+func (p *timeParser) num(min, max int) (int, bool) {
+	n, v := 0, 0
+	for n < max && n < len(p.s) && p.s[n] >= '0' && p.s[n] <= '9' {
+		v = v*10 + int(p.s[n]-'0')
+		n++
+	}
+	if n < min {
+		return 0, false
+	}
+	p.s = p.s[n:]
+	return v, true
+}
+
+func (p *timeParser) name(names []string) (int, bool) {
+	for i, n := range names {
+		for _, cand := range [2]string{n, n[:3]} {
+			if len(p.s) >= len(cand) && strings.EqualFold(p.s[:len(cand)], cand) {
+				p.s = p.s[len(cand):]
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// parseTime reads s with layout; false when s does not match all of it.
+func parseTime(s, layout string) (int64, bool) {
+	p := timeParser{s: s, year: 1970, month: 1, day: 1}
+	if !p.parse(layout) || p.s != "" {
+		return 0, false
+	}
+	if p.hasEpoch {
+		return p.epoch*1e9 + int64(p.nsec), true
+	}
+	if p.hour12 {
+		if p.hour < 1 || p.hour > 12 {
+			return 0, false
+		}
+		p.hour %= 12
+		if p.pm {
+			p.hour += 12
+		}
+	}
+	if p.month < 1 || p.month > 12 || p.day < 1 || p.day > 31 || p.hour > 23 || p.min > 59 || p.sec > 60 {
+		return 0, false
+	}
+	var t time.Time
+	if p.hasYday && !p.hasDay {
+		if p.yday < 1 || p.yday > 366 {
+			return 0, false
+		}
+		t = time.Date(p.year, 1, p.yday, p.hour, p.min, p.sec, p.nsec, time.UTC)
+	} else {
+		t = time.Date(p.year, time.Month(p.month), p.day, p.hour, p.min, p.sec, p.nsec, time.UTC)
+		if t.Day() != p.day {
+			return 0, false // February 30th
+		}
+	}
+	return t.UnixNano() - int64(p.offset)*1e9, true
+}
+
+func (p *timeParser) parse(layout string) bool {
+	for i := 0; i < len(layout); i++ {
+		c := layout[i]
+		if c != '%' || i+1 == len(layout) {
+			if p.s == "" || p.s[0] != c {
+				return false
+			}
+			p.s = p.s[1:]
+			continue
+		}
+		i++
+		var ok bool
+		switch layout[i] {
+		case 'Y':
+			p.year, ok = p.num(4, 4)
+		case 'm':
+			p.month, ok = p.num(1, 2)
+		case 'd':
+			p.day, ok = p.num(1, 2)
+			p.hasDay = true
+		case 'e':
+			if p.s != "" && p.s[0] == ' ' {
+				p.s = p.s[1:]
+			}
+			p.day, ok = p.num(1, 2)
+			p.hasDay = true
+		case 'H':
+			p.hour, ok = p.num(1, 2)
+		case 'I':
+			p.hour, ok = p.num(1, 2)
+			p.hour12 = true
+		case 'p':
+			switch {
+			case len(p.s) >= 2 && strings.EqualFold(p.s[:2], "AM"):
+				ok = true
+			case len(p.s) >= 2 && strings.EqualFold(p.s[:2], "PM"):
+				ok, p.pm = true, true
+			}
+			if ok {
+				p.s = p.s[2:]
+			}
+		case 'M':
+			p.min, ok = p.num(1, 2)
+		case 'S':
+			p.sec, ok = p.num(1, 2)
+		case 'y':
+			var y int
+			y, ok = p.num(2, 2)
+			if y < 69 {
+				p.year = 2000 + y
+			} else {
+				p.year = 1900 + y
+			}
+		case 'b', 'B':
+			var mo int
+			mo, ok = p.name(monthNames[:])
+			p.month = mo + 1
+		case 'a', 'A':
+			_, ok = p.name(dayNames[:])
+		case 'j':
+			p.yday, ok = p.num(3, 3)
+			p.hasYday = true
+		case 'Z':
+			switch {
+			case strings.HasPrefix(p.s, "UTC"), strings.HasPrefix(p.s, "GMT"):
+				p.s, ok = p.s[3:], true
+			case strings.HasPrefix(p.s, "Z"):
+				p.s, ok = p.s[1:], true
+			}
+		case 'z':
+			ok = p.zone()
+		case 's':
+			neg := false
+			if p.s != "" && (p.s[0] == '-' || p.s[0] == '+') {
+				neg = p.s[0] == '-'
+				p.s = p.s[1:]
+			}
+			n := 0
+			for n < len(p.s) && n < 18 && p.s[n] >= '0' && p.s[n] <= '9' {
+				n++
+			}
+			if n > 0 {
+				e, _ := strconv.ParseInt(p.s[:n], 10, 64)
+				if neg {
+					e = -e
+				}
+				p.epoch, p.hasEpoch, ok = e, true, true
+				p.s = p.s[n:]
+			}
+		case 'T':
+			ok = p.parse("%H:%M:%S")
+		case 'F':
+			ok = p.parse("%Y-%m-%d")
+		case 'L', 'f', 'N':
+			n := 0
+			v := 0
+			for n < 9 && n < len(p.s) && p.s[n] >= '0' && p.s[n] <= '9' {
+				v = v*10 + int(p.s[n]-'0')
+				n++
+			}
+			if n > 0 {
+				for k := n; k < 9; k++ {
+					v *= 10
+				}
+				p.nsec, ok = v, true
+				p.s = p.s[n:]
+			}
+		case '%':
+			if p.s != "" && p.s[0] == '%' {
+				p.s, ok = p.s[1:], true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// zone reads +hhmm, -hhmm, +hh:mm or Z.
+func (p *timeParser) zone() bool {
+	if strings.HasPrefix(p.s, "Z") {
+		p.s = p.s[1:]
+		return true
+	}
+	if p.s == "" || p.s[0] != '+' && p.s[0] != '-' {
+		return false
+	}
+	sign := 1
+	if p.s[0] == '-' {
+		sign = -1
+	}
+	p.s = p.s[1:]
+	h, ok := p.num(2, 2)
+	if !ok {
+		return false
+	}
+	if p.s != "" && p.s[0] == ':' {
+		p.s = p.s[1:]
+	}
+	mi, ok := p.num(2, 2)
+	if !ok || h > 23 || mi > 59 {
+		return false
+	}
+	p.offset = sign * (h*3600 + mi*60)
+	return true
+}
