@@ -67,12 +67,12 @@ func TestRunSetAndFault(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	bad := []Code{
-		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}}, NumRegs: 1},                                   // does not end
-		{Instrs: []Instr{{Op: MOVE, A: 5, B: 0}, {Op: KEEP}}, NumRegs: 1},                       // register range
+		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}}, NumRegs: 1},                                    // does not end
+		{Instrs: []Instr{{Op: MOVE, A: 5, B: 0}, {Op: KEEP}}, NumRegs: 1},                        // register range
 		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}, {Op: KEEP}}, NumRegs: 1, Consts: []Reg{Int(1)}}, // writes a constant
-		{Instrs: []Instr{{Op: GET, A: 0, B: 3}, {Op: KEEP}}, NumRegs: 1},                        // path range
-		{Instrs: []Instr{{Op: JMP, A: 9}, {Op: KEEP}}, NumRegs: 1},                              // jump range
-		{Instrs: []Instr{{Op: numOps}, {Op: KEEP}}, NumRegs: 1},                                 // opcode
+		{Instrs: []Instr{{Op: GET, A: 0, B: 3}, {Op: KEEP}}, NumRegs: 1},                         // path range
+		{Instrs: []Instr{{Op: JMP, A: 9}, {Op: KEEP}}, NumRegs: 1},                               // jump range
+		{Instrs: []Instr{{Op: numOps}, {Op: KEEP}}, NumRegs: 1},                                  // opcode
 	}
 	for i, c := range bad {
 		if _, err := New(c); err == nil {
