@@ -220,7 +220,8 @@ func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 // Poll runs one poll cycle and returns the lines it read. It waits for the
 // poll interval since the previous cycle unless that cycle left data
 // unread. The batch and its lines are valid until the next call. With
-// ExitOnEOF, once a cycle finds nothing left, the next call returns io.EOF.
+// ExitOnEOF, once a cycle has read every file to its end, the next call
+// returns io.EOF.
 func (t *Tail) Poll(ctx context.Context) (*Batch, error) {
 	if t.done {
 		return nil, io.EOF
@@ -243,8 +244,8 @@ func (t *Tail) Poll(ctx context.Context) (*Batch, error) {
 	now := time.Now()
 	t.lastCycle = now
 	t.cycle(now)
-	if t.cfg.ExitOnEOF && len(t.batch.Lines) == 0 && !t.more && t.allRead() {
-		t.done = true
+	if t.cfg.ExitOnEOF && !t.more && t.allRead() {
+		t.done = true // this batch is the last
 	}
 	return &t.batch, nil
 }
@@ -302,6 +303,12 @@ func (t *Tail) Close() error {
 // cycle scans if due, reads every file and fills t.batch.
 func (t *Tail) cycle(now time.Time) {
 	t.batch.Lines = t.batch.Lines[:0]
+	if t.arena == nil {
+		// Room for a full batch plus what one read can add past the budget
+		// check (a read buffer of lines and a held line), so the arena
+		// never grows: growing copies every line read so far.
+		t.arena = make([]byte, 0, t.cfg.MaxBatchBytes+len(t.rbuf)+t.cfg.MaxLineSize+1)
+	}
 	t.arena = t.arena[:0]
 	if !t.scanned || !now.Before(t.nextScan) || t.rotateWaitExpired(now) {
 		t.scan(now)
