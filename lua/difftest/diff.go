@@ -1,0 +1,94 @@
+package difftest
+
+import (
+	"fmt"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+)
+
+// Mismatch describes a record on which backends disagree.
+type Mismatch struct {
+	Policy string
+	Record []byte
+	Detail string
+}
+
+func (m *Mismatch) Error() string {
+	return fmt.Sprintf("%s\nrecord: %s\npolicy:\n%s", m.Detail, m.Record, m.Policy)
+}
+
+// run is one backend's outcome and output.
+type run struct {
+	out  policytest.Outcome
+	json string
+	tag  string
+	time int64
+}
+
+// Compare loads the checked policy f on every backend, runs each record on
+// each, and returns the first disagreement (outcome, fault reason, output
+// record with its key order, tag or time), or a backend error.
+func Compare(f *policy.File, info *check.Info, src string, backends []policytest.Backend, recs [][]byte) error {
+	runners := make([]policytest.Runner, len(backends))
+	for i, b := range backends {
+		r, err := b.Load(f, info, policytest.Config{Now: policytest.TestNow})
+		if err != nil {
+			return &Mismatch{Policy: src, Detail: fmt.Sprintf("[%s] load: %v", b.Name(), err)}
+		}
+		runners[i] = r
+	}
+	a := record.NewArena()
+	for _, line := range recs {
+		var first run
+		for i, rn := range runners {
+			a.Reset()
+			rec, err := a.DecodeJSON(line, record.Owned)
+			if err != nil {
+				return err
+			}
+			rec.SetTag([]byte("app.log"))
+			rec.SetTime(policytest.TestNow.UnixNano() + 123456789)
+			rec.Commit()
+			got := run{out: rn.Run(rec)}
+			if got.out.Err != nil {
+				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name(), got.out.Err)}
+			}
+			if got.out.Action == policytest.Keep {
+				got.json = string(rec.AppendJSON(nil))
+				got.tag = string(rec.Tag())
+				got.time = rec.Time()
+				if got.out.Fault != "" && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
+					return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name(), got.out.Fault, got.json)}
+				}
+			}
+			if i == 0 {
+				first = got
+				continue
+			}
+			if got != first {
+				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] %s %s tag=%q time=%d\n[%s] %s %s tag=%q time=%d",
+					backends[0].Name(), first.out, first.json, first.tag, first.time,
+					backends[i].Name(), got.out, got.json, got.tag, got.time)}
+			}
+		}
+	}
+	return nil
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// sameJSON reports whether the encoded record equals the input line as a
+// value (the encoder may spell numbers differently from the input).
+func sameJSON(a *record.Arena, got string, line []byte) bool {
+	x, err1 := a.DecodeJSON([]byte(got), record.Owned)
+	y, err2 := a.DecodeJSON(line, record.Owned)
+	return err1 == nil && err2 == nil && record.ValueEqual(a, x.Root(), a, y.Root())
+}

@@ -1,0 +1,53 @@
+package difftest
+
+import (
+	"testing"
+
+	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/lua"
+)
+
+// backends are the backends held to agree. The VM joins the Lua backend
+// here (see vm_test.go when present).
+var backends = []policytest.Backend{lua.Backend{}}
+
+// pairs runs policy seeds [from, from+n) on records each and compares the
+// backends.
+func pairs(t testing.TB, from, n uint64, records int) int {
+	checked := 0
+	for seed := from; seed < from+n; seed++ {
+		src := Policy(seed)
+		f, info, _, ok := parseCheck(src)
+		if !ok {
+			continue
+		}
+		checked++
+		recs := make([][]byte, records)
+		for i := range recs {
+			recs[i] = Record(seed*1000 + uint64(i))
+		}
+		if err := Compare(f, info, src, backends, recs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	return checked
+}
+
+// TestDifferential is the fixed-seed run: 300 policies × 20 records, of
+// which about 270 policies check (over 5,000 pairs).
+func TestDifferential(t *testing.T) {
+	n := pairs(t, 0, 300, 20)
+	if n*20 < 5000 {
+		t.Errorf("only %d policy×record pairs", n*20)
+	}
+	t.Logf("%d policies × 20 records = %d pairs on %d backends", n, n*20, len(backends))
+}
+
+func FuzzDifferential(f *testing.F) {
+	for _, s := range []uint64{1, 7, 42, 1000, 123456} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		pairs(t, seed, 1, 8)
+	})
+}

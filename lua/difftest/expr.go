@@ -1,0 +1,201 @@
+package difftest
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// maxDepth bounds expression nesting; ints stay far below 2^53, where the
+// backends are held to agree.
+const maxDepth = 3
+
+func (g *Gen) strLit() string {
+	return strconv.Quote(g.pick("", "a", "k", "x,y", "a=1,b=2", "héllo", "  pad  ", "ÄÖü", "12", "-3", "1.5", "true", `{"a":1}`, "a b=c", "2024-03-05 10:20:30", "GET /healthz"))
+}
+
+// expr returns an expression of type t ("int", "float", "string", "bool",
+// "any", "map<string>", "array<string>").
+func (g *Gen) expr(t string, d int) string {
+	leaf := d >= maxDepth || g.r.IntN(3) == 0
+	if leaf {
+		return g.leaf(t)
+	}
+	d++
+	switch t {
+	case "int":
+		switch g.r.IntN(11) {
+		case 0:
+			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("+", "-", "*"), g.expr("int", d))
+		case 1:
+			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("/", "%"), g.expr("int", d))
+		case 2:
+			return "len(" + g.expr("string", d) + ")"
+		case 3:
+			return "(to_int(" + g.expr("any", d) + ") ?? " + g.leaf("int") + ")"
+		case 4:
+			return "(hash64(" + g.expr("string", d) + ") % 100)"
+		case 5:
+			return "-(" + g.leaf("int") + ")"
+		case 6:
+			return "len(" + g.expr("array<string>", d) + ")"
+		case 7:
+			return "(.arr[" + strconv.Itoa(g.r.IntN(5)-2) + "] ?? 7)"
+		case 8:
+			return "coalesce(.i2, " + g.leaf("int") + ")"
+		case 9:
+			return "(as_int(" + g.expr("any", d) + ") ?? 0)"
+		default:
+			return "len(" + g.expr("map<string>", d) + ")"
+		}
+	case "float":
+		switch g.r.IntN(6) {
+		case 0:
+			return fmt.Sprintf("(%s %s %s)", g.expr("float", d), g.pick("+", "-", "*", "/", "%"), g.expr(g.pick("int", "float"), d))
+		case 1:
+			return "(to_float(" + g.expr("any", d) + ") ?? " + g.leaf("float") + ")"
+		case 2:
+			return "(" + g.expr("int", d) + " + 0.5)"
+		case 3:
+			return "-(" + g.leaf("float") + ")"
+		case 4:
+			return "(as_float(" + g.expr("any", d) + ") ?? 2.0)"
+		default:
+			return "(.f2 ?? 2)"
+		}
+	case "string":
+		switch g.r.IntN(17) {
+		case 0:
+			return "(" + g.expr("string", d) + " + " + g.expr("string", d) + ")"
+		case 1:
+			return g.pick("lower", "upper", "trim") + "(" + g.expr("string", d) + ")"
+		case 2:
+			return "replace(" + g.expr("string", d) + ", " + g.strLit() + ", " + g.strLit() + ")"
+		case 3:
+			return "substr(" + g.expr("string", d) + ", " + g.expr("int", d) + ", " + g.expr("int", d) + ")"
+		case 4:
+			return "join(" + g.expr("array<string>", d) + ", " + g.pick(`"-"`, `""`, `", "`) + ")"
+		case 5:
+			return "to_string(" + g.expr("any", d) + ")"
+		case 6:
+			return "replace_re(" + g.expr("string", d) + ", " + g.pick("`[0-9]+`", "`(?P<w>[a-z])`", "`^\\s+|\\s+$`") + ", " + g.pick(`"N"`, `"<$1>"`, `"${w}${w}"`, `""`) + ")"
+		case 7:
+			return "format_time(" + g.pick("%time", "now()", `parse_time(.s, "%Y-%m-%d %H:%M:%S") ?? now()`) + ", " + g.pick(`"%Y-%m-%dT%H:%M:%S.%LZ"`, `"%d/%b/%Y:%H:%M:%S %z"`, `"%s"`, `"%j %A %I%p %e"`) + ")"
+		case 8:
+			return "sha256_hex(" + g.expr("string", d) + ")"
+		case 9:
+			return "type_of(" + g.expr("any", d) + ")"
+		case 10:
+			return "(.m[" + g.strLit() + "] ?? " + g.strLit() + ")"
+		case 11:
+			return "(.s2 ?? " + g.strLit() + ")"
+		case 12:
+			return "(.o.y ?? " + g.strLit() + ")"
+		case 13:
+			return "(.sarr[" + strconv.Itoa(g.r.IntN(4)-2) + "] ?? \"none\")"
+		case 14:
+			return "%tag"
+		case 15:
+			return "coalesce(.t, .s2, " + g.strLit() + ")"
+		default:
+			return "(capture(" + g.expr("string", d) + ", `(?P<k>[a-z]+)=(?P<v>[0-9]*)`) ?? {})[\"k\"] ?? \"-\""
+		}
+	case "bool":
+		switch g.r.IntN(14) {
+		case 0:
+			return fmt.Sprintf("(%s %s %s)", g.expr("bool", d), g.pick("&&", "||"), g.expr("bool", d))
+		case 1:
+			return "!" + g.leaf("bool")
+		case 2:
+			nt := g.pick("int", "float", "string")
+			return fmt.Sprintf("(%s %s %s)", g.expr(nt, d), g.pick("==", "!=", "<", "<=", ">", ">="), g.expr(nt, d))
+		case 3:
+			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("==", "<"), g.expr("float", d))
+		case 4:
+			return g.pick("contains", "starts_with", "ends_with") + "(" + g.expr("string", d) + ", " + g.expr("string", d) + ")"
+		case 5:
+			return "matches(" + g.expr("string", d) + ", " + g.pick("`^[a-z]+$`", "`\\d`", "`(?i)GET`") + ")"
+		case 6:
+			return "exists(" + g.pick(".s2", ".i2", ".t", ".o.y", ".m[\"k\"]", ".arr[1]", ".zz", ".out1") + ")"
+		case 7:
+			return g.pick("is_string", "is_int", "is_float", "is_bool", "is_null", "is_map", "is_array", "is_timestamp") + "(" + g.expr("any", d) + ")"
+		case 8:
+			return "(" + g.expr("string", d) + " in [\"a\", \"\", \"x,y\", \"12\"])"
+		case 9:
+			return "(" + g.expr("int", d) + " in [0, 1, -3, 12])"
+		case 10:
+			return "(" + g.pick(".s2", ".i2", ".f2", ".t") + " == null)"
+		case 11:
+			return "(to_bool(" + g.expr("any", d) + ") ?? false)"
+		case 12:
+			return "(" + g.expr("any", d) + " == " + g.expr("any", d) + ")"
+		default:
+			return "(now() " + g.pick("==", "<", ">=") + " %time)"
+		}
+	case "any":
+		switch g.r.IntN(6) {
+		case 0:
+			return "parse_json(" + g.expr("string", d) + ")"
+		case 1:
+			return g.pick(".extra", ".s", ".i", ".f", ".m", ".arr", ".b", ".s2", ".o")
+		case 2:
+			return "[" + g.expr("int", d) + ", " + g.expr("string", d) + ", null]"
+		case 3:
+			return `{"a": ` + g.expr("float", d) + `, "b": ` + g.expr("bool", d) + "}"
+		case 4:
+			return g.expr(g.pick("int", "float", "string", "bool"), d)
+		default:
+			return "parse_time(" + g.expr("string", d) + ", \"%Y-%m-%d %H:%M:%S\")"
+		}
+	case "map<string>":
+		switch g.r.IntN(4) {
+		case 0:
+			return "(parse_kv(" + g.expr("string", d) + ", \",\", \"=\") ?? {})"
+		case 1:
+			return "(parse_logfmt(" + g.expr("string", d) + ") ?? {})"
+		case 2:
+			return "(capture(" + g.expr("string", d) + ", `(?P<k>[a-z]+)=(?P<v>[0-9]*)`) ?? {})"
+		default:
+			return `{"k": ` + g.expr("string", d) + `, "z": "1"}`
+		}
+	case "array<string>":
+		switch g.r.IntN(3) {
+		case 0:
+			return "split(" + g.expr("string", d) + ", " + g.pick(`","`, `""`, `" "`) + ")"
+		case 1:
+			return "keys(" + g.expr("map<string>", d) + ")"
+		default:
+			return "[" + g.expr("string", d) + ", " + g.strLit() + "]"
+		}
+	}
+	return g.leaf(t)
+}
+
+// leaf returns a literal or a read of a field or local of type t.
+func (g *Gen) leaf(t string) string {
+	if r := g.readable(t); len(r) > 0 && g.r.IntN(2) == 0 {
+		return r[g.r.IntN(len(r))]
+	}
+	switch t {
+	case "int":
+		return strconv.Itoa(g.r.IntN(41) - 20)
+	case "float":
+		return g.pick("1.5", "0.25", "2.0", "1e3", "0.1", "3.0")
+	case "string":
+		return g.strLit()
+	case "bool":
+		return g.pick("true", "false")
+	case "any":
+		return g.pick(".extra", ".s", "null", "1", "2.5", `"x"`, `{"n": 1}`)
+	case "map<string>":
+		if !g.field(".m").gone && g.r.IntN(2) == 0 {
+			return ".m"
+		}
+		return `{"a": "1"}`
+	case "array<string>":
+		if !g.field(".sarr").gone && g.r.IntN(2) == 0 {
+			return ".sarr"
+		}
+		return `["p", "q"]`
+	}
+	return "null"
+}
