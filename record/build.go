@@ -116,21 +116,34 @@ func (b *Builder) Finish() Value {
 	return containerValue(b.kind, uint32(b.first), uint32(n))
 }
 
-// keySig returns a one-bit signature of a key (from its length, first and
-// last byte): keys with different signatures differ, so a map whose keys
-// set 64 bits without a collision has no duplicates.
-func keySig(k []byte) uint64 {
-	sig := uint64(len(k))
+// keySig returns a signature of a key (its length, first and last byte
+// mixed into 7 bits) for a 128-bit set of the keys of one map: keys with
+// different signatures differ, so a key whose signature is new needs no
+// comparison with the keys before it.
+func keySig(k []byte) uint8 {
+	x := uint64(len(k))
 	if len(k) > 0 {
-		sig += uint64(k[0])*7 + uint64(k[len(k)-1])*31
+		x |= uint64(k[0])<<8 | uint64(k[len(k)-1])<<16
 	}
-	return 1 << (sig & 63)
+	return uint8((x * 0x9E3779B97F4A7C15) >> 57)
 }
 
-// hasKey reports whether the map entries kv hold key.
+// sigSet is a set of key signatures.
+type sigSet [2]uint64
+
+// add adds sig and reports whether it was there already.
+func (s *sigSet) add(sig uint8) bool {
+	w, bit := &s[sig>>6], uint64(1)<<(sig&63)
+	had := *w&bit != 0
+	*w |= bit
+	return had
+}
+
+// hasKey reports whether the map entries kv, being decoded, hold key; the
+// keys carry their signatures.
 func (a *Arena) hasKey(kv []Value, key Value) bool {
 	for i := 0; i < len(kv); i += 2 {
-		if a.keyEq(kv[i], key) {
+		if kv[i].sig == key.sig && a.keyEq(kv[i], key) {
 			return true
 		}
 	}
@@ -139,11 +152,16 @@ func (a *Arena) hasKey(kv []Value, key Value) bool {
 
 // ascii reports whether s (a short string) is all ASCII.
 func ascii(s []byte) bool {
-	for len(s) >= 8 {
-		if binary.LittleEndian.Uint64(s)&msb != 0 {
-			return false
+	n := len(s)
+	switch {
+	case n >= 8:
+		acc := binary.LittleEndian.Uint64(s[n-8:])
+		for i := 0; i+8 <= n; i += 8 {
+			acc |= binary.LittleEndian.Uint64(s[i:])
 		}
-		s = s[8:]
+		return acc&msb == 0
+	case n >= 4:
+		return (binary.LittleEndian.Uint32(s)|binary.LittleEndian.Uint32(s[n-4:]))&0x80808080 == 0
 	}
 	var acc byte
 	for _, c := range s {
@@ -187,13 +205,12 @@ func (a *Arena) dedup(kv []Value) int {
 	// A key is compared with the keys before it only when its signature
 	// (length, first and last byte) was seen before: most maps have no
 	// duplicates and pay one pass.
-	var seen uint64
+	var seen sigSet
 	w := 0
 	for i := 0; i < n; i++ {
 		k := kv[2*i]
 		raw := a.raw(k)
-		bit := keySig(raw)
-		if seen&bit != 0 {
+		if seen.add(keySig(raw)) {
 			j := 0
 			for ; j < w; j++ {
 				if uint32(kv[2*j].u) == uint32(k.u) && string(a.raw(kv[2*j])) == string(raw) {
@@ -205,7 +222,6 @@ func (a *Arena) dedup(kv []Value) int {
 				continue
 			}
 		}
-		seen |= bit
 		if w != i {
 			kv[2*w], kv[2*w+1] = k, kv[2*i+1]
 		}

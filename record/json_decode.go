@@ -130,7 +130,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		return containerValue(Map, uint32(len(a.nodes)), 0), i + 1, nil
 	}
 	base := len(a.scratch)
-	var seen uint64 // signatures of the keys so far, see dedup
+	var seen sigSet // signatures of the keys so far, see dedup
 	mayDup := false
 	for {
 		if i >= len(b) {
@@ -139,20 +139,27 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		if b[i] != '"' {
 			return Value{}, i, decodeErr(i, ErrSyntax, "expected a string key")
 		}
-		k, j, err := d.str(i)
-		if err != nil {
-			return Value{}, j, err
+		var k Value
+		var j int
+		if e := plainStr(b, i); e >= 0 && d.ref != 0 {
+			k, j = strValue(String, d.ref, uint32(i+1), uint32(e-i-1)), e+1
+		} else {
+			var err error
+			if k, j, err = d.str(i); err != nil {
+				return Value{}, j, err
+			}
 		}
 		if !mayDup {
 			// Look for an earlier equal key only when one may exist: see dedup.
 			raw := b[i+1 : j-1]
 			if int(k.n()) != len(raw) {
 				mayDup = true // the key had escapes
-			} else if bit := keySig(raw); seen&bit != 0 {
-				kv := a.scratch[base:]
-				mayDup = len(kv) >= 64 || a.hasKey(kv, k)
 			} else {
-				seen |= bit
+				k.sig = keySig(raw)
+				if seen.add(k.sig) {
+					kv := a.scratch[base:]
+					mayDup = len(kv) >= 64 || a.hasKey(kv, k)
+				}
 			}
 		}
 		j = skipSpace(b, j)
@@ -162,8 +169,17 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		if b[j] != ':' {
 			return Value{}, j, decodeErr(j, ErrSyntax, "expected ':'")
 		}
-		v, j, err := d.value(j+1, depth)
-		if err != nil {
+		var v Value
+		var err error
+		j = skipSpace(b, j+1)
+		if e := -1; j < len(b) && b[j] == '"' && d.ref != 0 {
+			e = plainStr(b, j) // the common case, inline
+			if e >= 0 {
+				v, j = strValue(String, d.ref, uint32(j+1), uint32(e-j-1)), e+1
+			} else if v, j, err = d.str(j); err != nil {
+				return Value{}, j, err
+			}
+		} else if v, j, err = d.value(j, depth); err != nil {
 			return Value{}, j, err
 		}
 		a.scratch = append(a.scratch, k, v)
@@ -241,8 +257,29 @@ func special8(w uint64) uint64 {
 	return ((q-lsb)&^q | (s-lsb)&^s | (w-lsb*0x20)&^w | w) & msb
 }
 
+// plainStr returns the end (the closing quote) of the string whose opening
+// quote is at i when it is plain — no escapes, control characters or
+// non-ASCII — and its closing quote is among the first bytes; -1 otherwise.
+func plainStr(b []byte, i int) int {
+	for p := i + 1; p+8 <= len(b); p += 8 {
+		if m := special8(binary.LittleEndian.Uint64(b[p:])); m != 0 {
+			if q := p + bits.TrailingZeros64(m)>>3; b[q] == '"' {
+				return q
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
 // str decodes the string whose opening quote is at i.
 func (d *jsonDecoder) str(i int) (Value, int, error) {
+	if e := plainStr(d.b, i); e >= 0 {
+		if d.ref != 0 {
+			return strValue(String, d.ref, uint32(i+1), uint32(e-i-1)), e + 1, nil
+		}
+		return d.a.NewString(d.b[i+1 : e]), e + 1, nil
+	}
 	b := d.b
 	start := i + 1
 	i = start
@@ -416,6 +453,12 @@ func (d *jsonDecoder) number(i int) (Value, int, error) {
 		if i == j {
 			return d.numErr(i)
 		}
+		if f, ok := exactDecimal(b[digits:i], i-j); ok && (i >= len(b) || b[i]|0x20 != 'e') {
+			if b[start] == '-' {
+				f = -f
+			}
+			return FloatValue(f), i, nil
+		}
 	}
 	if i < len(b) && b[i]|0x20 == 'e' {
 		isFloat = true
@@ -449,6 +492,26 @@ func (d *jsonDecoder) number(i int) (Value, int, error) {
 		return Value{}, start, decodeErr(start, ErrNumberRange, "float outside float64")
 	}
 	return FloatValue(f), i, nil
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactDecimal converts digits "123.45" with frac digits after the point
+// when the digits fit in 15 decimal digits: then the mantissa and 10^frac are
+// exact floats and one division rounds correctly (strconv's fast path too).
+func exactDecimal(text []byte, frac int) (float64, bool) {
+	if len(text) > 16 { // 15 digits and the point
+		return 0, false
+	}
+	var u uint64
+	for _, c := range text {
+		if c != '.' {
+			u = u*10 + uint64(c-'0')
+		}
+	}
+	return float64(u) / pow10[frac], true
 }
 
 func (d *jsonDecoder) numErr(i int) (Value, int, error) {

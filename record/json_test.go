@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -317,6 +319,32 @@ func TestParsePath(t *testing.T) {
 	for _, s := range []string{"", "a", "..", ".a[", ".a[x]", `."x`} {
 		if _, err := ParsePath(s); err == nil {
 			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+func TestJSONFloatFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := NewArena()
+	for i := 0; i < 20000; i++ {
+		intDigits, fracDigits := 1+rng.IntN(10), 1+rng.IntN(8)
+		var sb strings.Builder
+		if rng.IntN(2) == 0 {
+			sb.WriteByte('-')
+		}
+		sb.WriteByte(byte('1' + rng.IntN(9)))
+		for j := 1; j < intDigits; j++ {
+			sb.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		sb.WriteByte('.')
+		for j := 0; j < fracDigits; j++ {
+			sb.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		text := sb.String()
+		v, err := a.DecodeJSONValue([]byte(text))
+		want, _ := strconv.ParseFloat(text, 64)
+		if err != nil || v.Kind() != Float || v.Float() != want {
+			t.Fatalf("%s: got %v (%v), want %v", text, v.Float(), err, want)
 		}
 	}
 }

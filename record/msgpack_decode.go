@@ -370,7 +370,7 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 	}
 	a, b := d.a, d.b
 	first := a.alloc(2 * n)
-	var seen uint64 // key signatures, see dedup
+	var seen sigSet // key signatures, see dedup
 	mayDup := false
 	for k := 0; k < n; k++ {
 		if i >= len(b) {
@@ -378,6 +378,7 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		}
 		ks, kl := i+1, 0
 		var key Value
+		var err error
 		switch c := b[i]; {
 		case c >= 0xa0 && c <= 0xbf:
 			kl = int(c & 0x1f)
@@ -395,25 +396,26 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		default:
 			return Value{}, i, decodeErr(i, ErrKeyType, "")
 		}
-		{
-			var err error
-			if key, i, err = d.str(i, ks, kl); err != nil {
-				return Value{}, i, err
-			}
+		if key, i, err = d.str(i, ks, kl); err != nil {
+			return Value{}, i, err
 		}
 		goto checked
 	haveKey:
 		i = ks + kl
 	checked:
 		if !mayDup {
-			bit := keySig(b[ks : ks+kl])
-			if seen&bit != 0 {
+			key.sig = keySig(b[ks : ks+kl])
+			if seen.add(key.sig) {
 				mayDup = k >= 32 || a.hasKey(a.nodes[first:first+2*k], key)
 			}
-			seen |= bit
 		}
-		v, j, err := d.value(i, depth)
-		if err != nil {
+		var v Value
+		j := i
+		if c := b[i]; c >= 0xa0 && c <= 0xbf && d.ref != 0 && i+1+int(c&0x1f) <= len(b) &&
+			ascii(b[i+1:i+1+int(c&0x1f)]) { // the common case, inline
+			n := int(c & 0x1f)
+			v, j = strValue(String, d.ref, uint32(i+1), uint32(n)), i+1+n
+		} else if v, j, err = d.value(i, depth); err != nil {
 			return Value{}, j, err
 		}
 		a.nodes[first+2*k] = key

@@ -43,7 +43,10 @@ const flagWritable = 1
 type Value struct {
 	kind  Kind
 	flags uint8
-	_     uint16
+	// sig is, for the keys of a map being decoded, the key's signature
+	// (see keySig); elsewhere it is meaningless.
+	sig uint8
+	_   uint8
 	// ref is, for strings and bytes, where the bytes live: 0 the arena's
 	// slab, i+1 the arena's input buffer i. For writable containers it is
 	// the capacity of the node range, in entries.
