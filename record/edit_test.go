@@ -195,3 +195,24 @@ func TestAllocsJSON(t *testing.T) {
 		t.Errorf("decode + 3 edits + encode: %v allocs per 16 records, want 0", n)
 	}
 }
+
+func TestCopyRecord(t *testing.T) {
+	src := NewArena()
+	r := mustDecode(t, src, editInput, Referenced)
+	r.SetTag([]byte("t"))
+	r.SetTime(42)
+	r.Set(MustParsePath(".b.c"), src.NewStringFrom("edited"))
+	dst := NewArena()
+	c := dst.CopyRecord(r)
+	want := string(r.AppendJSON(nil))
+	src.Reset()
+	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
+	if got := string(c.AppendJSON(nil)); got != want || string(c.Tag()) != "t" || c.Time() != 42 || c.Edited() {
+		t.Errorf("copy %s tag %q time %d", got, c.Tag(), c.Time())
+	}
+	c.Set(NewPath("x"), IntValue(1))
+	c.Discard()
+	if got := string(c.AppendJSON(nil)); got != want {
+		t.Errorf("after Discard %s", got)
+	}
+}

@@ -1,0 +1,40 @@
+package record
+
+// CopyValue copies v, a value of arena src, into a (strings into a's slab),
+// so that it outlives src's next Reset; for buffers that keep records
+// across batches.
+func (a *Arena) CopyValue(src *Arena, v Value) Value {
+	switch v.kind {
+	case String, Bytes:
+		c := a.NewString(src.raw(v))
+		c.kind = v.kind
+		return c
+	case Array, Map:
+		w, n := width(v.kind), int(v.n())
+		first := a.alloc(w * n)
+		for i := 0; i < w*n; i++ {
+			a.nodes[first+i] = a.CopyValue(src, src.nodes[int(v.off())+i])
+		}
+		return containerValue(v.kind, uint32(first), uint32(n))
+	}
+	v.flags, v.ref, v.sig = 0, 0, 0
+	return v
+}
+
+// CopyRecord copies r (edits included, as its decoded state) into a new
+// record of a.
+func (a *Arena) CopyRecord(r *Record) *Record {
+	c := a.newRecord()
+	c.base = a.CopyValue(r.a, r.root)
+	c.root = c.base
+	if r.tag.kind == String {
+		c.tag = a.CopyValue(r.a, r.tag)
+	}
+	c.baseTag = c.tag
+	c.time, c.baseTime = r.time, r.time
+	if r.meta.kind == Map {
+		c.meta = a.CopyValue(r.a, r.meta)
+	}
+	c.layout, c.timeFmt = r.layout, r.timeFmt
+	return c
+}
