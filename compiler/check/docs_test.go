@@ -1,0 +1,77 @@
+package check
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/compiler/builtin"
+)
+
+const docSchema = `schema {
+  status: int
+  msg: string
+  user: string?
+  tags: array<string>
+  labels: map<string>
+  kubernetes: {
+    pod_name: string
+    namespace_name: string
+  }
+  extra: any?
+  ...
+}
+`
+
+var docRow = regexp.MustCompile("^\\| ([EW]\\d{4}) \\| .* \\| `(.*)` \\| `(.*)` \\|$")
+
+// TestDocCodes holds docs/language.md to the checker: every code has a row,
+// every wrong example gives its code, every fixed example checks clean, and
+// every built-in's signature is listed.
+func TestDocCodes(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/language.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		m := docRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		code := m[1]
+		rows[code] = true
+		for i, ex := range m[2:] {
+			body := strings.ReplaceAll(strings.ReplaceAll(ex, "⏎", "\n"), `\|`, "|")
+			src := "policy \"p\"\n\n"
+			if !strings.HasPrefix(body, "schema") {
+				src += docSchema + "\n"
+			}
+			src += body + "\n"
+			_, ds := checkSource("doc.policy", []byte(src))
+			if i == 0 {
+				found := false
+				for _, d := range ds {
+					found = found || d.Code == code
+				}
+				if !found {
+					t.Errorf("%s: wrong example %q gives %v", code, ex, ds)
+				}
+			} else if len(ds) > 0 {
+				t.Errorf("%s: fixed example %q gives %v", code, ex, ds)
+			}
+		}
+	}
+	for _, c := range Codes {
+		if !rows[c.Code] {
+			t.Errorf("docs/language.md has no row for %s", c.Code)
+		}
+	}
+	text := strings.ReplaceAll(string(doc), `\|`, "|")
+	for _, f := range builtin.All() {
+		if !strings.Contains(text, "`"+f.Sig+"`") {
+			t.Errorf("docs/language.md does not list %s", f.Sig)
+		}
+	}
+}
