@@ -56,7 +56,7 @@ func Compile(f *policy.File, info *check.Info) (prog *vm.Program, err error) {
 	}()
 	g := newGen(f, info)
 	g.stmts(f.Stmts)
-	g.emit(policy.Pos{}, vm.KEEP, 0, 0, 0, 0)
+	g.emit(f.EOF, vm.KEEP, 0, 0, 0, 0)
 	return g.finish()
 }
 

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/record"
+)
+
+func init() {
+	register(command{
+		name:    "eval",
+		summary: "run a policy over records from stdin and write the results to stdout",
+		run:     runEval,
+	})
+}
+
+// evalBatch is how many records share an arena before it is reset.
+const evalBatch = 1024
+
+// evalStats are the counts of the summary line.
+type evalStats struct {
+	in, out, dropped, faulted, malformed int
+	reasons                              map[string]int
+}
+
+func (s *evalStats) String() string {
+	line := fmt.Sprintf("eval: %d in, %d out, %d dropped, %d faulted", s.in, s.out, s.dropped, s.faulted)
+	if len(s.reasons) > 0 {
+		var rs []string
+		for r, n := range s.reasons {
+			rs = append(rs, fmt.Sprintf("%s %d", r, n))
+		}
+		sort.Strings(rs)
+		line += " (" + strings.Join(rs, ", ") + ")"
+	}
+	if s.malformed > 0 {
+		line += fmt.Sprintf(", %d malformed passed through", s.malformed)
+	}
+	return line
+}
+
+// runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
+func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	policyFile := fl.String("policy", "", "the policy `file` to run")
+	backend := fl.String("backend", backends[0].Name(), "the backend that runs the policy")
+	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
+	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]")
+		fmt.Fprintln(stderr, "\nRuns the policy over the records on stdin and writes the records it keeps")
+		fmt.Fprintln(stderr, "to stdout (dropped records are absent; a faulting record is written")
+		fmt.Fprintln(stderr, "unchanged). A malformed input line is reported and passed through as it")
+		fmt.Fprintln(stderr, "is. At the end one summary line goes to stderr.")
+		fmt.Fprintln(stderr)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *policyFile == "" || fl.NArg() > 0 {
+		fl.Usage()
+		return 2
+	}
+	for _, f := range []string{*inFormat, *outFormat} {
+		if f != "json" && f != "msgpack" {
+			fmt.Fprintf(stderr, "policyrun eval: unknown format %q (want json or msgpack)\n", f)
+			return 2
+		}
+	}
+	bs, err := selectBackends(*backend)
+	if err != nil || len(bs) != 1 {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return 2
+	}
+	src, err := os.ReadFile(*policyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return 2
+	}
+	f, info, diags := compiler.CheckFile(*policyFile, src)
+	if diag.HasErrors(diags) {
+		diag.WriteText(stderr, src, diags)
+		return 1
+	}
+	runner, err := bs[0].Load(f, info, policytest.Config{})
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return 1
+	}
+	e := &evaluator{
+		runner: runner, stats: evalStats{reasons: map[string]int{}},
+		out: bufio.NewWriterSize(stdout, 64<<10), stderr: stderr,
+		msgpack: *outFormat == "msgpack", arena: record.NewArena(),
+	}
+	if *inFormat == "msgpack" {
+		err = e.msgpackInput(stdin)
+	} else {
+		err = e.jsonInput(stdin)
+	}
+	if ferr := e.out.Flush(); err == nil {
+		err = ferr
+	}
+	fmt.Fprintln(stderr, e.stats.String())
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+type evaluator struct {
+	runner  policytest.Runner
+	stats   evalStats
+	out     *bufio.Writer
+	stderr  io.Writer
+	msgpack bool
+	arena   *record.Arena
+	buf     []byte
+}
+
+// record runs the policy over one record and writes it when kept.
+func (e *evaluator) record(rec *record.Record) error {
+	e.stats.in++
+	o := e.runner.Run(rec)
+	if o.Err != nil {
+		return o.Err
+	}
+	if o.Fault != "" {
+		e.stats.faulted++
+		e.stats.reasons[o.Fault]++
+	}
+	if o.Action == policytest.Drop {
+		e.stats.dropped++
+		return nil
+	}
+	e.stats.out++
+	if e.msgpack {
+		e.buf = rec.AppendMsgpack(e.buf[:0])
+	} else {
+		e.buf = append(rec.AppendJSON(e.buf[:0]), '\n')
+	}
+	_, err := e.out.Write(e.buf)
+	return err
+}
+
+func (e *evaluator) jsonInput(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo, n := 1, 0; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && strings.TrimSpace(string(line)) != "" {
+			if n == evalBatch {
+				e.arena.Reset()
+				n = 0
+			}
+			n++
+			rec, derr := e.arena.DecodeJSON(line, record.Owned)
+			if derr != nil {
+				e.malformed(lineNo, derr, line)
+			} else if rerr := e.record(rec); rerr != nil {
+				return rerr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// malformed reports a line that does not decode and passes it through.
+func (e *evaluator) malformed(lineNo int, err error, line []byte) {
+	e.stats.in++
+	e.stats.malformed++
+	e.stats.out++
+	fmt.Fprintf(e.stderr, "policyrun eval: line %d: %v (passed through unchanged)\n", lineNo, err)
+	if len(line) > 0 && line[len(line)-1] != '\n' {
+		line = append(line, '\n')
+	}
+	e.out.Write(line)
+}
+
+func (e *evaluator) msgpackInput(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	for n, i := 0, 1; len(data) > 0; i++ {
+		if n == evalBatch {
+			e.arena.Reset()
+			n = 0
+		}
+		n++
+		rec, used, err := e.arena.DecodeMsgpack(data, record.Referenced)
+		if err != nil {
+			// Without a valid value there is no next boundary: the rest is
+			// passed through as it is.
+			e.stats.in++
+			e.stats.malformed++
+			e.stats.out++
+			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %v (the rest of the input is passed through unchanged)\n", i, err)
+			_, werr := e.out.Write(data)
+			return werr
+		}
+		if err := e.record(rec); err != nil {
+			return err
+		}
+		data = data[used:]
+		if used == 0 {
+			return errors.New("msgpack decoder made no progress")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runWith(stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writePolicy(t *testing.T, src string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "p.policy")
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+const evalPolicy = `policy "e"
+schema {
+  n: int
+  ...
+}
+drop when .n < 0
+set .half = 10 / .n
+`
+
+func TestEval(t *testing.T) {
+	p := writePolicy(t, evalPolicy)
+	in := `{"n":2}` + "\n" + `{"n":-1}` + "\n" + `{"n":0}` + "\n" + `[1]` + "\n" + `{"n":5,"s":"x"}` + "\n"
+	for _, backend := range []string{"vm", "lua"} {
+		code, out, errs := runWith(in, "eval", "--policy", p, "--backend", backend)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", backend, code, errs)
+		}
+		want := `{"n":2,"half":5}` + "\n" + `{"n":0}` + "\n" + `[1]` + "\n" + `{"n":5,"s":"x","half":2}` + "\n"
+		if out != want {
+			t.Errorf("%s: stdout\n%s\nwant\n%s", backend, out, want)
+		}
+		for _, s := range []string{"line 4:", "eval: 5 in, 4 out, 1 dropped, 1 faulted (division_by_zero 1), 1 malformed passed through"} {
+			if !strings.Contains(errs, s) {
+				t.Errorf("%s: stderr lacks %q:\n%s", backend, s, errs)
+			}
+		}
+	}
+}
+
+func TestEvalMsgpack(t *testing.T) {
+	p := writePolicy(t, evalPolicy)
+	code, packed, errs := runWith(`{"n":2}`+"\n"+`{"n":-3}`+"\n", "eval", "--policy", p, "--out", "msgpack")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, out, errs := runWith(packed, "eval", "--policy", p, "--in", "msgpack")
+	if code != 0 || out != `{"n":2,"half":5}`+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	p := writePolicy(t, evalPolicy)
+	bad := writePolicy(t, "policy \"b\"\nschema {\n s: int\n}\ndrop when .s == \"1\"\n")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"eval"}, 2},
+		{[]string{"eval", "--policy", p, "--in", "xml"}, 2},
+		{[]string{"eval", "--policy", p, "--backend", "nope"}, 2},
+		{[]string{"eval", "--policy", "/does/not/exist"}, 2},
+		{[]string{"eval", "--policy", bad}, 1},
+	}
+	for _, tt := range tests {
+		if code, _, errs := runWith("", tt.args...); code != tt.code {
+			t.Errorf("%v: exit %d, want %d: %s", tt.args, code, tt.code, errs)
+		}
+	}
+}
+
+func TestTestCommand(t *testing.T) {
+	good := writePolicy(t, evalPolicy+`
+test "halves" {
+  input  {"n": 4}
+  expect {"n": 4, "half": 2}
+}
+test "drops negatives" {
+  input  {"n": -4}
+  expect dropped
+}
+test "faults on zero" {
+  input  {"n": 0}
+  expect fault
+}
+`)
+	code, out, _ := runWith("", "test", good)
+	if code != 0 || !strings.HasSuffix(out, "3 passed, 0 failed\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	wrong := writePolicy(t, evalPolicy+`
+test "wrong" {
+  input  {"n": 4}
+  expect {"n": 4, "half": 3}
+}
+`)
+	code, out, _ = runWith("", "test", "--backend", "vm", wrong)
+	for _, s := range []string{"FAIL", `.half: want 3 (int), got 2 (int)`, "0 passed, 1 failed"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if code, _, _ := runWith("", "test", "--backend", "x", good); code != 2 {
+		t.Errorf("bad backend: exit %d", code)
+	}
+}
+
+func TestDisasm(t *testing.T) {
+	p := writePolicy(t, evalPolicy)
+	code, out, errs := runWith("", "disasm", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, s := range []string{`policy "e"`, "GET", "GUARD", "int", "LT_INT", "DIV_INT", "SET", "p1 .half", "; line 6"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("disasm lacks %q:\n%s", s, out)
+		}
+	}
+	if code, _, _ := runWith("", "disasm"); code != 2 {
+		t.Errorf("no file: exit %d", code)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/policytest"
+)
+
+func init() {
+	register(command{
+		name:    "test",
+		summary: "run the test blocks of policies on every backend",
+		run:     runTest,
+	})
+}
+
+// runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
+func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("test", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	backend := fl.String("backend", "all", "backend to run the tests on: all, or one name")
+	verbose := fl.Bool("v", false, "print every test, not only failures")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: policyrun test [--backend all|vm|lua] [-v] [FILE|DIR...]")
+		fmt.Fprintln(stderr, "\nRuns every test block of the policies (directories are searched for")
+		fmt.Fprintln(stderr, "*.policy; the default is the current directory) on each backend, and")
+		fmt.Fprintln(stderr, "fails a test when a backend misses its expectation or two backends")
+		fmt.Fprintf(stderr, "disagree. now() and every input's %%time are 2026-01-01T00:00:00Z.\n")
+		fmt.Fprintln(stderr, "Exit status: 0 all passed, 1 a test failed or a policy has errors, 2 usage.")
+		fmt.Fprintln(stderr)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	bs, err := selectBackends(*backend)
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
+		return 2
+	}
+	paths := fl.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	files, err := policyFiles(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
+		return 2
+	}
+	passed, failed := 0, 0
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "policyrun test: %v\n", err)
+			return 2
+		}
+		f, info, diags := compiler.CheckFile(name, src)
+		if diag.HasErrors(diags) {
+			fmt.Fprintf(stdout, "FAIL %s: the policy does not compile\n", name)
+			diag.WriteText(stdout, src, diags)
+			if f != nil && len(f.Tests) > 0 {
+				failed += len(f.Tests)
+			} else {
+				failed++
+			}
+			continue
+		}
+		for _, r := range policytest.RunFile(f, info, bs) {
+			where := fmt.Sprintf("%s:%d", name, r.Test.Pos().Line)
+			if r.Passed() {
+				passed++
+				if *verbose {
+					fmt.Fprintf(stdout, "ok   %s: %s\n", where, r.Name())
+				}
+				continue
+			}
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s: %s\n", where, r.Name())
+			for _, msg := range r.Failures {
+				fmt.Fprintf(stdout, "  %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
