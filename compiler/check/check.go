@@ -82,7 +82,8 @@ func Check(f *policy.File) (*Info, []diag.Diagnostic) {
 			Uses:    map[*policy.Ident]*Local{},
 			InSets:  map[*policy.BinaryExpr]*InSet{},
 		},
-		setAt: map[int]bool{},
+		setAt:    map[int]bool{},
+		readKeys: map[string]bool{},
 	}
 	c.info.Root = c.schema(f.Schema)
 	st := &state{root: c.info.Root}
@@ -106,6 +107,9 @@ type checker struct {
 	// setAt records the offsets of set statements, so that a label can say
 	// "set at line N" rather than "declared at line N".
 	setAt map[int]bool
+	// readKeys holds the key of every constant record path read: a test
+	// input breaks the schema only where the policy reads.
+	readKeys map[string]bool
 }
 
 type scope struct {

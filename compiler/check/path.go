@@ -58,9 +58,11 @@ func (c *checker) read(e policy.Expr, st *state) (t, guard *types.Type) {
 	if guard != nil {
 		c.info.Guards[e] = guard
 		if p, ok := c.splitPath(e); ok && p.root {
-			if f := st.fact(p.key(len(p.segs))); f != nil && !t.IsInvalid() {
+			k := p.key(len(p.segs))
+			if f := st.fact(k); f != nil && !t.IsInvalid() {
 				t = f
 			}
+			c.readKeys[p.key(p.constLen())] = true
 		}
 	} else if p, ok := c.splitPath(e); ok && p.local != nil && len(p.segs) > 0 {
 		if f := st.fact(p.key(len(p.segs))); f != nil && !t.IsInvalid() {

@@ -24,8 +24,8 @@ func (c *checker) tests(ts []*policy.Test) {
 		if t.Input != nil {
 			if bad := nonConstObject(t.Input); bad != nil {
 				c.report(constErr(bad, t.Input, CodeTestInput, "test input"))
-			} else if t.Expect != policy.ExpectFault {
-				c.fitsSchema(t.Input.(*policy.MapLit), c.info.Root, "")
+			} else if t.Expect != policy.ExpectFault && !(t.Expect == policy.ExpectDropped && c.file.OnFault == policy.OnFaultDrop) {
+				c.fitsSchema(t.Input.(*policy.MapLit), c.info.Root, path{root: true})
 			}
 		}
 		if t.Expect == policy.ExpectRecord && t.Want != nil {
@@ -89,7 +89,7 @@ func nonConst(e policy.Expr) policy.Expr {
 
 // fitsSchema warns about the first place a test input breaks the declared
 // schema: running it will fault, which the test should then expect.
-func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at string) bool {
+func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at path) bool {
 	t = types.NonOptional(t)
 	if t.Kind != types.Object {
 		return true
@@ -98,13 +98,15 @@ func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at string) bool 
 		if ent == nil || ent.Key == nil {
 			continue
 		}
-		name := at + "." + quoteName(ent.Key.Str)
+		fp := at
+		fp.segs = append(append([]seg(nil), at.segs...), seg{kind: segField, name: ent.Key.Str})
+		name := pathText(fp)
 		f, i := t.Field(ent.Key.Str)
 		if i < 0 {
 			continue // the schema is checked only where the policy reads
 		}
 		if sub, ok := ent.Value.(*policy.MapLit); ok && types.NonOptional(f.Type).Kind == types.Object {
-			if !c.fitsSchema(sub, f.Type, name) {
+			if !c.fitsSchema(sub, f.Type, fp) {
 				return false
 			}
 			continue
@@ -112,6 +114,9 @@ func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at string) bool 
 		vt := literalType(ent.Value)
 		if k := types.NonOptional(f.Type).Kind; (k == types.Timestamp || k == types.Bytes) && vt.Kind == types.String {
 			continue // JSON writes both as strings
+		}
+		if !c.isRead(fp) {
+			continue // the policy never reads it, so it cannot fault there
 		}
 		if !types.AssignableTo(vt, f.Type) && !(vt.Kind == types.Int && types.NonOptional(f.Type).Kind == types.Float) {
 			c.report(diag.Warnf(ent.Value, CodeTestInputType, "test input %s is %s, but the schema declares %s", name, vt, f.Type).
@@ -148,4 +153,25 @@ func literalType(e policy.Expr) *types.Type {
 		return obj
 	}
 	return types.InvalidType
+}
+
+// isRead reports whether the policy reads the record path p or a path under
+// it.
+func (c *checker) isRead(p path) bool {
+	k := p.key(len(p.segs))
+	for rk := range c.readKeys {
+		if isPrefixKey(k, rk) {
+			return true
+		}
+	}
+	return false
+}
+
+func pathText(p path) string {
+	var b []byte
+	for _, s := range p.segs {
+		b = append(b, '.')
+		b = append(b, quoteName(s.name)...)
+	}
+	return string(b)
 }
