@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -241,5 +243,67 @@ func TestSuggest(t *testing.T) {
 		if got := suggest(in, names); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestEveryExprTyped checks that the clean golden policies leave no
+// expression the back ends will evaluate without a type in Info.Types.
+func TestEveryExprTyped(t *testing.T) {
+	files, _ := filepath.Glob("testdata/ok_*.policy")
+	if len(files) == 0 {
+		t.Fatal("no clean policies")
+	}
+	for _, file := range files {
+		src, _ := os.ReadFile(file)
+		f, errs := policy.ParseFile(file, src)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", file, errs)
+		}
+		info, _ := Check(f)
+		skip := map[policy.Node]bool{}
+		for _, s := range f.Stmts {
+			policy.Inspect(s, func(n policy.Node) bool {
+				switch n := n.(type) {
+				case *policy.CallExpr:
+					skip[n.Fun] = true
+				case *policy.MapLit:
+					for _, e := range n.Entries {
+						skip[e.Key] = true
+					}
+				case *policy.SetStmt:
+					skipPathParents(n.Target, skip)
+				case *policy.RenameStmt:
+					skipPathParents(n.To, skip)
+				case *policy.ForStmt:
+					skip[n.Key], skip[n.Value] = true, true
+				case *policy.LetStmt:
+					skip[n.Name] = true
+				}
+				return true
+			})
+			policy.Inspect(s, func(n policy.Node) bool {
+				if e, ok := n.(policy.Expr); ok && !skip[n] && info.Types[e] == nil {
+					t.Errorf("%s:%s: %s has no type", file, e.Pos(), exprText(e))
+				}
+				return true
+			})
+		}
+	}
+}
+
+// skipPathParents marks the path steps above a write target: a write does
+// not read them.
+func skipPathParents(e policy.Expr, skip map[policy.Node]bool) {
+	for {
+		switch x := e.(type) {
+		case *policy.FieldExpr:
+			e = x.X
+		case *policy.IndexExpr:
+			e = x.X
+		default:
+			skip[e] = true
+			return
+		}
+		skip[e] = true
 	}
 }

@@ -366,6 +366,7 @@ func (c *checker) lift(s *policy.LiftStmt, st *state) {
 	prefix := ""
 	if s.Prefix != nil {
 		prefix = s.Prefix.Str
+		c.info.Types[s.Prefix] = types.StringType
 	}
 	parent := path{root: true, segs: p.segs[:len(p.segs)-1]}
 	if base.Kind == types.Object {
