@@ -270,13 +270,14 @@ func (c *checker) write(st *state, p path, v *types.Type, decl policy.Pos, remov
 	k := p.key(n)
 	for fk, ft := range st.facts {
 		switch {
+		case isPrefixKey(fk, k) && (fk != k || n < len(p.segs)):
+			// An ancestor of the written path: apply the same edit to its
+			// narrowed type.
+			ft.t = edit(ft.t, p.segs[len(ft.segs):])
+			st.facts[fk] = ft
 		case isPrefixKey(k, fk):
 			// The path itself, or something under it, was replaced.
 			delete(st.facts, fk)
-		case isPrefixKey(fk, k):
-			// An ancestor: apply the same edit to its narrowed type.
-			ft.t = edit(ft.t, p.segs[len(ft.segs):])
-			st.facts[fk] = ft
 		}
 	}
 }
