@@ -182,7 +182,10 @@ func (r *Record) Set(p Path, v Value) error {
 		r.Remove(p)
 		return nil
 	}
-	return r.set(p, r.a.share(v))
+	if v.IsContainer() && v.writable() {
+		v = r.a.share(v)
+	}
+	return r.set(p, v)
 }
 
 func (r *Record) set(p Path, v Value) error {
