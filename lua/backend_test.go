@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/policytest"
 )
 
 // TestBackendCases runs the conformance corpus through policytest, the
-// harness `policyrun test` uses.
+// harness `policyrun test` uses, on the VM and the Lua backend: each must
+// meet every expectation and the two must agree.
 func TestBackendCases(t *testing.T) {
 	files, _ := filepath.Glob("../conformance/cases/*.policy")
 	for _, file := range files {
@@ -18,7 +20,7 @@ func TestBackendCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, info := parseCheck(t, file, src)
-		for _, res := range policytest.RunFile(f, info, []policytest.Backend{Backend{}}) {
+		for _, res := range policytest.RunFile(f, info, []policytest.Backend{compiler.VMBackend(), Backend{}}) {
 			for _, msg := range res.Failures {
 				t.Errorf("%s: %q: %s", filepath.Base(file), res.Name(), msg)
 			}

@@ -78,7 +78,11 @@ func (s *state) register() {
 			if i > 1 {
 				b.WriteString(sep)
 			}
-			v, _ := a.RawGetInt(i).(glua.LString)
+			v, ok := a.RawGetInt(i).(glua.LString)
+			if !ok {
+				// An element of another kind in a declared array<string>.
+				s.fault("type_mismatch")
+			}
 			b.WriteString(string(v))
 			if b.Len() > maxString {
 				s.fault("string_too_long")

@@ -98,31 +98,6 @@ function R.chk(v, k, opt)
   return v
 end
 
--- mkchk returns a checker for a type whose arrays and maps are checked
--- element by element: spec is {k, opt, elem}.
-function R.mkchk(spec)
-  local function check(v, s)
-    if v == nil or v == NULL then
-      if s[2] or s[1] == "null" or (s[1] == "any" and v == NULL) then return end
-      fault("type_mismatch")
-    end
-    local k = s[1]
-    if k == "any" then return end
-    local vk = kind(v)
-    if vk ~= k and not (k == "float" and vk == "int") then fault("type_mismatch") end
-    local e = s[3]
-    if e then
-      if k == "array" then
-        for i = 1, #v do check(v[i], e) end
-      else
-        local o = v[ORD]
-        for i = 1, #o do check(v[o[i]], e) end
-      end
-    end
-  end
-  return function(v) check(v, spec) return v end
-end
-
 -- cp copies maps and arrays deeply: a stored value behaves as a copy.
 local function cp(v)
   if type(v) ~= "table" then return v end
@@ -180,7 +155,9 @@ local function parent(root, p)
   return x
 end
 
+local remp
 function R.setp(root, p, v)
+  if v == nil then return remp(root, p) end -- set P = absent removes P
   local x = parent(root, p)
   local s = p[#p]
   if type(s) == "string" then
@@ -196,7 +173,7 @@ function R.setp(root, p, v)
 end
 
 -- remp removes p; absent paths and paths through scalars do nothing.
-local function remp(root, p)
+function remp(root, p)
   local x = root
   for i = 1, #p - 1 do
     x = step(x, p[i])

@@ -401,15 +401,13 @@ func isRaw(t *types.Type) bool {
 	return t != nil && types.NonOptional(t).Kind == types.Float
 }
 
-// guardCall returns a call that checks v against t, or "" when every value
-// fits. Arrays and maps with typed elements are checked element by element.
+// guardCall returns a call that checks the kind of v against t, or "" when
+// every value fits. Guards are shallow, as the VM's: the elements of an
+// array or map are checked where they are used (for binds them, join reads
+// them), not when the container is read.
 func (g *gen) guardCall(v string, t *types.Type) string {
-	spec, deep, ok := guardSpec(t)
-	if !ok {
+	if _, ok := guardSpec(t); !ok {
 		return ""
-	}
-	if deep {
-		return fmt.Sprintf("%s(%s)", g.constant("R.mkchk("+spec+")"), v)
 	}
 	k, opt := guardKind(t)
 	return fmt.Sprintf("chk(%s, %q, %t)", v, k, opt)
@@ -443,23 +441,16 @@ func guardKind(t *types.Type) (string, bool) {
 	return "", opt
 }
 
-// guardSpec returns the Lua spec {kind, optional, elem} of t for R.mkchk,
-// whether it needs element checks, and false when t accepts every value.
-func guardSpec(t *types.Type) (string, bool, bool) {
+// guardSpec reports whether t constrains a value at all.
+func guardSpec(t *types.Type) (string, bool) {
 	if t == nil || t.IsInvalid() || t.Kind == types.Never {
-		return "", false, false
+		return "", false
 	}
 	k, opt := guardKind(t)
 	if k == "" || k == "any" && opt {
-		return "", false, false
+		return "", false
 	}
-	base := types.NonOptional(t)
-	if base.Kind == types.Array || base.Kind == types.Map {
-		if es, _, ok := guardSpec(base.Elem); ok {
-			return fmt.Sprintf("{%q, %t, %s}", k, opt, es), true, true
-		}
-	}
-	return fmt.Sprintf("{%q, %t}", k, opt), false, true
+	return k, true
 }
 
 // quote writes s as a Lua string literal, escaping every byte outside

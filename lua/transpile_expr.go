@@ -24,7 +24,7 @@ func (g *gen) expr(e policy.Expr) string {
 	case *policy.BasicLit:
 		return g.lit(x, t)
 	case *policy.RootExpr, *policy.FieldExpr, *policy.IndexExpr:
-		return g.read(e, true)
+		return g.read(e, true, false)
 	case *policy.MetaExpr:
 		if x.Name == "tag" {
 			return "M.tag"
@@ -117,11 +117,13 @@ func (g *gen) lit(x *policy.BasicLit, t *types.Type) string {
 
 // read reads a path: each step over the record is checked against the
 // guard the checker computed, a step over a local against its type.
-// final says whether the last value is checked (exists does not read it).
-func (g *gen) read(e policy.Expr, final bool) string {
+// final says whether the last value is checked (exists does not read it);
+// shallow, whether only its kind is (a step through an array or map reads
+// one element, not all of them).
+func (g *gen) read(e policy.Expr, final, shallow bool) string {
 	switch x := e.(type) {
 	case *policy.ParenExpr:
-		return g.read(x.X, final)
+		return g.read(x.X, final, shallow)
 	case *policy.RootExpr:
 		return "rec"
 	case *policy.FieldExpr, *policy.IndexExpr:
@@ -151,15 +153,16 @@ func (g *gen) read(e policy.Expr, final bool) string {
 	}
 	t := g.info.Types[e]
 	guard := g.info.Guards[e]
+	check := g.guardCall
 	if guard != nil {
-		if c := g.guardCall(stepv, guard); c != "" {
+		if c := check(stepv, guard); c != "" {
 			g.line("%s", c)
 		}
 	}
 	// A narrowed type must hold too (exists(P) is true for a present
 	// null); a read over a local is checked against its type.
 	if guard == nil || !types.Identical(guard, t) {
-		if c := g.guardCall(stepv, t); c != "" {
+		if c := check(stepv, t); c != "" {
 			g.line("%s", c)
 		}
 	}
@@ -174,6 +177,8 @@ func (g *gen) container(xe policy.Expr) string {
 	switch unparen(xe).(type) {
 	case *policy.RootExpr:
 		return "rec"
+	case *policy.FieldExpr, *policy.IndexExpr:
+		return g.read(unparen(xe), true, true)
 	}
 	return g.expr(xe)
 }
@@ -351,7 +356,7 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 		a := unparen(args[0])
 		switch a.(type) {
 		case *policy.FieldExpr, *policy.IndexExpr:
-			v := g.read(a, false)
+			v := g.read(a, false, true)
 			return res(v + " ~= nil")
 		case *policy.MetaExpr, *policy.RootExpr:
 			return "true"

@@ -3,13 +3,14 @@ package difftest
 import (
 	"testing"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/policytest"
 	"github.com/policyrun/policyrun/lua"
 )
 
 // backends are the backends held to agree. The VM joins the Lua backend
 // here (see vm_test.go when present).
-var backends = []policytest.Backend{lua.Backend{}}
+var backends = []policytest.Backend{compiler.VMBackend(), lua.Backend{}}
 
 // pairs runs policy seeds [from, from+n) on records each and compares the
 // backends.
