@@ -34,6 +34,10 @@ type reader struct {
 	// last holds up to lastSize bytes before offset. A copy of the file
 	// (copy-truncate) is recognised by its first bytes and by these.
 	last []byte
+
+	// pendingUntil is set while the file may be a copy of another that is
+	// about to be truncated; it is not read meanwhile (see copy.go).
+	pendingUntil time.Time
 }
 
 const lastSize = 64
@@ -113,7 +117,7 @@ func (t *Tail) restart(r *reader, now time.Time) {
 	t.flushPartial(r)
 	if len(r.fp) > 0 && r.offset > 0 {
 		t.retired = append(t.retired, retired{
-			fp: r.fp, last: r.last, offset: r.offset, recordNum: r.recordNum,
+			path: r.path, fp: r.fp, last: r.last, offset: r.offset, recordNum: r.recordNum,
 			until: now.Add(2*t.cfg.RefreshInterval + t.cfg.RotateWait),
 		})
 	}

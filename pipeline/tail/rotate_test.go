@@ -292,3 +292,31 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 		t.Errorf("stats = %+v", s)
 	}
 }
+
+// TestCopySeenBeforeTruncate: a scan that lands between the copy and the
+// truncation must not read the copy from its start.
+func TestCopySeenBeforeTruncate(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	writeFile(t, p, numbered("line", 0, 100))
+	cfg := fastConfig(filepath.Join(dir, "app.log*"))
+	cfg.RotateWait = time.Hour // only the truncation may decide
+	h := newHarness(t, cfg, nil)
+	h.until("first lines", func() bool { return len(h.lines) == 100 })
+	appendFile(t, p, numbered("line", 100, 120)) // not read before the copy
+	data, _ := os.ReadFile(p)
+	writeFile(t, p+".1", string(data))
+	deadline := time.Now().Add(3 * cfg.RefreshInterval)
+	for time.Now().Before(deadline) {
+		h.poll()
+	}
+	if h.tail.Stats().Files != 2 {
+		t.Fatalf("the copy was not found: %+v", h.tail.Stats())
+	}
+	writeFile(t, p, numbered("line", 120, 130)) // the truncation, and new lines
+	h.until("all lines", func() bool { return len(missing(h.count(), "line", 130)) == 0 })
+	h.poll()
+	if len(h.lines) != 130 {
+		t.Fatalf("%d lines for 130: the copy was read twice", len(h.lines))
+	}
+}

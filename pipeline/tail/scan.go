@@ -59,7 +59,7 @@ func (t *Tail) scan(now time.Time) {
 		}
 	}
 	t.retired = slices.DeleteFunc(t.retired, func(e retired) bool { return now.After(e.until) })
-	t.openAll(cands, first && !t.resumed)
+	t.openAll(cands, first && !t.resumed, now)
 	if first {
 		t.known = nil // entries with no file now are dropped
 	}
@@ -109,7 +109,7 @@ func (t *Tail) checkPaths(now time.Time) {
 			cands = append(cands, candidate{r.path, id})
 		}
 	}
-	t.openAll(cands, false)
+	t.openAll(cands, false, now)
 }
 
 func (t *Tail) rotated(r *reader, now time.Time) {
@@ -157,7 +157,7 @@ type opened struct {
 // openAll opens the candidates and decides where each starts: from the
 // checkpoint, from a copy of an open file, from its start, or (on the first
 // scan of a fresh start, without ReadFromHead) from its end.
-func (t *Tail) openAll(cands []candidate, fresh bool) {
+func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 	var files []*opened
 	for _, c := range cands {
 		o, err := t.open(c)
@@ -207,19 +207,35 @@ func (t *Tail) openAll(cands []candidate, fresh bool) {
 		}
 	}
 
+	// Resumed files first, so that a copy among the others can be told
+	// from them.
 	for i, o := range files {
-		r := t.newReader(o)
-		switch {
-		case state[i] != nil:
+		if state[i] != nil {
+			r := t.newReader(o)
 			t.resume(r, state[i])
 			t.stats.resumed.Add(1)
-		case t.takeOverCopy(r, o):
+			t.add(r)
+		}
+	}
+	for i, o := range files {
+		if state[i] != nil {
+			continue
+		}
+		r := t.newReader(o)
+		switch {
+		case t.takeOver(r, o.head, o.size):
+		case t.mayBeCopy(r, o.head):
+			r.pendingUntil = now.Add(t.cfg.RotateWait)
 		case fresh && !t.cfg.ReadFromHead && !sameIDChanged[i]:
 			r.offset, r.lineStart = o.size, o.size
 		}
-		t.readers = append(t.readers, r)
-		t.byID[r.id] = r
+		t.add(r)
 	}
+}
+
+func (t *Tail) add(r *reader) {
+	t.readers = append(t.readers, r)
+	t.byID[r.id] = r
 }
 
 func (t *Tail) open(c candidate) (*opened, error) {
@@ -286,58 +302,6 @@ func (t *Tail) resume(r *reader, e *checkpoint.File) {
 	r.partialSince = e.PartialSince
 	r.skipping = e.Skipping
 	r.lineStart = e.Offset - int64(len(e.Partial))
-}
-
-// A retired state is where reading of a file's old content stopped when
-// the file was truncated.
-type retired struct {
-	fp, last          []byte
-	offset, recordNum int64
-	until             time.Time
-}
-
-// takeOverCopy handles copy-truncate. A new file that begins with the
-// fingerprint of a file whose content was truncated (now, or a moment ago),
-// and holds the same bytes just before where that content had been read
-// to, is its copy: reading continues in it from there. (A new file that
-// merely starts the same way, like Debian's messages and syslog, is read in
-// full.)
-func (t *Tail) takeOverCopy(r *reader, o *opened) bool {
-	for _, old := range t.readers {
-		if !t.isCopy(o, old.fp, old.last, old.offset) {
-			continue
-		}
-		fi, err := old.file.Stat()
-		if err != nil || (fi.Size() >= old.offset && t.sameStart(old)) {
-			continue // still intact: a different file
-		}
-		r.offset, r.lineStart, r.recordNum = old.offset, old.lineStart, old.recordNum
-		r.partial, old.partial = old.partial, nil
-		r.partialSince, r.skipping, r.last = old.partialSince, old.skipping, old.last
-		t.stats.truncations.Add(1)
-		old.offset, old.lineStart, old.recordNum = 0, 0, 0
-		old.partialSince, old.skipping, old.fp, old.last = time.Time{}, false, nil, nil
-		return true
-	}
-	for i, e := range t.retired {
-		if t.isCopy(o, e.fp, e.last, e.offset) {
-			r.offset, r.lineStart, r.recordNum, r.last = e.offset, e.offset, e.recordNum, e.last
-			t.retired = slices.Delete(t.retired, i, i+1)
-			return true
-		}
-	}
-	return false
-}
-
-// isCopy reports whether the opened file o starts with fp and holds last
-// just before offset.
-func (t *Tail) isCopy(o *opened, fp, last []byte, offset int64) bool {
-	if len(fp) == 0 || !hasPrefix(o.head, fp) || o.size < offset {
-		return false
-	}
-	buf := make([]byte, len(last))
-	n, err := o.file.ReadAt(buf, offset-int64(len(last)))
-	return (err == nil || errors.Is(err, io.EOF)) && bytes.Equal(buf[:n], last)
 }
 
 // hasPrefix reports whether head, a file's first bytes, starts with the

@@ -315,10 +315,14 @@ func (t *Tail) cycle(now time.Time) {
 	} else {
 		t.checkPaths(now)
 	}
+	t.resolvePending(now)
 	t.more = false
 	n := len(t.readers)
 	for i := range n {
 		r := t.readers[(t.rr+i)%n]
+		if !r.pendingUntil.IsZero() {
+			continue
+		}
 		if t.read(r, now) {
 			t.more = true
 			break
@@ -344,9 +348,12 @@ func (t *Tail) allRead() bool {
 }
 
 func (t *Tail) snapshot() []checkpoint.File {
-	files := make([]checkpoint.File, len(t.readers))
-	for i, r := range t.readers {
-		files[i] = checkpoint.File{
+	files := make([]checkpoint.File, 0, len(t.readers)+len(t.retired))
+	for _, r := range t.readers {
+		if !r.pendingUntil.IsZero() {
+			continue // not read yet; found afresh after a restart
+		}
+		files = append(files, checkpoint.File{
 			Fingerprint:  r.fp,
 			Offset:       r.offset,
 			RecordNum:    r.recordNum,
@@ -356,10 +363,15 @@ func (t *Tail) snapshot() []checkpoint.File {
 			Attributes:   r.info.Attributes,
 			Skipping:     r.skipping,
 			PartialSince: r.partialSince,
-		}
+		})
 		if len(r.partial) > 0 {
-			files[i].Partial = append([]byte(nil), r.partial...)
+			files[len(files)-1].Partial = append([]byte(nil), r.partial...)
 		}
+	}
+	for _, e := range t.retired {
+		files = append(files, checkpoint.File{
+			Fingerprint: e.fp, Offset: e.offset, RecordNum: e.recordNum, Path: e.path,
+		})
 	}
 	return files
 }
