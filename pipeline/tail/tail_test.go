@@ -430,3 +430,41 @@ func TestResumeReadsNewFilesFromStart(t *testing.T) {
 		t.Fatalf("after restart: %q", h2.text())
 	}
 }
+
+// TestInvalidUTF8Path: Linux paths need not be UTF-8; the checkpoint keeps
+// them exactly, so the file resumes after a restart.
+func TestInvalidUTF8Path(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad-\xff\xfe.log")
+	writeFile(t, p, "1\n")
+	store := checkpoint.NewStore(checkpoint.FileStorage{Path: filepath.Join(dir, "tail.db")})
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	h := newHarness(t, cfg, nil)
+	h.until("line 1", func() bool { return len(h.lines) == 1 })
+	if err := store.Save(h.tail.Checkpoint()); err != nil {
+		t.Fatal(err)
+	}
+	h.tail.Close()
+	cp, _, err := store.Load()
+	if err != nil || len(cp.Files) != 1 || cp.Files[0].Path != p || cp.Files[0].Attributes[0].Value != "bad-\xff\xfe.log" {
+		t.Fatalf("Load = %+v, %v", cp, err)
+	}
+	appendFile(t, p, "2\n")
+	h2 := newHarness(t, cfg, cp)
+	h2.until("line 2", func() bool { return len(h2.lines) == 1 })
+	if got := h2.text(); !slices.Equal(got, []string{"bad-\xff\xfe.log:2"}) {
+		t.Fatalf("after restart: %q", got)
+	}
+}
+
+func TestFingerprintSize(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.log"), "0123456789abcdef\n")
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	cfg.FingerprintSize = 10
+	h := newHarness(t, cfg, nil)
+	h.until("the line", func() bool { return len(h.lines) == 1 })
+	if fp := h.tail.Checkpoint().Files[0].Fingerprint; string(fp) != "0123456789" {
+		t.Fatalf("fingerprint = %q", fp)
+	}
+}
