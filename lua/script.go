@@ -366,3 +366,10 @@ func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) 
 	}
 	return record.Value{}, errBadValue
 }
+
+// PolicyRunner returns r as a policytest.Runner, for the CLI's eval.
+func (r *ScriptRunner) PolicyRunner() policytest.Runner { return scriptRunner{r} }
+
+type scriptRunner struct{ r *ScriptRunner }
+
+func (s scriptRunner) Run(rec *record.Record) policytest.Outcome { return s.r.Outcome(rec) }

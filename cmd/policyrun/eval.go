@@ -9,10 +9,12 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -57,8 +59,12 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	backend := fl.String("backend", backends[0].Name(), "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
 	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
+	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
+	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
+	luaTimeout := fl.Duration("lua-timeout", time.Second, "stop a --lua call that runs longer and pass its record through (0: no limit)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]")
+		fmt.Fprintln(stderr, "       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--in json|msgpack] [--out json|msgpack]")
 		fmt.Fprintln(stderr, "\nRuns the policy over the records on stdin and writes the records it keeps")
 		fmt.Fprintln(stderr, "to stdout (dropped records are absent; a faulting record is written")
 		fmt.Fprintln(stderr, "unchanged). A malformed input line is reported and passed through as it")
@@ -72,7 +78,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if *policyFile == "" || fl.NArg() > 0 {
+	if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
 		fl.Usage()
 		return 2
 	}
@@ -82,32 +88,79 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	bs, err := selectBackends(*backend)
-	if err != nil || len(bs) != 1 {
-		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
-		return 2
+	var runner policytest.Runner
+	if *luaScript != "" {
+		r, code := loadLuaScript(*luaScript, *luaCall, *luaTimeout, stderr)
+		if r == nil {
+			return code
+		}
+		runner = r
+	} else {
+		r, code := loadPolicy(*policyFile, *backend, stderr)
+		if r == nil {
+			return code
+		}
+		runner = r
 	}
-	src, err := os.ReadFile(*policyFile)
+	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat)
+}
+
+// loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
+func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (policytest.Runner, int) {
+	src, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
-		return 2
+		return nil, 2
 	}
-	f, info, diags := compiler.CheckFile(*policyFile, src)
+	s, err := lua.LoadScript(file, src, call)
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return nil, 1
+	}
+	s.Timeout = timeout
+	r, err := s.NewRunner()
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return nil, 1
+	}
+	return r.PolicyRunner(), 0
+}
+
+// loadPolicy checks a policy file and loads it on the named backend; it
+// reports problems and returns nil and the exit code.
+func loadPolicy(policyFile, backend string, stderr io.Writer) (policytest.Runner, int) {
+	bs, err := selectBackends(backend)
+	if err != nil || len(bs) != 1 {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return nil, 2
+	}
+	src, err := os.ReadFile(policyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		return nil, 2
+	}
+	f, info, diags := compiler.CheckFile(policyFile, src)
 	if diag.HasErrors(diags) {
 		diag.WriteText(stderr, src, diags)
-		return 1
+		return nil, 1
 	}
 	runner, err := bs[0].Load(f, info, policytest.Config{})
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
-		return 1
+		return nil, 1
 	}
+	return runner, 0
+}
+
+// evalRecords runs runner over the records of stdin.
+func evalRecords(runner policytest.Runner, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string) int {
+	var err error
 	e := &evaluator{
 		runner: runner, stats: evalStats{reasons: map[string]int{}},
 		out: bufio.NewWriterSize(stdout, 64<<10), stderr: stderr,
-		msgpack: *outFormat == "msgpack", arena: record.NewArena(),
+		msgpack: outFormat == "msgpack", arena: record.NewArena(),
 	}
-	if *inFormat == "msgpack" {
+	if inFormat == "msgpack" {
 		err = e.msgpackInput(stdin)
 	} else {
 		err = e.jsonInput(stdin)
