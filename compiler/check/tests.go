@@ -112,9 +112,6 @@ func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at path) bool {
 			continue
 		}
 		vt := literalType(ent.Value)
-		if k := types.NonOptional(f.Type).Kind; (k == types.Timestamp || k == types.Bytes) && vt.Kind == types.String {
-			continue // JSON writes both as strings
-		}
 		if !c.isRead(fp) {
 			continue // the policy never reads it, so it cannot fault there
 		}
