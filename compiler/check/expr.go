@@ -415,7 +415,11 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 		if y.IsNumeric() {
 			num = e.Y
 		}
-		d = d.WithHint("+ does not convert: write to_string(%s) to concatenate, or convert the string with to_int(...) ?? 0 to add", exprText(num))
+		if lit, ok := unparen(num).(*policy.BasicLit); ok {
+			d = d.WithHint("+ does not convert: write the number as a string, %s, to concatenate", policy.Quote(lit.Raw))
+		} else {
+			d = d.WithHint("+ does not convert: write to_string(%s) to concatenate, or convert the string with to_int(...) ?? 0 to add", exprText(num))
+		}
 	case e.Op == policy.ADD:
 		d = d.WithHint("+ adds two numbers or joins two strings")
 	default:
