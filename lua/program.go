@@ -60,12 +60,15 @@ type Program struct {
 	proto   *glua.FunctionProto
 	regexps []*regexp.Regexp
 	pool    sync.Pool
+	// usesTag, usesTime and usesNow say which metadata the policy reads;
+	// the runner converts only those.
+	usesTag, usesTime, usesNow bool
 }
 
 // Compile transpiles a checked policy (info from check.Check without
 // errors) and compiles the Lua source.
 func Compile(f *policy.File, info *check.Info) (*Program, error) {
-	src, res, err := Transpile(f, info)
+	src, g, err := transpile(f, info)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +76,8 @@ func Compile(f *policy.File, info *check.Info) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lua: compiling the transpiled policy: %w", err)
 	}
-	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, proto: proto, regexps: res}, nil
+	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, proto: proto, regexps: g.regexps,
+		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow}, nil
 }
 
 // Runner runs a Program on one LState. It is not safe for concurrent use;
@@ -143,14 +147,24 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 	s, L := r.s, r.s.L
 	a := rec.Arena()
 	root := s.fromValue(a, rec.Root())
-	now := time.Now()
-	if r.Now != nil {
-		now = r.Now()
-	}
 	M := r.meta
-	M.RawSetString("tag", glua.LString(string(rec.Tag())))
-	M.RawSetString("time", s.newTS(rec.Time()))
-	M.RawSetString("now", s.newTS(now.UnixNano()))
+	p := r.p
+	M.RawSetString("tag", glua.LNil)
+	M.RawSetString("time", glua.LNil)
+	M.RawSetString("now", glua.LNil)
+	if p.usesTag {
+		M.RawSetString("tag", glua.LString(string(rec.Tag())))
+	}
+	if p.usesTime {
+		M.RawSetString("time", s.newTS(rec.Time()))
+	}
+	if p.usesNow {
+		now := time.Now()
+		if r.Now != nil {
+			now = r.Now()
+		}
+		M.RawSetString("now", s.newTS(now.UnixNano()))
+	}
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
 	L.Push(r.fn)

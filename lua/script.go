@@ -81,6 +81,7 @@ type ScriptRunner struct {
 	fn     *glua.LFunction
 	ctx    context.Context
 	cancel context.CancelFunc
+	keys   keyCache
 }
 
 // NewRunner loads the script into a fresh LState.
@@ -129,7 +130,7 @@ func (r *ScriptRunner) Run(rec *record.Record) Result {
 	L.Push(r.fn)
 	L.Push(glua.LString(string(rec.Tag())))
 	L.Push(glua.LNumber(ts))
-	L.Push(plainFromValue(L, a, rec.Root()))
+	L.Push(plainFromValue(L, a, rec.Root(), &r.keys))
 	var timer *time.Timer
 	if r.s.Timeout > 0 {
 		if r.cancel == nil {
@@ -234,7 +235,7 @@ func luaTime(v glua.LValue) (int64, bool) {
 // plainFromValue converts a record value as Fluent Bit does for its Lua
 // filter: maps and arrays become plain tables, ints and floats numbers,
 // null nil (so a null field is absent in Lua), timestamps seconds.
-func plainFromValue(L *glua.LState, a *record.Arena, v record.Value) glua.LValue {
+func plainFromValue(L *glua.LState, a *record.Arena, v record.Value, keys *keyCache) glua.LValue {
 	switch v.Kind() {
 	case record.Bool:
 		return glua.LBool(v.Bool())
@@ -249,13 +250,13 @@ func plainFromValue(L *glua.LState, a *record.Arena, v record.Value) glua.LValue
 	case record.Array:
 		t := L.CreateTable(a.Len(v), 0)
 		for it := a.Iter(v); it.Next(); {
-			t.RawSetInt(it.Index()+1, plainFromValue(L, a, it.Value()))
+			t.RawSetInt(it.Index()+1, plainFromValue(L, a, it.Value(), keys))
 		}
 		return t
 	case record.Map:
 		t := L.CreateTable(0, a.Len(v))
 		for it := a.Iter(v); it.Next(); {
-			t.RawSetString(string(a.Bytes(it.Key())), plainFromValue(L, a, it.Value()))
+			t.RawSetString(string(keys.get(a.Bytes(it.Key()))), plainFromValue(L, a, it.Value(), keys))
 		}
 		return t
 	}

@@ -66,6 +66,25 @@ type state struct {
 	faults                     map[*glua.LTable]string
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
+	keys                       keyCache
+}
+
+// keyCache holds the Lua strings of map keys seen before. Lua interns its
+// strings, so pushing a key Lua already holds costs a lookup, not an
+// allocation; the cache gives gopher-lua the same for the keys records
+// repeat. It is bounded: a stream of distinct keys cannot grow it forever.
+type keyCache map[string]glua.LString
+
+func (c *keyCache) get(b []byte) glua.LString {
+	if k, ok := (*c)[string(b)]; ok {
+		return k
+	}
+	if *c == nil || len(*c) >= 4096 {
+		*c = keyCache{}
+	}
+	k := glua.LString(string(b))
+	(*c)[string(k)] = k
+	return k
 }
 
 func newState() (*state, error) {
@@ -271,7 +290,7 @@ func (s *state) fromValue(r *record.Arena, v record.Value) glua.LValue {
 		n := r.Len(v)
 		t, o := s.newMap(n)
 		for it := r.Iter(v); it.Next(); {
-			k := glua.LString(string(r.Bytes(it.Key())))
+			k := s.keys.get(r.Bytes(it.Key()))
 			o.RawSetInt(it.Index()+1, k)
 			t.RawSetString(string(k), s.fromValue(r, it.Value()))
 		}

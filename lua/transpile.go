@@ -23,6 +23,8 @@ type gen struct {
 	regexps []*regexp.Regexp
 	reIndex map[*regexp.Regexp]int
 	consts  []string // declarations of constant tables (in sets, paths)
+	// Which metadata the policy reads: the runner fills in only those.
+	usesTag, usesTime, usesNow bool
 }
 
 // Transpile returns the Lua source of a checked policy and the regexps its
@@ -31,6 +33,14 @@ type gen struct {
 // time and now, and gets e = true when the record was edited and rec when the
 // root was replaced. f returns 0 to keep the record and 1 to drop it.
 func Transpile(f *policy.File, info *check.Info) (string, []*regexp.Regexp, error) {
+	src, g, err := transpile(f, info)
+	if err != nil {
+		return "", nil, err
+	}
+	return src, g.regexps, nil
+}
+
+func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 	g := &gen{info: info, reIndex: map[*regexp.Regexp]int{}}
 	var err error
 	func() {
@@ -59,7 +69,7 @@ func Transpile(f *policy.File, info *check.Info) (string, []*regexp.Regexp, erro
 	out.WriteString("return function(rec, M)\n")
 	out.WriteString(g.b.String())
 	out.WriteString("  return 0\nend\n")
-	return out.String(), g.regexps, nil
+	return out.String(), g, nil
 }
 
 type genError struct{ msg string }

@@ -27,8 +27,10 @@ func (g *gen) expr(e policy.Expr) string {
 		return g.read(e, true, false)
 	case *policy.MetaExpr:
 		if x.Name == "tag" {
+			g.usesTag = true
 			return "M.tag"
 		}
+		g.usesTime = true
 		return "M.time"
 	case *policy.Ident:
 		l := g.info.Uses[x]
@@ -390,6 +392,7 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 	case builtin.UnixNanos:
 		return res("R.unixnanos(" + typed(0) + ")")
 	case builtin.Now:
+		g.usesNow = true
 		return "M.now"
 	case builtin.Matches, builtin.Capture:
 		s := typed(0)
