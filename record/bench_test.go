@@ -2,8 +2,10 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -142,4 +144,78 @@ func BenchmarkEditChain(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSideBySide runs the B2 and B3 contenders in alternation, a
+// short chunk of records each per op, and reports the median ns/record of
+// each and the ratios the targets are stated in. On a shared, noisy machine
+// these ratios are steadier than those of separate benchmarks, whose loads
+// differ (BENCHMARKS.md: report ratios measured side by side).
+func BenchmarkSideBySide(b *testing.B) {
+	event := b2Msgpack(b)
+	line := []byte(b2JSON)
+	var m map[string]any
+	json.Unmarshal(line, &m)
+	body, _ := msgpack.Marshal(m)
+	a := NewArena()
+	k := 0
+	reset := func() {
+		if k++; k%batch == 0 {
+			a.Reset()
+		}
+	}
+	wide := []byte(fieldsJSON(128))
+	wr, _ := NewArena().DecodeJSON(wide, Owned)
+	var ps []Path
+	for _, j := range []int{0, 64, 127} {
+		k, _ := wr.Entry(wr.Root(), j)
+		ps = append(ps, NewPath(wr.Str(k)))
+	}
+	ps = append(ps, NewPath("added_service"), NewPath("edited"), NewPath("env"))
+	out := make([]byte, 0, 2*len(wide))
+	contenders := []struct {
+		name  string
+		chunk int
+		f     func()
+	}{
+		{"referenced", 200, func() { reset(); a.DecodeMsgpack(event, Referenced) }},
+		{"json_referenced", 200, func() { reset(); a.DecodeJSON(line, Referenced) }},
+		{"json_map", 20, func() { var m map[string]any; json.Unmarshal(line, &m) }},
+		{"msgpack_map", 50, func() { var m map[string]any; msgpack.Unmarshal(body, &m) }},
+		{"fields128_edits0", 10, func() {
+			reset()
+			r, _ := a.DecodeJSON(wide, Referenced)
+			out = r.AppendJSON(out[:0])
+		}},
+		{"fields128_upserts6", 10, func() {
+			reset()
+			r, _ := a.DecodeJSON(wide, Referenced)
+			r.Set(ps[0], a.NewStringFrom("overwritten"))
+			r.Set(ps[1], IntValue(int64(k)))
+			r.Set(ps[2], BoolValue(false))
+			r.Set(ps[3], a.NewStringFrom("checkout"))
+			r.Set(ps[4], BoolValue(true))
+			r.Set(ps[5], a.NewStringFrom("prod"))
+			out = r.AppendJSON(out[:0])
+		}},
+	}
+	samples := make([][]float64, len(contenders))
+	for i := 0; i < b.N; i++ {
+		for c, ct := range contenders {
+			t0 := time.Now()
+			for j := 0; j < ct.chunk; j++ {
+				ct.f()
+			}
+			samples[c] = append(samples[c], float64(time.Since(t0).Nanoseconds())/float64(ct.chunk))
+		}
+	}
+	med := make([]float64, len(samples))
+	for c := range samples {
+		slices.Sort(samples[c])
+		med[c] = samples[c][len(samples[c])/2]
+		b.ReportMetric(med[c], contenders[c].name+"-ns")
+	}
+	b.ReportMetric(med[2]/med[1], "json_map/json_referenced")
+	b.ReportMetric(med[3]/med[0], "msgpack_map/referenced")
+	b.ReportMetric(med[5]/med[4], "upserts6/edits0")
 }

@@ -172,9 +172,8 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		var v Value
 		var err error
 		j = skipSpace(b, j+1)
-		if e := -1; j < len(b) && b[j] == '"' && d.ref != 0 {
-			e = plainStr(b, j) // the common case, inline
-			if e >= 0 {
+		if j < len(b) && b[j] == '"' && d.ref != 0 { // the common case, inline
+			if e := plainStr(b, j); e >= 0 {
 				v, j = strValue(String, d.ref, uint32(j+1), uint32(e-j-1)), e+1
 			} else if v, j, err = d.str(j); err != nil {
 				return Value{}, j, err
