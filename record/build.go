@@ -39,6 +39,22 @@ func (a *Arena) share(v Value) Value {
 	return containerValue(v.kind, uint32(first), uint32(n))
 }
 
+// freeze clears the writable mark of v and of the writable containers in
+// it, in place: only containers of one record's overlay are writable, so
+// nothing else refers to them.
+func (a *Arena) freeze(v Value) Value {
+	if !v.IsContainer() || !v.writable() {
+		return v
+	}
+	w, n, off := width(v.kind), int(v.n()), int(v.off())
+	for i := off + w - 1; i < off+w*n; i += w {
+		a.nodes[i] = a.freeze(a.nodes[i])
+	}
+	v.flags &^= flagWritable
+	v.ref = 0
+	return v
+}
+
 // Clone returns a copy of v that later edits of any record do not change.
 // Record.Set and the builders already copy what they store; Clone is for a
 // caller that keeps a map or array read from an edited record while the

@@ -216,3 +216,22 @@ func TestCopyRecord(t *testing.T) {
 		t.Errorf("after Discard %s", got)
 	}
 }
+
+func TestCommit(t *testing.T) {
+	a := NewArena()
+	r := mustDecode(t, a, `{"a":{"b":{"c":1}},"x":[1,{"y":2}]}`, Referenced)
+	r.Set(MustParsePath(".a.b.c"), IntValue(2))
+	r.Set(MustParsePath(".x[1].y"), IntValue(3))
+	r.Commit()
+	committed := `{"a":{"b":{"c":2}},"x":[1,{"y":3}]}`
+	if r.Edited() {
+		t.Error("Edited after Commit")
+	}
+	r.Set(MustParsePath(".a.b.c"), IntValue(9))
+	r.Set(MustParsePath(".x[1].y"), IntValue(9))
+	r.Remove(NewPath("a"))
+	r.Discard()
+	if got := string(r.AppendJSON(nil)); got != committed {
+		t.Errorf("after Discard %s, want %s", got, committed)
+	}
+}

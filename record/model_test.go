@@ -116,6 +116,7 @@ func TestEditsModel(t *testing.T) {
 		a.Reset()
 		r := mustDecode(t, a, input, Referenced)
 		m := &model{deepCopy(orig).(map[string]any)}
+		committed := orig
 		for step := 0; step < 20; step++ {
 			var desc string
 			var wantErr, gotErr bool
@@ -183,10 +184,15 @@ func TestEditsModel(t *testing.T) {
 				}
 				gotErr = r.Lift(pathOf(p), []byte("p_")) != nil
 			case 6:
-				if rng.IntN(4) == 0 {
+				switch rng.IntN(4) {
+				case 0:
 					desc = "discard"
 					r.Discard()
-					m.m = deepCopy(orig).(map[string]any)
+					m.m = deepCopy(committed).(map[string]any)
+				case 1:
+					desc = "commit"
+					r.Commit()
+					committed = deepCopy(m.m).(map[string]any)
 				}
 			}
 			if wantErr != gotErr {

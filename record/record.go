@@ -77,10 +77,10 @@ func (r *Record) SetTime(unixNanos int64) { r.time = unixNanos }
 // Commit makes the current state (edits, tag, time) the state that Discard
 // returns to; a pipeline uses it between policy stages.
 func (r *Record) Commit() {
+	// The committed maps may not change in place any more: later edits
+	// copy them again.
+	r.root = r.a.freeze(r.root)
 	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
-	// The committed maps may not change in place any more.
-	r.base = r.a.share(r.base)
-	r.root = r.base
 }
 
 // Discard drops every edit since the record was decoded (or last
