@@ -27,6 +27,7 @@ type input struct {
 	// sources are the files whose lines went through the parser, so that
 	// held-back partial lines can be flushed at the end.
 	sources map[string]bool
+	saved   *checkpoint.Checkpoint // the last checkpoint written
 }
 
 func (p *Pipeline) newInput(ic config.Input) (*input, error) {
@@ -165,7 +166,13 @@ func (p *Pipeline) saveCheckpoint(in *input) {
 	if in.store == nil {
 		return
 	}
-	if err := in.store.Save(in.tail.Checkpoint()); err != nil {
+	// Idle poll cycles change nothing: skip the write and its fsync.
+	cp := in.tail.Checkpoint()
+	if cp == nil || (in.saved != nil && cp.Equal(in.saved)) {
+		return
+	}
+	in.saved = cp
+	if err := in.store.Save(cp); err != nil {
 		p.stats.CheckpointErrors.Add(1)
 		p.log.Warn("cannot save checkpoint", "err", err)
 	}
