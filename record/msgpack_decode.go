@@ -411,6 +411,9 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		}
 		var v Value
 		j := i
+		if i >= len(b) {
+			return Value{}, i, d.truncated(i)
+		}
 		if c := b[i]; c >= 0xa0 && c <= 0xbf && d.ref != 0 && i+1+int(c&0x1f) <= len(b) &&
 			ascii(b[i+1:i+1+int(c&0x1f)]) { // the common case, inline
 			n := int(c & 0x1f)

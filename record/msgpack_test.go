@@ -226,6 +226,7 @@ func TestMsgpackErrors(t *testing.T) {
 		{"not a map", []byte{0x01}, ErrNotMap, 0},
 		{"array of 3", []byte{0x93, 1, 2, 3}, ErrNotMap, 0},
 		{"truncated map", []byte{0x82, 0xa1, 'a', 0x01}, ErrTruncated, 4},
+		{"key without value", []byte{0x81, 0xa1, 'a'}, ErrTruncated, 3},
 		{"truncated str", cat([]byte{0x81, 0xa5, 'a'}), ErrTruncated, 3},
 		{"huge map header", []byte{0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'a'}, ErrTruncated, 7},
 		{"huge array", cat([]byte{0x81}, str("a"), []byte{0xdd, 0x7f, 0xff, 0xff, 0xff}), ErrTruncated, 8},
