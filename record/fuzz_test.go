@@ -142,8 +142,9 @@ func FuzzDecodeMsgpack(f *testing.F) {
 		if err := msgpack.Unmarshal(r.AppendMsgpackAs(nil, LayoutMap), &lib); err != nil {
 			t.Fatalf("msgpack/v5 rejects our output: %v", err)
 		}
-		if got, want := normGo(lib), r.ToGo(); !reflect.DeepEqual(got, want) {
-			t.Fatalf("msgpack/v5 reads\n %v\nwant %v", got, want)
+		libv, err := a.FromGo(normGo(lib))
+		if err != nil || !ValueEqual(a, libv, a, r.Root()) {
+			t.Fatalf("msgpack/v5 reads\n %v\nwant %v", lib, r.ToGo())
 		}
 		fuzzEdits(t, r)
 	})

@@ -163,7 +163,7 @@ func (r *Record) Equal(o *Record) bool {
 
 // ValueEqual reports whether x (of arena xa) and y (of arena ya) are deeply
 // equal: same kinds (an int never equals a float), same scalars (floats by
-// ==), same bytes, arrays in order, maps with the same keys and values in
+// ==, except that NaN equals NaN), same bytes, arrays in order, maps with the same keys and values in
 // any order.
 func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 	if x.kind != y.kind {
@@ -175,7 +175,8 @@ func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 	case Bool, Int, Timestamp:
 		return x.u == y.u
 	case Float:
-		return x.Float() == y.Float()
+		f, g := x.Float(), y.Float()
+		return f == g || f != f && g != g // NaN equals NaN here
 	case String, Bytes:
 		return string(xa.raw(x)) == string(ya.raw(y))
 	case Array:
