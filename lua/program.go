@@ -139,8 +139,8 @@ func (p *Program) Run(rec *record.Record) (Result, error) {
 	return res, err
 }
 
-// Run runs the policy on rec, editing it in place. On a fault rec is left
-// exactly as it was. The error is for failures of the backend itself (a
+// Run runs the policy on rec, editing it in place and committing the edits
+// (record.Record.Commit). On a fault rec is left exactly as it was. The error is for failures of the backend itself (a
 // Lua error that is not a policy fault): they are bugs, never the record's
 // doing.
 func (r *Runner) Run(rec *record.Record) (Result, error) {
@@ -210,6 +210,8 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 			return r.fault("record_too_large"), nil
 		}
 	}
+	// As the VM does: a later stage's fault goes back to here, not before.
+	rec.Commit()
 	return Result{Action: Keep}, nil
 }
 

@@ -190,6 +190,7 @@ func (r *ScriptRunner) Run(rec *record.Record) Result {
 	if c == 1 {
 		rec.SetTime(newTime)
 	}
+	rec.Commit()
 	return Result{Action: Keep}
 }
 
