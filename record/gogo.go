@@ -163,8 +163,8 @@ func (r *Record) Equal(o *Record) bool {
 
 // ValueEqual reports whether x (of arena xa) and y (of arena ya) are deeply
 // equal: same kinds (an int never equals a float), same scalars (floats by
-// ==, except that NaN equals NaN), same bytes, arrays in order, maps with the same keys and values in
-// any order.
+// ==, except that NaN equals NaN), same bytes, arrays in order, maps with
+// the same keys and values in any order.
 func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 	if x.kind != y.kind {
 		return false
