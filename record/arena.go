@@ -54,6 +54,9 @@ const (
 // Arena owns the memory of a batch of records: value nodes, a byte slab for
 // owned strings, references to input buffers, and the Record structs. It is
 // not safe for concurrent use. The zero Arena is ready to use.
+//
+// Offsets are 32 bits: between Resets an arena holds at most 4 GiB of owned
+// bytes and 2^32 nodes, far more than a batch of records should.
 type Arena struct {
 	// Limits apply to every decode into the arena.
 	Limits Limits

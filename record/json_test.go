@@ -99,6 +99,24 @@ func TestJSONAccessors(t *testing.T) {
 	if f, ok := v.AsFloat(); ok {
 		t.Errorf("AsFloat of int ok: %v", f)
 	}
+	if s, ok := r.GetString(MustParsePath(".m.b")); !ok || s != "x" {
+		t.Errorf("GetString = %q %v", s, ok)
+	}
+	if i, ok := r.GetInt(MustParsePath(".m.a")); !ok || i != 1 {
+		t.Errorf("GetInt = %v %v", i, ok)
+	}
+	if _, ok := r.GetInt(MustParsePath(".m.b")); ok {
+		t.Error("GetInt of a string ok")
+	}
+	if f, ok := r.GetFloat(MustParsePath(".arr[1]")); !ok || f != 2.5 {
+		t.Errorf("GetFloat = %v %v", f, ok)
+	}
+	if b, ok := r.GetBool(MustParsePath(".arr[0]")); !ok || !b {
+		t.Errorf("GetBool = %v %v", b, ok)
+	}
+	if b, ok := r.GetBytes(MustParsePath(".m.b")); !ok || string(b) != "x" {
+		t.Errorf("GetBytes = %q %v", b, ok)
+	}
 }
 
 func TestJSONRoundTrip(t *testing.T) {

@@ -126,6 +126,41 @@ func (r *Record) Get(p Path) (Value, bool) {
 	return v, true
 }
 
+// GetInt returns the int at p and whether p holds an int.
+func (r *Record) GetInt(p Path) (int64, bool) {
+	v, _ := r.Get(p)
+	return v.AsInt()
+}
+
+// GetFloat returns the float at p and whether p holds a float.
+func (r *Record) GetFloat(p Path) (float64, bool) {
+	v, _ := r.Get(p)
+	return v.AsFloat()
+}
+
+// GetBool returns the bool at p and whether p holds a bool.
+func (r *Record) GetBool(p Path) (bool, bool) {
+	v, _ := r.Get(p)
+	return v.AsBool()
+}
+
+// GetString returns the string at p, as a view (see Arena.Str), and
+// whether p holds a string.
+func (r *Record) GetString(p Path) (string, bool) {
+	v, _ := r.Get(p)
+	if v.kind != String {
+		return "", false
+	}
+	return r.a.Str(v), true
+}
+
+// GetBytes returns the bytes of the string or bytes value at p, as a view,
+// and whether p holds one.
+func (r *Record) GetBytes(p Path) ([]byte, bool) {
+	v, _ := r.Get(p)
+	return r.a.AsBytes(v)
+}
+
 // Exists reports whether p is present (a null counts as present).
 func (r *Record) Exists(p Path) bool {
 	_, ok := r.Get(p)
