@@ -70,7 +70,7 @@ type Arena struct {
 	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
 	seed    maphash.Seed
 	seeded  bool
-	strMark int // start of the string being built, or -1
+	strMark int // start of the string being built
 }
 
 // NewArena returns an empty arena.
@@ -199,7 +199,9 @@ func (a *Arena) NewBytes(b []byte) Value {
 
 // StartString begins building a string directly in the slab: write to it
 // with WriteBytes, WriteString and WriteByte, then call EndString. One string
-// is built at a time; the bytes of other values may be written into it.
+// is built at a time, and until EndString nothing else may add to the slab
+// (no decode, NewString, builder key or record edit); the bytes of other
+// values may be read and written into it.
 func (a *Arena) StartString() { a.strMark = len(a.slab) }
 
 // WriteBytes appends b to the string being built.
