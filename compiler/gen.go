@@ -24,6 +24,7 @@ type gen struct {
 
 	code  []vm.Instr
 	lines []int32
+	edits []vm.Instr // edits batched into EDITS by batchEdits
 
 	consts   []vm.Reg
 	constIdx map[constKey]reg
@@ -170,6 +171,7 @@ func (g *gen) regex(re *regexp.Regexp) uint16 {
 
 // finish renumbers the registers (constants first) and builds the Program.
 func (g *gen) finish() (*vm.Program, error) {
+	g.batchEdits()
 	nc := len(g.consts)
 	fix := func(r uint16) uint16 {
 		if r&constBit != 0 {
@@ -177,8 +179,13 @@ func (g *gen) finish() (*vm.Program, error) {
 		}
 		return r + uint16(nc)
 	}
-	for i := range g.code {
-		in := &g.code[i]
+	for i := range len(g.code) + len(g.edits) {
+		var in *vm.Instr
+		if i < len(g.code) {
+			in = &g.code[i]
+		} else {
+			in = &g.edits[i-len(g.code)]
+		}
 		k := in.Op.Operands()
 		if k[0] == 'w' || k[0] == 'r' {
 			in.A = fix(in.A)
@@ -204,6 +211,7 @@ func (g *gen) finish() (*vm.Program, error) {
 		OnFaultDrop: g.file.OnFault == policy.OnFaultDrop,
 		Instrs:      g.code,
 		Lines:       g.lines,
+		Edits:       g.edits,
 		Consts:      g.consts,
 		NumRegs:     nc + g.nregs,
 		Paths:       g.paths,
@@ -263,4 +271,56 @@ func (g *gen) restoreCache(saved map[string]*cached, mark int) {
 			}
 		}
 	}
+}
+
+// batchEdits replaces each run of consecutive edit instructions (set,
+// remove, rename, lift) that no jump enters in the middle by one EDITS:
+// a chain of edits runs in one dispatch, as it encodes in one pass.
+func (g *gen) batchEdits() {
+	targets := map[int]bool{}
+	for _, in := range g.code {
+		k := in.Op.Operands()
+		for i, v := range [3]uint16{in.A, in.B, in.C} {
+			if k[i] == 'j' {
+				targets[int(v)] = true
+			}
+		}
+	}
+	newIdx := make([]uint16, len(g.code)+1)
+	var code []vm.Instr
+	var lines []int32
+	for i := 0; i < len(g.code); {
+		j := i + 1
+		if g.code[i].Op.IsEdit() {
+			for j < len(g.code) && g.code[j].Op.IsEdit() && !targets[j] {
+				j++
+			}
+		}
+		for k := i; k < j; k++ {
+			newIdx[k] = uint16(len(code))
+		}
+		if j-i >= 2 {
+			code = append(code, vm.Instr{Op: vm.EDITS, A: uint16(len(g.edits)), B: uint16(j - i)})
+			g.edits = append(g.edits, g.code[i:j]...)
+		} else {
+			code = append(code, g.code[i])
+		}
+		lines = append(lines, g.lines[i])
+		i = j
+	}
+	newIdx[len(g.code)] = uint16(len(code))
+	for i := range code {
+		in := &code[i]
+		k := in.Op.Operands()
+		if k[0] == 'j' {
+			in.A = newIdx[in.A]
+		}
+		if k[1] == 'j' {
+			in.B = newIdx[in.B]
+		}
+		if k[2] == 'j' {
+			in.C = newIdx[in.C]
+		}
+	}
+	g.code, g.lines = code, lines
 }

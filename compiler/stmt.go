@@ -103,10 +103,10 @@ func (g *gen) end(pos policy.Pos, cond policy.Expr, op vm.Op) bool {
 		}
 		return false
 	}
-	r := g.expr(cond)
-	j := g.emit(pos, vm.JF, 0, r, 0, 0)
+	for _, j := range g.jumpIf(cond, false) {
+		defer g.patch(j)
+	}
 	g.emit(pos, op, 0, 0, 0, 0)
-	g.patch(j)
 	return false
 }
 
@@ -122,12 +122,13 @@ func (g *gen) ifStmt(s *policy.IfStmt) bool {
 		}
 		return false
 	}
-	r := g.expr(s.Cond)
-	jelse := g.emit(pos, vm.JF, 0, r, 0, 0)
+	jelse := g.jumpIf(s.Cond, false)
 	saved, mark := g.saveCache(), len(g.writeLog)
 	thenEnds := g.block(s.Body)
 	if s.Else == nil {
-		g.patch(jelse)
+		for _, j := range jelse {
+			g.patch(j)
+		}
 		g.restoreCache(saved, mark)
 		return false
 	}
@@ -135,7 +136,9 @@ func (g *gen) ifStmt(s *policy.IfStmt) bool {
 	if !thenEnds {
 		jend = g.emit(pos, vm.JMP, 0, 0, 0, 0)
 	}
-	g.patch(jelse)
+	for _, j := range jelse {
+		g.patch(j)
+	}
 	g.cache = cloneCache(saved)
 	elseEnds := g.stmt(s.Else)
 	if jend >= 0 {
@@ -226,4 +229,48 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	g.patch(next)
 	g.iterDepth--
 	g.restoreCache(saved, mark)
+}
+
+// jumpIf compiles the bool expression e as control flow: the code jumps
+// when e has the value want and falls through otherwise. It returns the
+// jumps, to be patched to their target. && and || need no bool register.
+func (g *gen) jumpIf(e policy.Expr, want bool) []int {
+	if c, ok := g.fold(e); ok && c.K == record.Bool {
+		if (c.N != 0) == want {
+			return []int{g.emit(e.Pos(), vm.JMP, 0, 0, 0, 0)}
+		}
+		return nil
+	}
+	switch x := unparen(e).(type) {
+	case *policy.UnaryExpr:
+		if x.Op == policy.NOT {
+			return g.jumpIf(x.X, !want)
+		}
+	case *policy.BinaryExpr:
+		if x.Op == policy.LAND || x.Op == policy.LOR {
+			// For &&, a false left side decides; for ||, a true one.
+			decides := x.Op == policy.LOR
+			left := g.jumpIf(x.X, decides)
+			// The right side runs only sometimes: its reads are not
+			// cached past it.
+			saved, mark := g.saveCache(), len(g.writeLog)
+			var out []int
+			if want == decides {
+				out = append(left, g.jumpIf(x.Y, want)...)
+			} else {
+				out = g.jumpIf(x.Y, want)
+				for _, j := range left {
+					g.patch(j)
+				}
+			}
+			g.restoreCache(saved, mark)
+			return out
+		}
+	}
+	r := g.expr(e)
+	op := vm.JF
+	if want {
+		op = vm.JT
+	}
+	return []int{g.emit(e.Pos(), op, 0, r, 0, 0)}
 }

@@ -52,6 +52,21 @@ func (p *Program) Disasm(w io.Writer) error {
 			fmt.Fprintf(&b, "  ; line %d\n", line)
 		}
 		fmt.Fprintf(&b, "  %4d  %-8s", pc, in.Op)
+		b.WriteString(operands(c, in))
+		b.WriteByte('\n')
+		if in.Op == EDITS {
+			for _, e := range c.Edits[in.A : in.A+in.B] {
+				fmt.Fprintf(&b, "          %-8s%s\n", e.Op, operands(c, e))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// operands decodes the operands of in.
+func operands(c *Code, in Instr) string {
+	{
 		info := ops[in.Op]
 		var parts []string
 		for _, o := range [...]struct {
@@ -84,11 +99,8 @@ func (p *Program) Disasm(w io.Writer) error {
 				parts = append(parts, Fn(o.v).String())
 			}
 		}
-		b.WriteString(strings.Join(parts, ", "))
-		b.WriteByte('\n')
+		return strings.Join(parts, ", ")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func pathString(p *Path) string {

@@ -279,54 +279,15 @@ func (m *Machine) exec() (Action, Reason) {
 			m.builders[in.A].Append(toValue(a, &regs[in.B]))
 		case ARREND:
 			regs[in.A] = Reg{K: record.Array, V: m.builders[in.B].Finish()}
-		case SET, SETQ:
-			steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
-			if !ok {
-				return Keep, PathConflict
-			}
-			r := &regs[in.B]
-			v := toValue(a, r)
-			var err error
-			if in.Op == SETQ {
-				_, err = rec.SetIfAbsent(steps, v)
-			} else {
-				err = rec.Set(steps, v)
-			}
-			if err != nil {
-				return Keep, PathConflict
-			}
-			m.account(r)
-		case REMOVE:
-			if steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0); ok {
-				rec.Remove(steps)
-			}
-		case RENAME:
-			from, ok1 := m.resolve(&m.prog.code.Paths[in.A], 0)
-			to, ok2 := m.resolve(&m.prog.code.Paths[in.B], 1)
-			if !ok1 || !ok2 {
-				return Keep, PathConflict
-			}
-			if r := m.rename(from, to); r != NoFault {
+		case SET, SETQ, REMOVE, RENAME, LIFT:
+			if r := m.edit(in); r != NoFault {
 				return Keep, r
 			}
-		case LIFT:
-			steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
-			if !ok {
-				return Keep, PathConflict
-			}
-			v, _ := rec.Get(steps)
-			switch v.Kind() {
-			case record.Absent, record.Null:
-				continue
-			case record.Map:
-			default:
-				return Keep, TypeMismatch
-			}
-			if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
-				return Keep, PathConflict
-			}
-			if n := len(regs[in.B].S); n > 0 {
-				m.grown += n * a.Len(v)
+		case EDITS:
+			for _, e := range m.prog.code.Edits[in.A : in.A+in.B] {
+				if r := m.edit(e); r != NoFault {
+					return Keep, r
+				}
 			}
 		case SETTAG:
 			r := &regs[in.A]
@@ -358,6 +319,63 @@ func (m *Machine) exec() (Action, Reason) {
 			return Keep, NoFault
 		}
 	}
+}
+
+// edit runs one edit instruction.
+func (m *Machine) edit(in Instr) Reason {
+	rec, a, regs := m.rec, m.a, m.regs
+	switch in.Op {
+	case SET, SETQ:
+		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+		if !ok {
+			return PathConflict
+		}
+		r := &regs[in.B]
+		v := toValue(a, r)
+		var err error
+		if in.Op == SETQ {
+			_, err = rec.SetIfAbsent(steps, v)
+		} else {
+			err = rec.Set(steps, v)
+		}
+		if err != nil {
+			return PathConflict
+		}
+		m.account(r)
+	case REMOVE:
+		if steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0); ok {
+			rec.Remove(steps)
+		}
+	case RENAME:
+		from, ok1 := m.resolve(&m.prog.code.Paths[in.A], 0)
+		to, ok2 := m.resolve(&m.prog.code.Paths[in.B], 1)
+		if !ok1 || !ok2 {
+			return PathConflict
+		}
+		if r := m.rename(from, to); r != NoFault {
+			return r
+		}
+	case LIFT:
+		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+		if !ok {
+			return PathConflict
+		}
+		v, _ := rec.Get(steps)
+		switch v.Kind() {
+		case record.Absent, record.Null:
+			return NoFault
+		case record.Map:
+		default:
+			return TypeMismatch
+		}
+		if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
+			return PathConflict
+		}
+		if n := len(regs[in.B].S); n > 0 {
+			m.grown += n * a.Len(v)
+		}
+	}
+	return NoFault
 }
 
 // rename moves the value at from to to. Unlike record.Rename it always

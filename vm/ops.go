@@ -70,6 +70,7 @@ const (
 	REMOVE
 	RENAME
 	LIFT
+	EDITS
 	SETTAG
 	SETTIME
 	SETROOT
@@ -144,6 +145,7 @@ var ops = [numOps]opInfo{
 	REMOVE:  {"REMOVE", 'p', '-', '-', '-', "remove path A"},
 	RENAME:  {"RENAME", 'p', 'p', '-', '-', "move the value at path A to path B"},
 	LIFT:    {"LIFT", 'p', 'r', '-', '-', "move the keys of the map at A to its parent, prefixed with string B"},
+	EDITS:   {"EDITS", 'n', 'n', '-', '-', "run the B edits (SET, SETQ, REMOVE, RENAME, LIFT) of Code.Edits from A on, in order"},
 	SETTAG:  {"SETTAG", 'r', '-', '-', '-', "%tag = A"},
 	SETTIME: {"SETTIME", 'r', '-', '-', '-', "%time = A"},
 	SETROOT: {"SETROOT", 'r', '-', '-', '-', "the record = A (a map)"},
@@ -158,6 +160,16 @@ var ops = [numOps]opInfo{
 func (o Op) Operands() [4]byte {
 	i := ops[o]
 	return [4]byte{i.a, i.b, i.c, i.x}
+}
+
+// IsEdit reports whether o edits the record by a path, and so may be
+// batched into EDITS.
+func (o Op) IsEdit() bool {
+	switch o {
+	case SET, SETQ, REMOVE, RENAME, LIFT:
+		return true
+	}
+	return false
 }
 
 // Doc returns a one-line description of o.
@@ -197,7 +209,16 @@ func validate(c *Code) error {
 			}
 		}
 	}
-	for pc, in := range c.Instrs {
+	for i, in := range c.Edits {
+		if !in.Op.IsEdit() {
+			return fmt.Errorf("vm: edit %d: %s is not an edit", i, in.Op)
+		}
+	}
+	all := append(append([]Instr(nil), c.Instrs...), c.Edits...)
+	for pc, in := range all {
+		if in.Op == EDITS && int(in.A)+int(in.B) > len(c.Edits) {
+			return fmt.Errorf("vm: %d: EDITS out of range", pc)
+		}
 		if in.Op >= numOps {
 			return fmt.Errorf("vm: %d: bad opcode %d", pc, in.Op)
 		}

@@ -100,6 +100,8 @@ type Code struct {
 	OnFaultDrop bool   // the header says on_fault drop
 	Instrs      []Instr
 	Lines       []int32 // the source line of each instruction (for Disasm), or nil
+	// Edits are the edit instructions that EDITS runs in batches.
+	Edits []Instr
 	// Consts are preloaded into registers 0..len(Consts)-1 of every
 	// Machine; instructions read them as registers and never write them.
 	Consts   []Reg
