@@ -129,9 +129,13 @@ func (a *Arena) mark() mark {
 func (a *Arena) rollback(m mark) {
 	a.nodes = a.nodes[:m.nodes]
 	a.slab = a.slab[:m.slab]
+	a.rollbackBufs(m)
+	a.scratch = a.scratch[:m.scratch]
+}
+
+func (a *Arena) rollbackBufs(m mark) {
 	clear(a.bufs[m.bufs:])
 	a.bufs = a.bufs[:m.bufs]
-	a.scratch = a.scratch[:m.scratch]
 }
 
 // addBuf registers an input buffer for referenced strings and returns its ref.

@@ -41,6 +41,15 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
 	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts}
 	if mode == Referenced {
 		d.ref = a.addBuf(b)
+	} else {
+		// Owned: copy the line into the slab once and refer to the copy,
+		// cheaper than copying its strings one by one.
+		if len(a.slab)+len(b) > math.MaxUint32 {
+			return Value{}, decodeErr(0, ErrTooLarge, "arena full")
+		}
+		d.base = uint32(len(a.slab))
+		a.slab = append(a.slab, b...)
+		d.b = a.slab[d.base:len(a.slab):len(a.slab)]
 	}
 	i := skipSpace(b, 0)
 	if wantMap && (i >= len(b) || b[i] != '{') {
@@ -66,7 +75,8 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
 type jsonDecoder struct {
 	a        *Arena
 	b        []byte
-	ref      uint32 // input buffer of referenced strings; 0 copies them
+	ref      uint32 // where strings point: input buffer ref-1, or 0 the slab
+	base     uint32 // offset of b in the slab when ref is 0
 	maxDepth int
 	bigFloat bool
 }
@@ -141,8 +151,8 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		}
 		var k Value
 		var j int
-		if e := plainStr(b, i); e >= 0 && d.ref != 0 {
-			k, j = strValue(String, d.ref, uint32(i+1), uint32(e-i-1)), e+1
+		if e := plainStr(b, i); e >= 0 {
+			k, j = d.view(i+1, e), e+1
 		} else {
 			var err error
 			if k, j, err = d.str(i); err != nil {
@@ -172,9 +182,9 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		var v Value
 		var err error
 		j = skipSpace(b, j+1)
-		if j < len(b) && b[j] == '"' && d.ref != 0 { // the common case, inline
+		if j < len(b) && b[j] == '"' { // the common case, inline
 			if e := plainStr(b, j); e >= 0 {
-				v, j = strValue(String, d.ref, uint32(j+1), uint32(e-j-1)), e+1
+				v, j = d.view(j+1, e), e+1
 			} else if v, j, err = d.str(j); err != nil {
 				return Value{}, j, err
 			}
@@ -256,6 +266,12 @@ func special8(w uint64) uint64 {
 	return ((q-lsb)&^q | (s-lsb)&^s | (w-lsb*0x20)&^w | w) & msb
 }
 
+// view returns the string b[start:end] as a value that points into the
+// input or its copy in the slab.
+func (d *jsonDecoder) view(start, end int) Value {
+	return strValue(String, d.ref, d.base+uint32(start), uint32(end-start))
+}
+
 // plainStr returns the end (the closing quote) of the string whose opening
 // quote is at i when it is plain — no escapes, control characters or
 // non-ASCII — and its closing quote is among the first bytes; -1 otherwise.
@@ -274,10 +290,7 @@ func plainStr(b []byte, i int) int {
 // str decodes the string whose opening quote is at i.
 func (d *jsonDecoder) str(i int) (Value, int, error) {
 	if e := plainStr(d.b, i); e >= 0 {
-		if d.ref != 0 {
-			return strValue(String, d.ref, uint32(i+1), uint32(e-i-1)), e + 1, nil
-		}
-		return d.a.NewString(d.b[i+1 : e]), e + 1, nil
+		return d.view(i+1, e), e + 1, nil
 	}
 	b := d.b
 	start := i + 1
@@ -317,15 +330,11 @@ func (d *jsonDecoder) str(i int) (Value, int, error) {
 			i++
 		}
 	}
-	a := d.a
 	if esc {
 		v, err := d.unescape(start, i)
 		return v, i + 1, err
 	}
-	if d.ref != 0 {
-		return strValue(String, d.ref, uint32(start), uint32(i-start)), i + 1, nil
-	}
-	return a.NewString(b[start:i]), i + 1, nil
+	return d.view(start, i), i + 1, nil
 }
 
 // unescape writes the string b[start:end], which has escapes, to the slab.

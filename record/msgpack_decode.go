@@ -19,11 +19,34 @@ func (a *Arena) DecodeMsgpack(b []byte, mode Mode) (*Record, int, error) {
 	m := a.mark()
 	d := a.newMsgpackDecoder(b, mode)
 	r, n, err := d.event()
+	if err == nil && mode == Owned {
+		err = a.own(m, d.ref, b[:n])
+	}
 	if err != nil {
 		a.rollback(m)
 		return nil, 0, d.fixLimit(err)
 	}
 	return r, n, nil
+}
+
+// own turns the values decoded since m, which refer to input buffer ref
+// holding in, into values that refer to a copy of in in the slab: one copy
+// of the event rather than one per string. A chunk of events is copied
+// event by event, never whole.
+func (a *Arena) own(m mark, ref uint32, in []byte) error {
+	if len(a.slab)+len(in) > math.MaxUint32 {
+		return decodeErr(0, ErrTooLarge, "arena full")
+	}
+	base := uint64(len(a.slab))
+	a.slab = append(a.slab, in...)
+	for i := m.nodes; i < len(a.nodes); i++ {
+		if v := &a.nodes[i]; (v.kind == String || v.kind == Bytes) && v.ref == ref {
+			v.ref = 0
+			v.u += base << 32
+		}
+	}
+	a.rollbackBufs(m)
+	return nil
 }
 
 // DecodeMsgpackValue decodes one msgpack value from the start of b (strings
@@ -32,6 +55,13 @@ func (a *Arena) DecodeMsgpackValue(b []byte) (Value, int, error) {
 	m := a.mark()
 	d := a.newMsgpackDecoder(b, Owned)
 	v, n, err := d.value(0, 0)
+	if err == nil {
+		err = a.own(m, d.ref, b[:n])
+		if v.kind == String || v.kind == Bytes {
+			v.ref = 0
+			v.u += uint64(len(a.slab)-n) << 32
+		}
+	}
 	if err != nil {
 		a.rollback(m)
 		return Value{}, 0, d.fixLimit(err)
@@ -53,12 +83,12 @@ func (a *Arena) newMsgpackDecoder(b []byte, mode Mode) msgpackDecoder {
 	if max := min(a.Limits.maxInput(), math.MaxUint32); len(b) > max {
 		d.b, d.cut = b[:max], true
 	}
-	if mode == Referenced {
-		if n := len(a.bufs); n > 0 && len(a.bufs[n-1]) == len(d.b) && len(d.b) > 0 && &a.bufs[n-1][0] == &d.b[0] {
-			d.ref = uint32(n) // the same chunk again
-		} else {
-			d.ref = a.addBuf(d.b)
-		}
+	// Strings always point into the input; Owned copies them afterwards.
+	if n := len(a.bufs); mode == Referenced && n > 0 && len(a.bufs[n-1]) == len(d.b) &&
+		len(d.b) > 0 && &a.bufs[n-1][0] == &d.b[0] {
+		d.ref = uint32(n) // the same chunk again
+	} else {
+		d.ref = a.addBuf(d.b)
 	}
 	return d
 }
@@ -182,7 +212,7 @@ func (d *msgpackDecoder) value(i, depth int) (Value, int, error) {
 		return d.arrayN(i, i+1, int(c&0x0f), depth+1)
 	case c <= 0xbf:
 		n := int(c & 0x1f)
-		if s := i + 1; s+n <= len(b) && d.ref != 0 && ascii(b[s:s+n]) {
+		if s := i + 1; s+n <= len(b) && ascii(b[s:s+n]) {
 			return strValue(String, d.ref, uint32(s), uint32(n)), s + n, nil
 		}
 		return d.str(i, i+1, int(c&0x1f))
@@ -298,20 +328,14 @@ func (d *msgpackDecoder) str(at, i, n int) (Value, int, error) {
 		}
 		return Value{}, i + j, decodeErr(i+j, ErrInvalidUTF8, "")
 	}
-	if d.ref != 0 {
-		return strValue(String, d.ref, uint32(i), uint32(n)), i + n, nil
-	}
-	return d.a.NewString(s), i + n, nil
+	return strValue(String, d.ref, uint32(i), uint32(n)), i + n, nil
 }
 
 func (d *msgpackDecoder) bin(i, n int) (Value, int, error) {
 	if err := d.need(i, n); err != nil {
 		return Value{}, i, err
 	}
-	if d.ref != 0 {
-		return strValue(Bytes, d.ref, uint32(i), uint32(n)), i + n, nil
-	}
-	return d.a.NewBytes(d.b[i : i+n]), i + n, nil
+	return strValue(Bytes, d.ref, uint32(i), uint32(n)), i + n, nil
 }
 
 // ext decodes the ext value at (header at at, type byte at i, n data bytes).
@@ -382,7 +406,7 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		switch c := b[i]; {
 		case c >= 0xa0 && c <= 0xbf:
 			kl = int(c & 0x1f)
-			if ks+kl <= len(b) && d.ref != 0 && ascii(b[ks:ks+kl]) {
+			if ks+kl <= len(b) && ascii(b[ks:ks+kl]) {
 				key = strValue(String, d.ref, uint32(ks), uint32(kl))
 				goto haveKey
 			}
@@ -414,7 +438,7 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		if i >= len(b) {
 			return Value{}, i, d.truncated(i)
 		}
-		if c := b[i]; c >= 0xa0 && c <= 0xbf && d.ref != 0 && i+1+int(c&0x1f) <= len(b) &&
+		if c := b[i]; c >= 0xa0 && c <= 0xbf && i+1+int(c&0x1f) <= len(b) &&
 			ascii(b[i+1:i+1+int(c&0x1f)]) { // the common case, inline
 			n := int(c & 0x1f)
 			v, j = strValue(String, d.ref, uint32(i+1), uint32(n)), i+1+n

@@ -299,3 +299,34 @@ func b2Msgpack(t testing.TB) []byte {
 	r.SetTime(1_700_000_000_123_456_789)
 	return r.AppendMsgpackAs(nil, LayoutEventV1)
 }
+
+func TestMsgpackOwned(t *testing.T) {
+	body, _ := msgpack.Marshal(map[string]any{"log": "hello", "bin": []byte("raw"), "m": map[string]any{"k": "v"}})
+	ev := append(append([]byte{0x92}, eventTime(1, 2)...), body...)
+	chunk := append(append([]byte(nil), ev...), ev...)
+	a := NewArena()
+	var recs []*Record
+	for rest := chunk; len(rest) > 0; {
+		r, n, err := a.DecodeMsgpack(rest, Owned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+		rest = rest[n:]
+	}
+	if len(a.slab) != len(chunk) || len(a.bufs) != 0 {
+		t.Errorf("slab %d bytes for a chunk of %d, %d buffers kept", len(a.slab), len(chunk), len(a.bufs))
+	}
+	clear(chunk)
+	for _, r := range recs {
+		got := r.ToGo()
+		if got["log"] != "hello" || string(got["bin"].([]byte)) != "raw" || got["m"].(map[string]any)["k"] != "v" {
+			t.Errorf("owned record changed with its input: %v", got)
+		}
+	}
+	in, _ := msgpack.Marshal("top")
+	v, n, err := a.DecodeMsgpackValue(append(in, 0xc0))
+	if err != nil || n != len(in) || a.Str(v) != "top" {
+		t.Errorf("DecodeMsgpackValue: %q %d %v", a.Str(v), n, err)
+	}
+}
