@@ -26,7 +26,11 @@ const backendBatch = 1000
 //
 // The decoding into the arena is outside the clock for the first three (it
 // is re-done, timer stopped, when a batch is used up); the JSON decoding of
-// expr is its own conversion and is inside.
+// expr is its own conversion and is inside. Run with a fixed iteration
+// count: with -benchtime 1s the VM's tens of millions of iterations spend
+// minutes of wall time in the stopped-timer decodes.
+//
+//	go test ./conformance -run '^$' -bench BenchmarkBackends -benchmem -count 5 -benchtime 50000x
 func BenchmarkBackends(b *testing.B) {
 	cases := baseCases(b)
 	lines := map[string][][]byte{
@@ -37,7 +41,7 @@ func BenchmarkBackends(b *testing.B) {
 		ls := lines[c.kind]
 		b.Run(c.name+"/vm", func(b *testing.B) {
 			m := vm.NewMachine(c.prog)
-			benchRecords(b, ls, func(rec *record.Record) { m.Run(rec) })
+			runBackendBatch(b, ls, func(rec *record.Record) { m.Run(rec) })
 		})
 		b.Run(c.name+"/lua_transpiled", func(b *testing.B) {
 			r, err := c.transpiled.NewRunner()
@@ -45,7 +49,7 @@ func BenchmarkBackends(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			benchRecords(b, ls, func(rec *record.Record) {
+			runBackendBatch(b, ls, func(rec *record.Record) {
 				if _, err := r.Run(rec); err != nil {
 					b.Fatal(err)
 				}
@@ -57,7 +61,7 @@ func BenchmarkBackends(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			benchRecords(b, ls, func(rec *record.Record) { r.Run(rec) })
+			runBackendBatch(b, ls, func(rec *record.Record) { r.Run(rec) })
 		})
 		b.Run(c.name+"/expr", func(b *testing.B) {
 			var r expr.Runner
@@ -78,9 +82,9 @@ func BenchmarkBackends(b *testing.B) {
 	}
 }
 
-// benchRecords runs f over decoded records, one per iteration, decoding the
+// runBackendBatch runs f over decoded records, one per iteration, decoding the
 // next batch with the timer stopped when one is used up.
-func benchRecords(b *testing.B, lines [][]byte, f func(*record.Record)) {
+func runBackendBatch(b *testing.B, lines [][]byte, f func(*record.Record)) {
 	a := record.NewArena()
 	decode := func(recs []*record.Record) []*record.Record {
 		a.Reset()

@@ -85,7 +85,7 @@ func (g *gen) fail(format string, args ...any) {
 const prologue = `local NULL, box, unbox, chk, get, idx, cp = R.NULL, R.box, R.unbox, R.chk, R.get, R.idx, R.cp
 local newmap, newarr, mset, setp, remp, lookup = R.newmap, R.newarr, R.mset, R.setp, R.remp, R.lookup
 local fin, idiv, imod, fdiv, fmod, cat, slen, eq, tlt, tle = R.fin, R.idiv, R.imod, R.fdiv, R.fmod, R.cat, R.slen, R.eq, R.tlt, R.tle
-local fault, ORD, type, getmetatable = R.fault, R.ORD, type, getmetatable
+local fault, ORD, MAP, mdel, type, getmetatable = R.fault, R.ORD, R.MAP, R.mdel, type, getmetatable
 `
 
 func (g *gen) line(format string, args ...any) {
@@ -153,6 +153,10 @@ func (g *gen) stmt(s policy.Stmt) {
 	case *policy.RemoveStmt:
 		g.block(func() {
 			for _, t := range s.Targets {
+				if k, ok := rootKey(t); ok {
+					g.line("mdel(rec, %s)", k)
+					continue
+				}
 				p := g.editPath(t)
 				g.line("remp(rec, %s)", p)
 			}
@@ -160,9 +164,17 @@ func (g *gen) stmt(s policy.Stmt) {
 		})
 	case *policy.RenameStmt:
 		g.block(func() {
-			from := g.editPath(s.From)
-			to := g.editPath(s.To)
-			g.line("R.rename(rec, %s, %s)", from, to)
+			fk, ok1 := rootKey(s.From)
+			tk, ok2 := rootKey(s.To)
+			if ok1 && ok2 {
+				// Both at the top level: the common case, inline.
+				v := g.tmp("rec[" + fk + "]")
+				g.line("if %s ~= nil then mdel(rec, %s); mset(rec, %s, %s) end", v, fk, tk, v)
+			} else {
+				from := g.editPath(s.From)
+				to := g.editPath(s.To)
+				g.line("R.rename(rec, %s, %s)", from, to)
+			}
 			g.line("M.e = true")
 		})
 	case *policy.LiftStmt:
@@ -258,6 +270,17 @@ func (g *gen) set(s *policy.SetStmt) {
 	}
 	v := g.dyn(s.Value)
 	v = g.copyIfContainer(v, vt)
+	if k, ok := rootKey(s.Target); ok {
+		// A key of the record itself: no parents to walk or create.
+		if s.Op == policy.QASSIGN {
+			cur := g.tmp("rec[" + k + "]")
+			g.line("if %s == nil or %s == NULL then mset(rec, %s, %s); M.e = true end", cur, cur, k, v)
+			return
+		}
+		g.line("mset(rec, %s, %s)", k, v)
+		g.line("M.e = true")
+		return
+	}
 	p := g.editPath(s.Target)
 	if s.Op == policy.QASSIGN {
 		cur := g.tmp(fmt.Sprintf("lookup(rec, %s)", p))
@@ -317,6 +340,24 @@ func (g *gen) editPath(e policy.Expr) string {
 	return g.tmp(list)
 }
 
+// rootKey returns the Lua literal of e's key when e is a constant key of
+// the record itself (.a or .["a"]).
+func rootKey(e policy.Expr) (string, bool) {
+	switch x := unparen(e).(type) {
+	case *policy.FieldExpr:
+		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
+			return quote(x.Name), true
+		}
+	case *policy.IndexExpr:
+		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
+			if lit, ok := unparen(x.Index).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+				return quote(lit.Str), true
+			}
+		}
+	}
+	return "", false
+}
+
 // constStep returns the Lua literal of a constant index: a string key or an
 // int (possibly negative) array index.
 func constStep(e policy.Expr) (string, bool) {
@@ -359,14 +400,14 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 		}
 		if vl != nil {
 			// An element is checked against the local's type when bound.
-			v := vexpr
-			if c := g.guardCall(v, vl.Type); c != "" {
-				v = c
+			name := local(vl)
+			g.line("local %s = %s", name, vexpr)
+			if c := g.guardCall(name, vl.Type); c != "" {
+				g.line("%s", c)
 			}
 			if isRaw(vl.Type) {
-				v = "unbox(" + v + ")"
+				g.line("%s = unbox(%s)", name, name)
 			}
-			g.line("local %s = %s", local(vl), v)
 		}
 	}
 	switch base.Kind {
@@ -420,7 +461,18 @@ func (g *gen) guardCall(v string, t *types.Type) string {
 		return ""
 	}
 	k, opt := guardKind(t)
-	return fmt.Sprintf("chk(%s, %q, %t)", v, k, opt)
+	call := fmt.Sprintf("chk(%s, %q, %t)", v, k, opt)
+	// The common case inline: chk runs only when the kind looks wrong.
+	switch k {
+	case "string", "boolean", "int":
+		lt := map[string]string{"string": "string", "boolean": "boolean", "int": "number"}[k]
+		return fmt.Sprintf("if type(%s) ~= %q then %s end", v, lt, call)
+	case "bool":
+		return fmt.Sprintf("if type(%s) ~= \"boolean\" then %s end", v, call)
+	case "map":
+		return fmt.Sprintf("if getmetatable(%s) ~= MAP then %s end", v, call)
+	}
+	return call
 }
 
 func guardKind(t *types.Type) (string, bool) {

@@ -23,9 +23,13 @@ func (g *Gen) expr(t string, d int) string {
 	d++
 	switch t {
 	case "int":
-		switch g.r.IntN(11) {
+		switch g.r.IntN(12) {
 		case 0:
-			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("+", "-", "*"), g.expr("int", d))
+			if g.r.IntN(3) == 0 {
+				// A small literal factor keeps products far below 2^53.
+				return fmt.Sprintf("(%d * %s)", g.r.IntN(41)-20, g.expr("int", d))
+			}
+			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("+", "-"), g.expr("int", d))
 		case 1:
 			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("/", "%"), g.expr("int", d))
 		case 2:
@@ -44,6 +48,8 @@ func (g *Gen) expr(t string, d int) string {
 			return "coalesce(.i2, " + g.leaf("int") + ")"
 		case 9:
 			return "(as_int(" + g.expr("any", d) + ") ?? 0)"
+		case 10:
+			return "len(" + g.pick("as_map", "as_array") + "(" + g.expr("any", d) + ") ?? " + g.pick("{}", "[]") + ")"
 		default:
 			return "len(" + g.expr("map<string>", d) + ")"
 		}
@@ -63,7 +69,7 @@ func (g *Gen) expr(t string, d int) string {
 			return "(.f2 ?? 2)"
 		}
 	case "string":
-		switch g.r.IntN(17) {
+		switch g.r.IntN(18) {
 		case 0:
 			return "(" + g.expr("string", d) + " + " + g.expr("string", d) + ")"
 		case 1:
@@ -96,6 +102,8 @@ func (g *Gen) expr(t string, d int) string {
 			return "%tag"
 		case 15:
 			return "coalesce(.t, .s2, " + g.strLit() + ")"
+		case 16:
+			return "(as_string(" + g.expr("any", d) + ") ?? " + g.strLit() + ")"
 		default:
 			return "(capture(" + g.expr("string", d) + ", `(?P<k>[a-z]+)=(?P<v>[0-9]*)`) ?? {})[\"k\"] ?? \"-\""
 		}
@@ -125,7 +133,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 10:
 			return "(" + g.pick(".s2", ".i2", ".f2", ".t") + " == null)"
 		case 11:
-			return "(to_bool(" + g.expr("any", d) + ") ?? false)"
+			return "(" + g.pick("to_bool", "as_bool") + "(" + g.expr("any", d) + ") ?? false)"
 		case 12:
 			return "(" + g.expr("any", d) + " == " + g.expr("any", d) + ")"
 		default:

@@ -154,8 +154,10 @@ func (g *Gen) stmt(indent int, top bool) {
 		g.let(indent)
 	case k < 18 && g.depth < 2 && !g.loop:
 		g.forStmt(indent)
-	case k == 18:
+	case k == 18 && g.r.IntN(2) == 0:
 		g.line(indent, "set %%tag = %s", g.expr("string", 1))
+	case k == 18:
+		g.line(indent, "set %%time = parse_time(%s, %s) ?? now()", g.expr("string", 1), g.pick(`"%Y-%m-%d %H:%M:%S"`, `"%s"`, `"%d/%b/%Y:%H:%M:%S %z"`))
 	default:
 		g.setNew(indent)
 	}

@@ -67,7 +67,7 @@ func value(r *rand.Rand, typ string, d int) string {
 	switch typ {
 	case "int":
 		if r.IntN(4) == 0 {
-			return strconv.Itoa(r.IntN(2000000) - 1000000)
+			return strconv.Itoa(r.IntN(200000) - 100000)
 		}
 		return strconv.Itoa(r.IntN(41) - 20)
 	case "float":
