@@ -23,6 +23,7 @@ type input struct {
 	store  *checkpoint.Store
 	arena  *record.Arena
 	recs   []*record.Record
+	sel    []*record.Record // scratch for stages that match part of a batch
 	tags   *tagCache
 	// sources are the files whose lines went through the parser, so that
 	// held-back partial lines can be flushed at the end.
@@ -122,7 +123,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	p.stats.In.Add(int64(len(in.recs)))
 	p.stats.BytesIn.Add(bytesIn)
 	if len(in.recs) > 0 {
-		if err := p.process(in.recs, in.tags); err != nil {
+		if err := p.process(in.recs, in.tags, &in.sel); err != nil {
 			return err
 		}
 	}
@@ -159,7 +160,7 @@ func (p *Pipeline) flushPending(in *input) error {
 		return nil
 	}
 	p.stats.In.Add(int64(len(in.recs)))
-	return p.process(in.recs, in.tags)
+	return p.process(in.recs, in.tags, &in.sel)
 }
 
 func (p *Pipeline) saveCheckpoint(in *input) {

@@ -62,13 +62,12 @@ type Pipeline struct {
 type stage struct {
 	cfg  config.Filter
 	proc Processor
-	sel  []*record.Record // scratch: the batch records this stage matches
 }
 
 type outSlot struct {
 	cfg config.Output
 	out output.Output
-	sel []*record.Record
+	sel []*record.Record // the records of a batch this output matches; under outMu
 }
 
 // New builds a pipeline from cfg: it opens outputs, compiles policies and
@@ -169,30 +168,37 @@ func (p *Pipeline) Close() error {
 }
 
 // process runs one batch of records through the stages and the outputs.
-// It is called by one input goroutine at a time per input.
-func (p *Pipeline) process(recs []*record.Record, tags *tagCache) error {
+// Each input calls it from its own goroutine, with its own scratch slice;
+// stages are safe for concurrent use and outputs are written under outMu.
+func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*record.Record) error {
 	for si, s := range p.stages {
-		// Records whose tag the stage does not match pass it untouched,
-		// keeping their place in the batch.
-		s.sel = s.sel[:0]
-		all := true
+		n := 0
 		for _, r := range recs {
 			if tags.matchStage(r, si) {
-				s.sel = append(s.sel, r)
-			} else {
-				all = false
+				n++
 			}
 		}
-		if len(s.sel) == 0 {
+		switch n {
+		case 0:
 			continue
-		}
-		kept, counts := s.proc.Process(s.sel)
-		p.stats.addStage(counts)
-		if all {
+		case len(recs):
+			kept, counts := s.proc.Process(recs)
+			p.stats.addStage(counts)
 			recs = kept
 			continue
 		}
-		recs = mergeKept(recs, s.sel, kept)
+		// Records whose tag the stage does not match pass it untouched,
+		// keeping their place in the batch.
+		sel := (*scratch)[:0]
+		for _, r := range recs {
+			if tags.matchStage(r, si) {
+				sel = append(sel, r)
+			}
+		}
+		*scratch = sel
+		kept, counts := s.proc.Process(sel)
+		p.stats.addStage(counts)
+		recs = mergeKept(recs, sel, kept)
 	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
