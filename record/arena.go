@@ -273,28 +273,30 @@ func (a *Arena) Key(v Value, key []byte) (Value, bool) {
 		return Value{}, false
 	}
 	if len(key) == 0 {
-		return a.lookup(v, "")
+		return a.lookup(v, "", 0)
 	}
-	return a.lookup(v, unsafe.String(&key[0], len(key)))
+	return a.lookup(v, unsafe.String(&key[0], len(key)), keySig(key))
 }
 
-// lookup finds key in map m: a scan of m's entries comparing lengths first.
-func (a *Arena) lookup(m Value, key string) (Value, bool) {
-	i := a.find(m, key)
+// lookup finds key, of signature sig (0 if not known), in map m.
+func (a *Arena) lookup(m Value, key string, sig uint8) (Value, bool) {
+	i := a.find(m, key, sig)
 	if i < 0 {
 		return Value{}, false
 	}
 	return a.nodes[i+1], true
 }
 
-// find returns the node index of key's entry in map m, or -1.
-func (a *Arena) find(m Value, key string) int {
+// find returns the node index of the entry of key, of signature sig (0 if
+// not known), in map m, or -1. It scans the entries, comparing the bytes of
+// a key only when its length and signature match.
+func (a *Arena) find(m Value, key string, sig uint8) int {
 	first, n := int(m.off()), int(m.n())
 	kl := uint32(len(key))
 	nodes := a.nodes[first : first+2*n]
 	for i := 0; i < len(nodes); i += 2 {
 		k := nodes[i]
-		if uint32(k.u) != kl {
+		if uint32(k.u) != kl || k.sig != sig && k.sig != 0 && sig != 0 {
 			continue
 		}
 		if string(a.raw(k)) == key {

@@ -103,6 +103,7 @@ func (b *Builder) room() {
 // Add appends key (a String value of this arena) and val to a map builder.
 // A key added twice keeps its first position and its last value.
 func (b *Builder) Add(key, val Value) {
+	key.sig = keySig(b.a.raw(key))
 	b.room()
 	j := b.first + 2*b.n
 	b.a.nodes[j] = key
@@ -132,16 +133,17 @@ func (b *Builder) Finish() Value {
 	return containerValue(b.kind, uint32(b.first), uint32(n))
 }
 
-// keySig returns a signature of a key (its length, first and last byte
-// mixed into 7 bits) for a 128-bit set of the keys of one map: keys with
-// different signatures differ, so a key whose signature is new needs no
-// comparison with the keys before it.
-func keySig(k []byte) uint8 {
+// keySig returns the signature of a key: its length, first and last byte
+// mixed into 7 bits, with the top bit set so that 0 means "not known".
+// Keys with different signatures differ, so lookups compare the bytes of a
+// key only when its signature matches, and while decoding a map, a key
+// whose signature is new needs no comparison with the keys before it.
+func keySig[T string | []byte](k T) uint8 {
 	x := uint64(len(k))
 	if len(k) > 0 {
 		x |= uint64(k[0])<<8 | uint64(k[len(k)-1])<<16
 	}
-	return uint8((x * 0x9E3779B97F4A7C15) >> 57)
+	return uint8((x*0x9E3779B97F4A7C15)>>57) | 0x80
 }
 
 // sigSet is a set of key signatures.
@@ -149,7 +151,7 @@ type sigSet [2]uint64
 
 // add adds sig and reports whether it was there already.
 func (s *sigSet) add(sig uint8) bool {
-	w, bit := &s[sig>>6], uint64(1)<<(sig&63)
+	w, bit := &s[sig>>6&1], uint64(1)<<(sig&63)
 	had := *w&bit != 0
 	*w |= bit
 	return had

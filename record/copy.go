@@ -7,7 +7,7 @@ func (a *Arena) CopyValue(src *Arena, v Value) Value {
 	switch v.kind {
 	case String, Bytes:
 		c := a.NewString(src.raw(v))
-		c.kind = v.kind
+		c.kind, c.sig = v.kind, v.sig
 		return c
 	case Array, Map:
 		w, n := width(v.kind), int(v.n())

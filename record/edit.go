@@ -78,6 +78,13 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 	return first + 2*n + 1
 }
 
+// newKey copies the key of step s into the slab, as a map key.
+func (a *Arena) newKey(s *Step) Value {
+	k := a.NewStringFrom(s.key)
+	k.sig = s.sig
+	return k
+}
+
 // str views the bytes of a string value as a string.
 func (a *Arena) str(v Value) string {
 	b := a.raw(v)
@@ -130,7 +137,7 @@ func (r *Record) checkSet(p Path) error {
 		if last {
 			return nil
 		}
-		v, _ = r.a.lookup(v, s.key)
+		v, _ = r.a.lookup(v, s.key, s.sig)
 	}
 	return nil
 }
@@ -150,12 +157,12 @@ func (r *Record) walk(p Path, create bool) slot {
 			j, _ := normIndex(st.index, int(cur.n()))
 			child = int(cur.off()) + j
 		} else {
-			j := a.find(cur, st.key)
+			j := a.find(cur, st.key, st.sig)
 			if j < 0 {
 				if !create {
 					return s
 				}
-				child = r.appendEntry(s, a.NewStringFrom(st.key), a.newWritableMap())
+				child = r.appendEntry(s, a.newKey(st), a.newWritableMap())
 			} else {
 				child = j + 1
 			}
@@ -207,11 +214,11 @@ func (r *Record) set(p Path, v Value) error {
 		r.a.nodes[int(parent.off())+j] = v
 		return nil
 	}
-	if j := r.a.find(parent, last.key); j >= 0 {
+	if j := r.a.find(parent, last.key, last.sig); j >= 0 {
 		r.a.nodes[j+1] = v
 		return nil
 	}
-	r.appendEntry(s, r.a.NewStringFrom(last.key), v)
+	r.appendEntry(s, r.a.newKey(last), v)
 	return nil
 }
 
@@ -250,7 +257,7 @@ func (r *Record) remove(p Path) {
 		j, _ := normIndex(last.index, n)
 		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
 	} else {
-		j := a.find(parent, last.key)
+		j := a.find(parent, last.key, last.sig)
 		copy(a.nodes[j:], a.nodes[j+2:first+2*n])
 	}
 	parent.u--
@@ -286,8 +293,9 @@ func (r *Record) Rename(from, to Path) error {
 	if samePath(from[:len(from)-1], to[:len(to)-1]) && !r.Exists(to) {
 		// Same map, new name free: rename the key where it stands.
 		s := r.walk(from[:len(from)-1], false)
-		j := r.a.find(r.at(s), from[len(from)-1].key)
-		r.a.nodes[j] = r.a.NewStringFrom(to[len(to)-1].key)
+		f := &from[len(from)-1]
+		j := r.a.find(r.at(s), f.key, f.sig)
+		r.a.nodes[j] = r.a.newKey(&to[len(to)-1])
 		return nil
 	}
 	// v is detached by the remove, so it needs no copy.
@@ -315,12 +323,13 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 	for i := 0; i < n; i++ {
 		k, val := a.nodes[first+2*i], a.nodes[first+2*i+1]
 		if len(prefix) > 0 {
-			a.StartString()
-			a.WriteBytes(prefix)
-			a.WriteBytes(a.raw(k))
-			k = a.EndString()
+			off := len(a.slab)
+			a.slab = append(a.slab, prefix...)
+			a.slab = append(a.slab, a.raw(k)...)
+			k = strValue(String, 0, uint32(off), uint32(len(a.slab)-off))
 		}
-		if j := a.find(r.at(s), a.str(k)); j >= 0 {
+		k.sig = keySig(a.raw(k))
+		if j := a.find(r.at(s), a.str(k), k.sig); j >= 0 {
 			a.nodes[j+1] = val
 		} else {
 			r.appendEntry(s, k, val)

@@ -73,6 +73,15 @@ func fuzzEdits(t *testing.T, r *Record) {
 	a := r.Arena()
 	before := r.AppendJSON(nil)
 	root := r.Root()
+	// Every key is found by lookup, by bytes and by path.
+	for it := a.Iter(root); it.Next(); {
+		k := a.Bytes(it.Key())
+		v, ok := a.Key(root, k)
+		w, ok2 := r.Get(Path{KeyStep(string(k))})
+		if !ok || !ok2 || v != it.Value() || w != v {
+			t.Fatalf("key %q not found", k)
+		}
+	}
 	for i := 0; i < r.Len(root) && i < 3; i++ {
 		k, v := r.Entry(r.Root(), i)
 		p := Path{KeyStepBytes(a.Bytes(k))}

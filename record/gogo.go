@@ -194,7 +194,8 @@ func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 			return false
 		}
 		for it := xa.Iter(x); it.Next(); {
-			w, ok := ya.lookup(y, string(xa.raw(it.Key())))
+			k := xa.raw(it.Key())
+			w, ok := ya.lookup(y, string(k), keySig(k))
 			if !ok || !ValueEqual(xa, it.Value(), ya, w) {
 				return false
 			}

@@ -12,19 +12,20 @@ type Step struct {
 	key     string
 	index   int
 	isIndex bool
+	sig     uint8 // keySig of key
 }
 
 // KeyStep returns a step that looks key up in a map.
-func KeyStep(key string) Step { return Step{key: key} }
+func KeyStep(key string) Step { return Step{key: key, sig: keySig(key)} }
 
 // KeyStepBytes returns a key step that refers to b without copying, for keys
 // computed at run time (b may be arena bytes). b must not change while the
 // step is in use.
 func KeyStepBytes(b []byte) Step {
 	if len(b) == 0 {
-		return Step{}
+		return KeyStep("")
 	}
-	return Step{key: unsafe.String(&b[0], len(b))}
+	return Step{key: unsafe.String(&b[0], len(b)), sig: keySig(b)}
 }
 
 // IndexStep returns a step that takes element i of an array; a negative i
@@ -45,9 +46,11 @@ func (s Step) Index() int { return s.index }
 // goroutines; a caller that computes keys at run time can build one in a
 // reused buffer: p = append(p[:0], KeyStep("a"), KeyStepBytes(k)).
 //
-// Paths carry the key strings themselves rather than hashes: a map lookup
-// compares lengths first and bytes only on a length match, which for the
-// short maps of log records is faster than hashing every decoded key.
+// Each key step carries a precomputed signature of its key (a 7-bit hash of
+// its length, first and last byte), as the keys of decoded maps do: a
+// lookup scans the map comparing lengths and signatures, and bytes only on
+// a match. For the short maps of log records a scan is faster than a hash
+// table.
 type Path []Step
 
 // NewPath returns the path of the given map keys.

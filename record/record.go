@@ -117,7 +117,7 @@ func (r *Record) Get(p Path) (Value, bool) {
 		if v.kind != Map {
 			return Value{}, false
 		}
-		j := r.a.find(v, s.key)
+		j := r.a.find(v, s.key, s.sig)
 		if j < 0 {
 			return Value{}, false
 		}

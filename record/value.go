@@ -43,8 +43,8 @@ const flagWritable = 1
 type Value struct {
 	kind  Kind
 	flags uint8
-	// sig is, for the keys of a map being decoded, the key's signature
-	// (see keySig); elsewhere it is meaningless.
+	// sig is, for map keys, the key's signature (see keySig) or 0 when
+	// it is not known; elsewhere it is meaningless.
 	sig uint8
 	_   uint8
 	// ref is, for strings and bytes, where the bytes live: 0 the arena's
