@@ -157,6 +157,19 @@ func (g *gen) binary(e *policy.BinaryExpr) reg {
 		g.emit(pos, vm.IN, r, x, uint16(len(g.sets)-1), 0)
 		return r
 	}
+	if e.Op == policy.EQL || e.Op == policy.NEQ {
+		// x == null and x != null test absence or null: no comparison.
+		for _, side := range [2][2]policy.Expr{{e.X, e.Y}, {e.Y, e.X}} {
+			if c, ok := g.fold(side[1]); ok && c.K == record.Null {
+				r := g.newReg()
+				g.emit(pos, vm.ISNULL, r, g.expr(side[0]), 0, 0)
+				if e.Op == policy.NEQ {
+					g.emit(pos, vm.NOT, r, r, 0, 0)
+				}
+				return r
+			}
+		}
+	}
 	x, y := g.expr(e.X), g.expr(e.Y)
 	xt, yt := g.plainKind(e.X), g.plainKind(e.Y)
 	r := g.newReg()
