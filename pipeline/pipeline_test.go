@@ -225,3 +225,43 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestLongLinesCounted(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		dir := t.TempDir()
+		long := strings.Repeat("x", 3000)
+		os.WriteFile(filepath.Join(dir, "a.log"), []byte("short\n"+long+"\nend\n"), 0o644)
+		cfg := writeConfig(t, dir, fmt.Sprintf(`
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_head: true
+      exit_on_eof: true
+      poll_interval: 10ms
+      max_line_size: 1k
+      skip_long_lines: %v
+  outputs:
+    - name: stdout
+`, skip))
+		var out bytes.Buffer
+		p, err := New(cfg, Options{Stdout: &out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		s := p.Summary()
+		var sum bytes.Buffer
+		s.Write(&sum)
+		if skip {
+			if s.In != 2 || s.SkippedLines != 1 || !strings.Contains(sum.String(), "long lines: truncated 0, skipped 1") {
+				t.Errorf("skip: summary %+v\n%s", s, sum.String())
+			}
+		} else if s.In != 3 || s.TruncatedLines != 1 || !strings.Contains(out.String(), `"log":"`+strings.Repeat("x", 1024)+`"`) {
+			t.Errorf("truncate: summary %+v", s)
+		}
+	}
+}

@@ -54,6 +54,8 @@ func (s *Stats) FaultsByReason() map[string]int64 {
 type Summary struct {
 	In, Out, Dropped, Faulted, Unparsed int64
 	BytesIn, BytesOut                   int64
+	// Lines over max_line_size: cut to it, or skipped (skip_long_lines).
+	TruncatedLines, SkippedLines int64
 	Faults                              map[string]int64
 	Wall, User, System                  time.Duration
 	PeakRSS                             int64 // bytes
@@ -78,6 +80,11 @@ func (p *Pipeline) Summary() Summary {
 	for _, o := range p.outputs {
 		_, b := o.out.Stats()
 		s.BytesOut += b
+	}
+	for _, in := range p.inputs {
+		ts := in.tail.Stats()
+		s.TruncatedLines += ts.TruncatedLines
+		s.SkippedLines += ts.SkippedLines
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
@@ -107,6 +114,9 @@ func (s Summary) Write(w io.Writer) {
 			fmt.Fprintf(w, "%s %s %d", sep, k, s.Faults[k])
 		}
 		fmt.Fprintln(w)
+	}
+	if s.TruncatedLines > 0 || s.SkippedLines > 0 {
+		fmt.Fprintf(w, "long lines: truncated %d, skipped %d\n", s.TruncatedLines, s.SkippedLines)
 	}
 	fmt.Fprintf(w, "bytes: in %d, out %d\n", s.BytesIn, s.BytesOut)
 	fmt.Fprintf(w, "time: wall %.3fs, user %.3fs, sys %.3fs; peak RSS %.1f MiB\n",
