@@ -56,9 +56,9 @@ type Summary struct {
 	BytesIn, BytesOut                   int64
 	// Lines over max_line_size: cut to it, or skipped (skip_long_lines).
 	TruncatedLines, SkippedLines int64
-	Faults                              map[string]int64
-	Wall, User, System                  time.Duration
-	PeakRSS                             int64 // bytes
+	Faults                       map[string]int64
+	Wall, User, System           time.Duration
+	PeakRSS                      int64 // bytes
 }
 
 // Summary gathers the run's counters and the process's CPU time and peak
