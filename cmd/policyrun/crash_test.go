@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// TestCrashLosesNothing runs `policyrun run` as a child process over files
+// TestCrashLosesNothing runs `policyrun run` (tail → policy → file) as a child process over files
 // that a writer keeps appending to, kills it with SIGKILL at random moments
 // at least 20 times, restarts it each time, and finally lets it run to the
 // end of input. Every line written must be in the output at least once; the
@@ -39,11 +39,15 @@ pipeline:
       poll_interval: 20ms
       exit_on_eof: %v
       db: tail.db
+  filters:
+    - name: policy
+      file: mark.policy
   outputs:
     - name: file
       path: out.log
 `, exitOnEOF)
 	}
+	os.WriteFile(filepath.Join(dir, "mark.policy"), []byte("policy \"mark\"\n\nset .seen = true\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "crash.yaml"), []byte(config(false)), 0o644)
 	os.WriteFile(filepath.Join(dir, "final.yaml"), []byte(config(true)), 0o644)
 
@@ -128,9 +132,15 @@ pipeline:
 	sc := bufio.NewScanner(f)
 	total := 0
 	for sc.Scan() {
-		var rec struct{ Src, N int }
+		var rec struct {
+			Src, N int
+			Seen   bool
+		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("corrupt output line %q: %v", sc.Text(), err)
+		}
+		if !rec.Seen {
+			t.Fatalf("a line did not go through the policy: %s", sc.Text())
 		}
 		seen[rec.Src][rec.N]++
 		total++
