@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
@@ -263,5 +264,60 @@ pipeline:
 		} else if s.In != 3 || s.TruncatedLines != 1 || !strings.Contains(out.String(), `"log":"`+strings.Repeat("x", 1024)+`"`) {
 			t.Errorf("truncate: summary %+v", s)
 		}
+	}
+}
+
+// TestJSONCheckpointUpgraded: a checkpoint in the older JSON layout is
+// resumed from and rewritten as protobuf by the next save.
+func TestJSONCheckpointUpgraded(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte("one\ntwo\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_head: true
+      exit_on_eof: true
+      poll_interval: 10ms
+      db: tail.db
+  outputs:
+    - name: null
+`)
+	runOnce := func() Summary {
+		p, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		return p.Summary()
+	}
+	if s := runOnce(); s.In != 2 {
+		t.Fatalf("first run read %d records", s.In)
+	}
+	db := filepath.Join(dir, "tail.db")
+	data, _ := os.ReadFile(db)
+	cp, _, err := checkpoint.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := checkpoint.Encoder{Format: checkpoint.JSON}
+	js, err := enc.Encode(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(db, js, 0o644)
+	f, _ := os.OpenFile(filepath.Join(dir, "a.log"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("three\n")
+	f.Close()
+	if s := runOnce(); s.In != 1 {
+		t.Fatalf("run from the JSON checkpoint read %d records, want 1", s.In)
+	}
+	data, _ = os.ReadFile(db)
+	if _, format, err := checkpoint.Decode(data); err != nil || format != checkpoint.Protobuf {
+		t.Errorf("checkpoint after the run: format %v, err %v; want protobuf", format, err)
 	}
 }
