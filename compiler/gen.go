@@ -171,6 +171,7 @@ func (g *gen) regex(re *regexp.Regexp) uint16 {
 
 // finish renumbers the registers (constants first) and builds the Program.
 func (g *gen) finish() (*vm.Program, error) {
+	g.forwardMoves()
 	g.batchEdits()
 	nc := len(g.consts)
 	fix := func(r uint16) uint16 {
@@ -277,15 +278,7 @@ func (g *gen) restoreCache(saved map[string]*cached, mark int) {
 // remove, rename, lift) that no jump enters in the middle by one EDITS:
 // a chain of edits runs in one dispatch, as it encodes in one pass.
 func (g *gen) batchEdits() {
-	targets := map[int]bool{}
-	for _, in := range g.code {
-		k := in.Op.Operands()
-		for i, v := range [3]uint16{in.A, in.B, in.C} {
-			if k[i] == 'j' {
-				targets[int(v)] = true
-			}
-		}
-	}
+	targets := g.jumpTargets()
 	newIdx := make([]uint16, len(g.code)+1)
 	var code []vm.Instr
 	var lines []int32
