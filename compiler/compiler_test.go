@@ -93,6 +93,8 @@ func TestOptimisations(t *testing.T) {
 		{"short circuit", "schema {\n a: bool\n b: bool\n ...\n}\ndrop when .a && .b", "JF", 2},
 		{"constant condition", "if 1 > 2 {\n set .x = 1\n}", "JF", 0},
 		{"conditions are jumps", "schema {\n a: bool\n b: bool\n ...\n}\nif .a && !.b {\n set .x = 1\n}", "MOVE", 0},
+		{"call arguments are loaded in place", "schema {\n p: string\n ...\n}\nset .x = lower(.p)", "MOVE", 0},
+		{"a read used twice keeps its register", "schema {\n p: string\n ...\n}\nset .x = lower(.p)\nset .y = .p", "MOVE", 1},
 		{"consecutive edits are one batch", "set .a = 1\nset .b = 2\nremove .c\nrename .d to .e", "EDITS", 1},
 		{"a jump target splits a batch", "set .a = 1\nif .x == 1 {\n set .b = 2\n}\nset .c = 3\nset .d = 4", "EDITS", 1},
 	}
