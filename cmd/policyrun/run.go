@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/policyrun/policyrun/pipeline"
@@ -27,6 +28,7 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	checkOnly := fs.Bool("check", false, "validate the config and compile its policies, then exit")
 	quiet := fs.Bool("quiet", false, "do not print the run summary")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: policyrun run [--check] [--quiet] pipeline.yaml")
 		fs.PrintDefaults()
@@ -69,6 +71,21 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprintf(stderr, "metrics at http://%s/metrics\n", addr)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "cpuprofile:", err)
+			p.Close()
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "cpuprofile:", err)
+			p.Close()
+			return 2
+		}
+		defer pprof.StopCPUProfile()
 	}
 	runErr := p.Run(ctx)
 	closeErr := p.Close()

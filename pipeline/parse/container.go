@@ -15,7 +15,7 @@ import (
 type dockerParser struct{ stateless }
 
 func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
-	r, err := a.DecodeJSON(line, record.Owned)
+	r, err := a.DecodeJSON(line, record.Referenced)
 	if err != nil {
 		return unparsed(a, line, err)
 	}

@@ -32,6 +32,11 @@ var Names = []string{"json", "cri", "docker", "logfmt", "raw"}
 
 // Parser turns lines of one input into records of an arena. A Parser keeps
 // per-source state (CRI partial lines), so each input owns its own.
+//
+// Records may refer to the bytes of their line (the json and docker parsers
+// decode without copying): the caller keeps a line unchanged until the
+// arena's next Reset. The tail's lines live until its next Poll, and the
+// pipeline finishes a batch before polling again.
 type Parser interface {
 	// Parse decodes line, read from source, into a new record of a. It
 	// returns nil, nil when the line was held back (the first parts of a
@@ -97,7 +102,7 @@ func unparsed(a *record.Arena, line []byte, err error) (*record.Record, error) {
 type jsonParser struct{ stateless }
 
 func (jsonParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
-	r, err := a.DecodeJSON(line, record.Owned)
+	r, err := a.DecodeJSON(line, record.Referenced)
 	if err != nil {
 		return unparsed(a, line, err)
 	}
