@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"maps"
 	"math"
 	"regexp"
 
@@ -252,14 +253,7 @@ func (g *gen) invalidate(p record.Path) {
 	g.writeLog = append(g.writeLog, p)
 }
 
-func (g *gen) saveCache() map[string]*cached {
-	out := make(map[string]*cached, len(g.cache))
-	for k, c := range g.cache {
-		cc := *c
-		out[k] = &cc
-	}
-	return out
-}
+func (g *gen) saveCache() map[string]*cached { return maps.Clone(g.cache) }
 
 // restoreCache goes back to a saved cache, without what the writes logged
 // since mark may have changed.

@@ -169,7 +169,10 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 		// The longest cached constant prefix.
 		for i := 0; i < len(steps) && steps[i].dyn == nil; i++ {
 			prefix = append(prefix, steps[i].st)
-			if c := g.cacheGet(prefix); c != nil {
+			if old := g.cacheGet(prefix); old != nil {
+				// Entries are shared with saved caches: change a copy.
+				c := &cached{path: old.path, r: old.r, mask: old.mask}
+				g.cache[prefix.String()] = c
 				cur, have, start = c.r, c.mask, i+1
 				m := g.stepMask(steps, i, lastAny)
 				c.mask = g.guard(pos, c.r, c.mask, m)

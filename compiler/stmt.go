@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"maps"
+
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
@@ -139,22 +141,13 @@ func (g *gen) ifStmt(s *policy.IfStmt) bool {
 	for _, j := range jelse {
 		g.patch(j)
 	}
-	g.cache = cloneCache(saved)
+	g.cache = maps.Clone(saved)
 	elseEnds := g.stmt(s.Else)
 	if jend >= 0 {
 		g.patch(jend)
 	}
 	g.restoreCache(saved, mark)
 	return thenEnds && elseEnds
-}
-
-func cloneCache(c map[string]*cached) map[string]*cached {
-	out := make(map[string]*cached, len(c))
-	for k, v := range c {
-		vv := *v
-		out[k] = &vv
-	}
-	return out
 }
 
 func (g *gen) block(b *policy.Block) bool {
