@@ -23,7 +23,7 @@ func (g *Gen) expr(t string, d int) string {
 	d++
 	switch t {
 	case "int":
-		switch g.r.IntN(12) {
+		switch g.r.IntN(13) {
 		case 0:
 			if g.r.IntN(3) == 0 {
 				// A small literal factor keeps products far below 2^53.
@@ -50,6 +50,10 @@ func (g *Gen) expr(t string, d int) string {
 			return "(as_int(" + g.expr("any", d) + ") ?? 0)"
 		case 10:
 			return "len(" + g.pick("as_map", "as_array") + "(" + g.expr("any", d) + ") ?? " + g.pick("{}", "[]") + ")"
+		case 11:
+			// Whole seconds of a time: exact in a float64, unlike its
+			// nanoseconds since 1970 (about 1.8e18).
+			return "(unix_nanos(" + g.pick("%time", "now()", `parse_time(.s, "%Y-%m-%d %H:%M:%S") ?? now()`) + ") / 1000000000 % 1000)"
 		default:
 			return "len(" + g.expr("map<string>", d) + ")"
 		}
