@@ -20,6 +20,7 @@ function cb(tag, ts, record)
   if record["mode"] == "code" then return 7, ts, record end
   if record["mode"] == "norecord" then return 2, ts, "x" end
   if record["mode"] == "loop" then while true do end end
+  if record["mode"] == "func" then record["f"] = function() end; return 2, ts, record end
   if record["mode"] == "sandbox" then
     record["os"] = type(os); record["io"] = type(io); record["require"] = type(require)
     record["load"] = type(load); record["dofile"] = type(dofile); record["loadstring"] = type(loadstring)
@@ -52,6 +53,7 @@ func TestScript(t *testing.T) {
 		{`{"mode":"code"}`, `{"mode":"code"}`, Fault, FaultBadReturn, 0},
 		{`{"mode":"norecord"}`, `{"mode":"norecord"}`, Fault, FaultBadReturn, 0},
 		{`{"mode":"loop"}`, `{"mode":"loop"}`, Fault, FaultTimeout, 0},
+		{`{"mode":"func"}`, `{"mode":"func"}`, Fault, FaultBadReturn, 0},
 		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","require":"nil"}`, Keep, "", 0},
 		{`{"mode":"nested","m":{"a":1},"arr":[1,2]}`, `{"mode":"nested","m":{"a":1,"z":1},"arr":[1,2,3],"new":{}}`, Keep, "", 0},
 		// After a timeout the runner works again.
@@ -84,7 +86,7 @@ func TestScript(t *testing.T) {
 		}
 	}
 	f := s.Faults()
-	if f[FaultLuaError] != 1 || f[FaultBadReturn] != 3 || f[FaultTimeout] != 1 {
+	if f[FaultLuaError] != 1 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
 		t.Errorf("fault counts %v", f)
 	}
 }

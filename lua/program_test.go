@@ -1,0 +1,97 @@
+package lua
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+const concurrentPolicy = `policy "c"
+schema {
+  n: int
+  s: string
+  ...
+}
+drop when .n < 0
+set .twice = .n * 2
+set .up = upper(.s)
+`
+
+// TestProgramConcurrent runs one Program from several goroutines: each run
+// takes a pooled runner, so the results are those of a lone run.
+func TestProgramConcurrent(t *testing.T) {
+	_, p := compileFile(t, "c.policy", []byte(concurrentPolicy))
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := record.NewArena()
+			for i := range 200 {
+				a.Reset()
+				n := g*1000 + i - 100
+				rec, err := a.DecodeJSON([]byte(fmt.Sprintf(`{"n":%d,"s":"ab%d"}`, n, i)), record.Owned)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				res, err := p.Run(rec)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				want := fmt.Sprintf(`{"n":%d,"s":"ab%d","twice":%d,"up":"AB%d"}`, n, i, 2*n, i)
+				switch got := string(rec.AppendJSON(nil)); {
+				case n < 0 && res.Action != Drop:
+					errs <- fmt.Sprintf("n=%d: %v, want drop", n, res.Action)
+					return
+				case n >= 0 && got != want:
+					errs <- fmt.Sprintf("got %s, want %s", got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// TestTranspileShape pins what the transpiler emits for the cases it
+// special-cases: top-level edits inline, guards inline, paths as constants.
+func TestTranspileShape(t *testing.T) {
+	src := `policy "shape"
+schema {
+  a: {b: int}
+  s: string
+  ...
+}
+set .x = .s
+set .a.c = .a.b + 1
+remove .s
+rename .x to .y
+`
+	f, info := parseCheck(t, "shape.policy", []byte(src))
+	lua, _, err := Transpile(f, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`mset(rec, "x", t1)`,
+		`if type(t1) ~= "string" then chk(t1, "string", false) end`,
+		`local K1 = {"a", "c"}`,
+		`setp(rec, K1, t`,
+		`mdel(rec, "s")`,
+		`mdel(rec, "x"); mset(rec, "y", t`,
+	} {
+		if !strings.Contains(lua, want) {
+			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
+		}
+	}
+}
