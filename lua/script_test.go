@@ -20,10 +20,12 @@ function cb(tag, ts, record)
   if record["mode"] == "code" then return 7, ts, record end
   if record["mode"] == "norecord" then return 2, ts, "x" end
   if record["mode"] == "loop" then while true do end end
+  if record["mode"] == "rep" then record["r"] = string.rep("ab", 3); record["big"] = string.rep("x", 1e10); return 2, ts, record end
   if record["mode"] == "func" then record["f"] = function() end; return 2, ts, record end
   if record["mode"] == "sandbox" then
     record["os"] = type(os); record["io"] = type(io); record["require"] = type(require)
     record["load"] = type(load); record["dofile"] = type(dofile); record["loadstring"] = type(loadstring)
+    record["rep"] = string.rep("ab", 3)
     return 2, ts, record
   end
   if record["mode"] == "nested" then record["m"]["z"] = 1; record["arr"][3] = 3; record["new"] = {}; return 2, ts, record end
@@ -54,7 +56,8 @@ func TestScript(t *testing.T) {
 		{`{"mode":"norecord"}`, `{"mode":"norecord"}`, Fault, FaultBadReturn, 0},
 		{`{"mode":"loop"}`, `{"mode":"loop"}`, Fault, FaultTimeout, 0},
 		{`{"mode":"func"}`, `{"mode":"func"}`, Fault, FaultBadReturn, 0},
-		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","require":"nil"}`, Keep, "", 0},
+		{`{"mode":"rep"}`, `{"mode":"rep"}`, Fault, FaultLuaError, 0},
+		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","rep":"ababab","require":"nil"}`, Keep, "", 0},
 		{`{"mode":"nested","m":{"a":1},"arr":[1,2]}`, `{"mode":"nested","m":{"a":1,"z":1},"arr":[1,2,3],"new":{}}`, Keep, "", 0},
 		// After a timeout the runner works again.
 		{`{"mode":"edit","n":5}`, `{"mode":"edit","n":6,"tag":"app.log"}`, Keep, "", 0},
@@ -86,7 +89,7 @@ func TestScript(t *testing.T) {
 		}
 	}
 	f := s.Faults()
-	if f[FaultLuaError] != 1 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
+	if f[FaultLuaError] != 2 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
 		t.Errorf("fault counts %v", f)
 	}
 }

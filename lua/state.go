@@ -53,6 +53,22 @@ func newSandbox() *glua.LState {
 		"collectgarbage", "getfenv", "setfenv", "newproxy", "_printregs", "print"} {
 		L.SetGlobal(name, glua.LNil)
 	}
+	// string.rep is the one call that can ask for gigabytes at once; a
+	// budget of time would not stop it.
+	if str, ok := L.GetGlobal("string").(*glua.LTable); ok {
+		rep := str.RawGetString("rep")
+		str.RawSetString("rep", L.NewFunction(func(L *glua.LState) int {
+			s, n := L.CheckString(1), L.CheckInt(2)
+			if n > 0 && int64(len(s))*int64(n) > maxString {
+				L.RaiseError("string.rep: the result would be over %d bytes", maxString)
+			}
+			L.Push(rep)
+			L.Push(glua.LString(s))
+			L.Push(glua.LNumber(n))
+			L.Call(2, 1)
+			return 1
+		}))
+	}
 	return L
 }
 
