@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -62,6 +63,13 @@ func FuzzDecodeJSON(f *testing.F) {
 		r2, err := a.DecodeJSON(out, Owned)
 		if err != nil || !r.Equal(r2) {
 			t.Fatalf("re-decode: %v", err)
+		}
+		// A pass-through line is one line and means what the encoder's
+		// output means.
+		plain := a.AppendJSON(nil, r.Root())
+		r3, err := a.DecodeJSON(plain, Owned)
+		if err != nil || !r2.Equal(r3) || bytes.ContainsAny(out, "\r\n") {
+			t.Fatalf("pass-through %q, encoder %q: %v", out, plain, err)
 		}
 		fuzzEdits(t, r)
 	})

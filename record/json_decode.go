@@ -16,13 +16,17 @@ import (
 // whitespace, a trailing newline included) into a new record of the arena.
 // With Referenced, strings point into line, which must stay unchanged until
 // the arena's next Reset. On error the arena is as it was before the call.
+//
+// The record remembers the line: while its map is the map as decoded,
+// Record.AppendJSON writes the line itself (see passThrough).
 func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
-	root, err := a.decodeJSON(line, mode, true)
+	root, text, err := a.decodeJSON(line, mode, true)
 	if err != nil {
 		return nil, err
 	}
 	r := a.newRecord()
 	r.base, r.root = root, root
+	r.decoded, r.text = root, text
 	return r, nil
 }
 
@@ -30,12 +34,17 @@ func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 // slab) and returns it, for parse_json-style functions. On error the arena
 // is as it was before the call.
 func (a *Arena) DecodeJSONValue(b []byte) (Value, error) {
-	return a.decodeJSON(b, Owned, false)
+	v, _, err := a.decodeJSON(b, Owned, false)
+	return v, err
 }
 
-func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
+// decodeJSON decodes the JSON value in b. It also returns the value's text
+// (b without the surrounding whitespace, as a String of the arena) when
+// the text may stand for the value in JSON output: nothing was normalised
+// (see jsonDecoder.norm) and it holds no line break. Otherwise text is Absent.
+func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (v, text Value, err error) {
 	if max := a.Limits.maxInput(); len(b) > max || len(b) > math.MaxUint32 {
-		return Value{}, decodeErr(max, ErrTooLarge, "")
+		return Value{}, Value{}, decodeErr(max, ErrTooLarge, "")
 	}
 	m := a.mark()
 	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts}
@@ -45,7 +54,7 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
 		// Owned: copy the line into the slab once and refer to the copy,
 		// cheaper than copying its strings one by one.
 		if len(a.slab)+len(b) > math.MaxUint32 {
-			return Value{}, decodeErr(0, ErrTooLarge, "arena full")
+			return Value{}, Value{}, decodeErr(0, ErrTooLarge, "arena full")
 		}
 		d.base = uint32(len(a.slab))
 		a.slab = append(a.slab, b...)
@@ -55,11 +64,13 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
 	if wantMap && (i >= len(b) || b[i] != '{') {
 		a.rollback(m)
 		if i >= len(b) {
-			return Value{}, decodeErr(i, ErrTruncated, "empty line")
+			return Value{}, Value{}, decodeErr(i, ErrTruncated, "empty line")
 		}
-		return Value{}, decodeErr(i, ErrNotMap, "a JSON line must be an object")
+		return Value{}, Value{}, decodeErr(i, ErrNotMap, "a JSON line must be an object")
 	}
-	v, i, err := d.value(i, 0)
+	start := i
+	v, i, err = d.value(i, 0)
+	end := i
 	if err == nil {
 		if i = skipSpace(b, i); i != len(b) {
 			err = decodeErr(i, ErrTrailing, "")
@@ -67,9 +78,13 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (Value, error) {
 	}
 	if err != nil {
 		a.rollback(m)
-		return Value{}, err
+		return Value{}, Value{}, err
 	}
-	return v, nil
+	// Strings cannot hold a raw line break, so any is between tokens.
+	if t := b[start:end]; !d.norm && bytes.IndexByte(t, '\n') < 0 && bytes.IndexByte(t, '\r') < 0 {
+		text = d.view(start, end)
+	}
+	return v, text, nil
 }
 
 type jsonDecoder struct {
@@ -79,6 +94,10 @@ type jsonDecoder struct {
 	base     uint32 // offset of b in the slab when ref is 0
 	maxDepth int
 	bigFloat bool
+	// norm is set when the value decoded differs from what its text
+	// means to other JSON readers: a duplicate key was dropped, an integer
+	// outside int64 became a float, or a lone surrogate became U+FFFD.
+	norm bool
 }
 
 func skipSpace(b []byte, i int) int {
@@ -209,6 +228,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 	n := len(kv) / 2
 	if mayDup {
 		n = a.dedup(kv)
+		d.norm = d.norm || n != len(kv)/2
 	}
 	first := len(a.nodes)
 	a.nodes = append(a.nodes, kv[:2*n]...)
@@ -380,10 +400,10 @@ func (d *jsonDecoder) unescape(start, end int) (Value, error) {
 						r = dec
 						i += 6
 					} else {
-						r = utf8.RuneError
+						r, d.norm = utf8.RuneError, true
 					}
 				} else {
-					r = utf8.RuneError
+					r, d.norm = utf8.RuneError, true
 				}
 			}
 			a.slab = utf8.AppendRune(a.slab, r)
@@ -491,6 +511,7 @@ func (d *jsonDecoder) number(i int) (Value, int, error) {
 		if !d.bigFloat {
 			return Value{}, start, decodeErr(start, ErrNumberRange, "integer outside int64")
 		}
+		d.norm = true
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {

@@ -12,7 +12,25 @@ import (
 
 // AppendJSON appends the record's map (edits included) as one line of JSON,
 // without the newline, to dst.
-func (r *Record) AppendJSON(dst []byte) []byte { return r.a.AppendJSON(dst, r.root) }
+//
+// A record decoded from a JSON line and not changed since is written as the
+// line itself, without its surrounding whitespace: the same value, spelled
+// as its source spelled it (key spacing, escapes, number forms), at the
+// cost of a copy. Lines whose decoding normalised something are re-encoded.
+func (r *Record) AppendJSON(dst []byte) []byte {
+	if r.passThrough() {
+		return append(dst, r.a.raw(r.text)...)
+	}
+	return r.a.AppendJSON(dst, r.root)
+}
+
+// passThrough reports whether r's JSON line may be written for it. The
+// nodes a decode made never change (edits copy them), so a root equal to
+// the decoded one holds the decoded value, whatever Commit and Discard did
+// in between.
+func (r *Record) passThrough() bool {
+	return r.text.kind == String && r.root == r.decoded
+}
 
 // AppendJSON appends v as JSON to dst. Floats always carry a '.' or an
 // exponent so that they decode as floats again; NaN and infinities, which

@@ -37,6 +37,9 @@ type Record struct {
 	meta       Value
 	layout     Layout
 	timeFmt    uint8
+	// decoded is the root as decoded from text, a JSON line that may
+	// stand for it; text is Absent when there is none (see passThrough).
+	decoded, text Value
 }
 
 // Arena returns the arena the record lives in.
