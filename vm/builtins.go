@@ -135,6 +135,9 @@ func (m *Machine) call(in Instr) Reason {
 		return m.mapCase(dst, x, unicode.ToUpper, 'a', 'z')
 	case FnTrim:
 		*dst = String(strings.TrimSpace(x.S))
+		if len(dst.S) > MaxString {
+			return StringTooLong
+		}
 	case FnContains:
 		*dst = Bool(strings.Contains(x.S, args[1].S))
 	case FnStartsWith:
@@ -147,12 +150,12 @@ func (m *Machine) call(in Instr) Reason {
 		if old != "" {
 			n = strings.Count(s, old)
 		}
+		if len(s)+n*(len(new)-len(old)) > MaxString {
+			return StringTooLong
+		}
 		if n == 0 {
 			*dst = *x
 			return NoFault
-		}
-		if len(s)+n*(len(new)-len(old)) > MaxString {
-			return StringTooLong
 		}
 		a.StartString()
 		for {
@@ -342,6 +345,9 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
 			break
 		}
 	}
+	if len(s) > MaxString {
+		return StringTooLong // the result is as long as s, or longer
+	}
 	if i == len(s) {
 		*dst = *x
 		return NoFault
@@ -427,11 +433,14 @@ func (m *Machine) toString(dst, x *Reg) Reason {
 	a := m.a
 	buf := m.buf[:0]
 	switch x.K {
-	case record.String:
-		*dst = *x
-		return NoFault
-	case record.Bytes:
+	case record.String, record.Bytes:
+		if len(x.S) > MaxString {
+			return StringTooLong
+		}
 		*dst = Reg{K: record.String, S: x.S}
+		if x.K == record.String {
+			dst.V = x.V
+		}
 		return NoFault
 	case record.Absent, record.Null:
 		*dst = String("")

@@ -117,3 +117,30 @@ func FuzzTimeRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestLongStrings: every built-in whose result is a string over 1 MiB
+// faults with string_too_long, even when it returns its input unchanged.
+func TestLongStrings(t *testing.T) {
+	long := strings.Repeat("a", MaxString+1)
+	for _, tt := range []struct {
+		fn   Fn
+		args []Reg
+	}{
+		{FnLower, []Reg{String(long)}},
+		{FnUpper, []Reg{String(strings.ToUpper(long))}},
+		{FnTrim, []Reg{String(long)}},
+		{FnReplace, []Reg{String(long), String("x"), String("y")}},
+		{FnReplace, []Reg{String(long[1:]), String("a"), String("aa")}},
+		{FnToString, []Reg{String(long)}},
+	} {
+		p := mustNew(t, Code{
+			Consts:  tt.args,
+			NumRegs: len(tt.args) + 1,
+			Instrs:  []Instr{{Op: CALL, A: uint16(len(tt.args)), B: 0, X: uint8(tt.fn)}, {Op: KEEP}},
+		})
+		a := record.NewArena()
+		if res := p.Run(decode(t, a, `{}`)); res.Fault != StringTooLong {
+			t.Errorf("%s: %v, want string_too_long", tt.fn, res)
+		}
+	}
+}
