@@ -335,7 +335,8 @@ func (m *Machine) as(dst, x *Reg, k record.Kind) {
 }
 
 // mapCase is lower and upper: ASCII strings that need no change are
-// returned as they are, others are rebuilt in the arena rune by rune.
+// returned as they are, others are rebuilt in the arena rune by rune
+// (invalid UTF-8 becoming U+FFFD, as in strings.ToLower).
 func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
 	s := x.S
 	i := 0
@@ -368,7 +369,7 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			a.WriteByte(s[i])
+			a.WriteString("\uFFFD") // as strings.ToLower does
 		} else {
 			k := utf8.EncodeRune(rb[:], f(r))
 			a.WriteBytes(rb[:k])
