@@ -167,6 +167,7 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 	}
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
+	s.st.RawSetString("e", glua.LFalse)
 	L.Push(r.fn)
 	L.Push(root)
 	L.Push(M)
@@ -183,32 +184,37 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 	if code == glua.LNumber(1) {
 		return Result{Action: Drop}, nil
 	}
-	if M.RawGetString("e") != glua.LTrue {
-		return Result{Action: Keep}, nil
-	}
-	if nr, ok := M.RawGetString("rec").(*glua.LTable); ok {
-		root = nr
-	}
-	size := 0
-	v := s.toValue(a, root, &size)
-	if err := rec.Set(nil, v); err != nil {
-		rec.Discard()
-		return r.fault("path_conflict"), nil
+	edited := M.RawGetString("e") == glua.LTrue || s.st.RawGetString("e") == glua.LTrue
+	if edited {
+		if nr, ok := M.RawGetString("rec").(*glua.LTable); ok {
+			root = nr
+		}
+		size := 0
+		v := s.toValue(a, root, &size)
+		if err := rec.Set(nil, v); err != nil {
+			rec.Discard()
+			return r.fault("path_conflict"), nil
+		}
+		if size > maxRecord/2 {
+			s.buf = rec.AppendJSON(s.buf[:0])
+			if len(s.buf) > maxRecord {
+				rec.Discard()
+				return r.fault("record_too_large"), nil
+			}
+		}
 	}
 	if tag, ok := M.RawGetString("tag").(glua.LString); ok && string(tag) != string(rec.Tag()) {
 		rec.SetTag([]byte(tag))
+		edited = true
 	}
 	if t, ok := M.RawGetString("time").(*glua.LTable); ok {
 		if ns := tsNanos(t); ns != rec.Time() {
 			rec.SetTime(ns)
+			edited = true
 		}
 	}
-	if size > maxRecord/2 {
-		s.buf = rec.AppendJSON(s.buf[:0])
-		if len(s.buf) > maxRecord {
-			rec.Discard()
-			return r.fault("record_too_large"), nil
-		}
+	if !edited {
+		return Result{Action: Keep}, nil
 	}
 	// As the VM does: a later stage's fault goes back to here, not before.
 	rec.Commit()

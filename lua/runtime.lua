@@ -34,9 +34,22 @@ function R.unbox(v) if type(v) == "table" and getmetatable(v) == FLT then return
 function R.ts(sec, nsec) return setmetatable({sec, nsec}, TS) end
 function R.isnil(v) return v == nil or v == NULL end
 
+-- ST.e says whether the run changed the record: the Go side converts the
+-- table back only then (an unchanged record keeps its source spelling).
+local ST = {e = false}
+R.ST = ST
+
+-- madd adds key k to a map being built (a literal): not a record edit.
+function R.madd(m, k, v)
+  if v == nil then return end
+  if m[k] == nil then local o = m[ORD]; o[#o + 1] = k end
+  m[k] = v
+end
+
 -- mset writes key k of map m, keeping the key order; v == nil removes.
 local function mdel(m, k)
   if m[k] == nil then return end
+  ST.e = true
   m[k] = nil
   local o = m[ORD]
   for i = 1, #o do
@@ -45,6 +58,7 @@ local function mdel(m, k)
 end
 local function mset(m, k, v)
   if v == nil then return mdel(m, k) end
+  ST.e = true
   if m[k] == nil then local o = m[ORD]; o[#o + 1] = k end
   m[k] = v
 end
@@ -145,7 +159,7 @@ local function parent(root, p)
       if getmetatable(x) ~= ARR then fault("path_conflict") end
       c = idx(x, s)
       if c == nil then fault("path_conflict") end
-      if c == NULL then c = newmap(); local n = #x; x[(s < 0 and s + n or s) + 1] = c end
+      if c == NULL then c = newmap(); local n = #x; x[(s < 0 and s + n or s) + 1] = c; ST.e = true end
     end
     if type(c) ~= "table" or (getmetatable(c) ~= MAP and getmetatable(c) ~= ARR) then
       fault("path_conflict")
@@ -169,6 +183,7 @@ function R.setp(root, p, v)
     local i = s < 0 and s + n or s
     if i < 0 or i >= n then fault("path_conflict") end
     if v == nil then tremove(x, i + 1) else x[i + 1] = v end
+    ST.e = true
   end
 end
 
@@ -185,7 +200,7 @@ function remp(root, p)
   elseif type(x) == "table" and getmetatable(x) == ARR then
     local n = #x
     local i = s < 0 and s + n or s
-    if i >= 0 and i < n then tremove(x, i + 1) end
+    if i >= 0 and i < n then tremove(x, i + 1); ST.e = true end
   end
 end
 R.remp = remp

@@ -79,6 +79,7 @@ type state struct {
 	R                          *glua.LTable
 	null, flt, byt, ts, arr, m *glua.LTable
 	ord                        *glua.LTable
+	st                         *glua.LTable // R.ST: st.e is set by every record edit
 	faults                     map[*glua.LTable]string
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
@@ -122,7 +123,7 @@ func newState() (*state, error) {
 	L.Pop(1)
 	get := func(name string) *glua.LTable { return s.R.RawGetString(name).(*glua.LTable) }
 	s.null, s.flt, s.byt, s.ts = get("NULL"), get("FLT"), get("BYT"), get("TS")
-	s.arr, s.m, s.ord = get("ARR"), get("MAP"), get("ORD")
+	s.arr, s.m, s.ord, s.st = get("ARR"), get("MAP"), get("ORD"), get("ST")
 	s.faults = map[*glua.LTable]string{}
 	get("FAULTS").ForEach(func(k, v glua.LValue) {
 		s.faults[v.(*glua.LTable)] = k.String()

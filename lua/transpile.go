@@ -85,7 +85,7 @@ func (g *gen) fail(format string, args ...any) {
 const prologue = `local NULL, box, unbox, chk, get, idx, cp = R.NULL, R.box, R.unbox, R.chk, R.get, R.idx, R.cp
 local newmap, newarr, mset, setp, remp, lookup = R.newmap, R.newarr, R.mset, R.setp, R.remp, R.lookup
 local fin, idiv, imod, fdiv, fmod, cat, slen, eq, tlt, tle = R.fin, R.idiv, R.imod, R.fdiv, R.fmod, R.cat, R.slen, R.eq, R.tlt, R.tle
-local fault, ORD, MAP, mdel, type, getmetatable = R.fault, R.ORD, R.MAP, R.mdel, type, getmetatable
+local fault, ORD, MAP, mdel, madd, type, getmetatable = R.fault, R.ORD, R.MAP, R.mdel, R.madd, type, getmetatable
 `
 
 func (g *gen) line(format string, args ...any) {
@@ -160,7 +160,6 @@ func (g *gen) stmt(s policy.Stmt) {
 				p := g.editPath(t)
 				g.line("remp(rec, %s)", p)
 			}
-			g.line("M.e = true")
 		})
 	case *policy.RenameStmt:
 		g.block(func() {
@@ -175,7 +174,6 @@ func (g *gen) stmt(s policy.Stmt) {
 				to := g.editPath(s.To)
 				g.line("R.rename(rec, %s, %s)", from, to)
 			}
-			g.line("M.e = true")
 		})
 	case *policy.LiftStmt:
 		g.block(func() {
@@ -185,7 +183,6 @@ func (g *gen) stmt(s policy.Stmt) {
 				prefix = s.Prefix.Str
 			}
 			g.line("R.lift(rec, %s, %s)", p, quote(prefix))
-			g.line("M.e = true")
 		})
 	case *policy.DropStmt:
 		g.end(s.Cond, "1")
@@ -258,7 +255,6 @@ func (g *gen) set(s *policy.SetStmt) {
 			return // metadata is never absent
 		}
 		g.line("M.%s = %s", m.Name, v)
-		g.line("M.e = true")
 		return
 	}
 	if _, ok := unparen(s.Target).(*policy.RootExpr); ok {
@@ -274,11 +270,10 @@ func (g *gen) set(s *policy.SetStmt) {
 		// A key of the record itself: no parents to walk or create.
 		if s.Op == policy.QASSIGN {
 			cur := g.tmp("rec[" + k + "]")
-			g.line("if %s == nil or %s == NULL then mset(rec, %s, %s); M.e = true end", cur, cur, k, v)
+			g.line("if %s == nil or %s == NULL then mset(rec, %s, %s) end", cur, cur, k, v)
 			return
 		}
 		g.line("mset(rec, %s, %s)", k, v)
-		g.line("M.e = true")
 		return
 	}
 	p := g.editPath(s.Target)
@@ -287,13 +282,11 @@ func (g *gen) set(s *policy.SetStmt) {
 		g.line("if %s == nil or %s == NULL then", cur, cur)
 		g.depth++
 		g.line("setp(rec, %s, %s)", p, v)
-		g.line("M.e = true")
 		g.depth--
 		g.line("end")
 		return
 	}
 	g.line("setp(rec, %s, %s)", p, v)
-	g.line("M.e = true")
 }
 
 // copyIfContainer copies v when its type may hold a map or an array: a

@@ -53,7 +53,7 @@ func (g *gen) expr(e policy.Expr) string {
 		m := g.tmp("newmap()")
 		for _, en := range x.Entries {
 			v := g.dyn(en.Value)
-			g.line("mset(%s, %s, %s)", m, quote(en.Key.Str), v)
+			g.line("madd(%s, %s, %s)", m, quote(en.Key.Str), v)
 		}
 		return m
 	case *policy.UnaryExpr:

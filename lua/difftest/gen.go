@@ -148,6 +148,8 @@ func (g *Gen) stmt(indent int, top bool) {
 		g.line(indent, "drop when %s", g.expr("bool", 0))
 	case k == 11:
 		g.line(indent, "stop when %s", g.expr("bool", 0))
+	case k == 12 && g.depth < 2:
+		g.narrowIf(indent)
 	case k < 14 && g.depth < 2:
 		g.ifStmt(indent)
 	case k < 16:
@@ -265,6 +267,58 @@ func (g *Gen) ifStmt(indent int) {
 		g.line(indent, "} else if %s {", g.expr("bool", 0))
 		g.block(indent + 1)
 	}
+	g.line(indent, "}")
+}
+
+// narrowIf tests a value and uses it narrowed: exists(P), P != null and
+// the is_ tests turn T? and any into T inside the block.
+func (g *Gen) narrowIf(indent int) {
+	g.depth++
+	defer func() { g.depth-- }()
+	out := g.outName()
+	switch g.r.IntN(6) {
+	case 0:
+		if f := g.field(".i2"); f.gone {
+			break
+		}
+		g.line(indent, "if %s(.i2) {", g.pick("exists", "is_int"))
+		g.line(indent+1, "set %s = .i2 + %s", out, g.expr("int", 2))
+		g.line(indent, "}")
+		return
+	case 1:
+		if f := g.field(".s2"); f.gone {
+			break
+		}
+		g.line(indent, "if .s2 != null {")
+		g.line(indent+1, "set %s = upper(.s2)", out)
+		g.line(indent, "}")
+		return
+	case 2:
+		g.line(indent, "if is_string(.extra) {")
+		g.line(indent+1, "set %s = .extra + %s", out, g.strLit())
+		g.line(indent, "} else if is_int(.extra) && .extra > 0 {")
+		g.line(indent+1, "set %s = to_string(.extra * 2)", out)
+		g.line(indent, "}")
+		return
+	case 3:
+		g.nlocal++
+		name := "c" + strconv.Itoa(g.nlocal)
+		g.line(indent, "let %s = capture(%s, `(?P<k>[a-z]+)=(?P<v>[0-9]*)`)", name, g.expr("string", 1))
+		g.line(indent, "if %s != null {", name)
+		g.line(indent+1, "set %s = %s[\"k\"] + \":\" + %s[\"v\"]", out, name, name)
+		g.line(indent, "}")
+		return
+	case 4:
+		if f := g.field(".f2"); f.gone {
+			break
+		}
+		g.line(indent, "if exists(.f2) && .f2 != null {")
+		g.line(indent+1, "set %s = .f2 * 2.0", out)
+		g.line(indent, "}")
+		return
+	}
+	g.line(indent, "if is_map(.extra) {")
+	g.line(indent+1, "set %s = len(keys(as_map(.extra) ?? {}))", out)
 	g.line(indent, "}")
 }
 
