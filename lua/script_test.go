@@ -21,6 +21,7 @@ function cb(tag, ts, record)
   if record["mode"] == "norecord" then return 2, ts, "x" end
   if record["mode"] == "loop" then while true do end end
   if record["mode"] == "rep" then record["r"] = string.rep("ab", 3); record["big"] = string.rep("x", 1e10); return 2, ts, record end
+  if record["mode"] == "recurse" then local function f(n) return 1 + f(n + 1) end; f(1) end
   if record["mode"] == "func" then record["f"] = function() end; return 2, ts, record end
   if record["mode"] == "sandbox" then
     record["os"] = type(os); record["io"] = type(io); record["require"] = type(require)
@@ -57,6 +58,7 @@ func TestScript(t *testing.T) {
 		{`{"mode":"loop"}`, `{"mode":"loop"}`, Fault, FaultTimeout, 0},
 		{`{"mode":"func"}`, `{"mode":"func"}`, Fault, FaultBadReturn, 0},
 		{`{"mode":"rep"}`, `{"mode":"rep"}`, Fault, FaultLuaError, 0},
+		{`{"mode":"recurse"}`, `{"mode":"recurse"}`, Fault, FaultLuaError, 0},
 		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","rep":"ababab","require":"nil"}`, Keep, "", 0},
 		{`{"mode":"nested","m":{"a":1},"arr":[1,2]}`, `{"mode":"nested","m":{"a":1,"z":1},"arr":[1,2,3],"new":{}}`, Keep, "", 0},
 		// After a timeout the runner works again.
@@ -89,7 +91,7 @@ func TestScript(t *testing.T) {
 		}
 	}
 	f := s.Faults()
-	if f[FaultLuaError] != 2 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
+	if f[FaultLuaError] != 3 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
 		t.Errorf("fault counts %v", f)
 	}
 }
