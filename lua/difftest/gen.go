@@ -79,6 +79,11 @@ func Policy(seed uint64) string {
 	for range n {
 		g.stmt(0, true)
 	}
+	if g.r.IntN(15) == 0 {
+		// Replacing the whole record ends a policy: later reads of the
+		// schema's fields would no longer check.
+		g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+	}
 	return g.b.String()
 }
 
