@@ -219,3 +219,36 @@ func BenchmarkSideBySide(b *testing.B) {
 	b.ReportMetric(med[3]/med[0], "msgpack_map/referenced")
 	b.ReportMetric(med[5]/med[4], "upserts6/edits0")
 }
+
+// BenchmarkEncodeJSON encodes decoded records with the value encoder (no
+// pass-through): strings the decoder found plain, and the same records
+// rebuilt with policy-made strings, which are scanned for escapes.
+func BenchmarkEncodeJSON(b *testing.B) {
+	for _, c := range []struct{ name, line string }{{"b2", b2JSON}, {"fields128", fieldsJSON(128)}} {
+		a := NewArena()
+		r, err := a.DecodeJSON([]byte(c.line), Owned)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ma := NewArena()
+		made, err := ma.FromGo(r.ToGo())
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := make([]byte, 0, 2*len(c.line))
+		b.Run(c.name+"_decoded", func(b *testing.B) {
+			b.SetBytes(int64(len(c.line)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				out = a.AppendJSON(out[:0], r.Root())
+			}
+		})
+		b.Run(c.name+"_made", func(b *testing.B) {
+			b.SetBytes(int64(len(c.line)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				out = ma.AppendJSON(out[:0], made)
+			}
+		})
+	}
+}

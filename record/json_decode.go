@@ -171,7 +171,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		var k Value
 		var j int
 		if e := plainStr(b, i); e >= 0 {
-			k, j = d.view(i+1, e), e+1
+			k, j = d.plainView(i+1, e), e+1
 		} else {
 			var err error
 			if k, j, err = d.str(i); err != nil {
@@ -203,7 +203,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		j = skipSpace(b, j+1)
 		if j < len(b) && b[j] == '"' { // the common case, inline
 			if e := plainStr(b, j); e >= 0 {
-				v, j = d.view(j+1, e), e+1
+				v, j = d.plainView(j+1, e), e+1
 			} else if v, j, err = d.str(j); err != nil {
 				return Value{}, j, err
 			}
@@ -292,6 +292,11 @@ func (d *jsonDecoder) view(start, end int) Value {
 	return strValue(String, d.ref, d.base+uint32(start), uint32(end-start))
 }
 
+// plainView is view for a string that needs no escapes in JSON.
+func (d *jsonDecoder) plainView(start, end int) Value {
+	return Value{kind: String, flags: flagPlain, ref: d.ref, u: uint64(d.base+uint32(start))<<32 | uint64(end-start)}
+}
+
 // plainStr returns the end (the closing quote) of the string whose opening
 // quote is at i when it is plain — no escapes, control characters or
 // non-ASCII — and its closing quote is among the first bytes; -1 otherwise.
@@ -310,12 +315,12 @@ func plainStr(b []byte, i int) int {
 // str decodes the string whose opening quote is at i.
 func (d *jsonDecoder) str(i int) (Value, int, error) {
 	if e := plainStr(d.b, i); e >= 0 {
-		return d.view(i+1, e), e + 1, nil
+		return d.plainView(i+1, e), e + 1, nil
 	}
 	b := d.b
 	start := i + 1
 	i = start
-	esc := false
+	esc, plain := false, true
 	for {
 		for i+8 <= len(b) {
 			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
@@ -333,7 +338,7 @@ func (d *jsonDecoder) str(i int) (Value, int, error) {
 		}
 		switch {
 		case c == '\\':
-			esc = true
+			esc, plain = true, false
 			i += 2
 			if i > len(b) {
 				return Value{}, len(b), decodeErr(len(b), ErrTruncated, "in a string")
@@ -346,6 +351,7 @@ func (d *jsonDecoder) str(i int) (Value, int, error) {
 				return Value{}, i, decodeErr(i, ErrInvalidUTF8, "")
 			}
 			i += size
+			plain = false
 		default:
 			i++
 		}
@@ -353,6 +359,9 @@ func (d *jsonDecoder) str(i int) (Value, int, error) {
 	if esc {
 		v, err := d.unescape(start, i)
 		return v, i + 1, err
+	}
+	if plain {
+		return d.plainView(start, i), i + 1, nil
 	}
 	return d.view(start, i), i + 1, nil
 }

@@ -39,19 +39,51 @@ func (r *Record) passThrough() bool {
 // strings made by a policy is written as U+FFFD.
 func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
 	switch v.kind {
-	case Absent, Null:
-		return append(dst, "null"...)
+	case String:
+		return a.appendString(dst, v)
+	case Int:
+		return strconv.AppendInt(dst, int64(v.u), 10)
+	case Map:
+		dst = append(dst, '{')
+		first, n := int(v.off()), int(v.n())
+		slab, bufs := a.slab, a.bufs // loaded once, not per string
+		for i, kv := range a.nodes[first : first+2*n : first+2*n] {
+			if i&1 == 0 {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags)
+				dst = append(dst, ':')
+				continue
+			}
+			// The common scalars inline; the rest by recursion.
+			switch kv.kind {
+			case String:
+				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags)
+			case Int:
+				dst = strconv.AppendInt(dst, int64(kv.u), 10)
+			default:
+				dst = a.AppendJSON(dst, kv)
+			}
+		}
+		return append(dst, '}')
+	case Array:
+		dst = append(dst, '[')
+		first, n := int(v.off()), int(v.n())
+		for i, e := range a.nodes[first : first+n : first+n] {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = a.AppendJSON(dst, e)
+		}
+		return append(dst, ']')
+	case Float:
+		return appendFloat(dst, v.Float())
 	case Bool:
 		if v.u != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
-	case Int:
-		return strconv.AppendInt(dst, int64(v.u), 10)
-	case Float:
-		return appendFloat(dst, v.Float())
-	case String:
-		return appendQuoted(dst, a.raw(v))
 	case Bytes:
 		raw := a.raw(v)
 		dst = append(dst, '"')
@@ -61,30 +93,34 @@ func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
 		dst = append(dst, '"')
 		dst = time.Unix(0, int64(v.u)).UTC().AppendFormat(dst, time.RFC3339Nano)
 		return append(dst, '"')
-	case Array:
-		dst = append(dst, '[')
-		first, n := int(v.off()), int(v.n())
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = a.AppendJSON(dst, a.nodes[first+i])
-		}
-		return append(dst, ']')
-	case Map:
-		dst = append(dst, '{')
-		first, n := int(v.off()), int(v.n())
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendQuoted(dst, a.raw(a.nodes[first+2*i]))
-			dst = append(dst, ':')
-			dst = a.AppendJSON(dst, a.nodes[first+2*i+1])
-		}
-		return append(dst, '}')
 	}
-	return append(dst, "null"...)
+	return append(dst, "null"...) // Absent, Null
+}
+
+// appendString appends a String value (or a map key) quoted.
+func (a *Arena) appendString(dst []byte, v Value) []byte {
+	return appendJSONStr(dst, a.raw(v), v.flags)
+}
+
+// strBytes is Arena.raw for the encoder's loop.
+func strBytes(slab []byte, bufs [][]byte, v Value) []byte {
+	off, n := v.off(), v.n()
+	if v.ref == 0 {
+		return slab[off : off+n]
+	}
+	return bufs[v.ref-1][off : off+n]
+}
+
+// appendJSONStr appends the string s, of a value with the given flags, quoted.
+// Strings the decoder marked plain need no escapes: they are copied as
+// they are.
+func appendJSONStr(dst, s []byte, flags uint8) []byte {
+	if flags&flagPlain != 0 {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	return appendQuoted(dst, s)
 }
 
 func appendFloat(dst []byte, f float64) []byte {
@@ -108,10 +144,22 @@ func appendFloat(dst []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// safeASCII[c] is set for the bytes that appendQuoted copies as they are:
+// printable ASCII other than '"' and '\\'.
+var safeASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendQuoted appends s as a JSON string. Runs of bytes that need no
+// escape are found a word at a time (then a byte at a time, by table, for
+// the tail) and copied with one append.
 func appendQuoted(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	i, start := 0, 0
-	for i < len(s) {
+	for {
 		for i+8 <= len(s) {
 			if m := special8(binary.LittleEndian.Uint64(s[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -119,11 +167,14 @@ func appendQuoted(dst, s []byte) []byte {
 			}
 			i += 8
 		}
+		for i < len(s) && safeASCII[s[i]] {
+			i++
+		}
 		if i >= len(s) {
 			break
 		}
 		c := s[i]
-		if c >= 0x80 {
+		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				dst = append(dst, s[start:i]...)
@@ -133,10 +184,6 @@ func appendQuoted(dst, s []byte) []byte {
 				continue
 			}
 			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)

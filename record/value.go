@@ -36,6 +36,11 @@ func (k Kind) String() string {
 // it may be changed in place, and ref holds its capacity in entries.
 const flagWritable = 1
 
+// flagPlain marks a string that the JSON decoder found to need no escapes
+// in JSON (printable ASCII but '"' and '\\'), so that the encoder copies it
+// without a scan.
+const flagPlain = 2
+
 // Value is a handle to one value: a kind plus payload, 16 bytes, no pointers.
 // Scalars (null, bool, int, float, timestamp) carry their payload and need no
 // arena. Strings, bytes, arrays and maps refer to nodes or bytes of the Arena
