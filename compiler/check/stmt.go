@@ -16,7 +16,9 @@ type loopInfo struct {
 
 // stmts checks a statement list, changing st as the statements run.
 func (c *checker) stmts(list []policy.Stmt, st *state) {
-	warned := false
+	// A block entered after the policy ended belongs to a statement that
+	// was reported already (or follows one that was): one warning each.
+	warned := st.dead
 	for _, s := range list {
 		if s == nil {
 			continue
