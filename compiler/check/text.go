@@ -186,9 +186,17 @@ func narrowHint(e policy.Expr, want *types.Type) string {
 
 func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
 	x := exprText(e)
-	return diag.Errorf(e, CodeOptional, "%s may be absent or null, and %s is needed here", x, what).
-		WithLabel("%s is %s", x, t).
-		WithHint("write %s ?? %s, or check exists(%s) first", x, defaultFor(t), x)
+	d := diag.Errorf(e, CodeOptional, "%s may be absent or null, and %s is needed here", x, what).
+		WithLabel("%s is %s", x, t)
+	if !isPathExpr(unparen(e)) {
+		// exists() takes a path (E0406): a computed value is tested
+		// through a local.
+		return d.WithHint("write %s ?? %s, or bind it with let and test it with != null first", x, defaultFor(t))
+	}
+	if _, local := unparen(e).(*policy.Ident); local {
+		return d.WithHint("write %s ?? %s, or test %s != null first", x, defaultFor(t), x)
+	}
+	return d.WithHint("write %s ?? %s, or check exists(%s) first", x, defaultFor(t), x)
 }
 
 func anyErr(e policy.Expr, t *types.Type, what string, want *types.Type) diag.Diagnostic {
