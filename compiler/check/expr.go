@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -435,7 +436,13 @@ func isZero(e policy.Expr) bool {
 }
 
 func (c *checker) coalesce(e *policy.BinaryExpr, st *state) *types.Type {
+	n := len(c.diags)
 	x := c.expr(e.X, st)
+	c.precedenceHint(e, c.diags[n:])
+	xErr := false
+	for _, d := range c.diags[n:] {
+		xErr = xErr || d.Severity == diag.Error
+	}
 	y := c.expr(e.Y, st)
 	switch {
 	case x.IsInvalid():
@@ -444,6 +451,9 @@ func (c *checker) coalesce(e *policy.BinaryExpr, st *state) *types.Type {
 		return types.NonOptional(x)
 	case x.Kind == types.Null:
 		return y
+	case !x.IsOptional() && xErr:
+		// A mistake is reported once: the left side is wrong already.
+		return x
 	case !x.IsOptional():
 		c.report(diag.Warnf(span{e.OpPos, e.End()}, CodeDeadDefault, "%s is never absent: the default is dead", exprText(e.X)).
 			WithLabel("%s is %s%s", exprText(e.X), x, c.declaredAt(e.X)).
@@ -565,4 +575,46 @@ func constValue(e policy.Expr) (any, *types.Type, bool) {
 		return lit.Str, types.StringType, true
 	}
 	return nil, nil, false
+}
+
+// precedenceHint rewrites the hint of an E0307 reported on the rightmost
+// operand of a ?? whose left side is an unparenthesised operation: in
+// `.a / to_float(.b) ?? 1.0` the default applies to the whole quotient,
+// and "write to_float(.b) ?? 0.0" is what the user thinks they wrote.
+func (c *checker) precedenceHint(e *policy.BinaryExpr, diags []diag.Diagnostic) {
+	var op string
+	switch x := e.X.(type) {
+	case *policy.BinaryExpr:
+		op = x.Op.String()
+	case *policy.UnaryExpr:
+		op = "unary " + x.Op.String()
+	default:
+		return
+	}
+	for i := range diags {
+		d := &diags[i]
+		if d.Code != CodeOptional || d.End != e.X.End() {
+			continue
+		}
+		// Walk down the right edge of e.X to the operand d covers.
+		var operand policy.Expr
+		for n := e.X; n != nil && operand == nil; {
+			switch x := n.(type) {
+			case *policy.BinaryExpr:
+				n = x.Y
+			case *policy.UnaryExpr:
+				n = x.X
+			default:
+				n = nil
+			}
+			if n != nil && n.Pos() == d.Pos {
+				operand = n
+			}
+		}
+		if operand == nil {
+			continue
+		}
+		d.Hint = fmt.Sprintf("?? binds more loosely than %s, so its default applies to the whole of %s: write (%s ?? %s)",
+			op, exprText(e.X), exprText(operand), exprText(e.Y))
+	}
 }
