@@ -171,46 +171,73 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		var k Value
 		var j int
 		if e := plainStr(b, i); e >= 0 {
-			k, j = d.plainView(i+1, e), e+1
+			// Built whole, not patched with its signature afterwards: a
+			// byte store into a 16-byte value stalls the copy that follows.
+			k = Value{kind: String, flags: flagPlain, sig: keySig(b[i+1 : e]), ref: d.ref,
+				u: uint64(d.base+uint32(i+1))<<32 | uint64(e-i-1)}
+			j = e + 1
+			// Look for an earlier equal key only when one may exist: see dedup.
+			if !mayDup && seen.add(k.sig) {
+				kv := a.scratch[base:]
+				mayDup = len(kv) >= 64 || a.hasKey(kv, k)
+			}
 		} else {
 			var err error
 			if k, j, err = d.str(i); err != nil {
 				return Value{}, j, err
 			}
-		}
-		if !mayDup {
-			// Look for an earlier equal key only when one may exist: see dedup.
-			raw := b[i+1 : j-1]
-			if int(k.n()) != len(raw) {
+			if raw := b[i+1 : j-1]; int(k.n()) != len(raw) {
 				mayDup = true // the key had escapes
 			} else {
 				k.sig = keySig(raw)
-				if seen.add(k.sig) {
+				if !mayDup && seen.add(k.sig) {
 					kv := a.scratch[base:]
 					mayDup = len(kv) >= 64 || a.hasKey(kv, k)
 				}
 			}
 		}
-		j = skipSpace(b, j)
-		if j >= len(b) {
-			return Value{}, j, decodeErr(j, ErrTruncated, "in an object")
-		}
-		if b[j] != ':' {
-			return Value{}, j, decodeErr(j, ErrSyntax, "expected ':'")
+		// Compact JSON ("k":v,"k2":...) takes the first branch of each
+		// test below; whitespace takes the second.
+		if j < len(b) && b[j] == ':' {
+			j++
+		} else {
+			j = skipSpace(b, j)
+			if j >= len(b) {
+				return Value{}, j, decodeErr(j, ErrTruncated, "in an object")
+			}
+			if b[j] != ':' {
+				return Value{}, j, decodeErr(j, ErrSyntax, "expected ':'")
+			}
+			j++
 		}
 		var v Value
 		var err error
-		j = skipSpace(b, j+1)
-		if j < len(b) && b[j] == '"' { // the common case, inline
+		j = skipSpace(b, j)
+		if j >= len(b) {
+			_, j, err = d.value(j, depth)
+			return Value{}, j, err
+		}
+		switch c := b[j]; {
+		case c == '"': // the common cases, inline
 			if e := plainStr(b, j); e >= 0 {
 				v, j = d.plainView(j+1, e), e+1
 			} else if v, j, err = d.str(j); err != nil {
 				return Value{}, j, err
 			}
-		} else if v, j, err = d.value(j, depth); err != nil {
-			return Value{}, j, err
+		case c >= '0' && c <= '9' || c == '-':
+			if v, j, err = d.number(j); err != nil {
+				return Value{}, j, err
+			}
+		default:
+			if v, j, err = d.value(j, depth); err != nil {
+				return Value{}, j, err
+			}
 		}
 		a.scratch = append(a.scratch, k, v)
+		if j+1 < len(b) && b[j] == ',' && b[j+1] == '"' {
+			i = j + 1
+			continue
+		}
 		i = skipSpace(b, j)
 		if i >= len(b) {
 			return Value{}, i, decodeErr(i, ErrTruncated, "in an object")
