@@ -136,15 +136,23 @@ func resolve(dir, path string) string {
 // Run reads until ctx is cancelled or, with exit_on_eof, until every input
 // has read everything. Either way it finishes the batch in hand, delivers it,
 // saves the checkpoints and returns; Close releases the rest.
+//
+// An input that fails (an output that cannot be written) stops the whole
+// run: the other inputs deliver the batch in hand and stop too, rather than
+// reading on while part of the pipeline is dead.
 func (p *Pipeline) Run(ctx context.Context) error {
 	p.started = time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.inputs))
 	for i, in := range p.inputs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = p.runInput(ctx, in)
+			if errs[i] = p.runInput(ctx, in); errs[i] != nil {
+				cancel()
+			}
 		}()
 	}
 	wg.Wait()

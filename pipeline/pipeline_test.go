@@ -321,3 +321,49 @@ pipeline:
 		t.Errorf("checkpoint after the run: format %v, err %v; want protobuf", format, err)
 	}
 }
+
+// TestOutputErrorStopsRun checks that an output that cannot be written ends
+// the run with its error, even while another input, whose records go
+// elsewhere, would read on forever.
+func TestOutputErrorStopsRun(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("needs /dev/full")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte("a1\na2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.log"), []byte("b1\nb2\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      tag: a
+      read_from_head: true
+      poll_interval: 10ms
+    - name: tail
+      path: b.log
+      tag: b
+      read_from_head: true
+      poll_interval: 10ms
+  outputs:
+    - name: file
+      match: a
+      path: /dev/full
+    - name: null
+      match: b
+`)
+	p, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = p.Run(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the run went on after an output failed")
+	}
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Run = %v, want the output's error", err)
+	}
+}
