@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -114,7 +115,7 @@ type timeParser struct {
 	pm, hasPM, hour12    bool
 	offset               int // seconds east of UTC
 	epoch                int64
-	hasEpoch             bool
+	hasEpoch, hasDay     bool
 }
 
 func (p *timeParser) num(min, max int) (int, bool) {
@@ -156,7 +157,7 @@ func parseTime(s, layout string) (int64, bool) {
 		return 0, false
 	}
 	if p.hasEpoch {
-		return p.epoch*1e9 + int64(p.nsec), true
+		return unixNanos(p.epoch, int64(p.nsec))
 	}
 	h := p.hour
 	if p.hour12 {
@@ -172,15 +173,33 @@ func parseTime(s, layout string) (int64, bool) {
 		return 0, false
 	}
 	var t time.Time
-	if p.yday > 0 {
+	if p.yday > 0 && !p.hasDay {
 		t = time.Date(p.year, 1, 1, h, p.min, p.sec, p.nsec, time.UTC).AddDate(0, 0, p.yday-1)
+		if t.Year() != p.year {
+			return 0, false // day 366 of a common year
+		}
 	} else {
 		t = time.Date(p.year, time.Month(p.month), p.day, h, p.min, p.sec, p.nsec, time.UTC)
 		if t.Day() != p.day {
 			return 0, false // February 30th and the like
 		}
 	}
-	return t.UnixNano() - int64(p.offset)*1e9, true
+	return unixNanos(t.Unix()-int64(p.offset), int64(t.Nanosecond()))
+}
+
+// unixNanos converts seconds and nanoseconds to Unix nanoseconds; false when
+// the time falls outside what an int64 of nanoseconds holds (about 1677 to
+// 2262), where it would otherwise wrap to an unrelated date.
+func unixNanos(sec, nsec int64) (int64, bool) {
+	const limit = math.MaxInt64 / 1_000_000_000 // whole seconds
+	if sec < -limit || sec > limit {
+		return 0, false
+	}
+	n := sec*1e9 + nsec
+	if (sec > 0 && n < 0) || (sec < 0 && n > 0) {
+		return 0, false
+	}
+	return n, true
 }
 
 func (p *timeParser) layout(layout string) bool {
@@ -201,9 +220,11 @@ func (p *timeParser) layout(layout string) bool {
 			p.month, ok = p.num(1, 2)
 		case 'd':
 			p.day, ok = p.num(1, 2)
+			p.hasDay = true
 		case 'e':
 			p.lit(" ")
 			p.day, ok = p.num(1, 2)
+			p.hasDay = true
 		case 'H':
 			p.hour, ok = p.num(1, 2)
 		case 'I':
@@ -253,6 +274,9 @@ func (p *timeParser) layout(layout string) bool {
 			ok = p.zone()
 		case 's':
 			neg := p.lit("-")
+			if !neg {
+				p.lit("+")
+			}
 			i := 0
 			for i < len(p.s) && p.s[i] >= '0' && p.s[i] <= '9' {
 				i++
@@ -261,7 +285,7 @@ func (p *timeParser) layout(layout string) bool {
 				return false
 			}
 			n, err := strconv.ParseInt(p.s[:i], 10, 64)
-			if err != nil || n > 1<<33 {
+			if err != nil {
 				return false
 			}
 			p.s = p.s[i:]

@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -142,7 +143,7 @@ func parseTime(s, layout string) (int64, bool) {
 		return 0, false
 	}
 	if p.hasEpoch {
-		return p.epoch*1e9 + int64(p.nsec), true
+		return unixNanos(p.epoch, int64(p.nsec))
 	}
 	if p.hour12 {
 		if p.hour < 1 || p.hour > 12 {
@@ -162,13 +163,31 @@ func parseTime(s, layout string) (int64, bool) {
 			return 0, false
 		}
 		t = time.Date(p.year, 1, p.yday, p.hour, p.min, p.sec, p.nsec, time.UTC)
+		if t.Year() != p.year {
+			return 0, false // day 366 of a common year
+		}
 	} else {
 		t = time.Date(p.year, time.Month(p.month), p.day, p.hour, p.min, p.sec, p.nsec, time.UTC)
 		if t.Day() != p.day {
 			return 0, false // February 30th
 		}
 	}
-	return t.UnixNano() - int64(p.offset)*1e9, true
+	return unixNanos(t.Unix()-int64(p.offset), int64(t.Nanosecond()))
+}
+
+// unixNanos converts seconds and nanoseconds to Unix nanoseconds; false when
+// the time falls outside what an int64 of nanoseconds holds (about 1677 to
+// 2262), where it would otherwise wrap to an unrelated date.
+func unixNanos(sec, nsec int64) (int64, bool) {
+	const limit = math.MaxInt64 / 1_000_000_000 // whole seconds
+	if sec < -limit || sec > limit {
+		return 0, false
+	}
+	n := sec*1e9 + nsec
+	if (sec > 0 && n < 0) || (sec < 0 && n > 0) {
+		return 0, false
+	}
+	return n, true
 }
 
 func (p *timeParser) parse(layout string) bool {
