@@ -36,9 +36,20 @@ func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Recor
 //	2026-11-29T21:00:00.123456789Z stdout F the message
 //
 // A line whose tag is P is the first part of a long line; the parts are
-// joined until the F line, and the record carries the first part's time.
+// joined until the F line of the same stream, and the record carries the
+// first part's time. The runtime writes stdout and stderr into one file,
+// so their parts interleave: each stream of a source is joined on its own.
+// A join that a P part would take past maxJoined bytes is emitted as it is
+// (logtag P) and the join starts again with that part, so a container that never ends its line cannot
+// make the parser hold unbounded memory.
 type criParser struct {
-	pending map[string]*criPending
+	pending   map[criKey]*criPending
+	maxJoined int
+}
+
+type criKey struct {
+	source string
+	stderr bool
 }
 
 type criPending struct {
@@ -47,7 +58,12 @@ type criPending struct {
 	log    []byte
 }
 
-func newCRI() *criParser { return &criParser{pending: map[string]*criPending{}} }
+func newCRI(maxJoined int) *criParser {
+	if maxJoined <= 0 {
+		maxJoined = DefaultMaxJoined
+	}
+	return &criParser{pending: map[criKey]*criPending{}, maxJoined: maxJoined}
+}
 
 var errCRI = errors.New("not a CRI log line (want: <RFC 3339 time> <stdout|stderr> <P|F> <message>)")
 
@@ -61,16 +77,26 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 		return unparsed(a, line, errCRI)
 	}
 	partial := tag[0] == 'P'
-	if pend := p.pending[source]; pend != nil {
+	key := criKey{source: source, stderr: stream[3] == 'e'}
+	if pend := p.pending[key]; pend != nil {
+		if partial && len(pend.log)+len(msg) > p.maxJoined {
+			// Emit what is joined so far and start again with this part.
+			// (An F part is joined whatever the length: the tail bounds
+			// each line, so the record passes maxJoined by one line at most.)
+			r := criRecord(a, pend.time, pend.stream, pend.log, "P")
+			pend.time = t.UnixNano()
+			pend.log = append(pend.log[:0], msg...)
+			return r, nil
+		}
 		pend.log = append(pend.log, msg...)
 		if partial {
 			return nil, nil
 		}
-		delete(p.pending, source)
+		delete(p.pending, key)
 		return criRecord(a, pend.time, pend.stream, pend.log, "F"), nil
 	}
 	if partial {
-		p.pending[source] = &criPending{
+		p.pending[key] = &criPending{
 			time:   t.UnixNano(),
 			stream: bytes.Clone(stream),
 			log:    bytes.Clone(msg),
@@ -80,17 +106,21 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 	return criRecord(a, t.UnixNano(), stream, msg, "F"), nil
 }
 
-func (p *criParser) Pending(source string) bool { return p.pending[source] != nil }
+// Pending reports whether either stream of source holds parts.
+func (p *criParser) Pending(source string) bool {
+	return p.pending[criKey{source, false}] != nil || p.pending[criKey{source, true}] != nil
+}
 
-// Flush emits a partial line whose F part never came, tagged P so that the
-// reader can tell.
+// Flush emits the parts one stream of source holds, stdout first, with
+// logtag P; call it until it returns nil.
 func (p *criParser) Flush(a *record.Arena, source string) *record.Record {
-	pend := p.pending[source]
-	if pend == nil {
-		return nil
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := p.pending[key]; pend != nil {
+			delete(p.pending, key)
+			return criRecord(a, pend.time, pend.stream, pend.log, "P")
+		}
 	}
-	delete(p.pending, source)
-	return criRecord(a, pend.time, pend.stream, pend.log, "P")
+	return nil
 }
 
 func criRecord(a *record.Arena, t int64, stream, msg []byte, tag string) *record.Record {

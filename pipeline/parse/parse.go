@@ -48,18 +48,25 @@ type Parser interface {
 	// Pending reports whether source has held-back partial lines; the
 	// tail must not checkpoint past them.
 	Pending(source string) bool
-	// Flush emits what source has held back (at end of input, or when the
-	// file goes away), or nil.
+	// Flush emits one record of what source has held back (at end of
+	// input, or after flush_timeout), or nil; call it until it returns nil.
 	Flush(a *record.Arena, source string) *record.Record
 }
 
+// DefaultMaxJoined bounds a line the cri parser joins from P parts.
+const DefaultMaxJoined = 1 << 20
+
 // New returns the parser called name.
-func New(name string) (Parser, error) {
+func New(name string) (Parser, error) { return NewSized(name, DefaultMaxJoined) }
+
+// NewSized is New with a bound on the lines a parser joins from parts (cri);
+// the pipeline passes the input's max_line_size.
+func NewSized(name string, maxJoined int) (Parser, error) {
 	switch name {
 	case "json":
 		return jsonParser{}, nil
 	case "cri":
-		return newCRI(), nil
+		return newCRI(maxJoined), nil
 	case "docker":
 		return dockerParser{}, nil
 	case "logfmt":

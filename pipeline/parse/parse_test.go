@@ -181,3 +181,86 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCRIStreams checks that stdout and stderr parts, which the runtime
+// interleaves in one file, are joined each with its own stream, and that a
+// join is bounded: a container that never ends its line is emitted in parts.
+func TestCRIStreams(t *testing.T) {
+	tests := []struct {
+		name      string
+		maxJoined int
+		lines     []string
+		want      []string
+		flushed   []string
+	}{
+		{
+			name: "interleaved",
+			lines: []string{
+				`2026-11-29T21:00:00Z stdout P out-a-`,
+				`2026-11-29T21:00:00Z stderr P err-a-`,
+				`2026-11-29T21:00:00Z stderr F err-b`,
+				`2026-11-29T21:00:00Z stdout F out-b`,
+			},
+			want: []string{
+				`{"stream":"stderr","logtag":"F","log":"err-a-err-b"}`,
+				`{"stream":"stdout","logtag":"F","log":"out-a-out-b"}`,
+			},
+		},
+		{
+			name: "held at flush",
+			lines: []string{
+				`2026-11-29T21:00:00Z stderr P e`,
+				`2026-11-29T21:00:00Z stdout P o`,
+			},
+			flushed: []string{
+				`{"stream":"stdout","logtag":"P","log":"o"}`,
+				`{"stream":"stderr","logtag":"P","log":"e"}`,
+			},
+		},
+		{
+			name:      "bounded",
+			maxJoined: 8,
+			lines: []string{
+				`2026-11-29T21:00:00Z stdout P 1234`,
+				`2026-11-29T21:00:00Z stdout P 5678`,
+				`2026-11-29T21:00:00Z stdout P 9abc`,
+				`2026-11-29T21:00:00Z stdout F d`,
+			},
+			want: []string{
+				`{"stream":"stdout","logtag":"P","log":"12345678"}`,
+				`{"stream":"stdout","logtag":"F","log":"9abcd"}`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := NewSized("cri", tt.maxJoined)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := record.NewArena()
+			var got, flushed []string
+			for _, l := range tt.lines {
+				r, err := p.Parse(a, "f", []byte(l))
+				if err != nil {
+					t.Fatalf("Parse(%q): %v", l, err)
+				}
+				if r != nil {
+					got = append(got, string(r.AppendJSON(nil)))
+				}
+			}
+			if p.Pending("f") != (len(tt.flushed) > 0) {
+				t.Errorf("Pending = %v", p.Pending("f"))
+			}
+			for r := p.Flush(a, "f"); r != nil; r = p.Flush(a, "f") {
+				flushed = append(flushed, string(r.AppendJSON(nil)))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if strings.Join(flushed, "\n") != strings.Join(tt.flushed, "\n") {
+				t.Errorf("flushed:\n%s\nwant:\n%s", strings.Join(flushed, "\n"), strings.Join(tt.flushed, "\n"))
+			}
+		})
+	}
+}
