@@ -73,6 +73,18 @@ func BenchmarkRecordDecode(b *testing.B) {
 			}
 		})
 	})
+	// Records as policyrun gen flat writes them: one op decodes a pair,
+	// the second with escapes, the last string at the end of each line.
+	flat := [][]byte{[]byte(flatJSON[0]), []byte(flatJSON[1])}
+	b.Run("json_flat_pair", func(b *testing.B) {
+		arena(b, func(a *Arena) {
+			for _, l := range flat {
+				if _, err := a.DecodeJSON(l, Referenced); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 	b.Run("json_map", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

@@ -170,7 +170,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		}
 		var k Value
 		var j int
-		if e := plainStr(b, i); e >= 0 {
+		if e := strSpecial(b, i+1); e < len(b) && b[e] == '"' {
 			// Built whole, not patched with its signature afterwards: a
 			// byte store into a 16-byte value stalls the copy that follows.
 			k = Value{kind: String, flags: flagPlain, sig: keySig(b[i+1 : e]), ref: d.ref,
@@ -183,7 +183,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 			}
 		} else {
 			var err error
-			if k, j, err = d.str(i); err != nil {
+			if k, j, err = d.strRest(i, e); err != nil {
 				return Value{}, j, err
 			}
 			if raw := b[i+1 : j-1]; int(k.n()) != len(raw) {
@@ -219,9 +219,9 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		}
 		switch c := b[j]; {
 		case c == '"': // the common cases, inline
-			if e := plainStr(b, j); e >= 0 {
+			if e := strSpecial(b, j+1); e < len(b) && b[e] == '"' {
 				v, j = d.plainView(j+1, e), e+1
-			} else if v, j, err = d.str(j); err != nil {
+			} else if v, j, err = d.strRest(j, e); err != nil {
 				return Value{}, j, err
 			}
 		case c >= '0' && c <= '9' || c == '-':
@@ -324,29 +324,36 @@ func (d *jsonDecoder) plainView(start, end int) Value {
 	return Value{kind: String, flags: flagPlain, ref: d.ref, u: uint64(d.base+uint32(start))<<32 | uint64(end-start)}
 }
 
-// plainStr returns the end (the closing quote) of the string whose opening
-// quote is at i when it is plain — no escapes, control characters or
-// non-ASCII — and its closing quote is among the first bytes; -1 otherwise.
-func plainStr(b []byte, i int) int {
-	for p := i + 1; p+8 <= len(b); p += 8 {
+// strSpecial returns the index of the first byte of b at or after p that
+// is '"', '\\', a control character or non-ASCII, or len(b): a word at a
+// time, then by table.
+func strSpecial(b []byte, p int) int {
+	for ; p+8 <= len(b); p += 8 {
 		if m := special8(binary.LittleEndian.Uint64(b[p:])); m != 0 {
-			if q := p + bits.TrailingZeros64(m)>>3; b[q] == '"' {
-				return q
-			}
-			return -1
+			return p + bits.TrailingZeros64(m)>>3
 		}
 	}
-	return -1
+	for p < len(b) && safeASCII[b[p]] {
+		p++
+	}
+	return p
 }
 
 // str decodes the string whose opening quote is at i.
 func (d *jsonDecoder) str(i int) (Value, int, error) {
-	if e := plainStr(d.b, i); e >= 0 {
+	e := strSpecial(d.b, i+1)
+	if e < len(d.b) && d.b[e] == '"' {
 		return d.plainView(i+1, e), e + 1, nil
 	}
+	return d.strRest(i, e)
+}
+
+// strRest decodes the string whose opening quote is at i, where q is the
+// first byte after the quote that strSpecial stops at, not the closing quote.
+func (d *jsonDecoder) strRest(i, q int) (Value, int, error) {
 	b := d.b
 	start := i + 1
-	i = start
+	i = q
 	esc, plain := false, true
 	for {
 		for i+8 <= len(b) {

@@ -60,3 +60,14 @@ func fieldsJSON(n int) string {
 	b.WriteByte('}')
 	return b.String()
 }
+
+// flatJSON are two records of the shape policyrun gen flat writes (the
+// pipeline benchmark B1's input), about 256 bytes each.
+var flatJSON = [2]string{
+	`{"time":"2026-11-29T21:00:00.001Z","level":"warn","msg":"request completed","user":"user-3282",` +
+		`"path":"/api/v1/orders/91382","method":"GET","status":200,"latency_ms":1810.542,"bytes":113650,` +
+		`"service":"frontend","trace_id":"a9c5755aaab315890e672cee03b52e0b"}`,
+	`{"time":"2026-11-29T21:00:00.002Z","level":"info","msg":"rejected: \"rate limit\"","user":"user-670",` +
+		`"path":"/health/36460","method":"POST","status":503,"latency_ms":631.996,"bytes":856721,` +
+		`"service":"frontend","trace_id":"6059c8e621f385276bca65a6b9ee2654"}`,
+}
