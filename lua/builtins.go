@@ -292,7 +292,11 @@ func (s *state) toFloat(v glua.LValue) glua.LValue {
 	case record.Float:
 		return v
 	case record.String:
-		f, err := strconv.ParseFloat(string(v.(glua.LString)), 64)
+		str := string(v.(glua.LString))
+		if !isDecimal(str) {
+			return s.null // strconv also takes hex floats and 1_000
+		}
+		f, err := strconv.ParseFloat(str, 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			return s.null
 		}
@@ -402,4 +406,39 @@ func parseLogfmt(x string) ([]kv, bool) {
 		}
 		out = append(out, kv{key, x[start:i]})
 	}
+}
+
+// isDecimal reports whether s is a plain decimal number: a sign, digits,
+// an optional fraction and exponent; no hex, inf, nan or underscores (as
+// the VM's to_float).
+func isDecimal(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	digits := 0
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := i
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+		if i == j {
+			return false
+		}
+	}
+	return i == len(s)
 }
