@@ -351,26 +351,29 @@ func parseKV(x, pairSep, kvSep string) ([]kv, bool) {
 	return out, true
 }
 
+// isLogfmtSpace is the white space between logfmt pairs (as the VM's).
+func isLogfmtSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // parseLogfmt implements parse_logfmt (docs/semantics.md).
 func parseLogfmt(x string) ([]kv, bool) {
 	var out []kv
 	i := 0
 	for {
-		for i < len(x) && x[i] == ' ' {
+		for i < len(x) && isLogfmtSpace(x[i]) {
 			i++
 		}
 		if i >= len(x) {
 			return out, true
 		}
 		start := i
-		for i < len(x) && x[i] != '=' && x[i] != ' ' {
+		for i < len(x) && x[i] != '=' && !isLogfmtSpace(x[i]) {
 			i++
 		}
 		key := x[start:i]
 		if key == "" {
 			return nil, false
 		}
-		if i >= len(x) || x[i] == ' ' {
+		if i >= len(x) || isLogfmtSpace(x[i]) {
 			out = append(out, kv{key, ""})
 			continue
 		}
@@ -401,7 +404,7 @@ func parseLogfmt(x string) ([]kv, bool) {
 			continue
 		}
 		start = i
-		for i < len(x) && x[i] != ' ' {
+		for i < len(x) && !isLogfmtSpace(x[i]) {
 			i++
 		}
 		out = append(out, kv{key, x[start:i]})
