@@ -25,14 +25,20 @@ type input struct {
 	recs   []*record.Record
 	sel    []*record.Record // scratch for stages that match part of a batch
 	tags   *tagCache
-	// sources are the files whose lines went through the parser, so that
-	// held-back partial lines can be flushed at the end.
-	sources map[string]bool
-	saved   *checkpoint.Checkpoint // the last checkpoint written
+	// held are the sources whose parser holds parts of a line (CRI P),
+	// with when it started to: they are emitted after flush_timeout, so
+	// that a line that never ends neither stays in memory nor holds the
+	// checkpoint back for ever.
+	held map[string]time.Time
+	// cursor is the last batch's cursor while it is not committed (held
+	// parts), so that the flush at the end of input can commit it.
+	cursor   tail.Cursor
+	uncommit bool
+	saved    *checkpoint.Checkpoint // the last checkpoint written
 }
 
 func (p *Pipeline) newInput(ic config.Input) (*input, error) {
-	parser, err := parse.New(ic.Parser)
+	parser, err := parse.NewSized(ic.Parser, ic.MaxLineSize)
 	if err != nil {
 		return nil, err
 	}
@@ -59,13 +65,13 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		return nil, err
 	}
 	return &input{
-		cfg:     ic,
-		tail:    t,
-		parser:  parser,
-		store:   store,
-		arena:   record.NewArena(),
-		tags:    newTagCache(ic.Tag, p.stages, p.outputs),
-		sources: map[string]bool{},
+		cfg:    ic,
+		tail:   t,
+		parser: parser,
+		store:  store,
+		arena:  record.NewArena(),
+		tags:   newTagCache(ic.Tag, p.stages, p.outputs),
+		held:   map[string]time.Time{},
 	}, nil
 }
 
@@ -97,29 +103,45 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) error {
 func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	in.arena.Reset()
 	in.recs = in.recs[:0]
-	now := time.Now().UnixNano()
+	wall := time.Now()
+	now := wall.UnixNano()
 	var bytesIn int64
-	pending := false
 	for i := range batch.Lines {
 		l := &batch.Lines[i]
 		bytesIn += int64(len(l.Bytes)) + 1
 		r, err := in.parser.Parse(in.arena, l.File.Path, l.Bytes)
-		in.sources[l.File.Path] = true
 		if err != nil {
 			p.stats.Unparsed.Add(1)
 		}
 		if r == nil {
+			if _, ok := in.held[l.File.Path]; !ok && in.parser.Pending(l.File.Path) {
+				in.held[l.File.Path] = wall
+			}
 			continue
+		}
+		if len(in.held) > 0 {
+			// A line of src ended: a join still held is a new one.
+			if _, ok := in.held[l.File.Path]; ok {
+				if in.parser.Pending(l.File.Path) {
+					in.held[l.File.Path] = wall
+				} else {
+					delete(in.held, l.File.Path)
+				}
+			}
 		}
 		p.addMeta(in, r, l.File, now)
 		in.recs = append(in.recs, r)
 	}
-	for src := range in.sources {
-		if in.parser.Pending(src) {
-			pending = true
-			break
+	timeout := in.cfg.FlushTimeout
+	if timeout <= 0 {
+		timeout = tail.DefaultFlushTimeout
+	}
+	for src, since := range in.held {
+		if wall.Sub(since) >= timeout {
+			p.flushSource(in, src, now)
 		}
 	}
+	pending := len(in.held) > 0
 	p.stats.In.Add(int64(len(in.recs)))
 	p.stats.BytesIn.Add(bytesIn)
 	if len(in.recs) > 0 {
@@ -130,11 +152,24 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	// A held-back partial line (CRI P) lives only in memory: committing
 	// past it would lose it in a crash. Commit when nothing is held; the
 	// next such commit covers this batch too.
-	if !pending {
-		in.tail.Commit(batch.Cursor)
-		p.saveCheckpoint(in)
+	if pending {
+		in.cursor, in.uncommit = batch.Cursor, true
+		return nil
 	}
+	in.tail.Commit(batch.Cursor)
+	in.uncommit = false
+	p.saveCheckpoint(in)
 	return nil
+}
+
+// flushSource moves what the parser holds for src into the batch.
+func (p *Pipeline) flushSource(in *input, src string, now int64) {
+	f := &tail.File{Path: src}
+	for r := in.parser.Flush(in.arena, src); r != nil; r = in.parser.Flush(in.arena, src) {
+		p.addMeta(in, r, f, now)
+		in.recs = append(in.recs, r)
+	}
+	delete(in.held, src)
 }
 
 func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64) {
@@ -145,22 +180,26 @@ func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64)
 	r.Commit()
 }
 
-// flushPending delivers what the parser still holds at the end of input.
+// flushPending delivers what the parser still holds at the end of input,
+// then commits the batches that waited for it.
 func (p *Pipeline) flushPending(in *input) error {
 	in.arena.Reset()
 	in.recs = in.recs[:0]
 	now := time.Now().UnixNano()
-	for src := range in.sources {
-		if r := in.parser.Flush(in.arena, src); r != nil {
-			p.addMeta(in, r, &tail.File{Path: src}, now)
-			in.recs = append(in.recs, r)
+	for src := range in.held {
+		p.flushSource(in, src, now)
+	}
+	if len(in.recs) > 0 {
+		p.stats.In.Add(int64(len(in.recs)))
+		if err := p.process(in.recs, in.tags, &in.sel); err != nil {
+			return err
 		}
 	}
-	if len(in.recs) == 0 {
-		return nil
+	if in.uncommit {
+		in.tail.Commit(in.cursor)
+		in.uncommit = false
 	}
-	p.stats.In.Add(int64(len(in.recs)))
-	return p.process(in.recs, in.tags, &in.sel)
+	return nil
 }
 
 func (p *Pipeline) saveCheckpoint(in *input) {

@@ -367,3 +367,74 @@ pipeline:
 		t.Errorf("Run = %v, want the output's error", err)
 	}
 }
+
+// TestCRIHeldParts checks what happens to CRI P parts whose F line does not
+// come: after flush_timeout they are delivered (logtag P) and the checkpoint
+// moves past them; at the end of input they are delivered and the
+// checkpoint covers them, so that a second run reads nothing again.
+func TestCRIHeldParts(t *testing.T) {
+	const lines = "2026-11-29T21:00:00Z stdout F one\n2026-11-29T21:00:00Z stdout P never-ended\n"
+	for _, exitOnEOF := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exit_on_eof=%v", exitOnEOF), func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "c.log"), []byte(lines), 0o644)
+			cfg := writeConfig(t, dir, fmt.Sprintf(`
+pipeline:
+  inputs:
+    - name: tail
+      path: c.log
+      parser: cri
+      read_from_head: true
+      exit_on_eof: %v
+      poll_interval: 10ms
+      flush_timeout: 50ms
+      db: tail.db
+  outputs:
+    - name: file
+      path: out.log
+`, exitOnEOF))
+			run := func() {
+				p, err := New(cfg, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if exitOnEOF {
+					if err := p.Run(ctx); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				done := make(chan error, 1)
+				go func() { done <- p.Run(ctx) }()
+				for ctx.Err() == nil && !strings.Contains(readFile(t, dir, "out.log"), "never-ended") {
+					time.Sleep(10 * time.Millisecond)
+				}
+				// The checkpoint is saved after the batch is delivered.
+				time.Sleep(100 * time.Millisecond)
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			}
+			run()
+			run()
+			want := `{"stream":"stdout","logtag":"F","log":"one"}` + "\n" +
+				`{"stream":"stdout","logtag":"P","log":"never-ended"}` + "\n"
+			if got := readFile(t, dir, "out.log"); got != want {
+				t.Errorf("after two runs, out.log =\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
