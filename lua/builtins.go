@@ -334,8 +334,8 @@ func parseKV(x, pairSep, kvSep string) ([]kv, bool) {
 	}
 	var out []kv
 	for _, piece := range strings.Split(x, pairSep) {
-		if piece == "" {
-			continue
+		if strings.TrimFunc(piece, unicode.IsSpace) == "" {
+			continue // empty and all-space pieces, as the VM
 		}
 		k, v, ok := strings.Cut(piece, kvSep)
 		if !ok {

@@ -8,25 +8,23 @@ import (
 
 // parseKV is parse_kv(s, pairSep, kvSep): see semantics.md.
 func (m *Machine) parseKV(dst *Reg, s, pairSep, kvSep string) {
-	a := m.a
-	n := 1
-	if pairSep != "" {
-		n = strings.Count(s, pairSep) + 1
+	if pairSep == "" || kvSep == "" {
+		*dst = Null()
+		return
 	}
-	b := a.BeginMap(n)
+	a := m.a
+	b := a.BeginMap(strings.Count(s, pairSep) + 1)
 	for len(s) > 0 {
 		piece := s
 		s = ""
-		if pairSep != "" {
-			if i := strings.Index(piece, pairSep); i >= 0 {
-				piece, s = piece[:i], piece[i+len(pairSep):]
-			}
+		if i := strings.Index(piece, pairSep); i >= 0 {
+			piece, s = piece[:i], piece[i+len(pairSep):]
 		}
 		if strings.TrimSpace(piece) == "" {
 			continue
 		}
 		i := strings.Index(piece, kvSep)
-		if i < 0 || kvSep == "" {
+		if i < 0 {
 			*dst = Null()
 			return
 		}
