@@ -60,7 +60,10 @@ func Record(seed uint64) []byte {
 
 var strs = []string{"", "a", "abc", "x,y", "a=1,b=2", "k=12 z=3", "héllo wörld", "  pad  ", "12", "-3", "1.5",
 	"true", "false", `{"a":1,"b":[1,2]}`, "[1,2]", "2024-03-05 10:20:30", "GET /healthz", "ÄÖü", "a b=c d=\"e f\"",
-	"10/Oct/2023:13:55:36 -0700", "1e3", "null", "k"}
+	"10/Oct/2023:13:55:36 -0700", "1e3", "null", "k",
+	// Edges where the backends once disagreed: logfmt and parse_kv white
+	// space, strconv's extra float syntax, times outside int64 nanoseconds.
+	"a=1\tb=2\r\n", "a=1, ,b=2", "1_0", "0x1p-2", "0001-01-01 00:00:00", "2262-04-12 00:00:00"}
 
 func value(r *rand.Rand, typ string, d int) string {
 	typ = strings.TrimSuffix(typ, "?")
