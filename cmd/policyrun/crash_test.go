@@ -162,9 +162,12 @@ pipeline:
 		t.Errorf("%d lines lost", missing)
 	}
 	// A kill re-reads at most the batch in flight: one poll cycle. The
-	// writer adds about 500 lines a second to each file, so a cycle holds
-	// far fewer than 1,000 lines unless checkpoints lag behind.
-	if dups > kills*1000 {
+	// writer adds a burst of 50 lines to each file about every 100 ms, so
+	// a 20 ms cycle holds at most one burst (100 lines) unless checkpoints
+	// lag behind. (Saving only every tenth checkpoint makes about 130
+	// duplicates per kill; the bound must stay well below the 6,000 lines
+	// written, or the check could never fail.)
+	if dups > kills*100 {
 		t.Errorf("%d duplicates for %d kills: more than one poll cycle each", dups, kills)
 	}
 }
