@@ -161,7 +161,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 
 func (d *decoder) service(n *yaml.Node, s *Service) {
 	d.mapping(n, "service", map[string]func(*yaml.Node){
-		"metrics":    func(v *yaml.Node) { s.Metrics = d.str(v) },
+		"metrics":    func(v *yaml.Node) { s.Metrics = d.loopback(v) },
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
 	})
 }
@@ -267,7 +267,11 @@ func (d *decoder) output(n *yaml.Node) Output {
 	if name == "file" {
 		keys["path"] = func(v *yaml.Node) { o.Path = d.str(v) }
 		keys["max_size"] = func(v *yaml.Node) { o.MaxSize = d.size(v) }
-		keys["max_files"] = func(v *yaml.Node) { o.MaxFiles = d.intv(v) }
+		keys["max_files"] = func(v *yaml.Node) {
+			if o.MaxFiles = d.intv(v); o.MaxFiles < 1 {
+				d.errorf(v.Line, "max_files must be at least 1")
+			}
+		}
 	}
 	d.mapping(n, "output "+name, keys)
 	if name == "file" && o.Path == "" && n.Kind == yaml.MappingNode {

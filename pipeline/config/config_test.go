@@ -146,6 +146,25 @@ pipeline:
 			`p.yaml:6: input tail: key "path" is given twice (first at line 5)`,
 			`p.yaml:7: expected true or false, found "maybe"`,
 		}},
+		{"metrics, max_files, long duration", `
+service:
+  metrics: 0.0.0.0:2021
+pipeline:
+  inputs:
+    - name: tail
+      path: a
+      poll_interval: 1e300
+  outputs:
+    - name: file
+      path: out.log
+      max_files: 0
+`, []string{
+			`p.yaml:3: metrics must listen on a loopback address`,
+			`p.yaml:8: duration "1e300" is too long`,
+			`p.yaml:12: max_files must be at least 1`,
+		}},
+		{"metrics without port", "service:\n  metrics: localhost\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: expected an address such as 127.0.0.1:2021, found "localhost"`}},
 		{"no outputs", "pipeline:\n  inputs:\n    - name: tail\n      path: x\n", []string{"the pipeline has no outputs"}},
 	}
 	for _, tt := range tests {

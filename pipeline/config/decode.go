@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"math"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,6 +170,10 @@ func (d *decoder) duration(n *yaml.Node) time.Duration {
 		return 0
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 {
+		if f > float64(math.MaxInt64/int64(time.Second)) {
+			d.errorf(n.Line, "duration %q is too long", s)
+			return 0
+		}
 		return time.Duration(f * float64(time.Second))
 	}
 	v, err := time.ParseDuration(s)
@@ -176,6 +182,24 @@ func (d *decoder) duration(n *yaml.Node) time.Duration {
 		return 0
 	}
 	return v
+}
+
+// loopback reads the metrics address: host:port on a loopback address,
+// since the endpoint has no authentication.
+func (d *decoder) loopback(n *yaml.Node) string {
+	s, ok := d.scalar(n, "an address such as 127.0.0.1:2021")
+	if !ok {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(s)
+	if err != nil {
+		d.errorf(n.Line, "expected an address such as 127.0.0.1:2021, found %q", s)
+		return s
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		d.errorf(n.Line, "metrics must listen on a loopback address (127.0.0.1, [::1], localhost), not %q: the endpoint has no authentication", s)
+	}
+	return s
 }
 
 // size reads a byte count: 1000, 32k, 5M, 1G (powers of 1024, as Fluent Bit).
