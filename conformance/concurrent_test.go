@@ -1,0 +1,101 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// TestConcurrentCorpus shares one vm.Program and one lua.Program per
+// corpus file between goroutines, each with its own Machine or Runner,
+// over the test inputs of the whole corpus (regexes, in sets, faults and
+// their counters, for loops, builders): every goroutine must see what a
+// sequential run sees, and go test -race watches for shared state.
+func TestConcurrentCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, fn := range corpus(t) {
+		src, err := os.ReadFile(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, info, diags := compiler.CheckFile(fn, src)
+		if diag.HasErrors(diags) {
+			continue // TestCorpus reports it
+		}
+		vprog, err := compiler.Compile(f, info)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		lprog, err := lua.Compile(f, info)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		runVM := func() string {
+			m := vm.NewMachine(vprog)
+			m.SetNow(now)
+			return runInputs(t, f, func(rec *record.Record) string { return m.Run(rec).String() })
+		}
+		runLua := func() string {
+			r, err := lprog.NewRunner()
+			if err != nil {
+				t.Error(err)
+				return ""
+			}
+			defer r.Close()
+			r.Now = func() time.Time { return now }
+			return runInputs(t, f, func(rec *record.Record) string {
+				res, err := r.Run(rec)
+				return fmt.Sprint(res, err)
+			})
+		}
+		for _, run := range []func() string{runVM, runLua} {
+			want := run()
+			var wg sync.WaitGroup
+			errs := make(chan string, 4)
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if got := run(); got != want {
+						errs <- fmt.Sprintf("%s: a concurrent run differs:\n%s\nsequential:\n%s", fn, got, want)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		}
+	}
+}
+
+// runInputs runs every test input of f and describes the outcomes and the
+// records, one line each.
+func runInputs(t *testing.T, f *policy.File, run func(*record.Record) string) string {
+	var b strings.Builder
+	a := record.NewArena()
+	for _, tc := range f.Tests {
+		rec, err := policytest.NewInput(tc, a)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		fmt.Fprintf(&b, "%s: %s %s\n", tc.Name, run(rec), rec.AppendJSON(nil))
+	}
+	return b.String()
+}
