@@ -48,7 +48,10 @@ func (a *Arena) freeze(v Value) Value {
 	}
 	w, n, off := width(v.kind), int(v.n()), int(v.off())
 	for i := off + w - 1; i < off+w*n; i += w {
-		a.nodes[i] = a.freeze(a.nodes[i])
+		// Only writable containers carry the flag: skip the rest unread.
+		if a.nodes[i].flags&flagWritable != 0 {
+			a.nodes[i] = a.freeze(a.nodes[i])
+		}
 	}
 	v.flags &^= flagWritable
 	v.ref = 0

@@ -166,3 +166,48 @@ func TestEncodeSnapshot(t *testing.T) {
 	}
 	t.Fatalf("got %d lines, want %d", len(g), len(w))
 }
+
+// appendFloatStrconv is the encoder's float formatting before its fast
+// path for short decimals: the reference.
+func appendFloatStrconv(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	abs := math.Abs(f)
+	fmt := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmt = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, fmt, -1, 64)
+	if !bytes.ContainsAny(dst, ".e") {
+		dst = append(dst, ".0"...)
+	}
+	return dst
+}
+
+func TestAppendFloatFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	check := func(f float64) {
+		t.Helper()
+		if got, want := appendFloat(nil, f), appendFloatStrconv(nil, f); !bytes.Equal(got, want) {
+			t.Fatalf("%v (%#x): got %s, want %s", f, math.Float64bits(f), got, want)
+		}
+	}
+	for _, f := range []float64{1e-6, 9.99999e-7, 1e-5, 0.001, 0.1, 0.5, 1, 10, 12.5, 1810.542, 1e9, 999999999.999999,
+		1e9 + 0.5, 1e12, 1e12 + 0.001, 999999999999.999, 1e15, 1e15 - 1, 1e15 - 0.125, 123456789012.345, 0.3, 2.675} {
+		check(f)
+		check(-f)
+		check(math.Nextafter(f, 0))
+		check(math.Nextafter(f, 2e15))
+	}
+	for i := 0; i < 200000; i++ {
+		// Decimals of 1 to 17 digits with 0 to 9 of them after the point,
+		// and their neighbours, which are not short decimals.
+		digits, frac := 1+rng.IntN(17), rng.IntN(10)
+		m := rng.Int64N(int64(math.Pow10(digits)))
+		f := float64(m) / math.Pow10(frac)
+		check(f)
+		check(math.Nextafter(f, math.Inf(1)))
+		check(math.Float64frombits(rng.Uint64()))
+	}
+}

@@ -124,6 +124,23 @@ func appendJSONStr(dst, s []byte, flags uint8) []byte {
 }
 
 func appendFloat(dst []byte, f float64) []byte {
+	// Most floats in logs are short decimals (12.5, 1810.542): when
+	// m/10^k, for one k, is f, the digits of m are strconv's shortest
+	// digits too — no other decimal of 15 or fewer digits rounds to f — and
+	// 'f' formatting is only placing the point. Otherwise, strconv.
+	if abs := math.Abs(f); abs >= 1e-6 && abs < 1e15 {
+		k := 6
+		if abs >= 1e9 {
+			k = 0
+			if abs < 1e12 {
+				k = 3
+			}
+		}
+		// abs*10^k is off by less than 0.5, so m is the nearest integer.
+		if m := math.Round(abs * pow10[k]); m < 1e15 && m/pow10[k] == abs {
+			return appendDecimal(dst, f < 0, uint64(m), k)
+		}
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}
@@ -140,6 +157,34 @@ func appendFloat(dst []byte, f float64) []byte {
 		}
 	}
 	return append(dst, ".0"...)
+}
+
+// appendDecimal appends (-)m/10^k in the form strconv.AppendFloat(f, 'f',
+// -1) gives, with ".0" when that has no point.
+func appendDecimal(dst []byte, neg bool, m uint64, k int) []byte {
+	for k > 0 && m%10 == 0 {
+		m /= 10
+		k--
+	}
+	var buf [20]byte
+	s := strconv.AppendUint(buf[:0], m, 10)
+	if neg {
+		dst = append(dst, '-')
+	}
+	switch {
+	case k == 0:
+		dst = append(dst, s...)
+		return append(dst, ".0"...)
+	case len(s) > k:
+		dst = append(dst, s[:len(s)-k]...)
+		dst = append(dst, '.')
+		return append(dst, s[len(s)-k:]...)
+	}
+	dst = append(dst, "0."...)
+	for i := len(s); i < k; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, s...)
 }
 
 const hexDigits = "0123456789abcdef"

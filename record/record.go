@@ -82,7 +82,9 @@ func (r *Record) SetTime(unixNanos int64) { r.time = unixNanos }
 func (r *Record) Commit() {
 	// The committed maps may not change in place any more: later edits
 	// copy them again.
-	r.root = r.a.freeze(r.root)
+	if r.root.writable() { // only an edited root is (and needs the walk)
+		r.root = r.a.freeze(r.root)
+	}
 	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
 }
 
