@@ -7,7 +7,7 @@ func (a *Arena) CopyValue(src *Arena, v Value) Value {
 	switch v.kind {
 	case String, Bytes:
 		c := a.NewString(src.raw(v))
-		c.kind, c.sig = v.kind, v.sig
+		c.kind, c.flags, c.sig = v.kind, v.flags&flagPlain, v.sig
 		return c
 	case Array, Map:
 		w, n := width(v.kind), int(v.n())
@@ -31,6 +31,9 @@ func (a *Arena) CopyRecord(r *Record) *Record {
 		c.tag = a.CopyValue(r.a, r.tag)
 	}
 	c.baseTag = c.tag
+	if r.passThrough() { // the copy still stands for its line: keep it
+		c.decoded, c.text = c.base, a.NewString(r.a.raw(r.text))
+	}
 	c.time, c.baseTime = r.time, r.time
 	if r.meta.kind == Map {
 		c.meta = a.CopyValue(r.a, r.meta)

@@ -15,7 +15,8 @@
 // container on the path from the root; later edits change the copy in place.
 // The decoded nodes are never changed, so Record.Discard restores the record
 // as decoded by pointing it back at its original root, and the encoder simply
-// walks the current root: any number of edits cost one encode.
+// walks the current root: any number of edits cost one encode, and a
+// record decoded from a JSON line and not edited is written as the line.
 //
 // The rules for bad input, numbers, strings, duplicate keys and key order are
 // in docs/records.md.

@@ -80,10 +80,32 @@ func TestPassThroughNotFromMsgpack(t *testing.T) {
 	if got, want := r.AppendJSON(nil), a.AppendJSON(nil, r.Root()); !bytes.Equal(got, want) {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	// Nor from a copy: its strings live elsewhere.
-	j := mustDecode(t, a, `{"a": 1}`, Referenced)
-	if got := NewArena().CopyRecord(j).AppendJSON(nil); string(got) != `{"a":1}` {
-		t.Errorf("copy: %s", got)
+}
+
+func TestPassThroughCopyRecord(t *testing.T) {
+	src := NewArena()
+	line := []byte(`{"a": 1, "s": "x"}`)
+	j := mustDecode(t, src, string(line), Referenced)
+	e := mustDecode(t, src, `{"a": 1}`, Referenced)
+	e.Set(NewPath("b"), IntValue(2))
+	dst := NewArena()
+	cj, ce := dst.CopyRecord(j), dst.CopyRecord(e)
+	src.Reset()
+	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
+	if got := string(cj.AppendJSON(nil)); got != string(line) {
+		t.Errorf("copy of an unchanged record: %s", got)
+	}
+	// An edited record's copy holds its edits as decoded state: encoded.
+	if got := string(ce.AppendJSON(nil)); got != `{"a":1,"b":2}` {
+		t.Errorf("copy of an edited record: %s", got)
+	}
+	cj.Set(NewPath("b"), IntValue(2))
+	if got := string(cj.AppendJSON(nil)); got != `{"a":1,"s":"x","b":2}` {
+		t.Errorf("edited copy: %s", got)
+	}
+	cj.Discard()
+	if got := string(cj.AppendJSON(nil)); got != string(line) {
+		t.Errorf("edited copy, discarded: %s", got)
 	}
 }
 
