@@ -64,8 +64,12 @@ func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
 			n = left
 		}
 		k, err := r.file.ReadAt(t.rbuf[:n], r.offset)
-		t.consume(r, t.rbuf[:k], now)
-		r.remember(t.rbuf[:k])
+		c := t.consume(r, t.rbuf[:k], now)
+		r.remember(t.rbuf[:c])
+		if c < k {
+			r.eof = false
+			return true // MaxBatchLines; the rest is read again next cycle
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				t.readError(r, err)
@@ -144,20 +148,29 @@ func (t *Tail) growFingerprint(r *reader, size int64) {
 	r.fp = fp[:n]
 }
 
-// consume splits data, which starts at r.offset, into lines.
-func (t *Tail) consume(r *reader, data []byte, now time.Time) {
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			t.hold(r, data, now)
-			r.offset += int64(len(data))
-			return
+// consume splits data, which starts at r.offset, into lines, and returns
+// how many bytes it used: it stops early when the batch has MaxBatchLines
+// lines, since short lines would otherwise make a batch of millions of
+// records from a few megabytes.
+func (t *Tail) consume(r *reader, data []byte, now time.Time) int {
+	used := 0
+	for used < len(data) {
+		if len(t.batch.Lines) >= t.cfg.MaxBatchLines {
+			return used
 		}
-		t.endLine(r, data[:i])
+		rest := data[used:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			t.hold(r, rest, now)
+			r.offset += int64(len(rest))
+			return len(data)
+		}
+		t.endLine(r, rest[:i])
 		r.offset += int64(i) + 1
 		r.lineStart = r.offset
-		data = data[i+1:]
+		used += i + 1
 	}
+	return used
 }
 
 // endLine finishes the current line with seg, the bytes before its newline.

@@ -27,6 +27,7 @@ const (
 	DefaultFingerprintSize = 1000
 	DefaultMaxLineSize     = 1 << 20
 	DefaultMaxBatchBytes   = 4 << 20
+	DefaultMaxBatchLines   = 16 << 10
 )
 
 // DefaultAttributes are the attributes added to every line when
@@ -61,8 +62,10 @@ type Config struct {
 	// ExitOnEOF makes Poll return io.EOF once every file has been read to
 	// its end.
 	ExitOnEOF bool
-	// MaxBatchBytes bounds the line bytes of one batch.
+	// MaxBatchBytes bounds the line bytes of one batch, MaxBatchLines its
+	// lines (a record costs far more memory than a short line).
 	MaxBatchBytes int
+	MaxBatchLines int
 	// Attributes names the attributes added to each line: any of
 	// log.file.name, log.file.path, log.file.name_resolved and
 	// log.file.path_resolved. Nil means DefaultAttributes.
@@ -98,6 +101,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxBatchBytes <= 0 {
 		c.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if c.MaxBatchLines <= 0 {
+		c.MaxBatchLines = DefaultMaxBatchLines
 	}
 	if c.Attributes == nil {
 		c.Attributes = DefaultAttributes
@@ -175,7 +181,7 @@ type Tail struct {
 	resumed   bool // New was given a checkpoint
 	nextScan  time.Time
 	lastCycle time.Time
-	more      bool // the last cycle stopped at MaxBatchBytes
+	more      bool // the last cycle stopped at MaxBatchBytes or MaxBatchLines
 	done      bool
 	rr        int // reader to start with, for fairness under MaxBatchBytes
 

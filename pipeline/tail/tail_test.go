@@ -468,3 +468,41 @@ func TestFingerprintSize(t *testing.T) {
 		t.Fatalf("fingerprint = %q", fp)
 	}
 }
+
+// TestMaxBatchLines checks that short lines cannot make a huge batch: a
+// few megabytes of empty lines would otherwise be millions of records in
+// one batch. Every line still arrives, once, with its offset and number.
+func TestMaxBatchLines(t *testing.T) {
+	dir := t.TempDir()
+	const n = 100000
+	writeFile(t, filepath.Join(dir, "e.log"), strings.Repeat("\n", n-1)+"last\n")
+	cfg := fastConfig(filepath.Join(dir, "e.log"))
+	cfg.ExitOnEOF = true
+	cfg.MaxBatchLines = 1000
+	h := newHarness(t, cfg, nil)
+	biggest := 0
+	for {
+		k, err := h.poll()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		biggest = max(biggest, k)
+	}
+	if biggest > 1000 {
+		t.Errorf("a batch had %d lines, want at most 1000", biggest)
+	}
+	if len(h.lines) != n {
+		t.Fatalf("%d lines, want %d", len(h.lines), n)
+	}
+	for i, l := range h.lines {
+		if l.Offset != int64(i) || l.RecordNum != int64(i+1) {
+			t.Fatalf("line %d: offset %d, record %d", i, l.Offset, l.RecordNum)
+		}
+	}
+	if got := string(h.lines[n-1].Bytes); got != "last" {
+		t.Errorf("last line = %q", got)
+	}
+}
