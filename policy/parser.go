@@ -31,6 +31,7 @@ type token struct {
 
 type parser struct {
 	file     *File
+	src      []byte
 	toks     []token
 	errors   ErrorList
 	errLines map[int]bool // lines that already have an error
@@ -65,6 +66,7 @@ func (p *parser) enter() bool {
 func (p *parser) leave() { p.nest-- }
 
 func (p *parser) init(src []byte) {
+	p.src = src
 	var s Scanner
 	s.Init(src, func(e *Error) {
 		p.errors = append(p.errors, e)
@@ -375,6 +377,10 @@ func (p *parser) parseStringLit(what, hint string) (*BasicLit, Pos, bool) {
 	return lit, lit.ValuePos, true
 }
 
+// infixWords are built-ins people write between their operands, as in
+// SQL or Python: drop when .msg contains "x".
+var infixWords = map[string]bool{"contains": true, "matches": true, "starts_with": true, "ends_with": true}
+
 // expectStmtEnd checks that the statement just parsed ends here, and skips
 // the rest of the line if not.
 func (p *parser) expectStmtEnd(what string) {
@@ -386,7 +392,17 @@ func (p *parser) expectStmtEnd(what string) {
 		return
 	}
 	hint := ""
+	var prev token // the token before t, when it is a bare name (not a .field)
+	if p.i > 0 && p.toks[p.i-1].tok == IDENT && (p.i < 2 || p.toks[p.i-2].tok != DOT) {
+		prev = p.toks[p.i-1]
+	}
 	switch {
+	case prev.lit == "not":
+		hint = "the logical operators are && || and !: write !x for not x"
+	case p.t.tok == IDENT && infixWords[p.t.lit]:
+		hint = p.t.lit + " is a function: write " + p.t.lit + "(s, x)"
+	case p.t.tok == QUESTION:
+		hint = "there is no ?: operator: write if C { set .x = a } else { set .x = b }"
 	case p.t.tok == ASSIGN:
 		hint = "use == to compare; = assigns"
 	case p.t.tok == IDENT && (p.t.lit == "and" || p.t.lit == "or" || p.t.lit == "not"):

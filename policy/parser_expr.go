@@ -23,7 +23,17 @@ func (p *parser) parseBinary(prec int) Expr {
 		if op == COALESCE {
 			next = oprec
 		}
-		y := p.parseBinary(next)
+		var y Expr
+		if op == IN && p.t.tok == LPAREN && (p.i+1 >= len(p.toks) || p.toks[p.i+1].tok != LBRACK) {
+			// x in ("a", "b"), as in SQL or Python: read it as the list
+			// it was meant to be, so the rest of the line parses.
+			l := p.parseListIn(RPAREN, "list")
+			p.errorAt(l.Pos(), l.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
+				"in needs a list literal in brackets on its right, found parentheses")
+			x = &BinaryExpr{X: x, OpPos: pos, Op: op, Y: l}
+			continue
+		}
+		y = p.parseBinary(next)
 		if op == IN {
 			if _, ok := unparen(y).(*ListLit); !ok && !isBad(y) {
 				p.errorAt(y.Pos(), y.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
@@ -269,30 +279,34 @@ func (p *parser) parseArgs() (lparen Pos, args []Expr, rparen Pos) {
 	return lparen, args, rparen
 }
 
-func (p *parser) parseList() Expr {
+func (p *parser) parseList() Expr { return p.parseListIn(RBRACK, "list") }
+
+// parseListIn parses a list whose elements end at close: ] for a list
+// literal, ) for the x in (a, b) people write by mistake.
+func (p *parser) parseListIn(close Token, what string) *ListLit {
 	l := &ListLit{Lbrack: p.t.pos}
 	p.exprLev++
 	p.next()
-	for p.t.tok != RBRACK && !p.atUnclosedEnd() {
+	for p.t.tok != close && !p.atUnclosedEnd() {
 		l.Elems = append(l.Elems, p.parseExpr())
 		if p.t.tok == COMMA {
 			p.next()
 			continue
 		}
-		if p.t.tok != RBRACK {
+		if p.t.tok != close {
 			hint := ""
 			if p.afterNL {
 				hint = "separate the elements with commas"
 			}
 			if !p.atUnclosedEnd() {
-				p.errorHere(CodeUnexpected, hint, "expected ',' or ']' in the list, found %s", p.describe())
-				p.skipToClose(RBRACK)
+				p.errorHere(CodeUnexpected, hint, "expected ',' or '%s' in the %s, found %s", close, what, p.describe())
+				p.skipToClose(close)
 			}
 			break
 		}
 	}
 	p.exprLev--
-	l.Rbrack = p.expectClose(RBRACK, l.Lbrack, "list")
+	l.Rbrack = p.expectClose(close, l.Lbrack, what)
 	return l
 }
 

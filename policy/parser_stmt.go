@@ -1,5 +1,7 @@
 package policy
 
+import "fmt"
+
 // parseStmt parses one statement and the end of its line. It returns a
 // BadStmt for a line it cannot make sense of, after reporting it.
 func (p *parser) parseStmt() Stmt {
@@ -111,8 +113,13 @@ func (p *parser) parseSet() Stmt {
 		p.next()
 	default:
 		hint := "write set .path = value"
-		if p.t.tok == COLON {
+		switch op := p.t.tok; {
+		case op == COLON:
 			hint = "use = to assign, not :"
+		case (op == ADD || op == SUB || op == MUL || op == QUO || op == REM) &&
+			p.i+1 < len(p.toks) && p.toks[p.i+1].tok == ASSIGN && p.toks[p.i+1].pos.Offset == p.t.end.Offset:
+			path := string(p.src[s.Target.Pos().Offset:s.Target.End().Offset])
+			hint = fmt.Sprintf("there is no %s=: write set %s = %s %s value", op, path, path, op)
 		}
 		p.errorHere(CodeAssignOp, hint, "expected '=' after the path in set, found %s", p.describe())
 		p.sync()
