@@ -100,11 +100,21 @@ func checkPolicy(name string, src []byte) []diag.Diagnostic {
 	f, errs := policy.ParseFile(name, src)
 	ds := diag.FromSyntax(name, errs)
 	if f != nil {
-		_, more := check.Check(f)
-		for i := range more {
-			more[i].Filename = name
+		// The checker sees what the parser made of a broken line (drop
+		// when .msg contains "x" is drop when .msg): its complaints there
+		// would only echo the syntax error, so that line keeps just it.
+		broken := make(map[int]bool, len(ds))
+		for _, d := range ds {
+			broken[d.Pos.Line] = true
 		}
-		ds = append(ds, more...)
+		_, more := check.Check(f)
+		for _, d := range more {
+			if broken[d.Pos.Line] {
+				continue
+			}
+			d.Filename = name
+			ds = append(ds, d)
+		}
 	}
 	return diag.Sort(ds)
 }

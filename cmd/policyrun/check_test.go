@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", p("bad.policy")}, 1, "2 errors, 0 warnings in 1 file"},
 		{[]string{"check", p("warn.policy")}, 0, "0 errors, 1 warning in 1 file"},
 		{[]string{"check", "--strict", p("warn.policy")}, 1, "0 errors, 1 warning in 1 file"},
-		{[]string{"check", dir}, 1, "4 errors, 1 warning in 4 files"},
+		{[]string{"check", dir}, 1, "3 errors, 1 warning in 4 files"},
 		{[]string{"check", p("missing.policy")}, 2, ""},
 		{[]string{"check"}, 2, ""},
 		{[]string{"check", "--format", "xml", p("clean.policy")}, 2, ""},
@@ -100,7 +101,7 @@ func TestCheckJSON(t *testing.T) {
 	for _, d := range ds {
 		codes = append(codes, filepath.Base(d.File)+":"+d.Code)
 	}
-	if got := strings.Join(codes, " "); got != "bad.policy:E0301 bad.policy:E0308 syn.policy:E0013 syn.policy:E0308" {
+	if got := strings.Join(codes, " "); got != "bad.policy:E0301 bad.policy:E0308 syn.policy:E0013" {
 		t.Errorf("codes %s", got)
 	}
 	_, out, _ = runCLI("check", "--format", "json", filepath.Join(dir, "ok.policy"))
@@ -118,5 +119,41 @@ func TestCheckGitHub(t *testing.T) {
 	}
 	if stderr != "" {
 		t.Errorf("github format wrote to stderr: %q", stderr)
+	}
+}
+
+// TestCheckSyntaxCascade: a line with a syntax error reports that error
+// only, not the checker's view of what the parser recovered; the other
+// lines are still checked.
+func TestCheckSyntaxCascade(t *testing.T) {
+	src := `policy "p"
+
+schema {
+  msg: string
+  level: string
+  status: int
+}
+
+drop when .msg contains "x"
+drop when not .level
+drop when .level in ("a", "b")
+set .n = .msg + 1
+`
+	dir := writeFiles(t, map[string]string{"c.policy": src})
+	_, out, _ := runCLI("check", "--format", "json", filepath.Join(dir, "c.policy"))
+	var ds []struct {
+		Line int
+		Code string
+	}
+	if err := json.Unmarshal([]byte(out), &ds); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, fmt.Sprintf("%d:%s", d.Line, d.Code))
+	}
+	want := "9:E0022 10:E0022 11:E0017 12:E0303"
+	if strings.Join(got, " ") != want {
+		t.Errorf("diagnostics %s, want %s\n%s", strings.Join(got, " "), want, out)
 	}
 }
