@@ -227,12 +227,16 @@ type tagCache struct {
 	outputs []*outSlot
 	byPath  map[string]*tagEntry
 	byTag   map[string]*tagEntry
+	last    *tagEntry // the entry of the last record looked up
 }
 
+// A tagEntry says which stages and outputs match a tag: bit i of stages
+// for stage i < 64 (later ones are matched by pattern each time).
 type tagEntry struct {
 	tag     string
 	stages  uint64
 	outputs uint64
+	routed  bool // some output matches
 }
 
 func newTagCache(tmpl string, stages []*stage, outputs []*outSlot) *tagCache {
@@ -261,12 +265,26 @@ func (c *tagCache) entry(tag string) *tagEntry {
 		}
 	}
 	for i, o := range c.outputs {
-		if i < 64 && Match(o.cfg.Match, tag) {
-			e.outputs |= 1 << i
+		if Match(o.cfg.Match, tag) {
+			e.routed = true
+			if i < 64 {
+				e.outputs |= 1 << i
+			}
 		}
 	}
 	c.byTag[tag] = e
 	return e
+}
+
+// of returns the entry of r's tag. Records of a batch mostly share one
+// tag, so comparing with the last one saves hashing it.
+func (c *tagCache) of(r *record.Record) *tagEntry {
+	tag := r.Tag()
+	if c.last != nil && string(tag) == c.last.tag {
+		return c.last
+	}
+	c.last = c.entry(string(tag))
+	return c.last
 }
 
 func (c *tagCache) tagValue(a *record.Arena, r *record.Record, f *tail.File) record.Value {
@@ -280,9 +298,15 @@ func (c *tagCache) tagValue(a *record.Arena, r *record.Record, f *tail.File) rec
 
 // A policy may change a record's tag, so matching reads the tag each time.
 func (c *tagCache) matchStage(r *record.Record, i int) bool {
-	return i >= 64 || c.entry(string(r.Tag())).stages&(1<<i) != 0
+	if i >= 64 {
+		return Match(c.stages[i].cfg.Match, string(r.Tag()))
+	}
+	return c.of(r).stages&(1<<i) != 0
 }
 
 func (c *tagCache) matchOutput(r *record.Record, i int) bool {
-	return i >= 64 || c.entry(string(r.Tag())).outputs&(1<<i) != 0
+	if i >= 64 {
+		return Match(c.outputs[i].cfg.Match, string(r.Tag()))
+	}
+	return c.of(r).outputs&(1<<i) != 0
 }

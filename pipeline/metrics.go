@@ -56,6 +56,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_records_dropped_total", "Records dropped by policies.", s.Dropped)
 	counter("policyrun_records_faulted_total", "Records on which a policy faulted.", s.Faulted)
 	counter("policyrun_records_unparsed_total", "Lines that did not parse, passed on raw.", s.Unparsed)
+	counter("policyrun_records_unrouted_total", "Records kept by the policies whose tag no output matches.", s.Unrouted)
 	counter("policyrun_lines_truncated_total", "Lines over max_line_size, cut to it.", s.TruncatedLines)
 	counter("policyrun_lines_skipped_total", "Lines over max_line_size, skipped (skip_long_lines).", s.SkippedLines)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)

@@ -208,6 +208,14 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*re
 		p.stats.addStage(counts)
 		recs = mergeKept(recs, sel, kept)
 	}
+	// A record whose tag no output matches (a policy may have changed it)
+	// goes nowhere: count it, rather than let it vanish as "out".
+	var unrouted int64
+	for _, r := range recs {
+		if !tags.of(r).routed {
+			unrouted++
+		}
+	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	for oi, o := range p.outputs {
@@ -224,7 +232,8 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*re
 			return fmt.Errorf("output %s: %w", o.out.Name(), err)
 		}
 	}
-	p.stats.Out.Add(int64(len(recs)))
+	p.stats.Out.Add(int64(len(recs)) - unrouted)
+	p.stats.Unrouted.Add(unrouted)
 	return nil
 }
 

@@ -438,3 +438,63 @@ func readFile(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// seenStage counts the records it is given.
+type seenStage struct{ n *int64 }
+
+func (s seenStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	*s.n += int64(len(recs))
+	return recs, StageCounts{}
+}
+
+func (seenStage) Close() error { return nil }
+
+// TestRouting checks the tag matching of stages and outputs past the 64
+// that the cache keeps as bits, and that a record no output matches is
+// counted as unrouted, not as out.
+func TestRouting(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte("1\n2\n3\n"), 0o644)
+	var b strings.Builder
+	b.WriteString("pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n      tag: app\n      read_from_head: true\n      exit_on_eof: true\n  filters:\n")
+	const stages = 70
+	for i := range stages {
+		match := "app"
+		if i%2 == 1 {
+			match = "other"
+		}
+		fmt.Fprintf(&b, "    - name: policy\n      match: %s\n      file: s%d.policy\n", match, i)
+	}
+	b.WriteString("  outputs:\n")
+	for range 66 {
+		b.WriteString("    - name: null\n      match: other\n")
+	}
+	cfg := writeConfig(t, dir, b.String())
+	seen := make([]int64, stages)
+	next := 0
+	p, err := New(cfg, Options{NewProcessor: func(config.Filter, string) (Processor, error) {
+		next++
+		return seenStage{&seen[next-1]}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range seen {
+		if want := int64(3 * (1 - i%2)); n != want {
+			t.Errorf("stage %d saw %d records, want %d", i, n, want)
+		}
+	}
+	s := p.Summary()
+	if s.In != 3 || s.Out != 0 || s.Unrouted != 3 {
+		t.Errorf("in %d, out %d, unrouted %d; want 3, 0, 3", s.In, s.Out, s.Unrouted)
+	}
+	var sum bytes.Buffer
+	s.Write(&sum)
+	if !strings.Contains(sum.String(), "out 0, dropped 0, faulted 0, unparsed 0, unrouted 3\n") {
+		t.Errorf("summary:\n%s", sum.String())
+	}
+}

@@ -14,6 +14,7 @@ import (
 // per record, and may be read from any goroutine.
 type Stats struct {
 	In, Out, Dropped, Faulted, Unparsed atomic.Int64
+	Unrouted                            atomic.Int64 // kept, but no output matched
 	BytesIn                             atomic.Int64
 	BadCheckpoints, CheckpointErrors    atomic.Int64
 
@@ -53,7 +54,9 @@ func (s *Stats) FaultsByReason() map[string]int64 {
 // Summary is the end-of-run report.
 type Summary struct {
 	In, Out, Dropped, Faulted, Unparsed int64
-	BytesIn, BytesOut                   int64
+	// Unrouted records were kept by the stages but matched no output.
+	Unrouted          int64
+	BytesIn, BytesOut int64
 	// Lines over max_line_size: cut to it, or skipped (skip_long_lines).
 	TruncatedLines, SkippedLines int64
 	Faults                       map[string]int64
@@ -70,6 +73,7 @@ func (p *Pipeline) Summary() Summary {
 		Dropped:  p.stats.Dropped.Load(),
 		Faulted:  p.stats.Faulted.Load(),
 		Unparsed: p.stats.Unparsed.Load(),
+		Unrouted: p.stats.Unrouted.Load(),
 		BytesIn:  p.stats.BytesIn.Load(),
 		Faults:   p.stats.FaultsByReason(),
 		Wall:     p.stats.Wall,
@@ -97,8 +101,12 @@ func (p *Pipeline) Summary() Summary {
 
 // Write prints the summary as a few aligned lines.
 func (s Summary) Write(w io.Writer) {
-	fmt.Fprintf(w, "records: in %d, out %d, dropped %d, faulted %d, unparsed %d\n",
+	fmt.Fprintf(w, "records: in %d, out %d, dropped %d, faulted %d, unparsed %d",
 		s.In, s.Out, s.Dropped, s.Faulted, s.Unparsed)
+	if s.Unrouted > 0 {
+		fmt.Fprintf(w, ", unrouted %d", s.Unrouted)
+	}
+	fmt.Fprintln(w)
 	if len(s.Faults) > 0 {
 		reasons := make([]string, 0, len(s.Faults))
 		for k := range s.Faults {
