@@ -249,8 +249,10 @@ func (c *checker) binary(e *policy.BinaryExpr, st *state) *types.Type {
 		// && chains narrow left to right; || narrows by the left side
 		// having been false.
 		y := c.expr(e.Y, c.narrow(e.X, st, e.Op == policy.LAND))
+		n := len(c.diags)
 		c.wantBool(e.X, x, "operator "+e.Op.String())
 		c.wantBool(e.Y, y, "operator "+e.Op.String())
+		c.orListHint(e, c.diags[n:])
 		return types.BoolType
 	case policy.COALESCE:
 		return c.coalesce(e, st)
@@ -616,5 +618,35 @@ func (c *checker) precedenceHint(e *policy.BinaryExpr, diags []diag.Diagnostic) 
 		}
 		d.Hint = fmt.Sprintf("?? binds more loosely than %s, so its default applies to the whole of %s: write (%s ?? %s)",
 			op, exprText(e.X), exprText(operand), exprText(e.Y))
+	}
+}
+
+// orListHint rewrites the hint of an E0304 on the literal of
+// `.level == "error" || "warn"` (English for .level in ["error", "warn"]).
+func (c *checker) orListHint(e *policy.BinaryExpr, diags []diag.Diagnostic) {
+	lit, ok := unparen(e.Y).(*policy.BasicLit)
+	if !ok || lit.Kind == policy.LitBool || lit.Kind == policy.LitNull {
+		return
+	}
+	cmp, ok := unparen(e.X).(*policy.BinaryExpr)
+	// == with || and != with && are the lists people mean.
+	if !ok || !(cmp.Op == policy.EQL && e.Op == policy.LOR || cmp.Op == policy.NEQ && e.Op == policy.LAND) {
+		return
+	}
+	first, ok := unparen(cmp.Y).(*policy.BasicLit)
+	if !ok || first.Kind != lit.Kind {
+		return
+	}
+	for i := range diags {
+		d := &diags[i]
+		if d.Code != CodeLogic || d.Pos != e.Y.Pos() {
+			continue
+		}
+		x, a, b := exprText(cmp.X), exprText(cmp.Y), exprText(e.Y)
+		if cmp.Op == policy.EQL {
+			d.Hint = fmt.Sprintf("compare each value: %s == %s %s %s == %s, or write %s in [%s, %s]", x, a, e.Op, x, b, x, a, b)
+		} else {
+			d.Hint = fmt.Sprintf("compare each value: %s != %s %s %s != %s, or write !(%s in [%s, %s])", x, a, e.Op, x, b, x, a, b)
+		}
 	}
 }
