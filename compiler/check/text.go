@@ -188,7 +188,7 @@ func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
 	x := exprText(e)
 	d := diag.Errorf(e, CodeOptional, "%s may be absent or null, and %s is needed here", x, what).
 		WithLabel("%s is %s", x, t)
-	if !isPathExpr(unparen(e)) {
+	if !rootedPath(e) {
 		// exists() takes a path (E0406): a computed value is tested
 		// through a local.
 		return d.WithHint("write %s ?? %s, or bind it with let and test it with != null first", x, defaultFor(t))
@@ -225,4 +225,21 @@ func (c *checker) undefined(id *policy.Ident) {
 		}
 	}
 	c.report(d)
+}
+
+// rootedPath reports whether e is a path exists() can test: fields and
+// indexes down to the record, metadata or a local (not split(...)[0]).
+func rootedPath(e policy.Expr) bool {
+	for {
+		switch x := unparen(e).(type) {
+		case *policy.FieldExpr:
+			e = x.X
+		case *policy.IndexExpr:
+			e = x.X
+		case *policy.RootExpr, *policy.MetaExpr, *policy.Ident:
+			return true
+		default:
+			return false
+		}
+	}
 }
