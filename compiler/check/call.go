@@ -48,7 +48,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 	case builtin.BadCount:
 		c.report(diag.Errorf(e, CodeArgCount, "%s", err.Msg).
 			WithLabel("%s", f.Sig).
-			WithHint("%s: %s", f.Sig, f.Doc))
+			WithHint("%s returns %s", f.Name, f.Doc))
 	case builtin.NotPresent:
 		a := e.Args[err.Arg]
 		c.report(optionalErr(a, args[err.Arg], "a "+err.Want))
