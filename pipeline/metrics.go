@@ -61,6 +61,9 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_lines_skipped_total", "Lines over max_line_size, skipped (skip_long_lines).", s.SkippedLines)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
 	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
+	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",
+		(s.User + s.System).Seconds())
+	fmt.Fprintf(w, "# HELP policyrun_peak_rss_bytes Peak resident memory (getrusage).\n# TYPE policyrun_peak_rss_bytes gauge\npolicyrun_peak_rss_bytes %d\n", s.PeakRSS)
 	if len(s.Faults) > 0 {
 		fmt.Fprintf(w, "# HELP policyrun_faults_total Policy faults by reason.\n# TYPE policyrun_faults_total counter\n")
 		reasons := make([]string, 0, len(s.Faults))

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
@@ -55,8 +56,10 @@ type Pipeline struct {
 	outputs []*outSlot
 	outMu   sync.Mutex // outputs are written by one input at a time
 
-	stats   Stats
-	started time.Time
+	stats Stats
+	// started and ended are UnixNano times of Run, read by the metrics
+	// server while it runs.
+	started, ended atomic.Int64
 }
 
 type stage struct {
@@ -141,7 +144,7 @@ func resolve(dir, path string) string {
 // run: the other inputs deliver the batch in hand and stop too, rather than
 // reading on while part of the pipeline is dead.
 func (p *Pipeline) Run(ctx context.Context) error {
-	p.started = time.Now()
+	p.started.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -156,7 +159,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	p.stats.Wall = time.Since(p.started)
+	p.ended.Store(time.Now().UnixNano())
 	return errors.Join(errs...)
 }
 

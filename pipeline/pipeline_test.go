@@ -214,13 +214,16 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Scrapes while the pipeline runs must not race with it (go test -race).
+	p.started.Store(time.Now().UnixNano())
+	go p.ended.Store(time.Now().UnixNano())
 	resp, err := http.Get("http://" + addr.String() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{"policyrun_records_in_total 3", `policyrun_faults_total{reason="division_by_zero"} 2`} {
+	for _, want := range []string{"policyrun_records_in_total 3", `policyrun_faults_total{reason="division_by_zero"} 2`, "process_cpu_seconds_total ", "policyrun_peak_rss_bytes "} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)
 		}

@@ -20,8 +20,6 @@ type Stats struct {
 
 	mu     sync.Mutex
 	faults map[string]int64 // by reason
-
-	Wall time.Duration
 }
 
 func (s *Stats) addStage(c StageCounts) {
@@ -76,10 +74,13 @@ func (p *Pipeline) Summary() Summary {
 		Unrouted: p.stats.Unrouted.Load(),
 		BytesIn:  p.stats.BytesIn.Load(),
 		Faults:   p.stats.FaultsByReason(),
-		Wall:     p.stats.Wall,
 	}
-	if s.Wall == 0 && !p.started.IsZero() {
-		s.Wall = time.Since(p.started)
+	if start := p.started.Load(); start != 0 {
+		end := p.ended.Load()
+		if end == 0 {
+			end = time.Now().UnixNano()
+		}
+		s.Wall = time.Duration(end - start)
 	}
 	for _, o := range p.outputs {
 		_, b := o.out.Stats()
