@@ -21,12 +21,19 @@ func selectBackends(name string) ([]policytest.Backend, error) {
 	if name == "all" {
 		return backends, nil
 	}
-	var names []string
 	for _, b := range backends {
 		if b.Name() == name {
 			return []policytest.Backend{b}, nil
 		}
+	}
+	return nil, fmt.Errorf("unknown backend %q (want %s or all)", name, backendNames())
+}
+
+// backendNames lists the backends' names: "vm|lua".
+func backendNames() string {
+	var names []string
+	for _, b := range backends {
 		names = append(names, b.Name())
 	}
-	return nil, fmt.Errorf("unknown backend %q (want %s or all)", name, strings.Join(names, ", "))
+	return strings.Join(names, "|")
 }

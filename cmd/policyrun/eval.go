@@ -130,7 +130,10 @@ func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (
 // reports problems and returns nil and the exit code.
 func loadPolicy(policyFile, backend string, stderr io.Writer) (policytest.Runner, int) {
 	bs, err := selectBackends(backend)
-	if err != nil || len(bs) != 1 {
+	if err == nil && len(bs) != 1 {
+		err = fmt.Errorf("eval runs one backend: --backend %s (policyrun test compares them all)", backendNames())
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}

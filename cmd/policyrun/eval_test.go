@@ -70,16 +70,22 @@ func TestEvalUsage(t *testing.T) {
 	tests := []struct {
 		args []string
 		code int
+		msg  string // in stderr, when set
 	}{
-		{[]string{"eval"}, 2},
-		{[]string{"eval", "--policy", p, "--in", "xml"}, 2},
-		{[]string{"eval", "--policy", p, "--backend", "nope"}, 2},
-		{[]string{"eval", "--policy", "/does/not/exist"}, 2},
-		{[]string{"eval", "--policy", bad}, 1},
+		{[]string{"eval"}, 2, ""},
+		{[]string{"eval", "--policy", p, "--in", "xml"}, 2, ""},
+		{[]string{"eval", "--policy", p, "--backend", "nope"}, 2, `unknown backend "nope"`},
+		{[]string{"eval", "--policy", p, "--backend", "all"}, 2, "eval runs one backend"},
+		{[]string{"eval", "--policy", "/does/not/exist"}, 2, ""},
+		{[]string{"eval", "--policy", bad}, 1, ""},
 	}
 	for _, tt := range tests {
-		if code, _, errs := runWith("", tt.args...); code != tt.code {
+		code, _, errs := runWith("", tt.args...)
+		if code != tt.code {
 			t.Errorf("%v: exit %d, want %d: %s", tt.args, code, tt.code, errs)
+		}
+		if !strings.Contains(errs, tt.msg) {
+			t.Errorf("%v: stderr %q, want %q in it", tt.args, errs, tt.msg)
 		}
 	}
 }
