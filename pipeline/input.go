@@ -23,7 +23,7 @@ type input struct {
 	store  *checkpoint.Store
 	arena  *record.Arena
 	recs   []*record.Record
-	sel    []*record.Record // scratch for stages that match part of a batch
+	sc     scratch // for stages that match part of a batch
 	tags   *tagCache
 	// held are the sources whose parser holds parts of a line (CRI P),
 	// with when it started to: they are emitted after flush_timeout, so
@@ -145,7 +145,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	p.stats.In.Add(int64(len(in.recs)))
 	p.stats.BytesIn.Add(bytesIn)
 	if len(in.recs) > 0 {
-		if err := p.process(in.recs, in.tags, &in.sel); err != nil {
+		if err := p.process(in.recs, in.tags, &in.sc); err != nil {
 			return err
 		}
 	}
@@ -191,7 +191,7 @@ func (p *Pipeline) flushPending(in *input) error {
 	}
 	if len(in.recs) > 0 {
 		p.stats.In.Add(int64(len(in.recs)))
-		if err := p.process(in.recs, in.tags, &in.sel); err != nil {
+		if err := p.process(in.recs, in.tags, &in.sc); err != nil {
 			return err
 		}
 	}

@@ -55,6 +55,7 @@ type Pipeline struct {
 	stages  []*stage
 	outputs []*outSlot
 	outMu   sync.Mutex // outputs are written by one input at a time
+	anyAll  bool       // some output matches "*": every record is routed
 
 	stats Stats
 	// started and ended are UnixNano times of Run, read by the metrics
@@ -65,11 +66,13 @@ type Pipeline struct {
 type stage struct {
 	cfg  config.Filter
 	proc Processor
+	all  bool // match "*": no tag to read
 }
 
 type outSlot struct {
 	cfg config.Output
 	out output.Output
+	all bool             // match "*"
 	sel []*record.Record // the records of a batch this output matches; under outMu
 }
 
@@ -91,7 +94,7 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
 			continue
 		}
-		p.stages = append(p.stages, &stage{cfg: f, proc: proc})
+		p.stages = append(p.stages, &stage{cfg: f, proc: proc, all: f.Match == "*"})
 	}
 	stdout := opts.Stdout
 	if stdout == nil {
@@ -112,7 +115,8 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 			}
 			out = f
 		}
-		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out})
+		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out, all: o.Match == "*"})
+		p.anyAll = p.anyAll || o.Match == "*"
 	}
 	for _, ic := range cfg.Inputs {
 		in, err := p.newInput(ic)
@@ -179,10 +183,16 @@ func (p *Pipeline) Close() error {
 }
 
 // process runs one batch of records through the stages and the outputs.
-// Each input calls it from its own goroutine, with its own scratch slice;
+// Each input calls it from its own goroutine, with its own scratch slices;
 // stages are safe for concurrent use and outputs are written under outMu.
-func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*record.Record) error {
+func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
 	for si, s := range p.stages {
+		if s.all {
+			kept, counts := s.proc.Process(recs)
+			p.stats.addStage(counts)
+			recs = kept
+			continue
+		}
 		n := 0
 		for _, r := range recs {
 			if tags.matchStage(r, si) {
@@ -199,39 +209,46 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*re
 			continue
 		}
 		// Records whose tag the stage does not match pass it untouched,
-		// keeping their place in the batch.
-		sel := (*scratch)[:0]
+		// keeping their place in the batch. The stage writes what it keeps
+		// over the slice it is given, so the selection is kept apart.
+		sc.sel, sc.orig = sc.sel[:0], sc.orig[:0]
 		for _, r := range recs {
 			if tags.matchStage(r, si) {
-				sel = append(sel, r)
+				sc.sel = append(sc.sel, r)
 			}
 		}
-		*scratch = sel
-		kept, counts := s.proc.Process(sel)
+		sc.orig = append(sc.orig, sc.sel...)
+		kept, counts := s.proc.Process(sc.sel)
 		p.stats.addStage(counts)
-		recs = mergeKept(recs, sel, kept)
+		recs = removeDropped(recs, sc.orig, kept)
 	}
 	// A record whose tag no output matches (a policy may have changed it)
 	// goes nowhere: count it, rather than let it vanish as "out".
 	var unrouted int64
-	for _, r := range recs {
-		if !tags.of(r).routed {
-			unrouted++
+	if !p.anyAll {
+		for _, r := range recs {
+			if !tags.of(r).routed {
+				unrouted++
+			}
 		}
 	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	for oi, o := range p.outputs {
-		o.sel = o.sel[:0]
-		for _, r := range recs {
-			if tags.matchOutput(r, oi) {
-				o.sel = append(o.sel, r)
+		sel := recs
+		if !o.all {
+			o.sel = o.sel[:0]
+			for _, r := range recs {
+				if tags.matchOutput(r, oi) {
+					o.sel = append(o.sel, r)
+				}
 			}
+			sel = o.sel
 		}
-		if len(o.sel) == 0 {
+		if len(sel) == 0 {
 			continue
 		}
-		if err := o.out.Write(o.sel); err != nil {
+		if err := o.out.Write(sel); err != nil {
 			return fmt.Errorf("output %s: %w", o.out.Name(), err)
 		}
 	}
@@ -240,26 +257,32 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, scratch *[]*re
 	return nil
 }
 
-// mergeKept removes from recs the records of sel that the stage dropped
-// (those not in kept), keeping the order of recs.
-func mergeKept(recs, sel, kept []*record.Record) []*record.Record {
+// scratch is the per-input room process needs for a stage that matches
+// part of a batch.
+type scratch struct{ sel, orig []*record.Record }
+
+// removeDropped removes from recs the records of sel that a stage dropped:
+// those not in kept, which holds the rest of sel in order. sel and kept
+// follow the order of recs, so one walk suffices; sel is overwritten.
+func removeDropped(recs, sel, kept []*record.Record) []*record.Record {
 	if len(kept) == len(sel) {
 		return recs
 	}
-	dropped := make(map[*record.Record]bool, len(sel)-len(kept))
-	k := 0
+	dropped, k := sel[:0], 0
 	for _, r := range sel {
 		if k < len(kept) && kept[k] == r {
 			k++
 			continue
 		}
-		dropped[r] = true
+		dropped = append(dropped, r)
 	}
-	out := recs[:0]
+	out, d := recs[:0], 0
 	for _, r := range recs {
-		if !dropped[r] {
-			out = append(out, r)
+		if d < len(dropped) && dropped[d] == r {
+			d++
+			continue
 		}
+		out = append(out, r)
 	}
 	return out
 }

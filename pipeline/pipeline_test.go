@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -499,5 +500,59 @@ func TestRouting(t *testing.T) {
 	s.Write(&sum)
 	if !strings.Contains(sum.String(), "out 0, dropped 0, faulted 0, unparsed 0, unrouted 3\n") {
 		t.Errorf("summary:\n%s", sum.String())
+	}
+}
+
+// TestPartialMatchDrop checks a stage that matches part of a batch and
+// drops some of its records: exactly those go, and the records after them
+// stay. (Stages write what they keep over the slice they are given; reading
+// that slice afterwards as the selection dropped kept records and let
+// dropped ones through.)
+func TestPartialMatchDrop(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte(`{"n":1}
+{"n":2,"level":"debug"}
+{"n":3}
+{"n":4}
+{"n":5,"level":"debug"}
+{"n":6}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.log"), []byte(`{"n":10,"level":"debug"}`+"\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: "*.log"
+      tag: t.*
+      parser: json
+      read_from_head: true
+      exit_on_eof: true
+  filters:
+    - name: policy
+      match: "*a.log"
+      file: unused.policy
+  outputs:
+    - name: stdout
+`)
+	var out bytes.Buffer
+	p, err := New(cfg, Options{Stdout: &out, NewProcessor: func(config.Filter, string) (Processor, error) { return dropStage{}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		i := strings.Index(l, `"n":`)
+		ns = append(ns, strings.TrimRight(strings.SplitN(l[i+4:], ",", 2)[0], "}"))
+	}
+	slices.Sort(ns)
+	if got := strings.Join(ns, " "); got != "1 10 3 4 6" {
+		t.Errorf("records out: %s, want 1 10 3 4 6 (2 and 5 dropped; 10 not matched)", got)
+	}
+	if s := p.Summary(); s.Dropped != 2 || s.Out != 5 {
+		t.Errorf("dropped %d, out %d; want 2, 5", s.Dropped, s.Out)
 	}
 }
