@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler/builtin"
@@ -166,7 +167,17 @@ func defaultFor(t *types.Type) string {
 
 // narrowHint suggests how to get a value of kind want out of an any.
 func narrowHint(e policy.Expr, want *types.Type) string {
-	x := exprText(e)
+	// (.n ?? 0) + 1 on an any: the default gives no type, the as_ does.
+	if b, ok := unparen(e).(*policy.BinaryExpr); ok && b.Op == policy.COALESCE {
+		if lit, ok := unparen(b.Y).(*policy.BasicLit); ok {
+			as := map[policy.LitKind]string{policy.LitInt: "as_int", policy.LitFloat: "as_float",
+				policy.LitString: "as_string", policy.LitBool: "as_bool"}[lit.Kind]
+			if as != "" {
+				return fmt.Sprintf("a default does not narrow an any: write %s(%s) ?? %s", as, exprText(unparen(b.X)), exprText(b.Y))
+			}
+		}
+	}
+	x := exprText(unparen(e)) // as_int(x), not as_int((x))
 	switch types.NonOptional(want).Kind {
 	case types.String:
 		return "narrow it first: as_string(" + x + `) ?? "", or test is_string(` + x + ")"
