@@ -173,7 +173,7 @@ func (p *Pipeline) flushSource(in *input, src string, now int64) {
 }
 
 func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64) {
-	r.SetTagValue(in.tags.tagValue(in.arena, r, f))
+	r.SetTagValue(in.tags.tagValue(in.arena, f, len(in.recs) == 0))
 	if r.Time() == 0 {
 		r.SetTime(now)
 	}
@@ -228,6 +228,9 @@ type tagCache struct {
 	byPath  map[string]*tagEntry
 	byTag   map[string]*tagEntry
 	last    *tagEntry // the entry of the last record looked up
+
+	lastFile  *tail.File // tagValue's last file and value
+	lastValue record.Value
 }
 
 // A tagEntry says which stages and outputs match a tag: bit i of stages
@@ -287,13 +290,20 @@ func (c *tagCache) of(r *record.Record) *tagEntry {
 	return c.last
 }
 
-func (c *tagCache) tagValue(a *record.Arena, r *record.Record, f *tail.File) record.Value {
+// tagValue returns the tag of f's records as a string of arena a. Lines of
+// a batch come file by file, so the value made for the last file is reused
+// until the arena is reset (reset says it was).
+func (c *tagCache) tagValue(a *record.Arena, f *tail.File, reset bool) record.Value {
+	if !reset && f == c.lastFile {
+		return c.lastValue
+	}
 	e := c.byPath[f.Path]
 	if e == nil {
 		e = c.entry(Tag(c.tmpl, f.Path))
 		c.byPath[f.Path] = e
 	}
-	return a.NewStringFrom(e.tag)
+	c.lastFile, c.lastValue = f, a.NewStringFrom(e.tag)
+	return c.lastValue
 }
 
 // A policy may change a record's tag, so matching reads the tag each time.
