@@ -59,6 +59,9 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_records_unrouted_total", "Records kept by the policies whose tag no output matches.", s.Unrouted)
 	counter("policyrun_lines_truncated_total", "Lines over max_line_size, cut to it.", s.TruncatedLines)
 	counter("policyrun_lines_skipped_total", "Lines over max_line_size, skipped (skip_long_lines).", s.SkippedLines)
+	counter("policyrun_file_open_errors_total", "Failed attempts to open a matched file.", s.OpenErrors)
+	counter("policyrun_file_read_errors_total", "Failed reads of an open file.", s.ReadErrors)
+	counter("policyrun_checkpoint_errors_total", "Checkpoints that could not be read or saved.", s.BadCheckpoints+s.CheckpointSaves)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
 	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",

@@ -200,6 +200,11 @@ pipeline:
 	if p.stats.BadCheckpoints.Load() != 1 {
 		t.Error("the corrupt checkpoint was not counted")
 	}
+	var sum bytes.Buffer
+	p.Summary().Write(&sum)
+	if !strings.Contains(sum.String(), "checkpoint errors: unreadable 1, not saved 0\n") {
+		t.Errorf("the summary does not report the corrupt checkpoint:\n%s", sum.String())
+	}
 }
 
 func TestMetricsEndpoint(t *testing.T) {

@@ -57,9 +57,13 @@ type Summary struct {
 	BytesIn, BytesOut int64
 	// Lines over max_line_size: cut to it, or skipped (skip_long_lines).
 	TruncatedLines, SkippedLines int64
-	Faults                       map[string]int64
-	Wall, User, System           time.Duration
-	PeakRSS                      int64 // bytes
+	// Files that could not be opened or read (each is also logged), and
+	// checkpoints that could not be read or saved.
+	OpenErrors, ReadErrors          int64
+	BadCheckpoints, CheckpointSaves int64
+	Faults                          map[string]int64
+	Wall, User, System              time.Duration
+	PeakRSS                         int64 // bytes
 }
 
 // Summary gathers the run's counters and the process's CPU time and peak
@@ -90,7 +94,11 @@ func (p *Pipeline) Summary() Summary {
 		ts := in.tail.Stats()
 		s.TruncatedLines += ts.TruncatedLines
 		s.SkippedLines += ts.SkippedLines
+		s.OpenErrors += ts.OpenErrors
+		s.ReadErrors += ts.ReadErrors
 	}
+	s.BadCheckpoints = p.stats.BadCheckpoints.Load()
+	s.CheckpointSaves = p.stats.CheckpointErrors.Load()
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.User = time.Duration(ru.Utime.Nano())
@@ -126,6 +134,12 @@ func (s Summary) Write(w io.Writer) {
 	}
 	if s.TruncatedLines > 0 || s.SkippedLines > 0 {
 		fmt.Fprintf(w, "long lines: truncated %d, skipped %d\n", s.TruncatedLines, s.SkippedLines)
+	}
+	if s.OpenErrors > 0 || s.ReadErrors > 0 {
+		fmt.Fprintf(w, "file errors: open %d, read %d\n", s.OpenErrors, s.ReadErrors)
+	}
+	if s.BadCheckpoints > 0 || s.CheckpointSaves > 0 {
+		fmt.Fprintf(w, "checkpoint errors: unreadable %d, not saved %d\n", s.BadCheckpoints, s.CheckpointSaves)
 	}
 	fmt.Fprintf(w, "bytes: in %d, out %d\n", s.BytesIn, s.BytesOut)
 	fmt.Fprintf(w, "time: wall %.3fs, user %.3fs, sys %.3fs; peak RSS %.1f MiB\n",
