@@ -61,8 +61,14 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	// SIGINT and SIGTERM end the run cleanly: the batch in hand is
 	// delivered, checkpoints are saved, the summary is printed.
+	// A second signal, while the drain waits on a blocked output, kills
+	// the process as usual: nothing is lost, the checkpoint is behind.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if cfg.Service.Metrics != "" {
 		addr, err := p.ServeMetrics(ctx, cfg.Service.Metrics)
 		if err != nil {
