@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,7 +48,15 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 	for i, s := range ic.Paths {
 		paths[i] = resolve(p.cfg.Dir, s)
 	}
-	store, cp := p.checkpointStore(resolve(p.cfg.Dir, ic.DB))
+	db := resolve(p.cfg.Dir, ic.DB)
+	if db != "" {
+		// Found now rather than as a warning per batch: a run without
+		// its checkpoints would re-read or skip lines on the next start.
+		if fi, err := os.Stat(filepath.Dir(db)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("db %s: its directory does not exist", ic.DB)
+		}
+	}
+	store, cp := p.checkpointStore(db)
 	t, err := tail.New(tail.Config{
 		Paths:           paths,
 		ExcludePaths:    ic.ExcludePaths,

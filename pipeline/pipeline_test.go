@@ -508,6 +508,29 @@ func TestRouting(t *testing.T) {
 	}
 }
 
+// TestCheckpointDirMissing checks that a db in a directory that does not
+// exist stops the pipeline at start, rather than warning at every batch.
+func TestCheckpointDirMissing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      db: state/tail.db
+  outputs:
+    - name: null
+`)
+	p, err := New(cfg, Options{})
+	if err == nil {
+		p.Close()
+		t.Fatal("New accepted a db in a missing directory")
+	}
+	if !strings.Contains(err.Error(), "input at line 4: db state/tail.db: its directory does not exist") {
+		t.Errorf("error = %v", err)
+	}
+}
+
 // TestPartialMatchDrop checks a stage that matches part of a batch and
 // drops some of its records: exactly those go, and the records after them
 // stay. (Stages write what they keep over the slice they are given; reading
