@@ -295,4 +295,49 @@ func (d *decoder) validate(cfg *Config) {
 	if cfg.Service.BatchSize <= 0 {
 		d.errorf(0, "service batch_size must be positive")
 	}
+	// Two inputs saving to one checkpoint file overwrite each other's
+	// state; two file outputs on one path corrupt it; an output that an
+	// input matches is read back for ever.
+	dbs := map[string]int{}
+	for _, in := range cfg.Inputs {
+		if in.DB == "" {
+			continue
+		}
+		db := filepath.Clean(in.DB)
+		if first, ok := dbs[db]; ok {
+			d.errorf(in.Line, "db %s is already the checkpoint file of the input at line %d; each input needs its own", in.DB, first)
+			continue
+		}
+		dbs[db] = in.Line
+	}
+	outs := map[string]int{}
+	for _, o := range cfg.Outputs {
+		if o.Name != "file" || o.Path == "" {
+			continue
+		}
+		path := filepath.Clean(o.Path)
+		if first, ok := outs[path]; ok {
+			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
+			continue
+		}
+		outs[path] = o.Line
+		for _, in := range cfg.Inputs {
+			if pat := matchesOutput(in.Paths, path); pat != "" {
+				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
+			}
+		}
+	}
+}
+
+// matchesOutput returns the pattern of patterns that matches the output
+// file path or its first rotated name, or "".
+func matchesOutput(patterns []string, path string) string {
+	for _, pat := range patterns {
+		for _, name := range []string{path, path + ".1"} {
+			if ok, _ := filepath.Match(filepath.Clean(pat), name); ok {
+				return pat
+			}
+		}
+	}
+	return ""
 }

@@ -165,6 +165,27 @@ pipeline:
 		}},
 		{"metrics without port", "service:\n  metrics: localhost\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
 			[]string{`p.yaml:2: expected an address such as 127.0.0.1:2021, found "localhost"`}},
+		{"shared db, output paths, output read back", `
+pipeline:
+  inputs:
+    - name: tail
+      path: logs/*.log*
+      db: tail.db
+    - name: tail
+      path: other.log
+      db: ./tail.db
+  outputs:
+    - name: file
+      path: out.log
+    - name: file
+      path: ./out.log
+    - name: file
+      path: logs/app.log
+`, []string{
+			`p.yaml:7: db ./tail.db is already the checkpoint file of the input at line 4`,
+			`p.yaml:13: output file ./out.log is already written by the output at line 11`,
+			`p.yaml:15: output file logs/app.log would be read back by the input at line 4 (path logs/*.log*)`,
+		}},
 		{"no outputs", "pipeline:\n  inputs:\n    - name: tail\n      path: x\n", []string{"the pipeline has no outputs"}},
 	}
 	for _, tt := range tests {
