@@ -25,7 +25,21 @@ type gen struct {
 	consts  []string // declarations of constant tables (in sets, paths)
 	// Which metadata the policy reads: the runner fills in only those.
 	usesTag, usesTime, usesNow bool
+
+	// Lua allows 200 active locals per function (and per chunk). live
+	// counts the policy function's; past maxLive, temporaries and locals
+	// go to slots of the table S instead, and constants past maxConsts to
+	// the table KT, so that no checked policy is too big to transpile.
+	live    int
+	nspill  int
+	spilled map[*check.Local]string
+	nkt     int
 }
+
+const (
+	maxLive   = 120
+	maxConsts = 120
+)
 
 // Transpile returns the Lua source of a checked policy and the regexps its
 // source refers to as P.re[i]. The source is a chunk that takes (R, P) and
@@ -67,6 +81,9 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 		out.WriteByte('\n')
 	}
 	out.WriteString("return function(rec, M)\n")
+	if g.nspill > 0 {
+		out.WriteString("  local S = {}\n")
+	}
 	out.WriteString(g.b.String())
 	out.WriteString("  return 0\nend\n")
 	return out.String(), g, nil
@@ -101,14 +118,68 @@ func (g *gen) temp() string {
 	return "t" + strconv.Itoa(g.ntemp)
 }
 
-// tmp declares a temporary holding x and returns its name.
+// tmp declares a temporary holding x and returns its name: a local, or a
+// slot of S when the function has too many locals already.
 func (g *gen) tmp(x string) string {
+	if g.live >= maxLive {
+		t := g.slot()
+		g.line("%s = %s", t, x)
+		return t
+	}
+	g.live++
 	t := g.temp()
 	g.line("local %s = %s", t, x)
 	return t
 }
 
+// slot returns a new slot of the spill table S.
+func (g *gen) slot() string {
+	g.nspill++
+	return "S[" + strconv.Itoa(g.nspill) + "]"
+}
+
+// declare makes the Lua variable of the policy local l, a local or a slot
+// of S, and returns its name; with init it also assigns it.
+func (g *gen) declare(l *check.Local, init string) string {
+	if g.live >= maxLive {
+		if g.spilled == nil {
+			g.spilled = map[*check.Local]string{}
+		}
+		name := g.slot()
+		g.spilled[l] = name
+		if init != "" {
+			g.line("%s = %s", name, init)
+		}
+		return name
+	}
+	g.live++
+	name := "L" + strconv.Itoa(l.ID)
+	if init != "" {
+		g.line("local %s = %s", name, init)
+	} else {
+		g.line("local %s", name)
+	}
+	return name
+}
+
+// local returns the Lua variable of the policy local l.
+func (g *gen) local(l *check.Local) string {
+	if name, ok := g.spilled[l]; ok {
+		return name
+	}
+	return "L" + strconv.Itoa(l.ID)
+}
+
 func (g *gen) constant(decl string) string {
+	if len(g.consts) >= maxConsts {
+		if g.nkt == 0 {
+			g.consts = append(g.consts, "local KT = {}")
+		}
+		g.nkt++
+		name := "KT[" + strconv.Itoa(g.nkt) + "]"
+		g.consts = append(g.consts, name+" = "+decl)
+		return name
+	}
 	name := "K" + strconv.Itoa(len(g.consts)+1)
 	g.consts = append(g.consts, "local "+name+" = "+decl)
 	return name
@@ -131,19 +202,23 @@ func (g *gen) regex(e policy.Expr) string {
 // ------------------------------------------------------------- statements
 
 func (g *gen) stmts(list []policy.Stmt) {
+	live := g.live // every list but the policy's is a Lua block of its own
 	for _, s := range list {
 		g.stmt(s)
 	}
+	g.live = live
 }
 
 // block runs body in a Lua do-block so that temporaries go out of scope
 // (Lua allows 200 locals per function).
 func (g *gen) block(body func()) {
+	live := g.live
 	g.line("do")
 	g.depth++
 	body()
 	g.depth--
 	g.line("end")
+	g.live = live
 }
 
 func (g *gen) stmt(s policy.Stmt) {
@@ -196,9 +271,11 @@ func (g *gen) stmt(s policy.Stmt) {
 		v := "nil"
 		name := "_"
 		if l := g.info.Defs[s.Name]; l != nil {
-			name = local(l)
+			name = g.declare(l, "")
+		} else {
+			g.line("local _")
+			g.live++
 		}
-		g.line("local %s", name)
 		g.block(func() {
 			v = g.exprAs(s.Value, g.info.Types[s.Value])
 			if name != "_" {
@@ -389,12 +466,11 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	g.depth++
 	bind := func(kexpr, vexpr string) {
 		if kl != nil {
-			g.line("local %s = %s", local(kl), kexpr)
+			g.declare(kl, kexpr)
 		}
 		if vl != nil {
 			// An element is checked against the local's type when bound.
-			name := local(vl)
-			g.line("local %s = %s", name, vexpr)
+			name := g.declare(vl, vexpr)
 			if c := g.guardCall(name, vl.Type); c != "" {
 				g.line("%s", c)
 			}
@@ -406,11 +482,13 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	switch base.Kind {
 	case types.Array:
 		i := g.temp()
+		g.live += 4 // i and the loop's three hidden locals
 		g.line("for %s = 1, #%s do", i, x)
 		g.depth++
 		bind(i+" - 1", x+"["+i+"]")
 	case types.Map, types.Object:
 		o, i := g.temp(), g.temp()
+		g.live += 5 // o, i and the loop's three hidden locals
 		g.line("local %s = {unpack(%s[ORD])}", o, x)
 		g.line("for %s = 1, #%s do", i, o)
 		g.depth++
@@ -427,7 +505,6 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 }
 
 // local names the Lua variable of a policy local.
-func local(l *check.Local) string { return "L" + strconv.Itoa(l.ID) }
 
 func unparen(e policy.Expr) policy.Expr {
 	for {

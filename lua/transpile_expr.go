@@ -37,7 +37,7 @@ func (g *gen) expr(e policy.Expr) string {
 		if l == nil {
 			g.fail("undefined local %s", x.Name)
 		}
-		return g.convert(local(l), l.Type, t)
+		return g.convert(g.local(l), l.Type, t)
 	case *policy.ListLit:
 		var elems []string
 		for _, el := range x.Elems {
