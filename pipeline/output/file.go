@@ -75,10 +75,10 @@ func (f *File) Write(recs []*record.Record) error {
 		}
 	}
 	if _, err := f.w.Write(f.buf); err != nil {
-		return fmt.Errorf("output file: %w", err)
+		return err
 	}
 	if err := f.w.Flush(); err != nil {
-		return fmt.Errorf("output file: %w", err)
+		return err
 	}
 	f.size += int64(len(f.buf))
 	f.records.Add(int64(len(recs)))
@@ -88,10 +88,10 @@ func (f *File) Write(recs []*record.Record) error {
 
 func (f *File) rotate() error {
 	if err := f.w.Flush(); err != nil {
-		return fmt.Errorf("output file: %w", err)
+		return err
 	}
 	if err := f.f.Close(); err != nil {
-		return fmt.Errorf("output file: %w", err)
+		return err
 	}
 	keep := max(f.maxFiles, 1)
 	os.Remove(f.path + "." + strconv.Itoa(keep))
@@ -99,7 +99,7 @@ func (f *File) rotate() error {
 		os.Rename(f.path+"."+strconv.Itoa(i), f.path+"."+strconv.Itoa(i+1))
 	}
 	if err := os.Rename(f.path, f.path+".1"); err != nil {
-		return fmt.Errorf("output file: rotate: %w", err)
+		return fmt.Errorf("rotate: %w", err)
 	}
 	return f.open()
 }
