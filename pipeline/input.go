@@ -44,9 +44,15 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Patterns are matched against resolved paths, so relative exclude
+	// patterns are resolved like the paths they exclude.
 	paths := make([]string, len(ic.Paths))
 	for i, s := range ic.Paths {
 		paths[i] = resolve(p.cfg.Dir, s)
+	}
+	excludes := make([]string, len(ic.ExcludePaths))
+	for i, s := range ic.ExcludePaths {
+		excludes[i] = resolve(p.cfg.Dir, s)
 	}
 	db := resolve(p.cfg.Dir, ic.DB)
 	if db != "" {
@@ -59,7 +65,7 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 	store, cp := p.checkpointStore(db)
 	t, err := tail.New(tail.Config{
 		Paths:           paths,
-		ExcludePaths:    ic.ExcludePaths,
+		ExcludePaths:    excludes,
 		ReadFromHead:    ic.ReadFromHead,
 		PollInterval:    ic.PollInterval,
 		RefreshInterval: ic.RefreshInterval,

@@ -508,6 +508,39 @@ func TestRouting(t *testing.T) {
 	}
 }
 
+// TestRelativeExcludePath checks that a relative exclude_path is resolved
+// against the config's directory, as path is: otherwise it excludes nothing
+// unless policyrun runs from that directory.
+func TestRelativeExcludePath(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "logs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "logs", "a.log"), []byte("keep\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "logs", "skip.log"), []byte("skip\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: logs/*.log
+      exclude_path: logs/skip.log
+      read_from_head: true
+      exit_on_eof: true
+  outputs:
+    - name: stdout
+`)
+	var out bytes.Buffer
+	p, err := New(cfg, Options{Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "{\"log\":\"keep\"}\n" {
+		t.Errorf("output = %q, want only the kept file", out.String())
+	}
+}
+
 // TestCheckpointDirMissing checks that a db in a directory that does not
 // exist stops the pipeline at start, rather than warning at every batch.
 func TestCheckpointDirMissing(t *testing.T) {
