@@ -197,8 +197,8 @@ func (d *decoder) input(n *yaml.Node) Input {
 	d.mapping(n, "input "+name, map[string]func(*yaml.Node){
 		"name":             func(*yaml.Node) {},
 		"tag":              func(v *yaml.Node) { in.Tag = d.str(v) },
-		"path":             func(v *yaml.Node) { in.Paths = d.strList(v) },
-		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.strList(v) },
+		"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
+		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
 		"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
 		"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
 		"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },

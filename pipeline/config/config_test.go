@@ -186,6 +186,8 @@ pipeline:
 			`p.yaml:13: output file ./out.log is already written by the output at line 11`,
 			`p.yaml:15: output file logs/app.log would be read back by the input at line 4 (path logs/*.log*)`,
 		}},
+		{"patterns", "pipeline:\n  inputs:\n    - name: tail\n      path: /var/log/**/*.log\n      exclude_path: \"[a\"\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:4: pattern "/var/log/**/*.log": ** is not supported`, `p.yaml:5: pattern "[a": syntax error in pattern`}},
 		{"no outputs", "pipeline:\n  inputs:\n    - name: tail\n      path: x\n", []string{"the pipeline has no outputs"}},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +124,20 @@ func (d *decoder) strList(n *yaml.Node) []string {
 		}
 	}
 	return out
+}
+
+// patterns reads glob patterns. filepath.Match has no "**": written
+// anyway, it would silently match one directory level only.
+func (d *decoder) patterns(n *yaml.Node) []string {
+	ps := d.strList(n)
+	for _, p := range ps {
+		if strings.Contains(p, "**") {
+			d.errorf(n.Line, "pattern %q: ** is not supported (a * matches within one directory; list one pattern per depth)", p)
+		} else if _, err := filepath.Match(p, ""); err != nil {
+			d.errorf(n.Line, "pattern %q: %v", p, err)
+		}
+	}
+	return ps
 }
 
 func (d *decoder) boolv(n *yaml.Node) bool {
