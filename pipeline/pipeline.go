@@ -45,6 +45,10 @@ type Options struct {
 	// NewProcessor builds a policy stage from its config; tests replace it.
 	// Nil means NewStage.
 	NewProcessor func(f config.Filter, dir string) (Processor, error)
+	// Check builds the pipeline only to find its problems (run --check):
+	// file outputs are checked but neither created nor opened, so the
+	// pipeline must not Run.
+	Check bool
 }
 
 // Pipeline is a configured pipeline, ready to Run.
@@ -108,6 +112,13 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		case "stdout":
 			out = output.NewStream("stdout", stdout)
 		case "file":
+			if opts.Check {
+				if err := output.CheckFile(resolve(cfg.Dir, o.Path)); err != nil {
+					errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
+				}
+				out = output.NewNull()
+				break
+			}
 			f, err := output.NewFile(resolve(cfg.Dir, o.Path), o.MaxSize, o.MaxFiles)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))

@@ -49,7 +49,7 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	p, err := pipeline.New(cfg, pipeline.Options{Stdout: stdout})
+	p, err := pipeline.New(cfg, pipeline.Options{Stdout: stdout, Check: *checkOnly})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,5 +58,42 @@ pipeline:
 	case <-time.After(5 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("a second SIGINT did not end the run")
+	}
+}
+
+// TestRunCheckChangesNothing checks that run --check validates outputs
+// without creating them or cutting the partial last line of one that exists,
+// and still finds an output whose directory is missing.
+func TestRunCheckChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	partial := "{\"a\":1}\n{\"partial"
+	os.WriteFile(filepath.Join(dir, "out.log"), []byte(partial), 0o644)
+	cfg := `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+  outputs:
+    - name: file
+      path: out.log
+    - name: file
+      path: new.log
+`
+	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(cfg), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); string(b) != partial {
+		t.Errorf("--check changed out.log to %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.log")); err == nil {
+		t.Error("--check created new.log")
+	}
+	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(strings.Replace(cfg, "new.log", "nodir/new.log", 1)), 0o644)
+	stderr.Reset()
+	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "output at line 9") {
+		t.Errorf("missing directory: exit %d, stderr %q", code, stderr.String())
 	}
 }

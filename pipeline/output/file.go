@@ -3,8 +3,11 @@ package output
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/policyrun/policyrun/record"
@@ -34,6 +37,28 @@ func NewFile(path string, maxSize int64, maxFiles int) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// CheckFile reports whether NewFile could open path, without creating or
+// changing anything (policyrun run --check): an existing file must open
+// for appending, a new one needs its directory.
+func CheckFile(path string) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		return fh.Close()
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("output file: %w", err)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("output file: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("output file: %s is not a directory", dir)
+	}
+	return nil
 }
 
 func (f *File) Name() string { return "file" }
