@@ -122,10 +122,16 @@ func BenchmarkEditChain(b *testing.B) {
 			existing = append(existing, NewPath(r.Str(k)))
 		}
 		added := []Path{NewPath("added_service"), NewPath("edited"), NewPath("env")}
-		for _, edits := range []int{0, 6} {
+		// edits0 passes the unchanged line through; edits0_reencode
+		// encodes it from the nodes as an edited record must be, so that
+		// upserts6 / edits0_reencode is the cost of the edits alone (B3).
+		for _, edits := range []int{0, -1, 6} {
 			name := "fields" + strconv.Itoa(n) + "_edits0"
-			if edits > 0 {
+			switch {
+			case edits > 0:
 				name = "fields" + strconv.Itoa(n) + "_upserts6"
+			case edits < 0:
+				name = "fields" + strconv.Itoa(n) + "_edits0_reencode"
 			}
 			b.Run(name, func(b *testing.B) {
 				a := NewArena()
@@ -150,6 +156,10 @@ func BenchmarkEditChain(b *testing.B) {
 						r.Set(added[0], a.NewStringFrom("checkout"))
 						r.Set(added[1], BoolValue(true))
 						r.Set(added[2], a.NewStringFrom("prod"))
+					}
+					if edits < 0 {
+						out = a.AppendJSON(out[:0], r.Root())
+						continue
 					}
 					out = r.AppendJSON(out[:0])
 				}
