@@ -56,6 +56,7 @@ func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
 	}
 	for r.offset < size {
 		if len(t.arena) >= t.cfg.MaxBatchBytes {
+			t.growFingerprint(r, size)
 			r.eof = false
 			return true
 		}
@@ -67,8 +68,12 @@ func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
 		c := t.consume(r, t.rbuf[:k], now)
 		r.remember(t.rbuf[:c])
 		if c < k {
+			// MaxBatchLines; the rest is read next cycle. The fingerprint
+			// is taken on every way out: a checkpoint entry without one
+			// would match any file on restart.
+			t.growFingerprint(r, size)
 			r.eof = false
-			return true // MaxBatchLines; the rest is read again next cycle
+			return true
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {

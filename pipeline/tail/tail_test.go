@@ -506,3 +506,26 @@ func TestMaxBatchLines(t *testing.T) {
 		t.Errorf("last line = %q", got)
 	}
 }
+
+// TestFingerprintWhenBatchFull checks that a file that was empty when
+// opened (or was truncated) gets its fingerprint even when its first read
+// stops at the batch bound: a checkpoint entry without one matches any
+// file on restart (a rotated copy, say), which the simulated crash test
+// showed as a line delivered twice.
+func TestFingerprintWhenBatchFull(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	writeFile(t, p, "")
+	cfg := fastConfig(p)
+	cfg.MaxBatchLines = 10
+	h := newHarness(t, cfg, nil)
+	h.poll()
+	appendFile(t, p, numbered("line", 0, 1000))
+	if n, err := h.poll(); err != nil || n != 10 {
+		t.Fatalf("poll: %d lines, %v; want 10", n, err)
+	}
+	cp := h.tail.Checkpoint()
+	if len(cp.Files) != 1 || len(cp.Files[0].Fingerprint) != DefaultFingerprintSize {
+		t.Fatalf("checkpoint %+v: want one file with a %d-byte fingerprint", cp.Files, DefaultFingerprintSize)
+	}
+}
