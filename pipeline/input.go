@@ -75,6 +75,7 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		MaxLineSize:     ic.MaxLineSize,
 		SkipLongLines:   ic.SkipLongLines,
 		ExitOnEOF:       ic.ExitOnEOF,
+		MaxBatchLines:   p.cfg.Service.BatchSize,
 		Logger:          p.log,
 	}, cp)
 	if err != nil {

@@ -508,6 +508,52 @@ func TestRouting(t *testing.T) {
 	}
 }
 
+// TestBatchSize checks that service batch_size bounds the records of a
+// batch (it was accepted and ignored).
+func TestBatchSize(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte(strings.Repeat("x\n", 1000)), 0o644)
+	cfg := writeConfig(t, dir, `
+service:
+  batch_size: 100
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_head: true
+      exit_on_eof: true
+  filters:
+    - name: policy
+      file: unused.policy
+  outputs:
+    - name: null
+`)
+	var biggest int
+	p, err := New(cfg, Options{NewProcessor: func(config.Filter, string) (Processor, error) {
+		return batchStage{&biggest}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Summary(); s.Out != 1000 || biggest != 100 {
+		t.Errorf("out %d, biggest batch %d; want 1000, 100", s.Out, biggest)
+	}
+}
+
+// batchStage records the largest batch it is given.
+type batchStage struct{ biggest *int }
+
+func (s batchStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	*s.biggest = max(*s.biggest, len(recs))
+	return recs, StageCounts{}
+}
+
+func (batchStage) Close() error { return nil }
+
 // TestRelativeExcludePath checks that a relative exclude_path is resolved
 // against the config's directory, as path is: otherwise it excludes nothing
 // unless policyrun runs from that directory.

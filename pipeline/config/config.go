@@ -32,7 +32,9 @@ type Service struct {
 	// Metrics is a loopback address ("127.0.0.1:2021") for the Prometheus
 	// text endpoint; empty means no endpoint.
 	Metrics string
-	// BatchSize bounds how many records go through the stages at once.
+	// BatchSize bounds how many lines an input reads into one batch, so
+	// how many records go through the stages at once. Each batch ends
+	// with a checkpoint save.
 	BatchSize int
 }
 
@@ -87,7 +89,7 @@ const (
 	DefaultFlushTimeout    = 5 * time.Second
 	DefaultFingerprintSize = 1000
 	DefaultMaxLineSize     = 1 << 20
-	DefaultBatchSize       = 1024
+	DefaultBatchSize       = 16 << 10
 	DefaultMaxFiles        = 5
 )
 
