@@ -97,9 +97,11 @@ func TestRotationUnderLoad(t *testing.T) {
 					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
 						t.Error(err)
 					}
-					// Give the tail one poll to see the new file under the
+					// Give the tail a poll to see the new file under the
 					// old name; otherwise a generation could pass unseen.
-					time.Sleep(20 * time.Millisecond)
+					// (20 ms, four polls, was not enough under go test
+					// -race on two busy cores: a generation was lost.)
+					time.Sleep(100 * time.Millisecond)
 					return nil
 				}
 			},
