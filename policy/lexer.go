@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -296,6 +297,10 @@ func (s *Scanner) operator(ch rune, start int) Token {
 		if _, w := utf8.DecodeRune(s.src[start:]); w == 1 {
 			return ILLEGAL // invalid UTF-8, reported by next
 		}
+	}
+	if ch >= utf8.RuneSelf && unicode.IsLetter(ch) {
+		// .größe: log keys are often not ASCII.
+		hint = `names are ASCII identifiers; quote others: ."größe", or "größe": in a schema`
 	}
 	if ch >= utf8.RuneSelf {
 		s.errorf(pos, end, CodeInvalidChar, hint, "invalid character %U %q", ch, ch)

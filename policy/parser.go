@@ -69,6 +69,9 @@ func (p *parser) init(src []byte) {
 	p.src = src
 	var s Scanner
 	s.Init(src, func(e *Error) {
+		if p.errLines[e.Pos.Line] {
+			return // one error per line: .größe is one mistake, not two
+		}
 		p.errors = append(p.errors, e)
 		p.errLines[e.Pos.Line] = true
 	})

@@ -24,6 +24,7 @@ func TestParseErrors(t *testing.T) {
 		hint string // substring of the first error's hint
 	}{
 		{h + "set .a = @", "2:10 E0006", "invalid character", ""},
+		{h + "set .größe = 1", "2:8 E0006", "invalid character U+00F6", `quote others: ."größe"`},
 		{h + "set .a = )", "2:10 E0023", "expected an expression, found ')'", ""},
 		{h + "set .a = \"abc\n", "2:10 E0002", "not terminated", "raw string"},
 		{h + "set .a = \"a\\qb\"", "2:12 E0003", `invalid escape sequence \q`, "raw string"},
