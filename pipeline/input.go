@@ -31,7 +31,7 @@ type input struct {
 	// with when it started to: they are emitted after flush_timeout, so
 	// that a line that never ends neither stays in memory nor holds the
 	// checkpoint back for ever.
-	held map[string]time.Time
+	held map[string]heldJoin
 	// cursor is the last batch's cursor while it is not committed (held
 	// parts), so that the flush at the end of input can commit it.
 	cursor   tail.Cursor
@@ -88,7 +88,7 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		store:  store,
 		arena:  record.NewArena(),
 		tags:   newTagCache(ic.Tag, p.stages, p.outputs),
-		held:   map[string]time.Time{},
+		held:   map[string]heldJoin{},
 	}, nil
 }
 
@@ -130,21 +130,11 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 		if err != nil {
 			p.stats.Unparsed.Add(1)
 		}
-		if r == nil {
-			if _, ok := in.held[l.File.Path]; !ok && in.parser.Pending(l.File.Path) {
-				in.held[l.File.Path] = wall
-			}
-			continue
+		if r == nil || len(in.held) > 0 {
+			in.noteHeld(l.File.Path, wall)
 		}
-		if len(in.held) > 0 {
-			// A line of src ended: a join still held is a new one.
-			if _, ok := in.held[l.File.Path]; ok {
-				if in.parser.Pending(l.File.Path) {
-					in.held[l.File.Path] = wall
-				} else {
-					delete(in.held, l.File.Path)
-				}
-			}
+		if r == nil {
+			continue
 		}
 		p.addMeta(in, r, l.File, now)
 		in.recs = append(in.recs, r)
@@ -153,8 +143,8 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	if timeout <= 0 {
 		timeout = tail.DefaultFlushTimeout
 	}
-	for src, since := range in.held {
-		if wall.Sub(since) >= timeout {
+	for src, h := range in.held {
+		if wall.Sub(h.since) >= timeout {
 			p.flushSource(in, src, now)
 		}
 	}
@@ -177,6 +167,28 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	in.uncommit = false
 	p.saveCheckpoint(in)
 	return nil
+}
+
+// heldJoin is the oldest join a parser holds for a source, and since when.
+type heldJoin struct {
+	id    uint64
+	since time.Time
+}
+
+// noteHeld updates what is known of src's held join after one of its
+// lines: a new oldest join starts its own wait; lines that do not end it
+// (the other stream's, unparsed ones) do not.
+func (in *input) noteHeld(src string, now time.Time) {
+	id, ok := in.parser.Held(src)
+	h, had := in.held[src]
+	switch {
+	case !ok:
+		if had {
+			delete(in.held, src)
+		}
+	case !had || h.id != id:
+		in.held[src] = heldJoin{id: id, since: now}
+	}
 }
 
 // flushSource moves what the parser holds for src into the batch.

@@ -663,3 +663,51 @@ pipeline:
 		t.Errorf("dropped %d, out %d; want 2, 5", s.Dropped, s.Out)
 	}
 }
+
+// TestCRIHeldPartsOtherStreamBusy checks that a stdout join that never
+// ends is delivered after flush_timeout even while stderr lines keep
+// coming: lines that do not end the join must not restart its wait.
+func TestCRIHeldPartsOtherStreamBusy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.log")
+	os.WriteFile(path, []byte("2026-11-29T21:00:00Z stdout P never-ended\n"), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: c.log
+      parser: cri
+      read_from_head: true
+      poll_interval: 10ms
+      flush_timeout: 100ms
+  outputs:
+    - name: file
+      path: out.log
+`)
+	p, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flushed := false
+	for i := 0; i < 100 && !flushed; i++ {
+		fmt.Fprintf(f, "2026-11-29T21:00:00Z stderr F busy %d\n", i)
+		time.Sleep(20 * time.Millisecond)
+		flushed = strings.Contains(readFile(t, dir, "out.log"), "never-ended")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !flushed {
+		t.Error("the stdout join was held for 2 s with flush_timeout 100ms while stderr lines came")
+	}
+}

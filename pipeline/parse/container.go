@@ -45,6 +45,7 @@ func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Recor
 type criParser struct {
 	pending   map[criKey]*criPending
 	maxJoined int
+	joins     uint64 // joins started, to tell them apart (Held)
 }
 
 type criKey struct {
@@ -53,6 +54,7 @@ type criKey struct {
 }
 
 type criPending struct {
+	id     uint64
 	time   int64
 	stream []byte
 	log    []byte
@@ -84,6 +86,8 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 			// (An F part is joined whatever the length: the tail bounds
 			// each line, so the record passes maxJoined by one line at most.)
 			r := criRecord(a, pend.time, pend.stream, pend.log, "P")
+			p.joins++
+			pend.id = p.joins
 			pend.time = t.UnixNano()
 			pend.log = append(pend.log[:0], msg...)
 			return r, nil
@@ -96,7 +100,9 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 		return criRecord(a, pend.time, pend.stream, pend.log, "F"), nil
 	}
 	if partial {
+		p.joins++
 		p.pending[key] = &criPending{
+			id:     p.joins,
 			time:   t.UnixNano(),
 			stream: bytes.Clone(stream),
 			log:    bytes.Clone(msg),
@@ -109,6 +115,18 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 // Pending reports whether either stream of source holds parts.
 func (p *criParser) Pending(source string) bool {
 	return p.pending[criKey{source, false}] != nil || p.pending[criKey{source, true}] != nil
+}
+
+// Held returns the id of the older join source holds.
+func (p *criParser) Held(source string) (uint64, bool) {
+	var id uint64
+	ok := false
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := p.pending[key]; pend != nil && (!ok || pend.id < id) {
+			id, ok = pend.id, true
+		}
+	}
+	return id, ok
 }
 
 // Flush emits the parts one stream of source holds, stdout first, with

@@ -48,6 +48,10 @@ type Parser interface {
 	// Pending reports whether source has held-back partial lines; the
 	// tail must not checkpoint past them.
 	Pending(source string) bool
+	// Held identifies the oldest join source holds: it changes when that
+	// join is emitted and another is held, so a caller can time how long
+	// one join has waited. ok is false when nothing is held.
+	Held(source string) (id uint64, ok bool)
 	// Flush emits one record of what source has held back (at end of
 	// input, or after flush_timeout), or nil; call it until it returns nil.
 	Flush(a *record.Arena, source string) *record.Record
@@ -81,6 +85,7 @@ func NewSized(name string, maxJoined int) (Parser, error) {
 type stateless struct{}
 
 func (stateless) Pending(string) bool                        { return false }
+func (stateless) Held(string) (uint64, bool)                 { return 0, false }
 func (stateless) Flush(*record.Arena, string) *record.Record { return nil }
 
 type rawParser struct{ stateless }
