@@ -232,7 +232,7 @@ func isStmtStart(tok Token) bool {
 func (p *parser) sync() {
 	p.exprLev = 0
 	depth := 0
-	for {
+	for moved := false; ; moved = true {
 		switch p.t.tok {
 		case NEWLINE:
 			if depth == 0 {
@@ -254,6 +254,11 @@ func (p *parser) sync() {
 			return
 		}
 		if p.t.bol && isStmtStart(p.t.tok) {
+			return
+		}
+		// In a schema or a test block every line is a unit, even when no
+		// NEWLINE token ends the one before (map<string> ends in '>').
+		if p.t.bol && p.inDecl && depth == 0 && moved {
 			return
 		}
 		p.next()

@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // This file parses the declarations around the statements: the schema block
 // with its types, and the test blocks.
 
@@ -120,6 +122,14 @@ func (p *parser) parseFieldDecl() *FieldDecl {
 	return fd
 }
 
+// typeAliases are the type names of other languages and what they are here.
+var typeAliases = map[string]string{
+	"integer": "int", "int64": "int", "long": "int", "number": "float (or int)", "double": "float",
+	"float64": "float", "str": "string", "text": "string", "boolean": "bool", "list": "array<T>",
+	"dict": "map<T>, or an object { name: T ... }", "object": "map<T>, or an object { name: T ... }",
+	"time": "timestamp", "datetime": "timestamp",
+}
+
 // parseType parses a type, then its optional '?'.
 func (p *parser) parseType() TypeExpr {
 	defer p.leave()
@@ -141,7 +151,11 @@ func (p *parser) parseType() TypeExpr {
 			elem := p.parseType()
 			rangle := p.t.pos
 			if p.t.tok != GTR {
-				p.errorHere(CodeUnexpected, "", "expected '>' to close %s<, found %s", name, p.describe())
+				hint := ""
+				if p.t.tok == COMMA && name == "map" {
+					hint = "map keys are always strings: give the value type only, as in map<string>"
+				}
+				p.errorHere(CodeUnexpected, hint, "expected '>' to close %s<, found %s", name, p.describe())
 				return &BadType{From: pos, To: p.t.pos}
 			}
 			p.next()
@@ -154,8 +168,11 @@ func (p *parser) parseType() TypeExpr {
 			t = &NamedType{NamePos: p.t.pos, Name: name}
 			p.next()
 		default:
-			p.errorHere(CodeUnknownType, "the types are bool int float string bytes timestamp null any, array<T>, map<T>, { name: T ... } and T?",
-				"unknown type %s", name)
+			hint := "the types are bool int float string bytes timestamp null any, array<T>, map<T>, { name: T ... } and T?"
+			if alt, ok := typeAliases[strings.ToLower(name)]; ok {
+				hint = "did you mean " + alt + "?"
+			}
+			p.errorHere(CodeUnknownType, hint, "unknown type %s", name)
 			t = &BadType{From: p.t.pos, To: p.t.end}
 			p.next()
 		}
@@ -165,7 +182,11 @@ func (p *parser) parseType() TypeExpr {
 	case LBRACE:
 		t = p.parseObjectType()
 	default:
-		p.errorHere(CodeUnexpected, "", "expected a type, found %s", p.describe())
+		hint := ""
+		if p.t.tok == QUESTION {
+			hint = "the ? of an optional type goes after it: string?"
+		}
+		p.errorHere(CodeUnexpected, hint, "expected a type, found %s", p.describe())
 		return &BadType{From: p.t.pos, To: p.t.pos}
 	}
 	switch p.t.tok {

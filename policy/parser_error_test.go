@@ -70,7 +70,13 @@ func TestParseErrors(t *testing.T) {
 		{h + "set .a = {a: 1}", "2:11 E0016", "map literal key a is not a quoted string", `"a": value`},
 		{h + "set .a = {1: 1}", "2:11 E0016", "expected a quoted key", ""},
 		{h + "drop when .a in .b", "2:17 E0017", "in needs a list literal", `x in ["a", "b"]`},
-		{h + "schema {\n  a: integer\n}", "3:6 E0018", "unknown type integer", "bool int float"},
+		{h + "schema {\n  a: integer\n}", "3:6 E0018", "unknown type integer", "did you mean int?"},
+		{h + "schema {\n  a: numbr\n}", "3:6 E0018", "unknown type numbr", "bool int float"},
+		{h + "schema {\n  a: Boolean\n}", "3:6 E0018", "unknown type Boolean", "did you mean bool?"},
+		{h + "schema {\n  a: ?string\n}", "3:6 E0001", "expected a type, found '?'", "goes after it: string?"},
+		// After map<string, string> no NEWLINE token ends the line ('>'
+		// cannot end a statement): the next field's mistake is still found.
+		{h + "schema {\n  m: map<string, string>\n  a: ?string\n  b: int\n}", "3:16 E0001, 4:6 E0001", "found ','", "map keys are always strings"},
 		{h[:len(h)-1] + " on_fault ignore", "1:21 E0019", "expected drop or keep after on_fault", "on_fault drop"},
 		{h + "test \"t\" {\n  expect dropped\n}", "2:1 E0020", `test "t" has no input`, "input {json}"},
 		{h + "test \"t\" {\n  input {}\n}", "2:1 E0020", `test "t" has no expect`, ""},
