@@ -42,6 +42,7 @@ const (
 	CodeNoGroups      = "W0004" // capture with a pattern that has no named groups
 	CodeDeadInsert    = "W0005" // set ?= of a path that is never absent
 	CodeTestInputType = "W0006" // a test input that does not match the schema
+	CodeNearField     = "W0007" // reading an undeclared key of an open object, one slip away from a declared one
 )
 
 // Codes lists every checker code with a one-line meaning, in code order;
@@ -85,4 +86,5 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeNoGroups, "capture returns only named groups, and the pattern has none"},
 	{CodeDeadInsert, "set ?= of a path that is never absent never writes"},
 	{CodeTestInputType, "the test input does not match the schema (the run will fault)"},
+	{CodeNearField, "an open object does not declare this field but declares one a slip away: a typo reads as absent on every record"},
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
@@ -184,6 +185,7 @@ func (c *checker) member(e, xe policy.Expr, x *types.Type, s seg, it *types.Type
 				return f.Type
 			}
 			if x.Open {
+				c.nearField(e, xe, x, s.name)
 				return types.OptionalOf(types.AnyType)
 			}
 			c.unknownField(e, xe, x, s.name)
@@ -323,4 +325,60 @@ func (c *checker) declPos(e policy.Expr) (policy.Pos, bool) {
 		return policy.Pos{}, false
 	}
 	return f.Decl, true
+}
+
+// nearField warns about a read of a key an open object does not declare
+// when the object declares one that differs only by a slip (.stauts for
+// .status, .Level for .level): the read gives absent on every record, and
+// .stauts == 500 is silently always false.
+func (c *checker) nearField(e, xe policy.Expr, x *types.Type, name string) {
+	for _, f := range x.Fields {
+		if !likelyTypo(name, f.Name) {
+			continue
+		}
+		var at policy.Node = e
+		if fe, ok := e.(*policy.FieldExpr); ok {
+			at = span{fe.Dot, fe.End()}
+		} else if ie, ok := e.(*policy.IndexExpr); ok {
+			at = ie.Index
+		}
+		c.report(diag.Warnf(at, CodeNearField, "%s does not declare %s, but declares %s", describe(xe), quoteName(name), quoteName(f.Name)).
+			WithLabel("%s reads as any? (the object is open)", exprText(e)).
+			WithHint("did you mean %s? If not, declare %s in the schema", stepText(xe, f.Name), quoteName(name)))
+		return
+	}
+}
+
+// likelyTypo reports whether a and b differ by a slip of the hand: only in
+// case, by two neighbouring letters swapped, or, in names of six bytes or
+// more, by one letter (but not by a plural s: host and hosts may both be).
+func likelyTypo(a, b string) bool {
+	if a == b {
+		return false
+	}
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	if la == lb {
+		return true
+	}
+	if len(la) == len(lb) {
+		diff := -1
+		for i := 0; i < len(la); i++ {
+			if la[i] != lb[i] {
+				if diff >= 0 {
+					// A second difference: a swap of neighbours only.
+					return i == diff+1 && la[diff] == lb[i] && la[i] == lb[diff] && la[i+1:] == lb[i+1:]
+				}
+				diff = i
+			}
+		}
+		return len(la) >= 6
+	}
+	short, long := la, lb
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	if len(long) != len(short)+1 || len(short) < 6 || long == short+"s" {
+		return false
+	}
+	return editDistance(short, long) == 1
 }
