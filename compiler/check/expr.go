@@ -363,7 +363,27 @@ func (c *checker) order(e *policy.BinaryExpr, x, y *types.Type) {
 	if (x.IsNumeric() || y.IsNumeric()) && (x.Kind == types.String || y.Kind == types.String) {
 		d = d.WithHint("%s", orderHint(e, x))
 	}
+	if x.Kind == types.Timestamp && y.Kind == types.String {
+		d = d.WithHint("turn the string into a timestamp: %s %s %s", exprText(e.X), e.Op, parseTimeHint(e.Y))
+	} else if x.Kind == types.String && y.Kind == types.Timestamp {
+		d = d.WithHint("turn the string into a timestamp: %s %s %s", parseTimeHint(e.X), e.Op, exprText(e.Y))
+	}
 	c.report(d)
+}
+
+// parseTimeHint writes parse_time(s, layout) ?? now(), with the layout of
+// a literal guessed from its shape.
+func parseTimeHint(s policy.Expr) string {
+	layout := "%Y-%m-%dT%H:%M:%SZ"
+	if lit, ok := unparen(s).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+		switch len(lit.Str) {
+		case len("2006-01-02"):
+			layout = "%Y-%m-%d"
+		case len("2006-01-02 15:04:05"):
+			layout = "%Y-%m-%d" + lit.Str[10:11] + "%H:%M:%S"
+		}
+	}
+	return fmt.Sprintf("(parse_time(%s, %q) ?? now())", exprText(s), layout)
 }
 
 // orderHint suggests a fix for ordering a number against a string.
