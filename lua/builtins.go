@@ -14,6 +14,7 @@ import (
 
 	glua "github.com/yuin/gopher-lua"
 
+	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -166,7 +167,7 @@ func (s *state) register() {
 		return 1
 	})
 	fn("parse_time", func(L *glua.LState) int {
-		ns, ok := parseTime(L.CheckString(1), L.CheckString(2))
+		ns, ok := strftime.Parse(L.CheckString(1), L.CheckString(2))
 		if !ok {
 			L.Push(s.null)
 			return 1
@@ -176,7 +177,7 @@ func (s *state) register() {
 	})
 	fn("format_time", func(L *glua.LState) int {
 		t := L.CheckTable(1)
-		L.Push(s.str(formatTime(tsNanos(t), L.CheckString(2))))
+		L.Push(s.str(string(strftime.AppendFormat(nil, tsNanos(t), L.CheckString(2)))))
 		return 1
 	})
 	fn("hash64", func(L *glua.LState) int {

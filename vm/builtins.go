@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -266,13 +267,13 @@ func (m *Machine) call(in Instr) Reason {
 	case FnParseLogfmt:
 		m.parseLogfmt(dst, x.S)
 	case FnParseTime:
-		if ns, ok := parseTime(x.S, args[1].S); ok {
+		if ns, ok := strftime.Parse(x.S, args[1].S); ok {
 			*dst = Timestamp(ns)
 		} else {
 			*dst = Null()
 		}
 	case FnFormatTime:
-		m.buf = formatTime(m.buf[:0], x.int(), args[1].S)
+		m.buf = strftime.AppendFormat(m.buf[:0], x.int(), args[1].S)
 		if len(m.buf) > MaxString {
 			return StringTooLong
 		}

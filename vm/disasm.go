@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -140,7 +141,7 @@ func regString(r *Reg) string {
 	case record.String:
 		return strconv.Quote(r.S)
 	case record.Timestamp:
-		return string(formatTime(nil, r.int(), "%FT%T.%NZ"))
+		return string(strftime.AppendFormat(nil, r.int(), "%FT%T.%NZ"))
 	}
 	return r.K.String()
 }

@@ -3,7 +3,6 @@ package vm
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/policyrun/policyrun/record"
 )
@@ -96,26 +95,6 @@ func TestRunBatch(t *testing.T) {
 			t.Errorf("%d: %v, want %v", i, results[i], want[i])
 		}
 	}
-}
-
-// FuzzTimeRoundTrip checks that format_time and parse_time are inverse
-// over a layout that keeps every field.
-func FuzzTimeRoundTrip(f *testing.F) {
-	for _, ns := range []int64{0, 1709211909123456789, -1000000, 9_000_000_000_000_000_000, -9_000_000_000_000_000_000} {
-		f.Add(ns)
-	}
-	const layout = "%Y-%m-%dT%H:%M:%S.%N%z"
-	f.Fuzz(func(t *testing.T, ns int64) {
-		y := time.Unix(0, ns).UTC().Year()
-		if y < 0 || y > 9999 {
-			return
-		}
-		s := string(formatTime(nil, ns, layout))
-		got, ok := parseTime(s, layout)
-		if !ok || got != ns {
-			t.Fatalf("%d -> %q -> %d, %v", ns, s, got, ok)
-		}
-	})
 }
 
 // TestLongStrings: every built-in whose result is a string over 1 MiB

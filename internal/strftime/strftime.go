@@ -1,4 +1,6 @@
-package vm
+// Package strftime reads and writes times with strftime layouts, the one
+// implementation behind parse_time and format_time on both backends.
+package strftime
 
 import (
 	"math"
@@ -24,8 +26,8 @@ func appendPad(dst []byte, v, width int, pad byte) []byte {
 	return append(dst, s...)
 }
 
-// formatTime appends t (unix nanoseconds) written with layout.
-func formatTime(dst []byte, ns int64, layout string) []byte {
+// AppendFormat appends t (unix nanoseconds) written with layout, in UTC.
+func AppendFormat(dst []byte, ns int64, layout string) []byte {
 	t := time.Unix(0, ns).UTC()
 	for i := 0; i < len(layout); i++ {
 		c := layout[i]
@@ -80,9 +82,9 @@ func formatTime(dst []byte, ns int64, layout string) []byte {
 		case 's':
 			dst = strconv.AppendInt(dst, t.Unix(), 10)
 		case 'T':
-			dst = formatTime(dst, ns, "%H:%M:%S")
+			dst = AppendFormat(dst, ns, "%H:%M:%S")
 		case 'F':
-			dst = formatTime(dst, ns, "%Y-%m-%d")
+			dst = AppendFormat(dst, ns, "%Y-%m-%d")
 		case 'L':
 			dst = appendPad(dst, t.Nanosecond()/1e6, 3, '0')
 		case 'f':
@@ -136,8 +138,9 @@ func (p *timeParser) name(names []string) (int, bool) {
 	return 0, false
 }
 
-// parseTime reads s with layout; false when s does not match all of it.
-func parseTime(s, layout string) (int64, bool) {
+// Parse reads s with layout; false when s does not match all of it or the
+// time is outside int64 nanoseconds.
+func Parse(s, layout string) (int64, bool) {
 	p := timeParser{s: s, year: 1970, month: 1, day: 1}
 	if !p.parse(layout) || p.s != "" {
 		return 0, false
