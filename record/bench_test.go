@@ -220,6 +220,13 @@ func BenchmarkSideBySide(b *testing.B) {
 			r.Set(ps[5], a.NewStringFrom("prod"))
 			out = r.AppendJSON(out[:0])
 		}},
+		// The unchanged record encoded from its nodes, as an edited one
+		// is: upserts6 / edits0_reencode is the cost of the edits alone.
+		{"fields128_edits0_reencode", 10, func() {
+			reset()
+			r, _ := a.DecodeJSON(wide, Referenced)
+			out = a.AppendJSON(out[:0], r.Root())
+		}},
 	}
 	samples := make([][]float64, len(contenders))
 	for i := 0; i < b.N; i++ {
@@ -240,6 +247,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	b.ReportMetric(med[2]/med[1], "json_map/json_referenced")
 	b.ReportMetric(med[3]/med[0], "msgpack_map/referenced")
 	b.ReportMetric(med[5]/med[4], "upserts6/edits0")
+	b.ReportMetric(med[5]/med[6], "upserts6/edits0_reencode")
 }
 
 // BenchmarkEncodeJSON encodes decoded records with the value encoder (no
