@@ -292,18 +292,45 @@ func (a *Arena) lookup(m Value, key string, sig uint8) (Value, bool) {
 // a key only when its length and signature match.
 func (a *Arena) find(m Value, key string, sig uint8) int {
 	first, n := int(m.off()), int(m.n())
-	kl := uint32(len(key))
 	nodes := a.nodes[first : first+2*n]
+	kl := uint32(len(key))
+	if sig == 0 {
+		for i := 0; i < len(nodes); i += 2 {
+			if k := &nodes[i]; uint32(k.u) == kl && a.keyIs(k, key) {
+				return first + i
+			}
+		}
+		return -1
+	}
+	// Length and signature in one compare: a key of unknown signature (0)
+	// matches on length alone.
+	want := uint64(sig)<<32 | uint64(kl)
 	for i := 0; i < len(nodes); i += 2 {
-		k := nodes[i]
-		if uint32(k.u) != kl || k.sig != sig && k.sig != 0 && sig != 0 {
+		k := &nodes[i]
+		got := uint64(k.sig)<<32 | uint64(uint32(k.u))
+		if got != want && got != uint64(kl) {
 			continue
 		}
-		if string(a.raw(k)) == key {
+		if a.keyIs(k, key) {
 			return first + i
 		}
 	}
 	return -1
+}
+
+// keyIs reports whether the string value k, of len(key) bytes, is key.
+func (a *Arena) keyIs(k *Value, key string) bool {
+	if len(key) == 0 {
+		return true
+	}
+	off := int(k.off())
+	var b []byte
+	if k.ref == 0 {
+		b = a.slab[off : off+len(key)]
+	} else {
+		b = a.bufs[k.ref-1][off : off+len(key)]
+	}
+	return string(b) == key
 }
 
 // Iter iterates over the entries of a map or the elements of an array, in

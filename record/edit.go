@@ -203,6 +203,10 @@ func (r *Record) set(p Path, v Value) error {
 		r.root = v
 		return nil
 	}
+	if topKey(r, p) {
+		r.setTop(&p[0], v)
+		return nil
+	}
 	if err := r.checkSet(p); err != nil {
 		return err
 	}
@@ -222,8 +226,45 @@ func (r *Record) set(p Path, v Value) error {
 	return nil
 }
 
+// topKey reports whether p is one key of the root map: the common edit,
+// which needs neither checkSet nor walk.
+func topKey(r *Record, p Path) bool {
+	return len(p) == 1 && !p[0].isIndex && r.root.kind == Map
+}
+
+// setTop sets key st of the root map to v (already shared) in one scan.
+func (r *Record) setTop(st *Step, v Value) {
+	a := r.a
+	root := r.writableAt(rootSlot)
+	if j := a.find(root, st.key, st.sig); j >= 0 {
+		a.nodes[j+1] = v
+		return
+	}
+	r.appendEntry(rootSlot, a.newKey(st), v)
+}
+
 // SetIfAbsent sets p to v when p is absent or null and reports whether it did.
 func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
+	if v.kind != Absent && topKey(r, p) {
+		// One scan: look the key up, then change the copied root at the
+		// same position (writableAt keeps the order of entries).
+		a, st := r.a, &p[0]
+		j := a.find(r.root, st.key, st.sig)
+		if j >= 0 && a.nodes[j+1].kind != Null {
+			return false, nil
+		}
+		if v.IsContainer() && v.writable() {
+			v = a.share(v)
+		}
+		rel := j - int(r.root.off())
+		root := r.writableAt(rootSlot)
+		if j >= 0 {
+			a.nodes[int(root.off())+rel+1] = v
+		} else {
+			r.appendEntry(rootSlot, a.newKey(st), v)
+		}
+		return true, nil
+	}
 	if cur, ok := r.Get(p); ok && cur.kind != Null {
 		return false, nil
 	}
@@ -235,15 +276,36 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 
 // Remove deletes p; an absent p is not an error. Removing an array element
 // shifts the rest down. Removing the root empties the record.
-func (r *Record) Remove(p Path) {
+func (r *Record) Remove(p Path) { r.Take(p) }
+
+// Take removes p, as Remove, and returns the value it held and whether p
+// existed. The value is detached from the record.
+func (r *Record) Take(p Path) (Value, bool) {
 	if len(p) == 0 {
+		v := r.root
 		r.root = r.a.newWritableMap()
-		return
+		return v, true
 	}
-	if _, ok := r.Get(p); !ok {
-		return
+	if topKey(r, p) {
+		a, st := r.a, &p[0]
+		j := a.find(r.root, st.key, st.sig)
+		if j < 0 {
+			return Value{}, false
+		}
+		v := a.nodes[j+1]
+		rel := j - int(r.root.off())
+		root := r.writableAt(rootSlot)
+		first, n := int(root.off()), int(root.n())
+		copy(a.nodes[first+rel:], a.nodes[first+rel+2:first+2*n])
+		root.u--
+		r.root = root
+		return v, true
 	}
-	r.remove(p)
+	v, ok := r.Get(p)
+	if ok {
+		r.remove(p)
+	}
+	return v, ok
 }
 
 // remove deletes p, which exists.

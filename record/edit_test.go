@@ -29,6 +29,19 @@ func TestEdits(t *testing.T) {
 	lift := func(p, prefix string) op {
 		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
 	}
+	take := func(p, want string) op {
+		return func(r *Record) error {
+			v, ok := r.Take(MustParsePath(p))
+			got := "absent"
+			if ok {
+				got = string(r.Arena().AppendJSON(nil, v))
+			}
+			if got != want {
+				return errors.New("Take(" + p + ") = " + got + ", want " + want)
+			}
+			return nil
+		}
+	}
 	copyTo := func(from, to string) op {
 		return func(r *Record) error {
 			v, _ := r.Get(MustParsePath(from))
@@ -64,6 +77,16 @@ func TestEdits(t *testing.T) {
 			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":5,"s":"str","m":6}`, nil},
 		{"remove", []op{remove(".b.c"), remove(".arr[0]"), remove(".missing.x"), remove(".a.b")},
 			`{"a":1,"b":{"d":{"e":true}},"arr":[{"k":"v"},3],"n":null,"s":"str"}`, nil},
+		{"if absent after an edit", []op{set(".z", IntValue(1)), ifAbsent(".n", IntValue(5)), ifAbsent(".a", IntValue(6)),
+			ifAbsent(".y", IntValue(7))},
+			`{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":5,"s":"str","z":1,"y":7}`, nil},
+		{"remove top keys, edited or not", []op{remove(".arr"), remove(".nope"), set(".z", IntValue(1)), remove(".a"),
+			remove(".z"), remove(".s")},
+			`{"b":{"c":"x","d":{"e":true}},"n":null}`, nil},
+		{"take", []op{take(".b.d", `{"e":true}`), take(".arr[-1]", "3"), take(".nope", "absent"),
+			take(".b.nope", "absent"), take(".a", "1"), take(".a", "absent")},
+			`{"b":{"c":"x"},"arr":[1,{"k":"v"}],"n":null,"s":"str"}`, nil},
+		{"take root", []op{take(".", editInput)}, `{}`, nil},
 		{"remove root", []op{remove(".")}, `{}`, nil},
 		{"rename in place", []op{rename(".a", ".a2")},
 			`{"a2":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`, nil},

@@ -385,11 +385,13 @@ func (m *Machine) rename(from, to record.Path) Reason {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].IsIndex() || to[len(to)-1].IsIndex() {
 		return PathConflict
 	}
-	v, ok := m.rec.Get(from)
-	if !ok || samePath(from, to) {
+	if samePath(from, to) {
 		return NoFault
 	}
-	m.rec.Remove(from)
+	v, ok := m.rec.Take(from)
+	if !ok {
+		return NoFault
+	}
 	if err := m.rec.Set(to, v); err != nil {
 		return PathConflict
 	}
