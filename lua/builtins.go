@@ -14,6 +14,7 @@ import (
 
 	glua "github.com/yuin/gopher-lua"
 
+	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
@@ -294,7 +295,7 @@ func (s *state) toFloat(v glua.LValue) glua.LValue {
 		return v
 	case record.String:
 		str := string(v.(glua.LString))
-		if !isDecimal(str) {
+		if !kvtext.IsDecimal(str) {
 			return s.null // strconv also takes hex floats and 1_000
 		}
 		f, err := strconv.ParseFloat(str, 64)
@@ -328,121 +329,29 @@ func (s *state) toBool(v glua.LValue) glua.LValue {
 	return s.null
 }
 
-// parseKV implements parse_kv (docs/semantics.md).
+// parseKV implements parse_kv (docs/semantics.md) with the scanner the VM uses.
 func parseKV(x, pairSep, kvSep string) ([]kv, bool) {
-	if pairSep == "" || kvSep == "" {
-		return nil, false
-	}
+	var sc kvtext.Pairs
+	sc.Init(x, pairSep, kvSep)
 	var out []kv
-	for _, piece := range strings.Split(x, pairSep) {
-		if strings.TrimFunc(piece, unicode.IsSpace) == "" {
-			continue // empty and all-space pieces, as the VM
-		}
-		k, v, ok := strings.Cut(piece, kvSep)
-		if !ok {
-			return nil, false
-		}
-		k = strings.TrimFunc(k, unicode.IsSpace)
-		v = strings.TrimFunc(v, unicode.IsSpace)
-		if k == "" {
-			return nil, false
-		}
-		out = append(out, kv{k, v})
+	for sc.Next() {
+		out = append(out, kv{sc.Key(), sc.Value()})
 	}
-	return out, true
+	return out, sc.Err() == nil
 }
 
-// isLogfmtSpace is the white space between logfmt pairs (as the VM's).
-func isLogfmtSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// parseLogfmt implements parse_logfmt (docs/semantics.md).
+// parseLogfmt implements parse_logfmt (docs/semantics.md) with the scanner
+// the VM uses.
 func parseLogfmt(x string) ([]kv, bool) {
+	var sc kvtext.Logfmt
+	sc.Init(x)
 	var out []kv
-	i := 0
-	for {
-		for i < len(x) && isLogfmtSpace(x[i]) {
-			i++
+	for sc.Next() {
+		v := sc.Raw()
+		if !sc.Plain() {
+			v = string(sc.AppendValue(nil))
 		}
-		if i >= len(x) {
-			return out, true
-		}
-		start := i
-		for i < len(x) && x[i] != '=' && !isLogfmtSpace(x[i]) {
-			i++
-		}
-		key := x[start:i]
-		if key == "" {
-			return nil, false
-		}
-		if i >= len(x) || isLogfmtSpace(x[i]) {
-			out = append(out, kv{key, ""})
-			continue
-		}
-		i++ // '='
-		if i < len(x) && x[i] == '"' {
-			i++
-			var b strings.Builder
-			closed := false
-			for i < len(x) {
-				c := x[i]
-				if c == '\\' && i+1 < len(x) && (x[i+1] == '"' || x[i+1] == '\\') {
-					b.WriteByte(x[i+1])
-					i += 2
-					continue
-				}
-				if c == '"' {
-					closed = true
-					i++
-					break
-				}
-				b.WriteByte(c)
-				i++
-			}
-			if !closed {
-				return nil, false
-			}
-			out = append(out, kv{key, b.String()})
-			continue
-		}
-		start = i
-		for i < len(x) && !isLogfmtSpace(x[i]) {
-			i++
-		}
-		out = append(out, kv{key, x[start:i]})
+		out = append(out, kv{sc.Key(), v})
 	}
-}
-
-// isDecimal reports whether s is a plain decimal number: a sign, digits,
-// an optional fraction and exponent; no hex, inf, nan or underscores (as
-// the VM's to_float).
-func isDecimal(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	digits := 0
-	i := 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		}
-		if i == j {
-			return false
-		}
-	}
-	return i == len(s)
+	return out, sc.Err() == nil
 }

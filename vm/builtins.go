@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
@@ -532,40 +533,6 @@ func isDecimalInt(s string) bool {
 	return true
 }
 
-// isDecimal reports whether s is a plain decimal number: a sign, digits,
-// an optional fraction and exponent; no hex, inf, nan or underscores.
-func isDecimal(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	digits := 0
-	i := 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			digits++
-		}
-	}
-	if digits == 0 {
-		return false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		}
-		if i == j {
-			return false
-		}
-	}
-	return i == len(s)
-}
-
 func toFloat(x *Reg) Reg {
 	switch x.K {
 	case record.Int:
@@ -573,7 +540,7 @@ func toFloat(x *Reg) Reg {
 	case record.Float:
 		return *x
 	case record.String:
-		if !isDecimal(x.S) {
+		if !kvtext.IsDecimal(x.S) {
 			return Null()
 		}
 		f, err := strconv.ParseFloat(x.S, 64)

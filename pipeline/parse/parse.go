@@ -74,7 +74,7 @@ func NewSized(name string, maxJoined int) (Parser, error) {
 	case "docker":
 		return dockerParser{}, nil
 	case "logfmt":
-		return logfmtParser{}, nil
+		return &logfmtParser{}, nil
 	case "raw", "":
 		return rawParser{}, nil
 	}
