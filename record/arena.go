@@ -165,11 +165,10 @@ func (a *Arena) raw(v Value) []byte {
 // copying. The string is valid until the arena's next Reset (and, for
 // referenced values, only while the input is unchanged).
 func (a *Arena) Str(v Value) string {
-	b := a.Bytes(v)
-	if len(b) == 0 {
+	if v.kind != String && v.kind != Bytes || v.n() == 0 {
 		return ""
 	}
-	return unsafe.String(&b[0], len(b))
+	return a.str(v)
 }
 
 // AsBytes returns v's bytes and whether v is a String or Bytes.

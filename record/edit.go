@@ -87,11 +87,15 @@ func (a *Arena) newKey(s *Step) Value {
 
 // str views the bytes of a string value as a string.
 func (a *Arena) str(v Value) string {
-	b := a.raw(v)
-	if len(b) == 0 {
+	off, n := int(v.off()), int(v.n())
+	if n == 0 {
 		return ""
 	}
-	return unsafe.String(&b[0], len(b))
+	buf := a.slab
+	if v.ref != 0 {
+		buf = a.bufs[v.ref-1]
+	}
+	return unsafe.String(&buf[off : off+n][0], n)
 }
 
 func normIndex(i, n int) (int, bool) {
@@ -147,6 +151,7 @@ func (r *Record) checkSet(p Path) error {
 // last step indexes. The caller has checked p with checkSet or Get.
 func (r *Record) walk(p Path, create bool) slot {
 	a := r.a
+	r.deep = true
 	s := rootSlot
 	r.writableAt(s)
 	for i := range p {
@@ -196,6 +201,9 @@ func (r *Record) Set(p Path, v Value) error {
 }
 
 func (r *Record) set(p Path, v Value) error {
+	if v.IsContainer() && v.writable() {
+		r.deep = true // a detached value (Rename) may keep its mark
+	}
 	if len(p) == 0 {
 		if v.kind != Map {
 			return ErrRootType
@@ -379,6 +387,7 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 		return ErrNotLiftable
 	}
 	a := r.a
+	r.deep = true
 	r.remove(p)
 	s := r.walk(p[:len(p)-1], false)
 	first, n := int(v.off()), int(v.n())

@@ -258,3 +258,31 @@ func TestCommit(t *testing.T) {
 		t.Errorf("after Discard %s, want %s", got, committed)
 	}
 }
+
+// TestCommitShallow covers Commit after edits of the root's keys only, which
+// skips the freeze walk, and after nested edits moved to another key.
+func TestCommitShallow(t *testing.T) {
+	a := NewArena()
+	r := mustDecode(t, a, `{"a":{"b":1},"c":2}`, Referenced)
+	check := func(step, want string) {
+		t.Helper()
+		if got := string(r.AppendJSON(nil)); got != want {
+			t.Errorf("%s: %s, want %s", step, got, want)
+		}
+	}
+	r.Set(NewPath("d"), IntValue(3))
+	r.Remove(NewPath("c"))
+	r.Commit()
+	r.Set(NewPath("d"), IntValue(4))
+	r.Set(MustParsePath(".a.b"), IntValue(5))
+	r.Discard()
+	check("shallow", `{"a":{"b":1},"d":3}`)
+	r.Set(MustParsePath(".a.b"), IntValue(6))
+	if err := r.Rename(NewPath("a"), NewPath("d")); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit()
+	r.Set(MustParsePath(".d.b"), IntValue(7))
+	r.Discard()
+	check("renamed", `{"d":{"b":6}}`)
+}

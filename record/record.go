@@ -40,6 +40,10 @@ type Record struct {
 	// decoded is the root as decoded from text, a JSON line that may
 	// stand for it; text is Absent when there is none (see passThrough).
 	decoded, text Value
+	// deep is set when an edit may have left writable containers below
+	// the root (anything but the one-key edits of the root map), so that
+	// Commit must walk the tree to freeze them.
+	deep bool
 }
 
 // Arena returns the arena the record lives in.
@@ -83,8 +87,14 @@ func (r *Record) Commit() {
 	// The committed maps may not change in place any more: later edits
 	// copy them again.
 	if r.root.writable() { // only an edited root is (and needs the walk)
-		r.root = r.a.freeze(r.root)
+		if r.deep {
+			r.root = r.a.freeze(r.root)
+		} else {
+			r.root.flags &^= flagWritable
+			r.root.ref = 0
+		}
 	}
+	r.deep = false
 	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
 }
 

@@ -59,7 +59,11 @@ func setBool(r *Reg, b bool) {
 
 // fromValue loads a record value into a register.
 func fromValue(a *record.Arena, v record.Value) Reg {
-	switch k := v.Kind(); k {
+	k := v.Kind()
+	if k == record.String { // the common read, first
+		return Reg{K: k, S: a.Str(v), V: v}
+	}
+	switch k {
 	case record.Int:
 		return Reg{K: k, N: uint64(v.Int())}
 	case record.Float:
