@@ -4,11 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -119,33 +115,15 @@ func checkPolicy(name string, src []byte) []diag.Diagnostic {
 	return diag.Sort(ds)
 }
 
-// policyFiles expands the arguments: files as given, directories walked for
-// *.policy, sorted.
+// policyFiles expands the arguments: files as given, directories walked
+// for *.policy (policyFilesIn), each directory's files sorted.
 func policyFiles(args []string) ([]string, error) {
 	var out []string
 	for _, arg := range args {
-		info, err := os.Stat(arg)
+		found, err := policyFilesIn(arg)
 		if err != nil {
 			return nil, err
 		}
-		if !info.IsDir() {
-			out = append(out, arg)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(p, ".policy") {
-				found = append(found, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(found)
 		out = append(out, found...)
 	}
 	return out, nil

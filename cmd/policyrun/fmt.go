@@ -68,7 +68,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			files = append(files, arg)
 			continue
 		}
-		found, err := fmtTargets(arg)
+		found, err := policyFilesIn(arg)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)
 			fail(2)
@@ -123,9 +123,10 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return status
 }
 
-// fmtTargets expands one argument: a file as it is, a directory to the
-// *.policy files below it (hidden directories skipped), sorted.
-func fmtTargets(arg string) ([]string, error) {
+// policyFilesIn expands one argument: a file as it is, a directory to the
+// *.policy files below it (hidden directories skipped), sorted. check,
+// fmt and test share it, so they see the same files.
+func policyFilesIn(arg string) ([]string, error) {
 	info, err := os.Stat(arg)
 	if err != nil {
 		return nil, err
