@@ -68,6 +68,7 @@ type Arena struct {
 	recs    []*Record
 	nrec    int
 	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
+	locBuf  []int32  // positions of a path's steps during an edit (see locate)
 	seed    maphash.Seed
 	seeded  bool
 	strMark int // start of the string being built

@@ -105,84 +105,162 @@ func normIndex(i, n int) (int, bool) {
 	return i, uint(i) < uint(n)
 }
 
-// checkSet reports whether set(p, ...) would succeed, without changing
-// anything, so that a failing edit leaves the record untouched.
-func (r *Record) checkSet(p Path) error {
+// Nested edits find their path once. locate and locateSet descend the
+// record read-only and note, for each step, the position of its entry or
+// element in the container it indexes (-1: missing, to be created); open
+// then makes the containers along the path writable by those positions.
+// A writable copy keeps the order of its entries, so no key is looked up
+// twice, and a failing edit (found by locateSet) has changed nothing.
+
+// locs returns the arena's scratch for the positions of n steps.
+func (a *Arena) locs(n int) []int32 {
+	if cap(a.locBuf) < n {
+		a.locBuf = make([]int32, 2*n)
+	}
+	return a.locBuf[:n]
+}
+
+// locate finds p, noting positions in l, and returns the value at p and
+// whether p exists.
+func (r *Record) locate(p Path, l []int32) (Value, bool) {
+	a := r.a
 	v := r.root
 	for i := range p {
 		s := &p[i]
-		last := i == len(p)-1
 		if s.isIndex {
 			if v.kind != Array {
-				return ErrNotContainer
+				return Value{}, false
 			}
 			j, ok := normIndex(s.index, int(v.n()))
 			if !ok {
-				return ErrIndexRange
+				return Value{}, false
 			}
-			if last {
-				return nil
-			}
-			v = r.a.nodes[int(v.off())+j]
+			l[i] = int32(j)
+			v = a.nodes[int(v.off())+j]
 			continue
 		}
-		if v.kind == Absent || v.kind == Null {
-			// Missing maps are created: the rest must be keys.
-			for _, t := range p[i:] {
-				if t.isIndex {
-					return ErrIndexRange
-				}
-			}
-			return nil
-		}
 		if v.kind != Map {
-			return ErrNotContainer
+			return Value{}, false
 		}
-		if last {
-			return nil
+		j := a.find(v, s.key, s.sig)
+		if j < 0 {
+			return Value{}, false
 		}
-		v, _ = r.a.lookup(v, s.key, s.sig)
+		l[i] = int32((j - int(v.off())) / 2)
+		v = a.nodes[j+1]
 	}
-	return nil
+	return v, true
 }
 
-// walk makes the containers along p writable, creating missing (or null)
-// maps when create is set, and returns the slot of the container that the
-// last step indexes. The caller has checked p with checkSet or Get.
-func (r *Record) walk(p Path, create bool) slot {
+// locateSet finds p for a set, noting positions in l, and reports whether
+// the set can succeed. It returns the value at p (Absent when missing).
+func (r *Record) locateSet(p Path, l []int32) (Value, error) {
 	a := r.a
-	r.deep = true
+	v := r.root
+	i := 0
+	for ; i < len(p); i++ {
+		if v.kind == Absent || v.kind == Null {
+			break // created from here
+		}
+		s := &p[i]
+		if s.isIndex {
+			if v.kind != Array {
+				return Value{}, ErrNotContainer
+			}
+			j, ok := normIndex(s.index, int(v.n()))
+			if !ok {
+				return Value{}, ErrIndexRange
+			}
+			l[i] = int32(j)
+			v = a.nodes[int(v.off())+j]
+			continue
+		}
+		if v.kind != Map {
+			return Value{}, ErrNotContainer
+		}
+		j := a.find(v, s.key, s.sig)
+		if j < 0 {
+			l[i] = -1
+			i++
+			v = Value{}
+			break
+		}
+		l[i] = int32((j - int(v.off())) / 2)
+		v = a.nodes[j+1]
+	}
+	if i < len(p) {
+		v = Value{}
+	}
+	// Missing maps are created: the rest must be keys.
+	for ; i < len(p); i++ {
+		if p[i].isIndex {
+			return Value{}, ErrIndexRange
+		}
+		l[i] = -1
+	}
+	return v, nil
+}
+
+// open makes the containers along p[:n] writable, following the positions
+// l of locate or locateSet and creating missing or null maps, and returns
+// the slot of the container that step n indexes.
+func (r *Record) open(p Path, l []int32, n int) slot {
+	a := r.a
+	if n > 0 {
+		r.deep = true
+	}
 	s := rootSlot
 	r.writableAt(s)
-	for i := range p {
-		st := &p[i]
+	for i := range n {
+		if l[i] < 0 {
+			s = r.appendEntry(s, a.newKey(&p[i]), a.newWritableMap())
+			continue
+		}
 		cur := r.at(s)
-		var child slot
-		if st.isIndex {
-			j, _ := normIndex(st.index, int(cur.n()))
-			child = int(cur.off()) + j
-		} else {
-			j := a.find(cur, st.key, st.sig)
-			if j < 0 {
-				if !create {
-					return s
-				}
-				child = r.appendEntry(s, a.newKey(st), a.newWritableMap())
-			} else {
-				child = j + 1
-			}
+		child := int(cur.off()) + int(l[i])
+		if cur.kind == Map {
+			child += int(l[i]) + 1
 		}
 		switch cv := a.nodes[child]; cv.kind {
 		case Map, Array:
 			r.writableAt(child)
 		case Null, Absent:
-			if create {
-				a.nodes[child] = a.newWritableMap()
-			}
+			a.nodes[child] = a.newWritableMap()
 		}
 		s = child
 	}
 	return s
+}
+
+// setAt stores v at p, located by locateSet into l.
+func (r *Record) setAt(p Path, l []int32, v Value) {
+	last := len(p) - 1
+	s := r.open(p, l, last)
+	parent := r.at(s)
+	switch j := int(l[last]); {
+	case j < 0:
+		r.appendEntry(s, r.a.newKey(&p[last]), v)
+	case parent.kind == Array:
+		r.a.nodes[int(parent.off())+j] = v
+	default:
+		r.a.nodes[int(parent.off())+2*j+1] = v
+	}
+}
+
+// removeAt deletes p, located by locate into l (so it exists).
+func (r *Record) removeAt(p Path, l []int32) {
+	a := r.a
+	last := len(p) - 1
+	s := r.open(p, l, last)
+	parent := r.at(s)
+	first, n, j := int(parent.off()), int(parent.n()), int(l[last])
+	if parent.kind == Array {
+		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
+	} else {
+		copy(a.nodes[first+2*j:], a.nodes[first+2*j+2:first+2*n])
+	}
+	parent.u--
+	r.put(s, parent)
 }
 
 // Set sets the value at p (upsert), creating missing or null parent maps.
@@ -215,22 +293,11 @@ func (r *Record) set(p Path, v Value) error {
 		r.setTop(&p[0], v)
 		return nil
 	}
-	if err := r.checkSet(p); err != nil {
+	l := r.a.locs(len(p))
+	if _, err := r.locateSet(p, l); err != nil {
 		return err
 	}
-	s := r.walk(p[:len(p)-1], true)
-	last := &p[len(p)-1]
-	parent := r.at(s)
-	if last.isIndex {
-		j, _ := normIndex(last.index, int(parent.n()))
-		r.a.nodes[int(parent.off())+j] = v
-		return nil
-	}
-	if j := r.a.find(parent, last.key, last.sig); j >= 0 {
-		r.a.nodes[j+1] = v
-		return nil
-	}
-	r.appendEntry(s, r.a.newKey(last), v)
+	r.setAt(p, l, v)
 	return nil
 }
 
@@ -273,12 +340,24 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		}
 		return true, nil
 	}
-	if cur, ok := r.Get(p); ok && cur.kind != Null {
+	if v.kind == Absent || len(p) == 0 {
+		if cur, ok := r.Get(p); ok && cur.kind != Null {
+			return false, nil
+		}
+		return true, r.Set(p, v)
+	}
+	l := r.a.locs(len(p))
+	cur, err := r.locateSet(p, l)
+	if cur.kind != Absent && cur.kind != Null {
 		return false, nil
 	}
-	if err := r.Set(p, v); err != nil {
+	if err != nil {
 		return false, err
 	}
+	if v.IsContainer() && v.writable() {
+		v = r.a.share(v)
+	}
+	r.setAt(p, l, v)
 	return true, nil
 }
 
@@ -309,29 +388,12 @@ func (r *Record) Take(p Path) (Value, bool) {
 		r.root = root
 		return v, true
 	}
-	v, ok := r.Get(p)
+	l := r.a.locs(len(p))
+	v, ok := r.locate(p, l)
 	if ok {
-		r.remove(p)
+		r.removeAt(p, l)
 	}
 	return v, ok
-}
-
-// remove deletes p, which exists.
-func (r *Record) remove(p Path) {
-	a := r.a
-	s := r.walk(p[:len(p)-1], false)
-	parent := r.at(s)
-	first, n := int(parent.off()), int(parent.n())
-	last := &p[len(p)-1]
-	if last.isIndex {
-		j, _ := normIndex(last.index, n)
-		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
-	} else {
-		j := a.find(parent, last.key, last.sig)
-		copy(a.nodes[j:], a.nodes[j+2:first+2*n])
-	}
-	parent.u--
-	r.put(s, parent)
 }
 
 func samePath(p, q Path) bool {
@@ -353,23 +415,24 @@ func (r *Record) Rename(from, to Path) error {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
 		return ErrNotContainer
 	}
-	v, ok := r.Get(from)
+	l := r.a.locs(len(from) + len(to))
+	lf, lt := l[:len(from)], l[len(from):]
+	v, ok := r.locate(from, lf)
 	if !ok || samePath(from, to) {
 		return nil
 	}
-	if err := r.checkSet(to); err != nil {
+	if _, err := r.locateSet(to, lt); err != nil {
 		return err
 	}
-	if samePath(from[:len(from)-1], to[:len(to)-1]) && !r.Exists(to) {
+	if lt[len(to)-1] < 0 && samePath(from[:len(from)-1], to[:len(to)-1]) {
 		// Same map, new name free: rename the key where it stands.
-		s := r.walk(from[:len(from)-1], false)
-		f := &from[len(from)-1]
-		j := r.a.find(r.at(s), f.key, f.sig)
-		r.a.nodes[j] = r.a.newKey(&to[len(to)-1])
+		s := r.open(from, lf, len(from)-1)
+		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = r.a.newKey(&to[len(to)-1])
 		return nil
 	}
-	// v is detached by the remove, so it needs no copy.
-	r.remove(from)
+	// v is detached by the remove, so it needs no copy. The remove may
+	// move entries, so set locates to again.
+	r.removeAt(from, lf)
 	return r.set(to, v)
 }
 
@@ -379,17 +442,26 @@ func (r *Record) Rename(from, to Path) error {
 // is absent or null; p must be a map inside a map. On error the record is
 // unchanged.
 func (r *Record) Lift(p Path, prefix []byte) error {
-	v, ok := r.Get(p)
+	if len(p) == 0 {
+		if r.root.kind == Map {
+			return ErrNotLiftable
+		}
+		return nil
+	}
+	a := r.a
+	l := a.locs(len(p))
+	v, ok := r.locate(p, l)
 	if !ok || v.kind == Null {
 		return nil
 	}
-	if len(p) == 0 || v.kind != Map || p[len(p)-1].isIndex {
+	if v.kind != Map || p[len(p)-1].isIndex {
 		return ErrNotLiftable
 	}
-	a := r.a
 	r.deep = true
-	r.remove(p)
-	s := r.walk(p[:len(p)-1], false)
+	// Removing p changes only its parent, so the parent's slot from open
+	// stays valid.
+	r.removeAt(p, l)
+	s := r.open(p, l, len(p)-1)
 	first, n := int(v.off()), int(v.n())
 	for i := 0; i < n; i++ {
 		k, val := a.nodes[first+2*i], a.nodes[first+2*i+1]
