@@ -148,7 +148,7 @@ func (a *Arena) addBuf(b []byte) uint32 {
 // Bytes returns the bytes of a String or Bytes value as a view into the
 // arena (or the input it references); nil for other kinds. Do not modify it.
 func (a *Arena) Bytes(v Value) []byte {
-	if v.kind != String && v.kind != Bytes {
+	if v.kind() != String && v.kind() != Bytes {
 		return nil
 	}
 	return a.raw(v)
@@ -166,7 +166,7 @@ func (a *Arena) raw(v Value) []byte {
 // copying. The string is valid until the arena's next Reset (and, for
 // referenced values, only while the input is unchanged).
 func (a *Arena) Str(v Value) string {
-	if v.kind != String && v.kind != Bytes || v.n() == 0 {
+	if v.kind() != String && v.kind() != Bytes || v.n() == 0 {
 		return ""
 	}
 	return a.str(v)
@@ -174,7 +174,7 @@ func (a *Arena) Str(v Value) string {
 
 // AsBytes returns v's bytes and whether v is a String or Bytes.
 func (a *Arena) AsBytes(v Value) ([]byte, bool) {
-	if v.kind != String && v.kind != Bytes {
+	if v.kind() != String && v.kind() != Bytes {
 		return nil, false
 	}
 	return a.raw(v), true
@@ -197,7 +197,7 @@ func (a *Arena) NewStringFrom(s string) Value {
 // NewBytes copies b into the slab and returns it as a Bytes value.
 func (a *Arena) NewBytes(b []byte) Value {
 	v := a.NewString(b)
-	v.kind = Bytes
+	v.setKind(Bytes)
 	return v
 }
 
@@ -229,14 +229,14 @@ func (a *Arena) EndString() Value {
 // EndBytes finishes the string being built and returns it as Bytes.
 func (a *Arena) EndBytes() Value {
 	v := a.EndString()
-	v.kind = Bytes
+	v.setKind(Bytes)
 	return v
 }
 
 // Len returns the length of a string or bytes (in bytes), the number of
 // elements of an array or of entries of a map, and 0 for other kinds.
 func (a *Arena) Len(v Value) int {
-	switch v.kind {
+	switch v.kind() {
 	case String, Bytes, Array, Map:
 		return int(v.n())
 	}
@@ -245,7 +245,7 @@ func (a *Arena) Len(v Value) int {
 
 // Index returns element i of an array; negative i counts from the end.
 func (a *Arena) Index(v Value, i int) (Value, bool) {
-	if v.kind != Array {
+	if v.kind() != Array {
 		return Value{}, false
 	}
 	n := int(v.n())
@@ -260,7 +260,7 @@ func (a *Arena) Index(v Value, i int) (Value, bool) {
 
 // Entry returns entry i (in order) of a map.
 func (a *Arena) Entry(v Value, i int) (key, val Value) {
-	if v.kind != Map || uint(i) >= uint(v.n()) {
+	if v.kind() != Map || uint(i) >= uint(v.n()) {
 		return Value{}, Value{}
 	}
 	j := int(v.off()) + 2*i
@@ -269,7 +269,7 @@ func (a *Arena) Entry(v Value, i int) (key, val Value) {
 
 // Key looks key up in a map.
 func (a *Arena) Key(v Value, key []byte) (Value, bool) {
-	if v.kind != Map {
+	if v.kind() != Map {
 		return Value{}, false
 	}
 	if len(key) == 0 {
@@ -307,7 +307,7 @@ func (a *Arena) find(m Value, key string, sig uint8) int {
 	want := uint64(sig)<<32 | uint64(kl)
 	for i := 0; i < len(nodes); i += 2 {
 		k := &nodes[i]
-		got := uint64(k.sig)<<32 | uint64(uint32(k.u))
+		got := uint64(k.sig())<<32 | uint64(uint32(k.u))
 		if got != want && got != uint64(kl) {
 			continue
 		}
@@ -356,7 +356,7 @@ func (it *Iter) Next() bool {
 	if !it.v.IsContainer() || it.i >= int(it.v.n()) {
 		return false
 	}
-	if it.v.kind == Map {
+	if it.v.kind() == Map {
 		j := int(it.v.off()) + 2*it.i
 		it.key, it.value = it.a.nodes[j], it.a.nodes[j+1]
 	} else {

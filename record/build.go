@@ -30,13 +30,13 @@ func (a *Arena) share(v Value) Value {
 	if !v.IsContainer() || !v.writable() {
 		return v
 	}
-	w, n := width(v.kind), int(v.n())
+	w, n := width(v.kind()), int(v.n())
 	first := a.alloc(w * n)
 	copy(a.nodes[first:], a.nodes[int(v.off()):int(v.off())+w*n])
 	for i := w - 1; i < w*n; i += w {
 		a.nodes[first+i] = a.share(a.nodes[first+i])
 	}
-	return containerValue(v.kind, uint32(first), uint32(n))
+	return containerValue(v.kind(), uint32(first), uint32(n))
 }
 
 // freeze clears the writable mark of v and of the writable containers in
@@ -46,14 +46,14 @@ func (a *Arena) freeze(v Value) Value {
 	if !v.IsContainer() || !v.writable() {
 		return v
 	}
-	w, n, off := width(v.kind), int(v.n()), int(v.off())
+	w, n, off := width(v.kind()), int(v.n()), int(v.off())
 	for i := off + w - 1; i < off+w*n; i += w {
 		// Only writable containers carry the flag: skip the rest unread.
-		if a.nodes[i].flags&flagWritable != 0 {
+		if a.nodes[i].h&flagWritable != 0 {
 			a.nodes[i] = a.freeze(a.nodes[i])
 		}
 	}
-	v.flags &^= flagWritable
+	v.h &^= flagWritable
 	v.ref = 0
 	return v
 }
@@ -68,8 +68,8 @@ func (a *Arena) Clone(v Value) Value { return a.share(v) }
 // The zero Builder is not usable; get one from Arena.BeginMap or BeginArray.
 // Several builders may be in progress at once (for nested literals).
 type Builder struct {
-	a    *Arena
-	kind Kind
+	a     *Arena
+	bkind Kind
 	// first node, entries used and entries reserved
 	first, n, cap int
 }
@@ -84,14 +84,14 @@ func (a *Arena) begin(k Kind, capHint int) Builder {
 	if capHint < 0 {
 		capHint = 0
 	}
-	return Builder{a: a, kind: k, first: a.alloc(width(k) * capHint), cap: capHint}
+	return Builder{a: a, bkind: k, first: a.alloc(width(k) * capHint), cap: capHint}
 }
 
 func (b *Builder) room() {
 	if b.n < b.cap {
 		return
 	}
-	a, w := b.a, width(b.kind)
+	a, w := b.a, width(b.bkind)
 	newCap := 2*b.cap + 4
 	if b.first+w*b.cap == len(a.nodes) { // last in the slice: grow in place
 		a.alloc(w * (newCap - b.cap))
@@ -106,7 +106,7 @@ func (b *Builder) room() {
 // Add appends key (a String value of this arena) and val to a map builder.
 // A key added twice keeps its first position and its last value.
 func (b *Builder) Add(key, val Value) {
-	key.sig = keySig(b.a.raw(key))
+	key.setSig(keySig(b.a.raw(key)))
 	b.room()
 	j := b.first + 2*b.n
 	b.a.nodes[j] = key
@@ -130,10 +130,10 @@ func (b *Builder) Len() int { return b.n }
 // Finish returns the built value. The builder must not be used afterwards.
 func (b *Builder) Finish() Value {
 	n := b.n
-	if b.kind == Map {
+	if b.bkind == Map {
 		n = b.a.dedup(b.a.nodes[b.first : b.first+2*b.n])
 	}
-	return containerValue(b.kind, uint32(b.first), uint32(n))
+	return containerValue(b.bkind, uint32(b.first), uint32(n))
 }
 
 // keySig returns the signature of a key: its length, first and last byte
@@ -164,7 +164,7 @@ func (s *sigSet) add(sig uint8) bool {
 // keys carry their signatures.
 func (a *Arena) hasKey(kv []Value, key Value) bool {
 	for i := 0; i < len(kv); i += 2 {
-		if kv[i].sig == key.sig && a.keyEq(kv[i], key) {
+		if kv[i].sig() == key.sig() && a.keyEq(kv[i], key) {
 			return true
 		}
 	}

@@ -4,20 +4,20 @@ package record
 // so that it outlives src's next Reset; for buffers that keep records
 // across batches.
 func (a *Arena) CopyValue(src *Arena, v Value) Value {
-	switch v.kind {
+	switch v.kind() {
 	case String, Bytes:
 		c := a.NewString(src.raw(v))
-		c.kind, c.flags, c.sig = v.kind, v.flags&flagPlain, v.sig
+		c.h = v.h &^ flagWritable
 		return c
 	case Array, Map:
-		w, n := width(v.kind), int(v.n())
+		w, n := width(v.kind()), int(v.n())
 		first := a.alloc(w * n)
 		for i := 0; i < w*n; i++ {
 			a.nodes[first+i] = a.CopyValue(src, src.nodes[int(v.off())+i])
 		}
-		return containerValue(v.kind, uint32(first), uint32(n))
+		return containerValue(v.kind(), uint32(first), uint32(n))
 	}
-	v.flags, v.ref, v.sig = 0, 0, 0
+	v.h, v.ref = uint32(v.kind()), 0
 	return v
 }
 
@@ -27,7 +27,7 @@ func (a *Arena) CopyRecord(r *Record) *Record {
 	c := a.newRecord()
 	c.base = a.CopyValue(r.a, r.root)
 	c.root = c.base
-	if r.tag.kind == String {
+	if r.tag.kind() == String {
 		c.tag = a.CopyValue(r.a, r.tag)
 	}
 	c.baseTag = c.tag
@@ -35,7 +35,7 @@ func (a *Arena) CopyRecord(r *Record) *Record {
 		c.decoded, c.text = c.base, a.NewString(r.a.raw(r.text))
 	}
 	c.time, c.baseTime = r.time, r.time
-	if r.meta.kind == Map {
+	if r.meta.kind() == Map {
 		c.meta = a.CopyValue(r.a, r.meta)
 	}
 	c.layout, c.timeFmt = r.layout, r.timeFmt

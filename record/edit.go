@@ -40,11 +40,11 @@ func (r *Record) writableAt(s slot) Value {
 		return v
 	}
 	a := r.a
-	w, n := width(v.kind), int(v.n())
+	w, n := width(v.kind()), int(v.n())
 	c := n + n/8 + 4
 	first := a.alloc(w * c)
 	copy(a.nodes[first:], a.nodes[int(v.off()):int(v.off())+w*n])
-	v = Value{kind: v.kind, flags: flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n)}
+	v = Value{h: uint32(v.kind()) | flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n)}
 	r.put(s, v)
 	return v
 }
@@ -52,7 +52,7 @@ func (r *Record) writableAt(s slot) Value {
 func (a *Arena) newWritableMap() Value {
 	const c = 4
 	first := a.alloc(2 * c)
-	return Value{kind: Map, flags: flagWritable, ref: c, u: uint64(first) << 32}
+	return Value{h: uint32(Map) | flagWritable, ref: c, u: uint64(first) << 32}
 }
 
 // appendEntry appends an entry to the writable map in s, growing it when it
@@ -74,14 +74,14 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 	}
 	a.nodes[first+2*n] = key
 	a.nodes[first+2*n+1] = val
-	r.put(s, Value{kind: Map, flags: flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n+1)})
+	r.put(s, Value{h: uint32(Map) | flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n+1)})
 	return first + 2*n + 1
 }
 
 // newKey copies the key of step s into the slab, as a map key.
 func (a *Arena) newKey(s *Step) Value {
 	k := a.NewStringFrom(s.key)
-	k.sig = s.sig
+	k.setSig(s.sig)
 	return k
 }
 
@@ -128,7 +128,7 @@ func (r *Record) locate(p Path, l []int32) (Value, bool) {
 	for i := range p {
 		s := &p[i]
 		if s.isIndex {
-			if v.kind != Array {
+			if v.kind() != Array {
 				return Value{}, false
 			}
 			j, ok := normIndex(s.index, int(v.n()))
@@ -139,7 +139,7 @@ func (r *Record) locate(p Path, l []int32) (Value, bool) {
 			v = a.nodes[int(v.off())+j]
 			continue
 		}
-		if v.kind != Map {
+		if v.kind() != Map {
 			return Value{}, false
 		}
 		j := a.find(v, s.key, s.sig)
@@ -159,12 +159,12 @@ func (r *Record) locateSet(p Path, l []int32) (Value, error) {
 	v := r.root
 	i := 0
 	for ; i < len(p); i++ {
-		if v.kind == Absent || v.kind == Null {
+		if v.kind() == Absent || v.kind() == Null {
 			break // created from here
 		}
 		s := &p[i]
 		if s.isIndex {
-			if v.kind != Array {
+			if v.kind() != Array {
 				return Value{}, ErrNotContainer
 			}
 			j, ok := normIndex(s.index, int(v.n()))
@@ -175,7 +175,7 @@ func (r *Record) locateSet(p Path, l []int32) (Value, error) {
 			v = a.nodes[int(v.off())+j]
 			continue
 		}
-		if v.kind != Map {
+		if v.kind() != Map {
 			return Value{}, ErrNotContainer
 		}
 		j := a.find(v, s.key, s.sig)
@@ -218,10 +218,10 @@ func (r *Record) open(p Path, l []int32, n int) slot {
 		}
 		cur := r.at(s)
 		child := int(cur.off()) + int(l[i])
-		if cur.kind == Map {
+		if cur.kind() == Map {
 			child += int(l[i]) + 1
 		}
-		switch cv := a.nodes[child]; cv.kind {
+		switch cv := a.nodes[child]; cv.kind() {
 		case Map, Array:
 			r.writableAt(child)
 		case Null, Absent:
@@ -240,7 +240,7 @@ func (r *Record) setAt(p Path, l []int32, v Value) {
 	switch j := int(l[last]); {
 	case j < 0:
 		r.appendEntry(s, r.a.newKey(&p[last]), v)
-	case parent.kind == Array:
+	case parent.kind() == Array:
 		r.a.nodes[int(parent.off())+j] = v
 	default:
 		r.a.nodes[int(parent.off())+2*j+1] = v
@@ -254,7 +254,7 @@ func (r *Record) removeAt(p Path, l []int32) {
 	s := r.open(p, l, last)
 	parent := r.at(s)
 	first, n, j := int(parent.off()), int(parent.n()), int(l[last])
-	if parent.kind == Array {
+	if parent.kind() == Array {
 		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
 	} else {
 		copy(a.nodes[first+2*j:], a.nodes[first+2*j+2:first+2*n])
@@ -268,7 +268,7 @@ func (r *Record) removeAt(p Path, l []int32) {
 // Setting the root needs a map. Setting an Absent value removes p.
 // On error the record is unchanged.
 func (r *Record) Set(p Path, v Value) error {
-	if v.kind == Absent {
+	if v.kind() == Absent {
 		r.Remove(p)
 		return nil
 	}
@@ -283,7 +283,7 @@ func (r *Record) set(p Path, v Value) error {
 		r.deep = true // a detached value (Rename) may keep its mark
 	}
 	if len(p) == 0 {
-		if v.kind != Map {
+		if v.kind() != Map {
 			return ErrRootType
 		}
 		r.root = v
@@ -304,7 +304,7 @@ func (r *Record) set(p Path, v Value) error {
 // topKey reports whether p is one key of the root map: the common edit,
 // which needs neither checkSet nor walk.
 func topKey(r *Record, p Path) bool {
-	return len(p) == 1 && !p[0].isIndex && r.root.kind == Map
+	return len(p) == 1 && !p[0].isIndex && r.root.kind() == Map
 }
 
 // setTop sets key st of the root map to v (already shared) in one scan.
@@ -320,12 +320,12 @@ func (r *Record) setTop(st *Step, v Value) {
 
 // SetIfAbsent sets p to v when p is absent or null and reports whether it did.
 func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
-	if v.kind != Absent && topKey(r, p) {
+	if v.kind() != Absent && topKey(r, p) {
 		// One scan: look the key up, then change the copied root at the
 		// same position (writableAt keeps the order of entries).
 		a, st := r.a, &p[0]
 		j := a.find(r.root, st.key, st.sig)
-		if j >= 0 && a.nodes[j+1].kind != Null {
+		if j >= 0 && a.nodes[j+1].kind() != Null {
 			return false, nil
 		}
 		if v.IsContainer() && v.writable() {
@@ -340,15 +340,15 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		}
 		return true, nil
 	}
-	if v.kind == Absent || len(p) == 0 {
-		if cur, ok := r.Get(p); ok && cur.kind != Null {
+	if v.kind() == Absent || len(p) == 0 {
+		if cur, ok := r.Get(p); ok && cur.kind() != Null {
 			return false, nil
 		}
 		return true, r.Set(p, v)
 	}
 	l := r.a.locs(len(p))
 	cur, err := r.locateSet(p, l)
-	if cur.kind != Absent && cur.kind != Null {
+	if cur.kind() != Absent && cur.kind() != Null {
 		return false, nil
 	}
 	if err != nil {
@@ -443,7 +443,7 @@ func (r *Record) Rename(from, to Path) error {
 // unchanged.
 func (r *Record) Lift(p Path, prefix []byte) error {
 	if len(p) == 0 {
-		if r.root.kind == Map {
+		if r.root.kind() == Map {
 			return ErrNotLiftable
 		}
 		return nil
@@ -451,10 +451,10 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 	a := r.a
 	l := a.locs(len(p))
 	v, ok := r.locate(p, l)
-	if !ok || v.kind == Null {
+	if !ok || v.kind() == Null {
 		return nil
 	}
-	if v.kind != Map || p[len(p)-1].isIndex {
+	if v.kind() != Map || p[len(p)-1].isIndex {
 		return ErrNotLiftable
 	}
 	r.deep = true
@@ -471,8 +471,8 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 			a.slab = append(a.slab, a.raw(k)...)
 			k = strValue(String, 0, uint32(off), uint32(len(a.slab)-off))
 		}
-		k.sig = keySig(a.raw(k))
-		if j := a.find(r.at(s), a.str(k), k.sig); j >= 0 {
+		k.setSig(keySig(a.raw(k)))
+		if j := a.find(r.at(s), a.str(k), k.sig()); j >= 0 {
 			a.nodes[j+1] = val
 		} else {
 			r.appendEntry(s, k, val)

@@ -17,7 +17,7 @@ func (r *Record) ToGo() map[string]any {
 // ToGo converts v to Go values: nil (null and absent), bool, int64, float64,
 // string, []byte, time.Time (UTC), []any and map[string]any.
 func (a *Arena) ToGo(v Value) any {
-	switch v.kind {
+	switch v.kind() {
 	case Bool:
 		return v.Bool()
 	case Int:
@@ -166,10 +166,10 @@ func (r *Record) Equal(o *Record) bool {
 // ==, except that NaN equals NaN), same bytes, arrays in order, maps with
 // the same keys and values in any order.
 func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
-	if x.kind != y.kind {
+	if x.kind() != y.kind() {
 		return false
 	}
-	switch x.kind {
+	switch x.kind() {
 	case Absent, Null:
 		return true
 	case Bool, Int, Timestamp:

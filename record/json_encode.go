@@ -29,7 +29,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 // the decoded one holds the decoded value, whatever Commit and Discard did
 // in between.
 func (r *Record) passThrough() bool {
-	return r.text.kind == String && r.root == r.decoded
+	return r.text.kind() == String && r.root == r.decoded
 }
 
 // AppendJSON appends v as JSON to dst. Floats always carry a '.' or an
@@ -38,7 +38,7 @@ func (r *Record) passThrough() bool {
 // timestamps are RFC 3339 strings in UTC with nanoseconds; invalid UTF-8 in
 // strings made by a policy is written as U+FFFD.
 func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
-	switch v.kind {
+	switch v.kind() {
 	case String:
 		return a.appendString(dst, v)
 	case Int:
@@ -52,14 +52,14 @@ func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags)
+				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
 				dst = append(dst, ':')
 				continue
 			}
 			// The common scalars inline; the rest by recursion.
-			switch kv.kind {
+			switch kv.kind() {
 			case String:
-				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags)
+				dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
 			case Int:
 				dst = strconv.AppendInt(dst, int64(kv.u), 10)
 			default:
@@ -99,7 +99,7 @@ func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
 
 // appendString appends a String value (or a map key) quoted.
 func (a *Arena) appendString(dst []byte, v Value) []byte {
-	return appendJSONStr(dst, a.raw(v), v.flags)
+	return appendJSONStr(dst, a.raw(v), v.flags())
 }
 
 // strBytes is Arena.raw for the encoder's loop.
@@ -114,7 +114,7 @@ func strBytes(slab []byte, bufs [][]byte, v Value) []byte {
 // appendJSONStr appends the string s, of a value with the given flags, quoted.
 // Strings the decoder marked plain need no escapes: they are copied as
 // they are.
-func appendJSONStr(dst, s []byte, flags uint8) []byte {
+func appendJSONStr(dst, s []byte, flags uint32) []byte {
 	if flags&flagPlain != 0 {
 		dst = append(dst, '"')
 		dst = append(dst, s...)

@@ -40,7 +40,7 @@ func (a *Arena) own(m mark, ref uint32, in []byte) error {
 	base := uint64(len(a.slab))
 	a.slab = append(a.slab, in...)
 	for i := m.nodes; i < len(a.nodes); i++ {
-		if v := &a.nodes[i]; (v.kind == String || v.kind == Bytes) && v.ref == ref {
+		if v := &a.nodes[i]; (v.kind() == String || v.kind() == Bytes) && v.ref == ref {
 			v.ref = 0
 			v.u += base << 32
 		}
@@ -57,7 +57,7 @@ func (a *Arena) DecodeMsgpackValue(b []byte) (Value, int, error) {
 	v, n, err := d.value(0, 0)
 	if err == nil {
 		err = a.own(m, d.ref, b[:n])
-		if v.kind == String || v.kind == Bytes {
+		if v.kind() == String || v.kind() == Bytes {
 			v.ref = 0
 			v.u += uint64(len(a.slab)-n) << 32
 		}
@@ -168,7 +168,7 @@ func (d *msgpackDecoder) timestamp(i int) (int64, uint8, int, error) {
 		}
 		return 0, 0, i, err
 	}
-	switch v.kind {
+	switch v.kind() {
 	case Int:
 		return v.Int() * 1e9, timeInt, j, nil
 	case Float:
@@ -428,8 +428,8 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		i = ks + kl
 	checked:
 		if !mayDup {
-			key.sig = keySig(b[ks : ks+kl])
-			if seen.add(key.sig) {
+			key.setSig(keySig(b[ks : ks+kl]))
+			if seen.add(key.sig()) {
 				mayDup = k >= 32 || a.hasKey(a.nodes[first:first+2*k], key)
 			}
 		}

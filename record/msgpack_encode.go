@@ -21,7 +21,7 @@ func (r *Record) AppendMsgpackAs(dst []byte, l Layout) []byte {
 	case LayoutEventV2:
 		dst = append(dst, 0x92, 0x92)
 		dst = r.appendEventTime(dst)
-		if r.meta.kind == Map {
+		if r.meta.kind() == Map {
 			dst = r.a.AppendMsgpack(dst, r.meta)
 		} else {
 			dst = append(dst, 0x80)
@@ -122,7 +122,7 @@ func appendStr(dst, s []byte) []byte {
 // AppendMsgpack appends v to dst in msgpack: ints in their smallest form,
 // floats as float64, timestamps as the msgpack timestamp extension (-1).
 func (a *Arena) AppendMsgpack(dst []byte, v Value) []byte {
-	switch v.kind {
+	switch v.kind() {
 	case Absent, Null:
 		return append(dst, 0xc0)
 	case Bool:

@@ -69,8 +69,8 @@ func (r *Record) SetTag(tag []byte) { r.tag = r.a.NewString(tag) }
 
 // SetTagValue sets the tag to a String value of the record's arena.
 func (r *Record) SetTagValue(v Value) {
-	if v.kind == String || v.kind == Bytes {
-		v.kind = String
+	if v.kind() == String || v.kind() == Bytes {
+		v.setKind(String)
 		r.tag = v
 	}
 }
@@ -90,7 +90,7 @@ func (r *Record) Commit() {
 		if r.deep {
 			r.root = r.a.freeze(r.root)
 		} else {
-			r.root.flags &^= flagWritable
+			r.root.h &^= flagWritable
 			r.root.ref = 0
 		}
 	}
@@ -116,7 +116,7 @@ func (r *Record) Get(p Path) (Value, bool) {
 	for i := range p {
 		s := &p[i]
 		if s.isIndex {
-			if v.kind != Array {
+			if v.kind() != Array {
 				return Value{}, false
 			}
 			n, j := int(v.n()), s.index
@@ -129,7 +129,7 @@ func (r *Record) Get(p Path) (Value, bool) {
 			v = nodes[int(v.off())+j]
 			continue
 		}
-		if v.kind != Map {
+		if v.kind() != Map {
 			return Value{}, false
 		}
 		j := r.a.find(v, s.key, s.sig)
@@ -163,7 +163,7 @@ func (r *Record) GetBool(p Path) (bool, bool) {
 // whether p holds a string.
 func (r *Record) GetString(p Path) (string, bool) {
 	v, _ := r.Get(p)
-	if v.kind != String {
+	if v.kind() != String {
 		return "", false
 	}
 	return r.a.Str(v), true

@@ -32,26 +32,30 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// flagWritable marks a container copied by the edit overlay of one record:
-// it may be changed in place, and ref holds its capacity in entries.
-const flagWritable = 1
-
-// flagPlain marks a string that the JSON decoder found to need no escapes
-// in JSON (printable ASCII but '"' and '\\'), so that the encoder copies it
-// without a scan.
-const flagPlain = 2
+// The flags, kept in bits 8-15 of Value.h.
+const (
+	// flagWritable marks a container copied by the edit overlay of one
+	// record: it may be changed in place, and ref holds its capacity in
+	// entries.
+	flagWritable = 1 << 8
+	// flagPlain marks a string that the JSON decoder found to need no
+	// escapes in JSON (printable ASCII but '"' and '\\'), so that the
+	// encoder copies it without a scan.
+	flagPlain = 2 << 8
+)
 
 // Value is a handle to one value: a kind plus payload, 16 bytes, no pointers.
 // Scalars (null, bool, int, float, timestamp) carry their payload and need no
 // arena. Strings, bytes, arrays and maps refer to nodes or bytes of the Arena
 // that made them and are read through it (Arena.Bytes, Record.Get, ...).
+//
+// It has three fields, not one per part: the compiler keeps a struct of up
+// to four fields in registers, and one of more in memory, where building it
+// from byte stores and reading it back whole stalls on every call.
 type Value struct {
-	kind  Kind
-	flags uint8
-	// sig is, for map keys, the key's signature (see keySig) or 0 when
-	// it is not known; elsewhere it is meaningless.
-	sig uint8
-	_   uint8
+	// h packs the kind (bits 0-7), the flags (8-15) and, for map keys,
+	// the key's signature (16-23; see keySig), 0 when it is not known.
+	h uint32
 	// ref is, for strings and bytes, where the bytes live: 0 the arena's
 	// slab, i+1 the arena's input buffer i. For writable containers it is
 	// the capacity of the node range, in entries.
@@ -61,12 +65,24 @@ type Value struct {
 	u uint64
 }
 
+func (v Value) kind() Kind    { return Kind(v.h) }
+func (v Value) sig() uint8    { return uint8(v.h >> 16) }
+func (v Value) flags() uint32 { return v.h & 0xff00 }
+
+func (v *Value) setKind(k Kind)   { v.h = v.h&^0xff | uint32(k) }
+func (v *Value) setSig(sig uint8) { v.h = v.h&^0xff0000 | uint32(sig)<<16 }
+
+// mkValue packs a Value.
+func mkValue(k Kind, flags uint32, sig uint8, ref uint32, u uint64) Value {
+	return Value{h: uint32(k) | flags | uint32(sig)<<16, ref: ref, u: u}
+}
+
 // NullValue returns a null.
-func NullValue() Value { return Value{kind: Null} }
+func NullValue() Value { return Value{h: uint32(Null)} }
 
 // BoolValue returns a bool.
 func BoolValue(b bool) Value {
-	v := Value{kind: Bool}
+	v := Value{h: uint32(Bool)}
 	if b {
 		v.u = 1
 	}
@@ -74,22 +90,22 @@ func BoolValue(b bool) Value {
 }
 
 // IntValue returns an int.
-func IntValue(i int64) Value { return Value{kind: Int, u: uint64(i)} }
+func IntValue(i int64) Value { return Value{h: uint32(Int), u: uint64(i)} }
 
 // FloatValue returns a float.
-func FloatValue(f float64) Value { return Value{kind: Float, u: math.Float64bits(f)} }
+func FloatValue(f float64) Value { return Value{h: uint32(Float), u: math.Float64bits(f)} }
 
 // TimestampValue returns a timestamp of unix nanoseconds.
-func TimestampValue(unixNanos int64) Value { return Value{kind: Timestamp, u: uint64(unixNanos)} }
+func TimestampValue(unixNanos int64) Value { return Value{h: uint32(Timestamp), u: uint64(unixNanos)} }
 
 // Kind returns the kind of v.
-func (v Value) Kind() Kind { return v.kind }
+func (v Value) Kind() Kind { return v.kind() }
 
 // Exists reports whether v is not Absent.
-func (v Value) Exists() bool { return v.kind != Absent }
+func (v Value) Exists() bool { return v.kind() != Absent }
 
 // IsNull reports whether v is null.
-func (v Value) IsNull() bool { return v.kind == Null }
+func (v Value) IsNull() bool { return v.kind() == Null }
 
 // Int returns the int payload; it is meaningful only for kind Int.
 func (v Value) Int() int64 { return int64(v.u) }
@@ -104,30 +120,30 @@ func (v Value) Bool() bool { return v.u != 0 }
 func (v Value) Time() int64 { return int64(v.u) }
 
 // AsInt returns v's int and whether v is an Int.
-func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind == Int }
+func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind() == Int }
 
 // AsFloat returns v's float and whether v is a Float.
-func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.kind == Float }
+func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.kind() == Float }
 
 // AsBool returns v's bool and whether v is a Bool.
-func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind == Bool }
+func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind() == Bool }
 
 // AsTime returns v's unix nanoseconds and whether v is a Timestamp.
-func (v Value) AsTime() (int64, bool) { return int64(v.u), v.kind == Timestamp }
+func (v Value) AsTime() (int64, bool) { return int64(v.u), v.kind() == Timestamp }
 
 // IsContainer reports whether v is an array or a map.
-func (v Value) IsContainer() bool { return v.kind == Array || v.kind == Map }
+func (v Value) IsContainer() bool { return v.kind() == Array || v.kind() == Map }
 
 // off and n unpack the payload of strings and containers.
 func (v Value) off() uint32 { return uint32(v.u >> 32) }
 func (v Value) n() uint32   { return uint32(v.u) }
 
-func (v Value) writable() bool { return v.flags&flagWritable != 0 }
+func (v Value) writable() bool { return v.h&flagWritable != 0 }
 
 func strValue(kind Kind, ref, off, n uint32) Value {
-	return Value{kind: kind, ref: ref, u: uint64(off)<<32 | uint64(n)}
+	return Value{h: uint32(kind), ref: ref, u: uint64(off)<<32 | uint64(n)}
 }
 
 func containerValue(kind Kind, first, n uint32) Value {
-	return Value{kind: kind, u: uint64(first)<<32 | uint64(n)}
+	return Value{h: uint32(kind), u: uint64(first)<<32 | uint64(n)}
 }
