@@ -72,11 +72,6 @@ func (v Value) flags() uint32 { return v.h & 0xff00 }
 func (v *Value) setKind(k Kind)   { v.h = v.h&^0xff | uint32(k) }
 func (v *Value) setSig(sig uint8) { v.h = v.h&^0xff0000 | uint32(sig)<<16 }
 
-// mkValue packs a Value.
-func mkValue(k Kind, flags uint32, sig uint8, ref uint32, u uint64) Value {
-	return Value{h: uint32(k) | flags | uint32(sig)<<16, ref: ref, u: u}
-}
-
 // NullValue returns a null.
 func NullValue() Value { return Value{h: uint32(Null)} }
 
@@ -118,6 +113,10 @@ func (v Value) Bool() bool { return v.u != 0 }
 
 // Time returns the unix nanoseconds of a Timestamp.
 func (v Value) Time() int64 { return int64(v.u) }
+
+// Bits returns the payload of a scalar as it is stored: an int's two's
+// complement, a float's IEEE 754 bits, a timestamp's nanoseconds, 0 or 1.
+func (v Value) Bits() uint64 { return v.u }
 
 // AsInt returns v's int and whether v is an Int.
 func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind() == Int }

@@ -261,7 +261,7 @@ func (m *Machine) call(in Instr) Reason {
 		if err != nil {
 			*dst = Null()
 		} else {
-			*dst = fromValue(a, v)
+			dst.load(a, v)
 		}
 	case FnParseKV:
 		m.parseKV(dst, x.S, args[1].S, args[2].S)

@@ -128,10 +128,10 @@ func (m *Machine) exec() (Action, Reason) {
 					v, _ = rec.Get(steps)
 				}
 			}
-			regs[in.A] = fromValue(a, v)
+			regs[in.A].load(a, v)
 		case GETIN:
 			p := &m.prog.code.Paths[in.C]
-			regs[in.A] = fromValue(a, getIn(a, regs[in.B].V, regs[in.B].K, p.Steps))
+			regs[in.A].load(a, getIn(a, regs[in.B].V, regs[in.B].K, p.Steps))
 		case INDEX:
 			x, k := &regs[in.B], &regs[in.C]
 			var v record.Value
@@ -141,7 +141,7 @@ func (m *Machine) exec() (Action, Reason) {
 			case x.K == record.Array && k.K == record.Int:
 				v, _ = a.Index(x.V, int(int64(k.N)))
 			}
-			regs[in.A] = fromValue(a, v)
+			regs[in.A].load(a, v)
 		case GUARD:
 			if Mask(in.B)&(1<<regs[in.A].K) == 0 {
 				return Keep, TypeMismatch
@@ -311,8 +311,8 @@ func (m *Machine) exec() (Action, Reason) {
 				pc = int(in.C)
 				continue
 			}
-			regs[in.B] = fromValue(a, it.Key())
-			regs[in.B+1] = fromValue(a, it.Value())
+			regs[in.B].load(a, it.Key())
+			regs[in.B+1].load(a, it.Value())
 		case DROP:
 			return Drop, NoFault
 		case KEEP:
