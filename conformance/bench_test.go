@@ -90,32 +90,40 @@ func batch(tb testing.TB, a *record.Arena, lines [][]byte, recs []*record.Record
 }
 
 // restorableBatch is a decoded batch that is put back as it was decoded
-// between rounds. When no record was edited, restoring the records'
-// headers is enough (decoded nodes never change); after edits, which grow
-// the arena, the arena is reset and the batch decoded again, so that its
-// memory stays that of one round.
+// between rounds by restoring the records' headers: decoded nodes never
+// change, edits go to new nodes. The new nodes pile up in the arena, so
+// after editedRounds rounds with edits the arena is reset and the batch
+// decoded again, keeping its memory within a few rounds' worth.
 type restorableBatch struct {
-	a     *record.Arena
-	lines [][]byte
-	recs  []*record.Record
-	saved []record.Record
+	a      *record.Arena
+	lines  [][]byte
+	recs   []*record.Record
+	saved  []record.Record
+	edited int // rounds with edits since the batch was decoded
 }
 
+// editedRounds is how many rounds with edits a decoded batch serves.
+const editedRounds = 4
+
 func (br *restorableBatch) reset(tb testing.TB) {
-	edited := br.recs == nil
+	edited := false
 	for i, rec := range br.recs {
 		if rec.Root() != br.saved[i].Root() || rec.Time() != br.saved[i].Time() || string(rec.Tag()) != string(br.saved[i].Tag()) {
 			edited = true
 			break
 		}
 	}
-	if !edited {
+	if edited {
+		br.edited++
+	}
+	if br.recs != nil && br.edited < editedRounds {
 		for i, rec := range br.recs {
 			*rec = br.saved[i]
 		}
 		return
 	}
 	br.recs = batch(tb, br.a, br.lines, br.recs)
+	br.edited = 0
 	br.saved = br.saved[:0]
 	for _, rec := range br.recs {
 		br.saved = append(br.saved, *rec)

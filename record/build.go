@@ -152,6 +152,9 @@ func keySig[T string | []byte](k T) uint8 {
 // sigSet is a set of key signatures.
 type sigSet [2]uint64
 
+// has reports whether sig is in the set.
+func (s *sigSet) has(sig uint8) bool { return s[sig>>6&1]&(1<<(sig&63)) != 0 }
+
 // add adds sig and reports whether it was there already.
 func (s *sigSet) add(sig uint8) bool {
 	w, bit := &s[sig>>6&1], uint64(1)<<(sig&63)

@@ -25,8 +25,13 @@ func (r *Record) at(s slot) Value {
 	return r.a.nodes[s]
 }
 
+// put stores v in s. A new root here is the old one copied, grown or
+// shortened, so the root's key filter carries over.
 func (r *Record) put(s slot, v Value) {
 	if s == rootSlot {
+		if r.keysAt == r.root.off()+1 {
+			r.keysAt = v.off() + 1
+		}
 		r.root = v
 	} else {
 		r.a.nodes[s] = v
@@ -75,6 +80,9 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 	a.nodes[first+2*n] = key
 	a.nodes[first+2*n+1] = val
 	r.put(s, Value{h: uint32(Map) | flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n+1)})
+	if s == rootSlot {
+		r.addRootKey(key)
+	}
 	return first + 2*n + 1
 }
 
@@ -142,7 +150,7 @@ func (r *Record) locate(p Path, l []int32) (Value, bool) {
 		if v.kind() != Map {
 			return Value{}, false
 		}
-		j := a.find(v, s.key, s.sig)
+		j := r.findIn(i, v, s)
 		if j < 0 {
 			return Value{}, false
 		}
@@ -178,7 +186,7 @@ func (r *Record) locateSet(p Path, l []int32) (Value, error) {
 		if v.kind() != Map {
 			return Value{}, ErrNotContainer
 		}
-		j := a.find(v, s.key, s.sig)
+		j := r.findIn(i, v, s)
 		if j < 0 {
 			l[i] = -1
 			i++
@@ -286,7 +294,7 @@ func (r *Record) set(p Path, v Value) error {
 		if v.kind() != Map {
 			return ErrRootType
 		}
-		r.root = v
+		r.root, r.keysAt = v, 0
 		return nil
 	}
 	if topKey(r, p) {
@@ -310,8 +318,8 @@ func topKey(r *Record, p Path) bool {
 // setTop sets key st of the root map to v (already shared) in one scan.
 func (r *Record) setTop(st *Step, v Value) {
 	a := r.a
-	root := r.writableAt(rootSlot)
-	if j := a.find(root, st.key, st.sig); j >= 0 {
+	r.writableAt(rootSlot)
+	if j := r.findRoot(st.key, st.sig); j >= 0 {
 		a.nodes[j+1] = v
 		return
 	}
@@ -324,7 +332,7 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		// One scan: look the key up, then change the copied root at the
 		// same position (writableAt keeps the order of entries).
 		a, st := r.a, &p[0]
-		j := a.find(r.root, st.key, st.sig)
+		j := r.findRoot(st.key, st.sig)
 		if j >= 0 && a.nodes[j+1].kind() != Null {
 			return false, nil
 		}
@@ -370,12 +378,12 @@ func (r *Record) Remove(p Path) { r.Take(p) }
 func (r *Record) Take(p Path) (Value, bool) {
 	if len(p) == 0 {
 		v := r.root
-		r.root = r.a.newWritableMap()
+		r.root, r.keysAt = r.a.newWritableMap(), 0
 		return v, true
 	}
 	if topKey(r, p) {
 		a, st := r.a, &p[0]
-		j := a.find(r.root, st.key, st.sig)
+		j := r.findRoot(st.key, st.sig)
 		if j < 0 {
 			return Value{}, false
 		}
@@ -427,7 +435,11 @@ func (r *Record) Rename(from, to Path) error {
 	if lt[len(to)-1] < 0 && samePath(from[:len(from)-1], to[:len(to)-1]) {
 		// Same map, new name free: rename the key where it stands.
 		s := r.open(from, lf, len(from)-1)
-		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = r.a.newKey(&to[len(to)-1])
+		k := r.a.newKey(&to[len(to)-1])
+		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = k
+		if s == rootSlot {
+			r.addRootKey(k)
+		}
 		return nil
 	}
 	// v is detached by the remove, so it needs no copy. The remove may
@@ -472,7 +484,13 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 			k = strValue(String, 0, uint32(off), uint32(len(a.slab)-off))
 		}
 		k.setSig(keySig(a.raw(k)))
-		if j := a.find(r.at(s), a.str(k), k.sig()); j >= 0 {
+		var j int
+		if s == rootSlot {
+			j = r.findRoot(a.str(k), k.sig())
+		} else {
+			j = a.find(r.at(s), a.str(k), k.sig())
+		}
+		if j >= 0 {
 			a.nodes[j+1] = val
 		} else {
 			r.appendEntry(s, k, val)

@@ -20,13 +20,17 @@ import (
 // The record remembers the line: while its map is the map as decoded,
 // Record.AppendJSON writes the line itself (see passThrough).
 func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
-	root, text, err := a.decodeJSON(line, mode, true)
+	var keys keyFilter
+	root, text, err := a.decodeJSON(line, mode, &keys)
 	if err != nil {
 		return nil, err
 	}
 	r := a.newRecord()
 	r.base, r.root = root, root
 	r.decoded, r.text = root, text
+	if keys.ok {
+		r.keys, r.keysAt = keys.sigs, root.off()+1
+	}
 	return r, nil
 }
 
@@ -34,7 +38,7 @@ func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 // slab) and returns it, for parse_json-style functions. On error the arena
 // is as it was before the call.
 func (a *Arena) DecodeJSONValue(b []byte) (Value, error) {
-	v, _, err := a.decodeJSON(b, Owned, false)
+	v, _, err := a.decodeJSON(b, Owned, nil)
 	return v, err
 }
 
@@ -42,12 +46,15 @@ func (a *Arena) DecodeJSONValue(b []byte) (Value, error) {
 // (b without the surrounding whitespace, as a String of the arena) when
 // the text may stand for the value in JSON output: nothing was normalised
 // (see jsonDecoder.norm) and it holds no line break. Otherwise text is Absent.
-func (a *Arena) decodeJSON(b []byte, mode Mode, wantMap bool) (v, text Value, err error) {
+// With keys, b must hold a map, and keys gets the signatures of its keys
+// when they are all known.
+func (a *Arena) decodeJSON(b []byte, mode Mode, keys *keyFilter) (v, text Value, err error) {
+	wantMap := keys != nil
 	if max := a.Limits.maxInput(); len(b) > max || len(b) > math.MaxUint32 {
 		return Value{}, Value{}, decodeErr(max, ErrTooLarge, "")
 	}
 	m := a.mark()
-	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts}
+	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts, keys: keys}
 	if mode == Referenced {
 		d.ref = a.addBuf(b)
 	} else {
@@ -98,6 +105,8 @@ type jsonDecoder struct {
 	// means to other JSON readers: a duplicate key was dropped, an integer
 	// outside int64 became a float, or a lone surrogate became U+FFFD.
 	norm bool
+	// keys, when not nil, gets the key signatures of the root map.
+	keys *keyFilter
 }
 
 func skipSpace(b []byte, i int) int {
@@ -156,6 +165,9 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 	a, b := d.a, d.b
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
+		if depth == 1 && d.keys != nil {
+			*d.keys = keyFilter{ok: true}
+		}
 		return containerValue(Map, uint32(len(a.nodes)), 0), i + 1, nil
 	}
 	base := len(a.scratch)
@@ -250,6 +262,9 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 			return Value{}, i, decodeErr(i, ErrSyntax, "expected ',' or '}'")
 		}
 		break
+	}
+	if depth == 1 && d.keys != nil && !mayDup {
+		*d.keys = keyFilter{sigs: seen, ok: true} // seen has every key
 	}
 	kv := a.scratch[base:]
 	n := len(kv) / 2

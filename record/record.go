@@ -44,6 +44,13 @@ type Record struct {
 	// the root (anything but the one-key edits of the root map), so that
 	// Commit must walk the tree to freeze them.
 	deep bool
+	// keys has the signature of every key of the root map while keysAt is
+	// the root's first node + 1 (0: not known), so that a key missing from
+	// the root is known missing without a scan: most edits add keys to the
+	// root. Keys added to the root add theirs; removed keys leave theirs
+	// (a superset still answers "missing" right).
+	keys   sigSet
+	keysAt uint32
 }
 
 // Arena returns the arena the record lives in.
@@ -132,13 +139,47 @@ func (r *Record) Get(p Path) (Value, bool) {
 		if v.kind() != Map {
 			return Value{}, false
 		}
-		j := r.a.find(v, s.key, s.sig)
+		j := r.findIn(i, v, s)
 		if j < 0 {
 			return Value{}, false
 		}
 		v = nodes[j+1]
 	}
 	return v, true
+}
+
+// keyFilter is the key signatures of a map, when known.
+type keyFilter struct {
+	sigs sigSet
+	ok   bool
+}
+
+// findRoot is Arena.find in the root map.
+func (r *Record) findRoot(key string, sig uint8) int {
+	if r.keysAt == r.root.off()+1 && !r.keys.has(sig) {
+		return -1
+	}
+	return r.a.find(r.root, key, sig)
+}
+
+// findIn finds step s of a path in map m, which is the root when i is 0.
+func (r *Record) findIn(i int, m Value, s *Step) int {
+	if i == 0 {
+		return r.findRoot(s.key, s.sig)
+	}
+	return r.a.find(m, s.key, s.sig)
+}
+
+// addRootKey notes a key added to the root map.
+func (r *Record) addRootKey(k Value) {
+	if r.keysAt != r.root.off()+1 {
+		return
+	}
+	sig := k.sig()
+	if sig == 0 {
+		sig = keySig(r.a.raw(k))
+	}
+	r.keys.add(sig)
 }
 
 // GetInt returns the int at p and whether p holds an int.
