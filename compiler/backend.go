@@ -25,6 +25,7 @@ func (vmBackend) Load(f *policy.File, info *check.Info, cfg policytest.Config) (
 	if !cfg.Now.IsZero() {
 		m.SetNow(cfg.Now)
 	}
+	m.SetMaxIterations(cfg.MaxIterations)
 	return &vmRunner{prog: prog, m: m}, nil
 }
 

@@ -29,6 +29,7 @@ func (Backend) Load(f *policy.File, info *check.Info, cfg policytest.Config) (po
 		now := cfg.Now
 		r.Now = func() time.Time { return now }
 	}
+	r.SetMaxIterations(cfg.MaxIterations)
 	return testRunner{r}, nil
 }
 

@@ -47,6 +47,10 @@ type Result struct {
 	Dropped bool
 }
 
+// MaxIterations is how many elements the loops of one run may visit by
+// default, as in the VM (vm.MaxIterations; runtime.lua's R.MAXITER).
+const MaxIterations = 1 << 20
+
 // maxRecord is the largest record a policy may leave (record_too_large).
 const maxRecord = 16 << 20
 
@@ -120,6 +124,16 @@ func (p *Program) NewRunner() (*Runner, error) {
 		return nil, errors.New("lua: the transpiled chunk did not return a function")
 	}
 	return &Runner{p: p, s: s, fn: fn, meta: L.NewTable()}, nil
+}
+
+// SetMaxIterations sets how many elements the loops of one run may visit
+// before the run faults iteration_limit; n <= 0 restores the default,
+// vm.MaxIterations.
+func (r *Runner) SetMaxIterations(n int) {
+	if n <= 0 {
+		n = MaxIterations
+	}
+	r.s.R.RawSetString("MAXITER", glua.LNumber(n))
 }
 
 // Close releases the runner's LState.

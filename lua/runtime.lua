@@ -17,7 +17,7 @@ R.NULL, R.FLT, R.BYT, R.TS, R.ARR, R.MAP, R.ORD = NULL, FLT, BYT, TS, ARR, MAP, 
 
 local FAULTS = {}
 for _, r in ipairs({"type_mismatch", "division_by_zero", "non_finite", "path_conflict",
-                    "string_too_long", "record_too_large"}) do
+                    "string_too_long", "record_too_large", "iteration_limit"}) do
   FAULTS[r] = {fault = r}
 end
 R.FAULTS = FAULTS
@@ -25,6 +25,8 @@ local function fault(r) error(FAULTS[r], 0) end
 R.fault = fault
 
 local MAXSTR = 1048576
+-- MAXITER is vm.MaxIterations: the elements the loops of one run may visit.
+R.MAXITER = 1048576
 
 function R.newmap() return setmetatable({[ORD] = {}}, MAP) end
 local newmap = R.newmap

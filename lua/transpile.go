@@ -25,6 +25,9 @@ type gen struct {
 	consts  []string // declarations of constant tables (in sets, paths)
 	// Which metadata the policy reads: the runner fills in only those.
 	usesTag, usesTime, usesNow bool
+	// loops is set when the policy has a for loop, whose iterations are
+	// counted against vm.MaxIterations.
+	loops bool
 
 	// Lua allows 200 active locals per function (and per chunk). live
 	// counts the policy function's; past maxLive, temporaries and locals
@@ -80,9 +83,17 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 		out.WriteString(c)
 		out.WriteByte('\n')
 	}
+	if g.loops {
+		// Upvalues, not locals: the function's locals are counted
+		// (maxLive). Runs of one function never overlap.
+		out.WriteString("local iters, MAXITER = 0, 0\n")
+	}
 	out.WriteString("return function(rec, M)\n")
 	if g.nspill > 0 {
 		out.WriteString("  local S = {}\n")
+	}
+	if g.loops {
+		out.WriteString("  iters, MAXITER = 0, R.MAXITER\n")
 	}
 	out.WriteString(g.b.String())
 	out.WriteString("  return 0\nend\n")
@@ -485,6 +496,7 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 		g.live += 4 // i and the loop's three hidden locals
 		g.line("for %s = 1, #%s do", i, x)
 		g.depth++
+		g.countIteration()
 		bind(i+" - 1", x+"["+i+"]")
 	case types.Map, types.Object:
 		o, i := g.temp(), g.temp()
@@ -492,6 +504,7 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 		g.line("local %s = {unpack(%s[ORD])}", o, x)
 		g.line("for %s = 1, #%s do", i, o)
 		g.depth++
+		g.countIteration()
 		bind(o+"["+i+"]", x+"["+o+"["+i+"]]")
 	default:
 		g.line("do")
@@ -502,6 +515,13 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	g.line("end")
 	g.depth--
 	g.line("end")
+}
+
+// countIteration counts one element visited against vm.MaxIterations.
+func (g *gen) countIteration() {
+	g.loops = true
+	g.line("iters = iters + 1")
+	g.line("if iters > MAXITER then fault(\"iteration_limit\") end")
 }
 
 // local names the Lua variable of a policy local.

@@ -276,6 +276,16 @@ func (r *Record) removeAt(p Path, l []int32) {
 // Setting the root needs a map. Setting an Absent value removes p.
 // On error the record is unchanged.
 func (r *Record) Set(p Path, v Value) error {
+	// The common edit, a scalar or string into one key of the root map
+	// (always a map), first and small enough for callers to inline.
+	if len(p) == 1 && !p[0].isIndex && v.h&0xff > uint32(Absent) && !v.writable() {
+		r.setTop(&p[0], v)
+		return nil
+	}
+	return r.setAny(p, v)
+}
+
+func (r *Record) setAny(p Path, v Value) error {
 	if v.kind() == Absent {
 		r.Remove(p)
 		return nil

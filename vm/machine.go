@@ -28,6 +28,8 @@ type Machine struct {
 	rec      *record.Record
 	a        *record.Arena
 	grown    int // bytes of strings and containers stored by this run
+	iterated int // elements the run's loops have visited
+	maxIter  int // how many they may (MaxIterations)
 }
 
 // NewMachine returns a Machine for p.
@@ -38,9 +40,19 @@ func NewMachine(p *Program) *Machine {
 		regs:     make([]Reg, c.NumRegs),
 		iters:    make([]record.Iter, c.Iters),
 		builders: make([]record.Builder, c.Builders),
+		maxIter:  MaxIterations,
 	}
 	copy(m.regs, c.Consts)
 	return m
+}
+
+// SetMaxIterations sets how many elements the loops of one run may visit
+// before the run faults IterationLimit; n <= 0 restores MaxIterations.
+func (m *Machine) SetMaxIterations(n int) {
+	if n <= 0 {
+		n = MaxIterations
+	}
+	m.maxIter = n
 }
 
 // SetClock sets where now() comes from; nil is the wall clock. now() is
@@ -54,7 +66,7 @@ func (m *Machine) SetNow(t time.Time) { m.clock = func() time.Time { return t } 
 // rec; after a fault rec is exactly as it came in, the fault is counted in
 // the Program, and the record is kept or, under on_fault drop, dropped.
 func (m *Machine) Run(rec *record.Record) Result {
-	m.rec, m.a, m.grown = rec, rec.Arena(), 0
+	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
 	m.now = 0
 	action, reason := m.exec()
 	// Only runs that stored much can have outgrown the limit: the
@@ -310,6 +322,9 @@ func (m *Machine) exec() (Action, Reason) {
 			if !it.Next() {
 				pc = int(in.C)
 				continue
+			}
+			if m.iterated++; m.iterated > m.maxIter {
+				return Keep, IterationLimit
 			}
 			regs[in.B].load(a, it.Key())
 			regs[in.B+1].load(a, it.Value())

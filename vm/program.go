@@ -43,10 +43,11 @@ const (
 	PathConflict
 	StringTooLong
 	RecordTooLarge
+	IterationLimit
 	NumReasons
 )
 
-var reasonNames = [NumReasons]string{"", "type_mismatch", "division_by_zero", "non_finite", "path_conflict", "string_too_long", "record_too_large"}
+var reasonNames = [NumReasons]string{"", "type_mismatch", "division_by_zero", "non_finite", "path_conflict", "string_too_long", "record_too_large", "iteration_limit"}
 
 func (r Reason) String() string {
 	if r < NumReasons {
@@ -59,6 +60,12 @@ func (r Reason) String() string {
 const (
 	MaxString = 1 << 20  // the longest string a policy may build, in bytes
 	MaxRecord = 16 << 20 // the largest record a policy may leave, encoded as JSON
+	// MaxIterations is how many elements the for loops of one run may
+	// visit, all loops together. A loop is bounded by its data, but loops
+	// nested n deep cost the data's size to the n-th power: this keeps
+	// one record from stalling a pipeline, as Lua filters need a time
+	// budget for.
+	MaxIterations = 1 << 20
 )
 
 // Result is the result of one run. After a fault the record is as it came

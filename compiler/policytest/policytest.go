@@ -36,6 +36,10 @@ type Config struct {
 	// Now is the value of now() in every run. The zero time means the
 	// wall clock at the start of each run.
 	Now time.Time
+	// MaxIterations bounds the elements the loops of one run may visit
+	// (vm.MaxIterations when 0), so that tests can reach the limit
+	// cheaply.
+	MaxIterations int
 }
 
 // Runner runs one loaded policy over records.
@@ -66,7 +70,7 @@ type Outcome struct {
 	Action Action
 	// Fault is the fault reason (semantics.md: "type_mismatch",
 	// "division_by_zero", "non_finite", "path_conflict",
-	// "string_too_long", "record_too_large"), or "" when the run did not
+	// "string_too_long", "record_too_large", "iteration_limit"), or "" when the run did not
 	// fault. Under on_fault drop a fault has Action Drop.
 	Fault string
 	// Err is a failure of the backend itself (not a fault of the policy);
