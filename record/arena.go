@@ -294,21 +294,15 @@ func (a *Arena) find(m Value, key string, sig uint8) int {
 	first, n := int(m.off()), int(m.n())
 	nodes := a.nodes[first : first+2*n]
 	kl := uint32(len(key))
-	if sig == 0 {
-		for i := 0; i < len(nodes); i += 2 {
-			if k := &nodes[i]; uint32(k.u) == kl && a.keyIs(k, key) {
-				return first + i
-			}
-		}
-		return -1
-	}
-	// Length and signature in one compare: a key of unknown signature (0)
-	// matches on length alone.
-	want := uint64(sig)<<32 | uint64(kl)
+	want := uint32(sig) << 16
 	for i := 0; i < len(nodes); i += 2 {
+		// Length first: one load, and most keys differ in it. A key
+		// or a search of unknown signature (0) matches on length alone.
 		k := &nodes[i]
-		got := uint64(k.sig())<<32 | uint64(uint32(k.u))
-		if got != want && got != uint64(kl) {
+		if uint32(k.u) != kl {
+			continue
+		}
+		if s := k.h & 0xff0000; s != want && s != 0 && want != 0 {
 			continue
 		}
 		if a.keyIs(k, key) {

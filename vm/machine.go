@@ -106,6 +106,7 @@ func (m *Machine) nowNanos() int64 {
 // exec is the interpreter loop.
 func (m *Machine) exec() (Action, Reason) {
 	code := m.prog.code.Instrs
+	paths := m.prog.code.Paths
 	regs := m.regs
 	rec := m.rec
 	a := m.a
@@ -130,7 +131,7 @@ func (m *Machine) exec() (Action, Reason) {
 		case NOW:
 			regs[in.A] = Reg{K: record.Timestamp, N: uint64(m.nowNanos())}
 		case GET:
-			p := &m.prog.code.Paths[in.B]
+			p := &paths[in.B]
 			var v record.Value
 			if p.Dyn == nil {
 				v, _ = rec.Get(p.Steps)
@@ -142,7 +143,7 @@ func (m *Machine) exec() (Action, Reason) {
 			}
 			regs[in.A].load(a, v)
 		case GETIN:
-			p := &m.prog.code.Paths[in.C]
+			p := &paths[in.C]
 			regs[in.A].load(a, getIn(a, regs[in.B].V, regs[in.B].K, p.Steps))
 		case INDEX:
 			x, k := &regs[in.B], &regs[in.C]
@@ -440,9 +441,13 @@ func (m *Machine) account(r *Reg) {
 // from their registers into scratch buffer i; false when a dynamic step's
 // register holds neither a string nor an int.
 func (m *Machine) resolve(p *Path, i int) (record.Path, bool) {
-	if p.Dyn == nil {
+	if p.Dyn == nil { // small enough to inline: most paths are static
 		return p.Steps, true
 	}
+	return m.resolveDyn(p, i)
+}
+
+func (m *Machine) resolveDyn(p *Path, i int) (record.Path, bool) {
 	buf := append(m.pbuf[i][:0], p.Steps...)
 	for j, at := range p.DynAt {
 		r := &m.regs[p.Dyn[j]]
