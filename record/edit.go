@@ -54,6 +54,20 @@ func (r *Record) writableAt(s slot) Value {
 	return v
 }
 
+// writableRootWithout makes the root map writable, as writableAt does,
+// leaving out the entry at node rel (relative to the map's first node).
+func (r *Record) writableRootWithout(rel int) {
+	a := r.a
+	v := r.root
+	n := int(v.n())
+	c := n + n/8 + 4
+	first := a.alloc(2 * c) // may move a.nodes: slice it after
+	src := a.nodes[int(v.off()) : int(v.off())+2*n]
+	copy(a.nodes[first:], src[:rel])
+	copy(a.nodes[first+rel:], src[rel+2:])
+	r.put(rootSlot, Value{h: uint32(Map) | flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n-1)})
+}
+
 func (a *Arena) newWritableMap() Value {
 	const c = 4
 	first := a.alloc(2 * c)
@@ -399,7 +413,13 @@ func (r *Record) Take(p Path) (Value, bool) {
 		}
 		v := a.nodes[j+1]
 		rel := j - int(r.root.off())
-		root := r.writableAt(rootSlot)
+		if !r.root.writable() {
+			// The first edit: copy the root without the entry rather
+			// than copy it whole and then close the gap.
+			r.writableRootWithout(rel)
+			return v, true
+		}
+		root := r.root
 		first, n := int(root.off()), int(root.n())
 		copy(a.nodes[first+rel:], a.nodes[first+rel+2:first+2*n])
 		root.u--
