@@ -85,8 +85,9 @@ func TestOptimisations(t *testing.T) {
 		op        string
 		want      int
 	}{
-		{"a path read twice is loaded once", "schema {\n a: {b: int, c: int, ...}\n ...\n}\nset .x = .a.b + .a.b\nset .y = .a.c", "GET", 1},
-		{"a write reloads", "schema {\n n: int\n ...\n}\nset .x = .n\nset .n = 2\nset .y = .n", "GET", 2},
+		{"a path read twice is loaded once", "schema {\n a: {b: int, c: int, ...}\n ...\n}\nset .x = .a.b + .a.b\nset .y = .a.c", "GETG", 1},
+		{"a write reloads", "schema {\n n: int\n ...\n}\nset .x = .n\nset .n = 2\nset .y = .n", "GETG", 2},
+		{"a read and its guard are one instruction", "schema {\n n: int\n ...\n}\nset .x = .n + 1", "GUARD", 0},
 		{"constants fold", `set .x = 2 * 3 + 1` + "\n" + `set .s = "a" + "b"`, "MUL_INT", 0},
 		{"dead code after drop", "drop\nset .x = 1", "SET", 0},
 		{"typed comparison", "schema {\n s: string\n ...\n}\ndrop when .s == \"x\"", "EQ_STR", 1},

@@ -173,6 +173,7 @@ func (g *gen) regex(re *regexp.Regexp) uint16 {
 // finish renumbers the registers (constants first) and builds the Program.
 func (g *gen) finish() (*vm.Program, error) {
 	g.forwardMoves()
+	g.fuseGuards()
 	g.batchEdits()
 	nc := len(g.consts)
 	fix := func(r uint16) uint16 {

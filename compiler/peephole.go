@@ -124,3 +124,27 @@ func (g *gen) compact(keep []bool) {
 	}
 	g.code, g.lines = code, lines
 }
+
+// fuseGuards turns a GET followed by a GUARD of the register it loaded
+// into one GETG: one dispatch fewer on most reads of the record.
+func (g *gen) fuseGuards() {
+	targets := g.jumpTargets()
+	keep := make([]bool, len(g.code))
+	for i := range keep {
+		keep[i] = true
+	}
+	fused := false
+	for i := 0; i+1 < len(g.code); i++ {
+		get, guard := &g.code[i], g.code[i+1]
+		if get.Op != vm.GET || guard.Op != vm.GUARD || guard.A != get.A || targets[i+1] {
+			continue
+		}
+		get.Op, get.C = vm.GETG, guard.B
+		keep[i+1] = false
+		fused = true
+		i++
+	}
+	if fused {
+		g.compact(keep)
+	}
+}

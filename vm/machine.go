@@ -142,6 +142,21 @@ func (m *Machine) exec() (Action, Reason) {
 				}
 			}
 			regs[in.A].load(a, v)
+		case GETG:
+			// GET and its GUARD in one dispatch (the compiler fuses
+			// them): most reads of the record.
+			p := &paths[in.B]
+			var v record.Value
+			if p.Dyn == nil {
+				v, _ = rec.Get(p.Steps)
+			} else if steps, ok := m.resolve(p, 0); ok {
+				v, _ = rec.Get(steps)
+			}
+			r := &regs[in.A]
+			r.load(a, v)
+			if Mask(in.C)&(1<<r.K) == 0 {
+				return Keep, TypeMismatch
+			}
 		case GETIN:
 			p := &paths[in.C]
 			regs[in.A].load(a, getIn(a, regs[in.B].V, regs[in.B].K, p.Steps))

@@ -78,6 +78,7 @@ const (
 	NEXT
 	DROP
 	KEEP
+	GETG
 	numOps
 )
 
@@ -153,6 +154,7 @@ var ops = [numOps]opInfo{
 	NEXT:    {"NEXT", 'i', 'w', 'j', '-', "advance iterator A: B = key, B+1 = value; jump to C when done"},
 	DROP:    {"DROP", '-', '-', '-', '-', "end the run: drop the record"},
 	KEEP:    {"KEEP", '-', '-', '-', '-', "end the run: keep the record"},
+	GETG:    {"GETG", 'w', 'p', 'm', '-', "GET, then GUARD: A = the record's value at path B; type_mismatch fault unless its kind is in mask C"},
 }
 
 // Operands returns the kinds of the operands A, B, C and X of o, one

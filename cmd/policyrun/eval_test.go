@@ -135,7 +135,7 @@ func TestDisasm(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, s := range []string{`policy "e"`, "GET", "GUARD", "int", "LT_INT", "DIV_INT", "SET", "p1 .half", "; line 6"} {
+	for _, s := range []string{`policy "e"`, "GETG", "p0 .n, int", "LT_INT", "DIV_INT", "SET", "p1 .half", "; line 6"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("disasm lacks %q:\n%s", s, out)
 		}
