@@ -544,6 +544,71 @@ pipeline:
 	}
 }
 
+// TestChunks checks that a batch goes through the stages in chunks of
+// about chunkInput bytes, every record once and in order.
+func TestChunks(t *testing.T) {
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&lines, "%04d%s\n", i, strings.Repeat("x", 1020))
+	}
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte(lines.String()), 0o644)
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      read_from_head: true
+      exit_on_eof: true
+  filters:
+    - name: policy
+      file: unused.policy
+  outputs:
+    - name: null
+`)
+	st := &orderStage{}
+	p, err := New(cfg, Options{NewProcessor: func(config.Filter, string) (Processor, error) {
+		return st, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Summary(); s.In != 1000 || s.Out != 1000 || st.seen != 1000 {
+		t.Errorf("in %d, out %d, stage saw %d; want 1000 each", s.In, s.Out, st.seen)
+	}
+	if want := chunkInput/1025 + 1; st.biggest > want || st.biggest < want-1 {
+		t.Errorf("biggest chunk %d records, want about %d", st.biggest, want)
+	}
+	if st.disorder != "" {
+		t.Error(st.disorder)
+	}
+}
+
+// orderStage counts the records it is given, the largest chunk, and
+// checks that the lines ("0000xxx…", "0001xxx…") come in order.
+type orderStage struct {
+	seen, biggest int
+	disorder      string
+}
+
+func (s *orderStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	s.biggest = max(s.biggest, len(recs))
+	for _, r := range recs {
+		v, _ := r.Get(record.NewPath("log"))
+		if got, want := r.Str(v)[:4], fmt.Sprintf("%04d", s.seen); got != want && s.disorder == "" {
+			s.disorder = fmt.Sprintf("record %d is line %s", s.seen, got)
+		}
+		s.seen++
+	}
+	return recs, StageCounts{}
+}
+
+func (s *orderStage) Close() error { return nil }
+
 // batchStage records the largest batch it is given.
 type batchStage struct{ biggest *int }
 
