@@ -20,11 +20,11 @@ import (
 // expr/vm). Wall clock is the conservative choice here: it leaves out the
 // garbage collection that the other backends run on the other core.
 //
-//	go test ./conformance -run '^$' -bench BenchmarkBackendRatios -count 5 -benchtime 20x
+//	go test ./conformance -run '^$' -bench BenchmarkBackendRatios -count 5 -benchtime 100x
 func BenchmarkBackendRatios(b *testing.B) {
 	lines := map[string][][]byte{
-		"flat": genLines(b, "flat", 1, backendBatch),
-		"k8s":  genLines(b, "k8s", 1, backendBatch),
+		"flat": backendLines(b, "flat"),
+		"k8s":  backendLines(b, "k8s"),
 	}
 	for _, c := range baseCases(b) {
 		b.Run(c.name, func(b *testing.B) {
