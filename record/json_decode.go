@@ -73,6 +73,11 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, keys *keyFilter) (v, text Value,
 		if i >= len(b) {
 			return Value{}, Value{}, decodeErr(i, ErrTruncated, "empty line")
 		}
+		if !startsJSONValue(b[i]) {
+			// Plain text, most likely: say so rather than call it a
+			// JSON value of the wrong kind.
+			return Value{}, Value{}, decodeErr(i, ErrSyntax, "not JSON (a JSON line must be an object)")
+		}
 		return Value{}, Value{}, decodeErr(i, ErrNotMap, "a JSON line must be an object")
 	}
 	start := i
@@ -107,6 +112,15 @@ type jsonDecoder struct {
 	norm bool
 	// keys, when not nil, gets the key signatures of the root map.
 	keys *keyFilter
+}
+
+// startsJSONValue reports whether c may begin a JSON value.
+func startsJSONValue(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return c >= '0' && c <= '9'
 }
 
 func skipSpace(b []byte, i int) int {
