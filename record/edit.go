@@ -142,34 +142,40 @@ func (a *Arena) locs(n int) []int32 {
 	return a.locBuf[:n]
 }
 
+// step finds step i of a path, s, in the container v: the position of its
+// map entry or array element and the value there; position -1 when a key
+// is missing; an error when v cannot hold the step.
+func (r *Record) step(i int, v Value, s *Step) (int, Value, error) {
+	if s.isIndex {
+		if v.kind() != Array {
+			return -1, Value{}, ErrNotContainer
+		}
+		j, ok := normIndex(s.index, int(v.n()))
+		if !ok {
+			return -1, Value{}, ErrIndexRange
+		}
+		return j, r.a.nodes[int(v.off())+j], nil
+	}
+	if v.kind() != Map {
+		return -1, Value{}, ErrNotContainer
+	}
+	j := r.findIn(i, v, s)
+	if j < 0 {
+		return -1, Value{}, nil
+	}
+	return (j - int(v.off())) / 2, r.a.nodes[j+1], nil
+}
+
 // locate finds p, noting positions in l, and returns the value at p and
 // whether p exists.
 func (r *Record) locate(p Path, l []int32) (Value, bool) {
-	a := r.a
 	v := r.root
 	for i := range p {
-		s := &p[i]
-		if s.isIndex {
-			if v.kind() != Array {
-				return Value{}, false
-			}
-			j, ok := normIndex(s.index, int(v.n()))
-			if !ok {
-				return Value{}, false
-			}
-			l[i] = int32(j)
-			v = a.nodes[int(v.off())+j]
-			continue
-		}
-		if v.kind() != Map {
+		j, child, err := r.step(i, v, &p[i])
+		if err != nil || j < 0 {
 			return Value{}, false
 		}
-		j := r.findIn(i, v, s)
-		if j < 0 {
-			return Value{}, false
-		}
-		l[i] = int32((j - int(v.off())) / 2)
-		v = a.nodes[j+1]
+		l[i], v = int32(j), child
 	}
 	return v, true
 }
@@ -177,38 +183,21 @@ func (r *Record) locate(p Path, l []int32) (Value, bool) {
 // locateSet finds p for a set, noting positions in l, and reports whether
 // the set can succeed. It returns the value at p (Absent when missing).
 func (r *Record) locateSet(p Path, l []int32) (Value, error) {
-	a := r.a
 	v := r.root
 	i := 0
 	for ; i < len(p); i++ {
 		if v.kind() == Absent || v.kind() == Null {
 			break // created from here
 		}
-		s := &p[i]
-		if s.isIndex {
-			if v.kind() != Array {
-				return Value{}, ErrNotContainer
-			}
-			j, ok := normIndex(s.index, int(v.n()))
-			if !ok {
-				return Value{}, ErrIndexRange
-			}
-			l[i] = int32(j)
-			v = a.nodes[int(v.off())+j]
-			continue
+		j, child, err := r.step(i, v, &p[i])
+		if err != nil {
+			return Value{}, err
 		}
-		if v.kind() != Map {
-			return Value{}, ErrNotContainer
-		}
-		j := r.findIn(i, v, s)
+		l[i], v = int32(j), child
 		if j < 0 {
-			l[i] = -1
 			i++
-			v = Value{}
 			break
 		}
-		l[i] = int32((j - int(v.off())) / 2)
-		v = a.nodes[j+1]
 	}
 	if i < len(p) {
 		v = Value{}
