@@ -1,31 +1,74 @@
 #!/bin/sh
-# BenchmarkBackends as a table: for each policy and backend the median
-# ns/record (wall clock) and cpu-ns/record (the process's CPU time, the
-# garbage collector's included) over COUNT passes, allocs/record, and the
-# VM's ratio to each other backend: the median of the per-pass ratios of
-# cpu-ns/record, so that a slow spell of the machine, which hits all four
-# backends of a pass alike, cancels out.
+# The VM against the Lua backend, hand-written Lua and expr-lang, as tables.
 #
-# Usage: sh bench/backends.sh [file]   (with a file of `go test -bench`
-# output, it only makes the table)
+#   sh bench/backends.sh [file]         BenchmarkBackends: for each policy
+#       and backend the median ns/record (wall clock) and cpu-ns/record (the
+#       process's CPU time, the garbage collector's included) over COUNT
+#       passes, allocs/record, and the VM's ratio to each other backend: the
+#       median of the per-pass ratios of cpu-ns/record, so that a slow spell
+#       of the machine, which hits all four backends of a pass alike,
+#       cancels out.
+#   sh bench/backends.sh ratios [file]  BenchmarkBackendRatios: the four
+#       backends timed side by side on the same batches; medians of each
+#       backend's ns/record and of the VM's ratios to the others.
+#
+# With a file of `go test -bench` output, the script only makes the table.
 set -eu
 COUNT=${COUNT:-5}
-BENCHTIME=${BENCHTIME:-1s}
 cd "$(dirname "$0")/.."
+mode=table
+if [ "${1:-}" = ratios ]; then
+	mode=ratios
+	shift
+fi
 if [ $# -ge 1 ]; then
 	out=$1
 else
 	out=$(mktemp)
-	go test ./conformance -run '^$' -bench BenchmarkBackends -benchmem \
-		-count "$COUNT" -benchtime "$BENCHTIME" -timeout 60m | tee "$out" >&2
+	if [ $mode = ratios ]; then
+		bench=BenchmarkBackendRatios benchtime=${BENCHTIME:-100x}
+	else
+		bench=BenchmarkBackends benchtime=${BENCHTIME:-1s}
+	fi
+	go test ./conformance -run '^$' -bench "$bench" -benchmem \
+		-count "$COUNT" -benchtime "$benchtime" -timeout 60m | tee "$out" >&2
 fi
-grep '^BenchmarkBackends/' "$out" | awk '
+
+median='
 function median(list,   n, i, j, t, a) {
 	n = split(list, a, " ")
 	for (i = 1; i <= n; i++) a[i] += 0
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+function header(first) {
+	print first
+	print ""
+	print "| policy | vm | lua_transpiled | lua_handwritten | expr | lua_t ÷ vm | lua_h ÷ vm | expr ÷ vm |"
+	print "|---|--:|--:|--:|--:|--:|--:|--:|"
+}'
+
+if [ $mode = ratios ]; then
+	grep '^BenchmarkBackendRatios/' "$out" | awk "$median"'
+{
+	split($1, p, "/"); pol = p[2]; sub(/-[0-9]+$/, "", pol)
+	for (i = 3; i < NF; i += 2) v[pol, $(i + 1)] = v[pol, $(i + 1)] " " $i
+	if (!(pol in seen)) { seen[pol] = 1; order[++np] = pol }
+}
+END {
+	header("ns/record (wall clock), medians; ratios: medians of the per-pass ratios")
+	for (k = 1; k <= np; k++) {
+		pol = order[k]
+		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f× | %.0f× | %.0f× |\n", pol,
+			median(v[pol, "vm-ns/record"]), median(v[pol, "lua_t-ns/record"]),
+			median(v[pol, "lua_h-ns/record"]), median(v[pol, "expr-ns/record"]),
+			median(v[pol, "lua_t/vm"]), median(v[pol, "lua_h/vm"]), median(v[pol, "expr/vm"])
+	}
+}'
+	exit
+fi
+
+grep '^BenchmarkBackends/' "$out" | awk "$median"'
 function ratio(pol, be,   n, i, a, b, r) {
 	n = split(cpu[pol SUBSEP be], a, " "); split(cpu[pol SUBSEP "vm"], b, " ")
 	r = ""
@@ -48,10 +91,7 @@ function cell(pol, be) {
 	if (!(pol in seen)) { seen[pol] = 1; order[++np] = pol }
 }
 END {
-	print "ns/record / cpu-ns/record (allocs/record), medians; ratio = median of the per-pass cpu-ns ratios"
-	print ""
-	print "| policy | vm | lua_transpiled | lua_handwritten | expr | lua_t ÷ vm | lua_h ÷ vm | expr ÷ vm |"
-	print "|---|--:|--:|--:|--:|--:|--:|--:|"
+	header("ns/record / cpu-ns/record (allocs/record), medians; ratio = median of the per-pass cpu-ns ratios")
 	for (k = 1; k <= np; k++) {
 		pol = order[k]
 		printf "| %s | %s | %s | %s | %s | %.0f× | %.0f× | %.0f× |\n", pol,
