@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,26 +18,22 @@ func init() {
 	})
 }
 
+const checkUsage = `
+usage: policyrun check [--format text|json|github] [--strict] FILE|DIR...
+
+Checks .policy files (directories are searched for *.policy) and reports
+every error and warning. Exit status: 0 clean, 1 errors (or warnings with
+--strict), 2 usage or I/O problems.
+`
+
 // runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
 // It reports every diagnostic of every file; warnings fail only with --strict.
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("check", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("check", checkUsage, stderr)
 	format := fl.String("format", "text", "output format: text, json or github")
 	strict := fl.Bool("strict", false, "fail on warnings too")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun check [--format text|json|github] [--strict] FILE|DIR...")
-		fmt.Fprintln(stderr, "\nChecks .policy files (directories are searched for *.policy) and reports")
-		fmt.Fprintln(stderr, "every error and warning. Exit status: 0 clean, 1 errors (or warnings with")
-		fmt.Fprintln(stderr, "--strict), 2 usage or I/O problems.")
-		fmt.Fprintln(stderr)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	switch *format {
 	case "text", "json", "github":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +17,18 @@ func init() {
 	})
 }
 
+const disasmUsage = `
+usage: policyrun disasm FILE
+
+Compiles the policy and prints its bytecode: constants, paths, sets,
+regexes and one line per instruction, grouped by source line.
+`
+
 // runDisasm is `policyrun disasm FILE`.
 func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("disasm", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun disasm FILE")
-		fmt.Fprintln(stderr, "\nCompiles the policy and prints its bytecode: constants, paths, sets,")
-		fmt.Fprintln(stderr, "regexes and one line per instruction, grouped by source line.")
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	fl := newFlags("disasm", disasmUsage, stderr)
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	if fl.NArg() != 1 {
 		fl.Usage()

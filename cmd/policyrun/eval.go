@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,10 +50,19 @@ func (s *evalStats) String() string {
 	return line
 }
 
+const evalUsage = `
+usage: policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]
+       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--in json|msgpack] [--out json|msgpack]
+
+Runs the policy over the records on stdin and writes the records it keeps
+to stdout (dropped records are absent; a faulting record is written
+unchanged). A malformed input line is reported and passed through as it
+is. At the end one summary line goes to stderr.
+`
+
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("eval", evalUsage, stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
 	backend := fl.String("backend", backends[0].Name(), "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
@@ -62,21 +70,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
 	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
 	luaTimeout := fl.Duration("lua-timeout", time.Second, "stop a --lua call that runs longer and pass its record through (0: no limit)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]")
-		fmt.Fprintln(stderr, "       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--in json|msgpack] [--out json|msgpack]")
-		fmt.Fprintln(stderr, "\nRuns the policy over the records on stdin and writes the records it keeps")
-		fmt.Fprintln(stderr, "to stdout (dropped records are absent; a faulting record is written")
-		fmt.Fprintln(stderr, "unchanged). A malformed input line is reported and passed through as it")
-		fmt.Fprintln(stderr, "is. At the end one summary line goes to stderr.")
-		fmt.Fprintln(stderr)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
 		fl.Usage()

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,27 +22,23 @@ func init() {
 	})
 }
 
+const fmtUsage = `
+usage: policyrun fmt [--check] [-w] FILE|DIR...
+
+Formats .policy files (directories are searched for *.policy; - is standard
+input) in the canonical layout. Exit status: 0 ok, 1 syntax errors or (with
+--check) files that need formatting, 2 usage or I/O problems.
+`
+
 // runFmt is `policyrun fmt [--check] [-w] FILE|DIR...`. Without flags it
 // prints the formatted files; -w rewrites the files that change; --check
 // lists them and exits 1 if there are any. "-" formats standard input.
 func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("fmt", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("fmt", fmtUsage, stderr)
 	check := fl.Bool("check", false, "list the files whose layout differs, and exit 1 if any does")
 	write := fl.Bool("w", false, "write the result back to the files instead of printing it")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun fmt [--check] [-w] FILE|DIR...")
-		fmt.Fprintln(stderr, "\nFormats .policy files (directories are searched for *.policy; - is standard")
-		fmt.Fprintln(stderr, "input) in the canonical layout. Exit status: 0 ok, 1 syntax errors or (with")
-		fmt.Fprintln(stderr, "--check) files that need formatting, 2 usage or I/O problems.")
-		fmt.Fprintln(stderr)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	if fl.NArg() == 0 {
 		fl.Usage()

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,28 +20,24 @@ func init() {
 // b1Count is each kind's record count in benchmark B1.
 var b1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
 
+const genUsage = `
+usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]
+
+Writes the benchmark data of BENCHMARKS.md (B1), one line per record:
+  flat  JSON log lines of about 256 bytes
+  k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them
+  cri   container lines in the CRI format, some split over P lines
+`
+
 // runGen is `policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]`.
 func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("gen", genUsage, stderr)
 	count := fl.Int("count", 0, "number of lines (default: the B1 size, 1,000,000 flat or 300,000 k8s/cri)")
 	seed := fl.Uint64("seed", 1, "seed; the same seed gives the same bytes")
 	out := fl.String("o", "", "write to `FILE` instead of standard output")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]")
-		fmt.Fprintln(stderr, "\nWrites the benchmark data of BENCHMARKS.md (B1), one line per record:")
-		fmt.Fprintln(stderr, "  flat  JSON log lines of about 256 bytes")
-		fmt.Fprintln(stderr, "  k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them")
-		fmt.Fprintln(stderr, "  cri   container lines in the CRI format, some split over P lines")
-		fmt.Fprintln(stderr)
-		fl.PrintDefaults()
-	}
 	// The kind may come before or after the flags.
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	if fl.NArg() == 0 {
 		fl.Usage()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,18 +22,22 @@ func init() {
 	})
 }
 
+const runUsage = `
+usage: policyrun run [--check] [--quiet] [--cpuprofile FILE] pipeline.yaml
+
+Runs the pipeline of the config (inputs, policy stages, outputs) until it
+is stopped, or until its inputs end with exit_on_eof, then prints a
+summary of records, CPU time and peak RSS on stderr. Exit status: 0 ok,
+1 a bad config or policy, 2 usage or I/O problems.
+`
+
 func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", runUsage, stderr)
 	checkOnly := fs.Bool("check", false, "validate the config and compile its policies, then exit")
 	quiet := fs.Bool("quiet", false, "do not print the run summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun run [--check] [--quiet] pipeline.yaml")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,27 +19,23 @@ func init() {
 	})
 }
 
+const testUsage = `
+usage: policyrun test [--backend all|vm|lua] [-v] [FILE|DIR...]
+
+Runs every test block of the policies (directories are searched for
+*.policy; the default is the current directory) on each backend, and
+fails a test when a backend misses its expectation or two backends
+disagree. now() and every input's %time are 2026-01-01T00:00:00Z.
+Exit status: 0 all passed, 1 a test failed or a policy has errors, 2 usage.
+`
+
 // runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
 func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("test", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := newFlags("test", testUsage, stderr)
 	backend := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: policyrun test [--backend all|vm|lua] [-v] [FILE|DIR...]")
-		fmt.Fprintln(stderr, "\nRuns every test block of the policies (directories are searched for")
-		fmt.Fprintln(stderr, "*.policy; the default is the current directory) on each backend, and")
-		fmt.Fprintln(stderr, "fails a test when a backend misses its expectation or two backends")
-		fmt.Fprintf(stderr, "disagree. now() and every input's %%time are 2026-01-01T00:00:00Z.\n")
-		fmt.Fprintln(stderr, "Exit status: 0 all passed, 1 a test failed or a policy has errors, 2 usage.")
-		fmt.Fprintln(stderr)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
 	}
 	bs, err := selectBackends(*backend)
 	if err != nil {

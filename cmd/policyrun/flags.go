@@ -1,0 +1,40 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// newFlags returns the flag set of subcommand name. Its usage message,
+// on stderr, is usage (the usage lines and what the command does) and
+// then the flags, if it has any.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fl := flag.NewFlagSet(name, flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, strings.TrimSpace(usage))
+		n := 0
+		fl.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(stderr)
+			fl.PrintDefaults()
+		}
+	}
+	return fl
+}
+
+// parseFlags parses args into fl. When it returns false the command ends
+// with exit status code: 0 after -h (the usage was printed), 2 after a bad
+// flag (the flag package said what was wrong).
+func parseFlags(fl *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	return 0, true
+}
