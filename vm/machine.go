@@ -130,21 +130,9 @@ func (m *Machine) exec() (Action, Reason) {
 			regs[in.A] = Reg{K: record.Timestamp, N: uint64(rec.Time())}
 		case NOW:
 			regs[in.A] = Reg{K: record.Timestamp, N: uint64(m.nowNanos())}
-		case GET:
-			p := &paths[in.B]
-			var v record.Value
-			if p.Dyn == nil {
-				v, _ = rec.Get(p.Steps)
-			} else {
-				steps, ok := m.resolve(p, 0)
-				if ok {
-					v, _ = rec.Get(steps)
-				}
-			}
-			regs[in.A].load(a, v)
-		case GETG:
-			// GET and its GUARD in one dispatch (the compiler fuses
-			// them): most reads of the record.
+		case GET, GETG:
+			// GETG is GET and its GUARD in one dispatch (the compiler
+			// fuses them): most reads of the record.
 			p := &paths[in.B]
 			var v record.Value
 			if p.Dyn == nil {
@@ -154,7 +142,7 @@ func (m *Machine) exec() (Action, Reason) {
 			}
 			r := &regs[in.A]
 			r.load(a, v)
-			if Mask(in.C)&(1<<r.K) == 0 {
+			if in.Op == GETG && Mask(in.C)&(1<<r.K) == 0 {
 				return Keep, TypeMismatch
 			}
 		case GETIN:
