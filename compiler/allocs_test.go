@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -39,7 +40,7 @@ remove .n
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res := m.Run(rec); res != (vm.Result{}) {
+			if res := m.Run(rec); res != (spec.Result{}) {
 				t.Fatal(res)
 			}
 		}

@@ -1,6 +1,7 @@
-// Package compiler lowers checked policies to bytecode for the vm package:
-// typed instructions, precomputed paths, folded constants, compiled regexes
-// and sets, and the test-block adapter for the VM backend.
+// Package compiler turns policy source into a vm.Program: it parses and
+// checks it (every diagnostic, with position and hint) and lowers it to
+// typed bytecode with precomputed paths, folded constants and compiled
+// regexes and sets.
 package compiler
 
 import (
@@ -9,21 +10,41 @@ import (
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
 // Diagnostic is an error or warning about a policy (syntax or type).
 type Diagnostic = diag.Diagnostic
 
+// Diagnostics are every finding about one policy, sorted by position. Err
+// is nil when none of them is an error (warnings do not stop a policy).
+type Diagnostics = diag.List
+
+// An Option sets how the compiled Program runs.
+type Option func(*spec.Options)
+
+// WithClock makes c the source of now() (tests and replays fix it); the
+// default is the wall clock, read once per run.
+func WithClock(c spec.Clock) Option { return func(o *spec.Options) { o.Clock = c } }
+
+// WithLimits sets the limits of every run: the longest string a policy may
+// build, the largest record it may leave, the elements its loops may visit.
+// Zero fields keep their defaults (spec.DefaultLimits).
+func WithLimits(l spec.Limits) Option { return func(o *spec.Options) { o.Limits = l } }
+
+// WithOptions sets the clock and the limits at once.
+func WithOptions(opts spec.Options) Option { return func(o *spec.Options) { *o = opts } }
+
 // CompileFile parses, checks and compiles one policy file. The diagnostics
 // are every syntax and type error and warning, sorted; the Program is nil
-// when any of them is an error.
-func CompileFile(filename string, src []byte) (*vm.Program, []Diagnostic) {
+// when diags.Err() is not.
+func CompileFile(filename string, src []byte, opts ...Option) (*vm.Program, Diagnostics) {
 	f, info, diags := CheckFile(filename, src)
-	if diag.HasErrors(diags) {
+	if diags.Err() != nil {
 		return nil, diags
 	}
-	prog, err := Compile(f, info)
+	prog, err := Compile(f, info, opts...)
 	if err != nil {
 		d := Diagnostic{Code: "E0900", Severity: diag.Error, Pos: f.Pos(), End: f.Pos(),
 			Msg: err.Error(), Filename: filename}
@@ -34,7 +55,7 @@ func CompileFile(filename string, src []byte) (*vm.Program, []Diagnostic) {
 
 // CheckFile parses and checks one policy file, for callers that compile
 // for other backends too. The File and Info are nil after syntax errors.
-func CheckFile(filename string, src []byte) (*policy.File, *check.Info, []Diagnostic) {
+func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnostics) {
 	f, errs := policy.ParseFile(filename, src)
 	if len(errs) > 0 {
 		return nil, nil, diag.Sort(diag.FromSyntax(filename, errs))
@@ -44,7 +65,7 @@ func CheckFile(filename string, src []byte) (*policy.File, *check.Info, []Diagno
 }
 
 // Compile lowers f, checked without errors into info, to a Program.
-func Compile(f *policy.File, info *check.Info) (prog *vm.Program, err error) {
+func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ce, ok := p.(compileError)
@@ -54,7 +75,12 @@ func Compile(f *policy.File, info *check.Info) (prog *vm.Program, err error) {
 			prog, err = nil, ce
 		}
 	}()
-	g := newGen(f, info)
+	var o spec.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	o.Limits = o.Limits.OrDefault()
+	g := newGen(f, info, o)
 	g.stmts(f.Stmts)
 	g.emit(f.EOF, vm.KEEP, 0, 0, 0, 0)
 	return g.finish()

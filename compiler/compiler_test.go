@@ -6,49 +6,48 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
 func compile(t *testing.T, src string) *vm.Program {
 	t.Helper()
-	prog, diags := CompileFile("t.policy", []byte(src))
+	prog, diags := CompileFile("t.policy", []byte(src), WithClock(spec.FixedClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))))
 	if prog == nil {
 		t.Fatalf("compile: %v", diags)
 	}
 	return prog
 }
 
-func runJSON(t *testing.T, prog *vm.Program, in string) (vm.Result, string) {
+func runJSON(t *testing.T, prog *vm.Program, in string) (spec.Result, string) {
 	t.Helper()
 	a := record.NewArena()
 	rec, err := a.DecodeJSON([]byte(in), record.Owned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := vm.NewMachine(prog)
-	m.SetNow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	res := m.Run(rec)
+	res := prog.Run(rec)
 	return res, string(rec.AppendJSON(nil))
 }
 
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name, src, in, out string
-		res                vm.Result
+		res                spec.Result
 	}{
-		{"set", `set .a = 1 + 2`, `{}`, `{"a":3}`, vm.Result{}},
-		{"drop when", `drop when .level == "debug"`, `{"level":"debug"}`, `{"level":"debug"}`, vm.Result{Action: vm.Drop}},
-		{"keep", `drop when .level == "debug"`, `{"level":"info"}`, `{"level":"info"}`, vm.Result{}},
-		{"if else", "schema {\n n: int\n ...\n}\nif .n > 1 {\n set .big = true\n} else {\n set .big = false\n}", `{"n":5}`, `{"n":5,"big":true}`, vm.Result{}},
-		{"fault unchanged", "schema {\n n: int\n ...\n}\nset .a = 1\nset .b = 10 / .n", `{"n":0}`, `{"n":0}`, vm.Result{Fault: vm.DivisionByZero}},
-		{"on_fault drop", "policy \"p\" on_fault drop\nschema {\n n: int\n ...\n}\nset .b = .n", `{"n":"x"}`, `{"n":"x"}`, vm.Result{Action: vm.Drop, Fault: vm.TypeMismatch}},
-		{"for", "schema {\n xs: array<int>\n ...\n}\nset .sum = 0\nfor _, x in .xs {\n set .sum = .sum + x\n}", `{"xs":[1,2,3]}`, `{"xs":[1,2,3],"sum":6}`, vm.Result{}},
-		{"lift", `lift .k prefix "k_"`, `{"k":{"a":1},"b":2}`, `{"b":2,"k_a":1}`, vm.Result{}},
-		{"coalesce", `set .x = .a ?? .b ?? "none"`, `{"b":null}`, `{"b":null,"x":"none"}`, vm.Result{}},
-		{"float field takes an int", "schema {\n f: float\n ...\n}\nset .g = .f / 2", `{"f":3}`, `{"f":3,"g":1.5}`, vm.Result{}},
-		{"exists on null then read faults", "schema {\n n: int?\n ...\n}\nif exists(.n) {\n set .m = .n + 1\n}", `{"n":null}`, `{"n":null}`, vm.Result{Fault: vm.TypeMismatch}},
-		{"dynamic key", "schema {\n k: string\n m: map<int>\n ...\n}\nset .v = .m[.k] ?? -1\nset .m[.k] = 7", `{"k":"b","m":{"a":1}}`, `{"k":"b","m":{"a":1,"b":7},"v":-1}`, vm.Result{}},
-		{"now and tag", `set .t = now()` + "\nset .g = %tag", `{}`, `{"t":"2026-01-01T00:00:00Z","g":""}`, vm.Result{}},
+		{"set", `set .a = 1 + 2`, `{}`, `{"a":3}`, spec.Result{}},
+		{"drop when", `drop when .level == "debug"`, `{"level":"debug"}`, `{"level":"debug"}`, spec.Result{Action: spec.Drop}},
+		{"keep", `drop when .level == "debug"`, `{"level":"info"}`, `{"level":"info"}`, spec.Result{}},
+		{"if else", "schema {\n n: int\n ...\n}\nif .n > 1 {\n set .big = true\n} else {\n set .big = false\n}", `{"n":5}`, `{"n":5,"big":true}`, spec.Result{}},
+		{"fault unchanged", "schema {\n n: int\n ...\n}\nset .a = 1\nset .b = 10 / .n", `{"n":0}`, `{"n":0}`, spec.Result{Fault: spec.DivisionByZero}},
+		{"on_fault drop", "policy \"p\" on_fault drop\nschema {\n n: int\n ...\n}\nset .b = .n", `{"n":"x"}`, `{"n":"x"}`, spec.Result{Action: spec.Drop, Fault: spec.TypeMismatch}},
+		{"for", "schema {\n xs: array<int>\n ...\n}\nset .sum = 0\nfor _, x in .xs {\n set .sum = .sum + x\n}", `{"xs":[1,2,3]}`, `{"xs":[1,2,3],"sum":6}`, spec.Result{}},
+		{"lift", `lift .k prefix "k_"`, `{"k":{"a":1},"b":2}`, `{"b":2,"k_a":1}`, spec.Result{}},
+		{"coalesce", `set .x = .a ?? .b ?? "none"`, `{"b":null}`, `{"b":null,"x":"none"}`, spec.Result{}},
+		{"float field takes an int", "schema {\n f: float\n ...\n}\nset .g = .f / 2", `{"f":3}`, `{"f":3,"g":1.5}`, spec.Result{}},
+		{"exists on null then read faults", "schema {\n n: int?\n ...\n}\nif exists(.n) {\n set .m = .n + 1\n}", `{"n":null}`, `{"n":null}`, spec.Result{Fault: spec.TypeMismatch}},
+		{"dynamic key", "schema {\n k: string\n m: map<int>\n ...\n}\nset .v = .m[.k] ?? -1\nset .m[.k] = 7", `{"k":"b","m":{"a":1}}`, `{"k":"b","m":{"a":1,"b":7},"v":-1}`, spec.Result{}},
+		{"now and tag", `set .t = now()` + "\nset .g = %tag", `{}`, `{"t":"2026-01-01T00:00:00Z","g":""}`, spec.Result{}},
 	}
 	for _, tt := range tests {
 		src := tt.src

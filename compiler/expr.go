@@ -1,7 +1,7 @@
 package compiler
 
 import (
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
@@ -280,24 +280,6 @@ func (g *gen) coalesce(e policy.Expr, operands []policy.Expr) reg {
 	return r
 }
 
-// builtins maps the checker's built-ins to the VM's functions; exists,
-// coalesce and now compile to instructions of their own.
-var builtins = map[builtin.ID]vm.Fn{
-	builtin.Len: vm.FnLen, builtin.Lower: vm.FnLower, builtin.Upper: vm.FnUpper, builtin.Trim: vm.FnTrim,
-	builtin.Contains: vm.FnContains, builtin.StartsWith: vm.FnStartsWith, builtin.EndsWith: vm.FnEndsWith,
-	builtin.Replace: vm.FnReplace, builtin.Split: vm.FnSplit, builtin.Join: vm.FnJoin, builtin.Substr: vm.FnSubstr,
-	builtin.Matches: vm.FnMatches, builtin.Capture: vm.FnCapture, builtin.ReplaceRe: vm.FnReplaceRe,
-	builtin.ToString: vm.FnToString, builtin.ToInt: vm.FnToInt, builtin.ToFloat: vm.FnToFloat, builtin.ToBool: vm.FnToBool,
-	builtin.AsString: vm.FnAsString, builtin.AsInt: vm.FnAsInt, builtin.AsFloat: vm.FnAsFloat, builtin.AsBool: vm.FnAsBool,
-	builtin.AsMap: vm.FnAsMap, builtin.AsArray: vm.FnAsArray,
-	builtin.IsString: vm.FnIsString, builtin.IsInt: vm.FnIsInt, builtin.IsFloat: vm.FnIsFloat, builtin.IsBool: vm.FnIsBool,
-	builtin.IsNull: vm.FnIsNull, builtin.IsMap: vm.FnIsMap, builtin.IsArray: vm.FnIsArray, builtin.IsTimestamp: vm.FnIsTimestamp,
-	builtin.TypeOf: vm.FnTypeOf, builtin.ParseJSON: vm.FnParseJSON, builtin.ParseKV: vm.FnParseKV,
-	builtin.ParseLogfmt: vm.FnParseLogfmt, builtin.ParseTime: vm.FnParseTime, builtin.FormatTime: vm.FnFormatTime,
-	builtin.UnixNanos: vm.FnUnixNanos, builtin.Hash64: vm.FnHash64, builtin.Sha256Hex: vm.FnSha256Hex,
-	builtin.Keys: vm.FnKeys,
-}
-
 func (g *gen) call(e *policy.CallExpr) reg {
 	f := g.info.Calls[e]
 	if f == nil {
@@ -312,14 +294,6 @@ func (g *gen) call(e *policy.CallExpr) reg {
 		return r
 	case builtin.Coalesce:
 		return g.coalesce(e, e.Args)
-	case builtin.Now:
-		r := g.newReg()
-		g.emit(pos, vm.NOW, r, 0, 0, 0)
-		return r
-	}
-	fn, ok := builtins[f.ID]
-	if !ok {
-		failf("%s: the VM has no built-in %s", pos, f.Name)
 	}
 	var re uint16
 	var args []reg
@@ -334,8 +308,8 @@ func (g *gen) call(e *policy.CallExpr) reg {
 		}
 		args = append(args, g.expr(a))
 	}
-	if len(args) != fn.NumArgs() {
-		failf("%s: %s takes %d arguments", pos, f.Name, fn.NumArgs())
+	if len(args) != f.ValueArgs() {
+		failf("%s: %s takes %d arguments", pos, f.Name, f.ValueArgs())
 	}
 	// Arguments go in consecutive registers.
 	first := g.newRegs(max(len(args), 1))
@@ -343,6 +317,6 @@ func (g *gen) call(e *policy.CallExpr) reg {
 		g.emit(pos, vm.MOVE, first+uint16(i), a, 0, 0)
 	}
 	r := g.newReg()
-	g.emit(pos, vm.CALL, r, first, re, uint8(fn))
+	g.emit(pos, vm.CALL, r, first, re, uint8(f.ID))
 	return r
 }

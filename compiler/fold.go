@@ -101,7 +101,7 @@ func (g *gen) foldBinary(e *policy.BinaryExpr) (vm.Reg, bool) {
 	case policy.ADD, policy.SUB, policy.MUL, policy.QUO, policy.REM:
 		switch {
 		case x.K == record.String && y.K == record.String && e.Op == policy.ADD:
-			if len(x.S)+len(y.S) <= vm.MaxString {
+			if len(x.S)+len(y.S) <= g.opts.Limits.MaxString {
 				return vm.String(x.S + y.S), true
 			}
 		case ints && g.typeOf(e).Kind == types.Int:

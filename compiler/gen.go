@@ -8,6 +8,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -22,6 +23,7 @@ type reg = uint16
 type gen struct {
 	file *policy.File
 	info *check.Info
+	opts spec.Options
 
 	code  []vm.Instr
 	lines []int32
@@ -60,9 +62,9 @@ type cached struct {
 	mask vm.Mask // the kinds the register can hold: every GUARD so far passed
 }
 
-func newGen(f *policy.File, info *check.Info) *gen {
+func newGen(f *policy.File, info *check.Info, opts spec.Options) *gen {
 	return &gen{
-		file: f, info: info,
+		file: f, info: info, opts: opts,
 		constIdx: map[constKey]reg{},
 		pathIdx:  map[string]uint16{},
 		reIdx:    map[*regexp.Regexp]uint16{},
@@ -222,6 +224,7 @@ func (g *gen) finish() (*vm.Program, error) {
 		Sets:        g.sets,
 		Iters:       g.maxIters,
 		Builders:    g.maxBuilders,
+		Options:     g.opts,
 	})
 }
 

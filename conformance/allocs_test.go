@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -74,7 +75,7 @@ func outputs(t *testing.T, prog *vm.Program, lines [][]byte, pooled bool) string
 	var b strings.Builder
 	m := vm.NewMachine(prog)
 	for _, rec := range recs {
-		var res vm.Result
+		var res spec.Result
 		if pooled {
 			res = prog.Run(rec)
 		} else {

@@ -1,14 +1,7 @@
 package conformance
 
-import (
-	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/policytest"
-	"github.com/policyrun/policyrun/lua"
-)
+import "github.com/policyrun/policyrun/backend"
 
-// backends are the backends every test block runs on; they must agree with
-// the expectations and with each other.
-var backends = []policytest.Backend{
-	compiler.VMBackend(),
-	lua.Backend{},
-}
+// backends are the backends every test block runs on, every registered
+// one; they must agree with the expectations and with each other.
+var backends = backend.All()

@@ -15,6 +15,7 @@ import (
 	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -58,7 +59,7 @@ func baseCases(tb testing.TB) []baseCase {
 			tb.Fatal(errs)
 		}
 		info, _ := check.Check(f)
-		tp, err := lua.Compile(f, info)
+		tp, err := lua.Compile(f, info, spec.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestBaselinesAgree(t *testing.T) {
 				}
 				want := run(func(rec *record.Record) (bool, string) {
 					res := m.Run(rec)
-					if res.Fault != vm.NoFault {
+					if res.Fault != spec.NoFault {
 						return false, res.String()
 					}
 					return !res.Kept(), ""
@@ -166,11 +167,11 @@ func TestBaselinesAgree(t *testing.T) {
 						if err != nil {
 							return false, err.Error()
 						}
-						return res.Action == lua.Drop, res.Reason
+						return res.Action == spec.Drop, res.Fault.String()
 					}),
 					"lua_handwritten": run(func(rec *record.Record) (bool, string) {
 						res := sr.Run(rec)
-						return res.Action == lua.Drop, res.Reason
+						return res.Action == spec.Drop, res.Fault.String()
 					}),
 				}
 				eo, dropped, err := er.Run(c.expr, line)

@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
-	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/policytest"
 	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/vm"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // TestConcurrentCorpus shares one vm.Program and one lua.Program per
@@ -33,36 +31,20 @@ func TestConcurrentCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, info, diags := compiler.CheckFile(fn, src)
-		if diag.HasErrors(diags) {
+		if diags.HasErrors() {
 			continue // TestCorpus reports it
 		}
-		vprog, err := compiler.Compile(f, info)
-		if err != nil {
-			t.Fatalf("%s: %v", fn, err)
-		}
-		lprog, err := lua.Compile(f, info)
-		if err != nil {
-			t.Fatalf("%s: %v", fn, err)
-		}
-		runVM := func() string {
-			m := vm.NewMachine(vprog)
-			m.SetNow(now)
-			return runInputs(t, f, func(rec *record.Record) string { return m.Run(rec).String() })
-		}
-		runLua := func() string {
-			r, err := lprog.NewRunner()
+		for _, b := range backends {
+			prog, err := b.Load(f, info, spec.Options{Clock: spec.FixedClock(now)})
 			if err != nil {
-				t.Error(err)
-				return ""
+				t.Fatalf("%s: [%s] %v", fn, b.Name, err)
 			}
-			defer r.Close()
-			r.Now = func() time.Time { return now }
-			return runInputs(t, f, func(rec *record.Record) string {
-				res, err := r.Run(rec)
-				return fmt.Sprint(res, err)
-			})
-		}
-		for _, run := range []func() string{runVM, runLua} {
+			run := func() string {
+				return runInputs(t, f, func(rec *record.Record) string {
+					res, err := prog.Run(rec)
+					return fmt.Sprint(res, err)
+				})
+			}
 			want := run()
 			var wg sync.WaitGroup
 			errs := make(chan string, 4)

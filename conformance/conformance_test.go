@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/policytest"
 )
 
 // corpus returns the policy files of the corpus: cases/ and policies/.
@@ -38,7 +37,7 @@ func TestCorpus(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(fn), ".policy")
 		t.Run(name, func(t *testing.T) {
 			f, info, diags := compiler.CheckFile(fn, src)
-			if diag.HasErrors(diags) {
+			if diags.HasErrors() {
 				for _, d := range diags {
 					t.Error(d)
 				}

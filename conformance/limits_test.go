@@ -5,12 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
-	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/vm"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // TestIterationLimit runs nested loops just under and just over the
@@ -31,11 +29,8 @@ for i, x in .xs {
 }
 `
 	f, info, diags := compiler.CheckFile("loops.policy", []byte(src))
-	if diag.HasErrors(diags) {
-		t.Fatal(diags)
-	}
-	if lua.MaxIterations != vm.MaxIterations {
-		t.Fatalf("lua.MaxIterations %d, vm.MaxIterations %d", lua.MaxIterations, vm.MaxIterations)
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
 	}
 	line := func(n int) []byte {
 		var b strings.Builder
@@ -55,19 +50,19 @@ for i, x in .xs {
 		outcome  string
 		last     int64 // -1: absent
 	}{
-		{1000, 30, "kept", 58},
-		{1000, 31, "kept", 60},
+		{1000, 30, "keep", 58},
+		{1000, 31, "keep", 60},
 		{1000, 32, "fault (iteration_limit)", -1},
-		{992, 31, "kept", 60},
+		{992, 31, "keep", 60},
 		{991, 31, "fault (iteration_limit)", -1},
 	}
 	for _, b := range backends {
 		for _, tt := range tests {
-			r, err := b.Load(f, info, policytest.Config{MaxIterations: tt.limit})
+			r, err := b.Load(f, info, spec.Options{Limits: spec.Limits{MaxIterations: tt.limit}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRun(t, b.Name(), r, line(tt.n), tt.outcome, tt.last)
+			checkRun(t, b.Name, r, line(tt.n), tt.outcome, tt.last)
 		}
 	}
 	// The default limit, on the VM alone (the Lua backend takes seconds).
@@ -80,7 +75,7 @@ for i, x in .xs {
 		outcome string
 		last    int64
 	}{
-		{1023, "kept", 2044}, // 1,047,552 iterations
+		{1023, "keep", 2044}, // 1,047,552 iterations
 		{1024, "fault (iteration_limit)", -1},
 	} {
 		a := record.NewArena()
@@ -88,8 +83,8 @@ for i, x in .xs {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := vm.NewMachine(prog).Run(rec)
-		if got := res.Fault.String(); tt.last >= 0 && res.Fault != vm.NoFault || tt.last < 0 && got != "iteration_limit" {
+		res := prog.Run(rec)
+		if got := res.Fault.String(); tt.last >= 0 && res.Fault != spec.NoFault || tt.last < 0 && got != "iteration_limit" {
 			t.Errorf("vm, %d elements: fault %q", tt.n, got)
 		}
 		if got := lastOf(rec); got != tt.last {
@@ -98,15 +93,68 @@ for i, x in .xs {
 	}
 }
 
-func checkRun(t *testing.T, backend string, r policytest.Runner, line []byte, outcome string, last int64) {
+// TestLimitOptions sets the string and record limits low and holds every
+// backend to them: a run that builds a longer string, or leaves a larger
+// record, faults and leaves the record as it came in.
+func TestLimitOptions(t *testing.T) {
+	const src = `policy "grow"
+schema {
+  s: string
+  n: int
+  ...
+}
+if .n == 1 { set .u = upper(.s) }
+if .n == 2 { set .c = .s + .s }
+if .n == 3 { set .r = replace(.s, "a", "aaaa") }
+if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
+`
+	f, info, diags := compiler.CheckFile("grow.policy", []byte(src))
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	lim := spec.Limits{MaxString: 40, MaxRecord: 100}
+	tests := []struct {
+		line, outcome string
+	}{
+		{`{"s":"short","n":1}`, "keep"},
+		{`{"s":"0123456789012345678901234567890123456789x","n":1}`, "fault (string_too_long)"},
+		{`{"s":"01234567890123456789","n":2}`, "keep"},
+		{`{"s":"012345678901234567890","n":2}`, "fault (string_too_long)"},
+		{`{"s":"aaaaaaaaaaaa","n":3}`, "fault (string_too_long)"},
+		{`{"s":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","n":4}`, "fault (record_too_large)"},
+		{`{"s":"a","n":4}`, "keep"},
+	}
+	for _, b := range backends {
+		r, err := b.Load(f, info, spec.Options{Limits: lim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range tests {
+			a := record.NewArena()
+			rec, err := a.DecodeJSON([]byte(tt.line), record.Owned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := r.Run(rec)
+			if err != nil || out.String() != tt.outcome {
+				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
+			}
+			if got := string(rec.AppendJSON(nil)); out.Faulted() && got != tt.line {
+				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
+			}
+		}
+	}
+}
+
+func checkRun(t *testing.T, backend string, r backend.Program, line []byte, outcome string, last int64) {
 	t.Helper()
 	a := record.NewArena()
 	rec, err := a.DecodeJSON(line, record.Owned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := r.Run(rec); out.String() != outcome {
-		t.Errorf("%s: %s, want %s", backend, out, outcome)
+	if out, err := r.Run(rec); err != nil || out.String() != outcome {
+		t.Errorf("%s: %s %v, want %s", backend, out, err, outcome)
 	}
 	if got := lastOf(rec); got != last {
 		t.Errorf("%s: .last is %d, want %d", backend, got, last)

@@ -5,9 +5,8 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -66,7 +65,7 @@ func TestReviewGETG(t *testing.T) {
 			t.Errorf("%s: %d GETG, want at least %d\n%s", tt.name, n, tt.minGETG, b.String())
 		}
 		f, info, diags := compiler.CheckFile("g.policy", []byte(src))
-		if diag.HasErrors(diags) {
+		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
 		for _, line := range tt.lines {
@@ -77,15 +76,12 @@ func TestReviewGETG(t *testing.T) {
 			}
 			res := vm.NewMachine(prog).Run(rec)
 			vmOut := string(rec.AppendJSON(nil))
-			if res.Fault == vm.TypeMismatch && vmOut != line {
+			if res.Fault == spec.TypeMismatch && vmOut != line {
 				t.Errorf("%s on %s: type_mismatch left %s", tt.name, line, vmOut)
 			}
-			vmOutcome := "kept"
-			if res.Fault != vm.NoFault {
-				vmOutcome = "fault (" + res.Fault.String() + ")"
-			}
+			vmOutcome := res.String()
 			for _, b := range backends {
-				r, err := b.Load(f, info, policytest.Config{})
+				r, err := b.Load(f, info, spec.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,9 +90,13 @@ func TestReviewGETG(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				outcome := r.Run(rec).String()
+				res, err := r.Run(rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outcome := res.String()
 				if out := string(rec.AppendJSON(nil)); outcome != vmOutcome || out != vmOut {
-					t.Errorf("%s on %s: %s: %s %s, vm: %s %s", tt.name, line, b.Name(), outcome, out, vmOutcome, vmOut)
+					t.Errorf("%s on %s: %s: %s %s, vm: %s %s", tt.name, line, b.Name, outcome, out, vmOutcome, vmOut)
 				}
 			}
 		}
@@ -133,7 +133,7 @@ func TestReviewGETGAssembled(t *testing.T) {
 					t.Errorf("%v mask %#x on %s: GETG %v, GET+GUARD %v", paths[pi].Steps, mask, line, g1, g2)
 				}
 				v, _ := r1.Get(paths[pi].Steps)
-				if want := mask&(1<<v.Kind()) == 0; (g1.Fault == vm.TypeMismatch) != want {
+				if want := mask&(1<<v.Kind()) == 0; (g1.Fault == spec.TypeMismatch) != want {
 					t.Errorf("%v mask %#x on %s: GETG %v", paths[pi].Steps, mask, line, g1)
 				}
 			}

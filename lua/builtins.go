@@ -17,10 +17,8 @@ import (
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
-
-// maxString is the longest string a policy may make (string_too_long).
-const maxString = 1 << 20
 
 // The built-ins whose exact semantics (Unicode, RE2, strftime, JSON, float
 // formatting, hashing) are Go's are Go functions in the runtime table, the
@@ -83,11 +81,11 @@ func (s *state) register() {
 			v, ok := a.RawGetInt(i).(glua.LString)
 			if !ok {
 				// An element of another kind in a declared array<string>.
-				s.fault("type_mismatch")
+				s.fault(spec.TypeMismatch)
 			}
 			b.WriteString(string(v))
-			if b.Len() > maxString {
-				s.fault("string_too_long")
+			if b.Len() > s.lim.MaxString {
+				s.fault(spec.StringTooLong)
 			}
 		}
 		L.Push(glua.LString(b.String()))
@@ -201,19 +199,14 @@ func Hash64(x string) int64 {
 }
 
 // fault raises a policy fault from a Go helper.
-func (s *state) fault(reason string) {
-	for t, r := range s.faults {
-		if r == reason {
-			s.L.Error(t, 0)
-		}
-	}
-	s.L.RaiseError("unknown fault %s", reason)
+func (s *state) fault(reason spec.Reason) {
+	s.L.Error(s.R.RawGetString("FAULTS").(*glua.LTable).RawGetString(reason.String()), 0)
 }
 
 // str returns x as a Lua string, faulting when it is over the size limit.
 func (s *state) str(x string) glua.LValue {
-	if len(x) > maxString {
-		s.fault("string_too_long")
+	if len(x) > s.lim.MaxString {
+		s.fault(spec.StringTooLong)
 	}
 	return glua.LString(x)
 }

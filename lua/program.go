@@ -8,51 +8,14 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
-	"time"
 
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
-
-// Action is what a run did with a record.
-type Action int
-
-const (
-	Keep  Action = iota // emit the record (edited or not)
-	Drop                // the policy dropped it
-	Fault               // a fault: the record is unchanged (or dropped under on_fault drop)
-)
-
-func (a Action) String() string {
-	switch a {
-	case Keep:
-		return "keep"
-	case Drop:
-		return "drop"
-	case Fault:
-		return "fault"
-	}
-	return fmt.Sprintf("Action(%d)", int(a))
-}
-
-// Result is the outcome of one run. For a fault, Reason names it
-// (type_mismatch, division_by_zero, ...) and Dropped says whether the
-// policy's on_fault drop discarded the record.
-type Result struct {
-	Action  Action
-	Reason  string
-	Dropped bool
-}
-
-// MaxIterations is how many elements the loops of one run may visit by
-// default, as in the VM (vm.MaxIterations; runtime.lua's R.MAXITER).
-const MaxIterations = 1 << 20
-
-// maxRecord is the largest record a policy may leave (record_too_large).
-const maxRecord = 16 << 20
 
 // Program is a policy transpiled to Lua and compiled once to a gopher-lua
 // prototype. It is safe for concurrent use: each goroutine's runs use their
@@ -63,6 +26,7 @@ type Program struct {
 	onFault policy.OnFault
 	proto   *glua.FunctionProto
 	regexps []*regexp.Regexp
+	opts    spec.Options
 	pool    sync.Pool
 	// usesTag, usesTime and usesNow say which metadata the policy reads;
 	// the runner converts only those.
@@ -70,8 +34,9 @@ type Program struct {
 }
 
 // Compile transpiles a checked policy (info from check.Check without
-// errors) and compiles the Lua source.
-func Compile(f *policy.File, info *check.Info) (*Program, error) {
+// errors) and compiles the Lua source; opts are the clock and limits of
+// its runs, as the VM takes them.
+func Compile(f *policy.File, info *check.Info, opts spec.Options) (*Program, error) {
 	src, g, err := transpile(f, info)
 	if err != nil {
 		return nil, err
@@ -80,7 +45,8 @@ func Compile(f *policy.File, info *check.Info) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lua: compiling the transpiled policy: %w", err)
 	}
-	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, proto: proto, regexps: g.regexps,
+	opts.Limits = opts.Limits.OrDefault()
+	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, proto: proto, regexps: g.regexps, opts: opts,
 		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow}, nil
 }
 
@@ -91,13 +57,11 @@ type Runner struct {
 	s    *state
 	fn   *glua.LFunction
 	meta *glua.LTable
-	// Now gives now() for a run; nil means the wall clock.
-	Now func() time.Time
 }
 
 // NewRunner returns a runner with a fresh LState.
 func (p *Program) NewRunner() (*Runner, error) {
-	s, err := newState()
+	s, err := newState(p.opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -126,26 +90,16 @@ func (p *Program) NewRunner() (*Runner, error) {
 	return &Runner{p: p, s: s, fn: fn, meta: L.NewTable()}, nil
 }
 
-// SetMaxIterations sets how many elements the loops of one run may visit
-// before the run faults iteration_limit; n <= 0 restores the default,
-// vm.MaxIterations.
-func (r *Runner) SetMaxIterations(n int) {
-	if n <= 0 {
-		n = MaxIterations
-	}
-	r.s.R.RawSetString("MAXITER", glua.LNumber(n))
-}
-
 // Close releases the runner's LState.
 func (r *Runner) Close() { r.s.L.Close() }
 
 // Run runs the program on rec with a pooled runner.
-func (p *Program) Run(rec *record.Record) (Result, error) {
+func (p *Program) Run(rec *record.Record) (spec.Result, error) {
 	r, _ := p.pool.Get().(*Runner)
 	if r == nil {
 		var err error
 		if r, err = p.NewRunner(); err != nil {
-			return Result{}, err
+			return spec.Result{}, err
 		}
 	}
 	res, err := r.Run(rec)
@@ -157,7 +111,7 @@ func (p *Program) Run(rec *record.Record) (Result, error) {
 // (record.Record.Commit). On a fault rec is left exactly as it was. The error is for failures of the backend itself (a
 // Lua error that is not a policy fault): they are bugs, never the record's
 // doing.
-func (r *Runner) Run(rec *record.Record) (Result, error) {
+func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	s, L := r.s, r.s.L
 	a := rec.Arena()
 	root := s.fromValue(a, rec.Root())
@@ -173,11 +127,7 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 		M.RawSetString("time", s.newTS(rec.Time()))
 	}
 	if p.usesNow {
-		now := time.Now()
-		if r.Now != nil {
-			now = r.Now()
-		}
-		M.RawSetString("now", s.newTS(now.UnixNano()))
+		M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
 	}
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
@@ -188,15 +138,15 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 	err := L.PCall(2, 1, nil)
 	if err != nil {
 		L.SetTop(0)
-		if reason := s.faultOf(err); reason != "" {
+		if reason := s.faultOf(err); reason != spec.NoFault {
 			return r.fault(reason), nil
 		}
-		return Result{}, fmt.Errorf("lua: %s: %w", r.p.Name, err)
+		return spec.Result{}, fmt.Errorf("lua: %s: %w", r.p.Name, err)
 	}
 	code := L.Get(-1)
 	L.Pop(1)
 	if code == glua.LNumber(1) {
-		return Result{Action: Drop}, nil
+		return spec.Result{Action: spec.Drop}, nil
 	}
 	edited := M.RawGetString("e") == glua.LTrue || s.st.RawGetString("e") == glua.LTrue
 	if edited {
@@ -207,13 +157,13 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 		v := s.toValue(a, root, &size)
 		if err := rec.Set(nil, v); err != nil {
 			rec.Discard()
-			return r.fault("path_conflict"), nil
+			return r.fault(spec.PathConflict), nil
 		}
-		if size > maxRecord/2 {
+		if max := p.opts.Limits.MaxRecord; size > max/2 {
 			s.buf = rec.AppendJSON(s.buf[:0])
-			if len(s.buf) > maxRecord {
+			if len(s.buf) > max {
 				rec.Discard()
-				return r.fault("record_too_large"), nil
+				return r.fault(spec.RecordTooLarge), nil
 			}
 		}
 	}
@@ -228,13 +178,16 @@ func (r *Runner) Run(rec *record.Record) (Result, error) {
 		}
 	}
 	if !edited {
-		return Result{Action: Keep}, nil
+		return spec.Result{Action: spec.Keep}, nil
 	}
 	// As the VM does: a later stage's fault goes back to here, not before.
 	rec.Commit()
-	return Result{Action: Keep}, nil
+	return spec.Result{Action: spec.Keep}, nil
 }
 
-func (r *Runner) fault(reason string) Result {
-	return Result{Action: Fault, Reason: reason, Dropped: r.p.onFault == policy.OnFaultDrop}
+func (r *Runner) fault(reason spec.Reason) spec.Result {
+	if r.p.onFault == policy.OnFaultDrop {
+		return spec.Result{Action: spec.Drop, Fault: reason}
+	}
+	return spec.Result{Action: spec.Keep, Fault: reason}
 }

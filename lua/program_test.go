@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 const concurrentPolicy = `policy "c"
@@ -46,7 +47,7 @@ func TestProgramConcurrent(t *testing.T) {
 				}
 				want := fmt.Sprintf(`{"n":%d,"s":"ab%d","twice":%d,"up":"AB%d"}`, n, i, 2*n, i)
 				switch got := string(rec.AppendJSON(nil)); {
-				case n < 0 && res.Action != Drop:
+				case n < 0 && res.Action != spec.Drop:
 					errs <- fmt.Sprintf("n=%d: %v, want drop", n, res.Action)
 					return
 				case n >= 0 && got != want:

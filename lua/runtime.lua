@@ -1,6 +1,7 @@
 -- The run-time support of transpiled policies. It runs once per LState and
 -- returns the table R that every transpiled policy receives. The Go side
--- (runtime.go) adds its helpers to R before this chunk runs.
+-- (builtins.go, state.go) adds its helpers, limits and fault markers to R
+-- before this chunk runs.
 --
 -- Values: absent is nil, null is NULL, ints are numbers, floats are boxed
 -- ({x} with metatable FLT) so that a float stays a float through the record,
@@ -15,18 +16,15 @@ local FLT, BYT, TS, ARR, MAP = {}, {}, {}, {}, {}
 local ORD = {}
 R.NULL, R.FLT, R.BYT, R.TS, R.ARR, R.MAP, R.ORD = NULL, FLT, BYT, TS, ARR, MAP, ORD
 
-local FAULTS = {}
-for _, r in ipairs({"type_mismatch", "division_by_zero", "non_finite", "path_conflict",
-                    "string_too_long", "record_too_large", "iteration_limit"}) do
-  FAULTS[r] = {fault = r}
-end
-R.FAULTS = FAULTS
+-- The Go side sets, from package spec: FAULTS, one marker table per fault
+-- reason, which the Go side maps back to the reason; MAXSTR, the longest
+-- string a policy may build; MAXITER, the elements the loops of one run
+-- may visit.
+local FAULTS = R.FAULTS
 local function fault(r) error(FAULTS[r], 0) end
 R.fault = fault
 
-local MAXSTR = 1048576
--- MAXITER is vm.MaxIterations: the elements the loops of one run may visit.
-R.MAXITER = 1048576
+local MAXSTR = R.MAXSTR
 
 function R.newmap() return setmetatable({[ORD] = {}}, MAP) end
 local newmap = R.newmap
@@ -327,9 +325,9 @@ function R.substr(s, i, j)
 end
 local find, sub = string.find, string.sub
 function R.contains(s, x) return find(s, x, 1, true) ~= nil end
-function R.starts(s, p) return sub(s, 1, #p) == p end
-function R.ends(s, p) return #p == 0 or sub(s, -#p) == p end
-function R.unixnanos(t) return t[1] * 1000000000 + t[2] end
+function R.starts_with(s, p) return sub(s, 1, #p) == p end
+function R.ends_with(s, p) return #p == 0 or sub(s, -#p) == p end
+function R.unix_nanos(t) return t[1] * 1000000000 + t[2] end
 
 local function as(k)
   return function(v) if kind(v) == k then return v end return NULL end

@@ -8,13 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
 
-	"github.com/policyrun/policyrun/compiler/policytest"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Script is a Fluent Bit-style Lua filter: a file that defines a function
@@ -34,19 +33,9 @@ type Script struct {
 	// benchmarks run without one, as Fluent Bit does.
 	Timeout time.Duration
 
-	proto  *glua.FunctionProto
-	pool   sync.Pool
-	faults [3]atomic.Int64 // by scriptFault
+	proto *glua.FunctionProto
+	pool  sync.Pool
 }
-
-// Script fault reasons.
-const (
-	FaultLuaError  = "lua_error"  // the call raised an error
-	FaultBadReturn = "bad_return" // the call returned no valid code and record
-	FaultTimeout   = "timeout"    // the call ran past Script.Timeout
-)
-
-var scriptFaults = [...]string{FaultLuaError, FaultBadReturn, FaultTimeout}
 
 // LoadScript compiles a filter script and checks that it defines call.
 func LoadScript(name string, src []byte, call string) (*Script, error) {
@@ -63,17 +52,6 @@ func LoadScript(name string, src []byte, call string) (*Script, error) {
 	return s, nil
 }
 
-// Faults returns how many records faulted, by reason.
-func (s *Script) Faults() map[string]int64 {
-	m := map[string]int64{}
-	for i, name := range scriptFaults {
-		if n := s.faults[i].Load(); n > 0 {
-			m[name] = n
-		}
-	}
-	return m
-}
-
 // ScriptRunner runs a script on one LState; one goroutine at a time.
 type ScriptRunner struct {
 	s      *Script
@@ -86,7 +64,7 @@ type ScriptRunner struct {
 
 // NewRunner loads the script into a fresh LState.
 func (s *Script) NewRunner() (*ScriptRunner, error) {
-	L := newSandbox()
+	L := newSandbox(spec.DefaultLimits.MaxString)
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
 		L.Close()
@@ -109,12 +87,12 @@ func (r *ScriptRunner) Close() {
 }
 
 // Run runs the script on rec with a pooled runner.
-func (s *Script) Run(rec *record.Record) (Result, error) {
+func (s *Script) Run(rec *record.Record) (spec.Result, error) {
 	r, _ := s.pool.Get().(*ScriptRunner)
 	if r == nil {
 		var err error
 		if r, err = s.NewRunner(); err != nil {
-			return Result{}, err
+			return spec.Result{}, err
 		}
 	}
 	res := r.Run(rec)
@@ -123,7 +101,7 @@ func (s *Script) Run(rec *record.Record) (Result, error) {
 }
 
 // Run calls the script's function on rec and applies what it returns.
-func (r *ScriptRunner) Run(rec *record.Record) Result {
+func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
 	L := r.L
 	a := rec.Arena()
 	ts := float64(rec.Time()) / 1e9
@@ -146,69 +124,58 @@ func (r *ScriptRunner) Run(rec *record.Record) Result {
 		L.SetContext(r.ctx)
 		if err != nil {
 			L.SetTop(0)
-			return r.fault(2)
+			return r.fault(spec.Timeout)
 		}
 	}
 	if err != nil {
 		L.SetTop(0)
-		return r.fault(0)
+		return r.fault(spec.LuaError)
 	}
 	code, nts, nrec := L.Get(-3), L.Get(-2), L.Get(-1)
 	L.Pop(3)
 	c, ok := code.(glua.LNumber)
 	if !ok {
-		return r.fault(1)
+		return r.fault(spec.BadReturn)
 	}
 	switch c {
 	case -1:
-		return Result{Action: Drop}
+		return spec.Result{Action: spec.Drop}
 	case 0:
-		return Result{Action: Keep}
+		return spec.Result{Action: spec.Keep}
 	case 1, 2:
 	default:
-		return r.fault(1)
+		return r.fault(spec.BadReturn)
 	}
 	t, ok := nrec.(*glua.LTable)
 	if !ok {
-		return r.fault(1)
+		return r.fault(spec.BadReturn)
 	}
 	var newTime int64
 	if c == 1 {
 		ns, ok := luaTime(nts)
 		if !ok {
-			return r.fault(1)
+			return r.fault(spec.BadReturn)
 		}
 		newTime = ns
 	}
 	v, err := plainToValue(a, t, rec.Root(), 0)
 	if err != nil {
-		return r.fault(1)
+		return r.fault(spec.BadReturn)
 	}
 	if err := rec.Set(nil, v); err != nil {
-		return r.fault(1)
+		return r.fault(spec.BadReturn)
 	}
 	if c == 1 {
 		rec.SetTime(newTime)
 	}
 	rec.Commit()
-	return Result{Action: Keep}
+	return spec.Result{Action: spec.Keep}
 }
 
-func (r *ScriptRunner) fault(i int) Result {
-	r.s.faults[i].Add(1)
-	return Result{Action: Fault, Reason: scriptFaults[i]}
-}
-
-// Outcome is Run reported as policytest does.
-func (r *ScriptRunner) Outcome(rec *record.Record) policytest.Outcome {
-	res := r.Run(rec)
-	switch res.Action {
-	case Drop:
-		return policytest.Outcome{Action: policytest.Drop}
-	case Fault:
-		return policytest.Outcome{Action: policytest.Keep, Fault: res.Reason}
-	}
-	return policytest.Outcome{Action: policytest.Keep}
+// fault passes the record through unchanged, as Fluent Bit does with a
+// filter that fails.
+func (r *ScriptRunner) fault(reason spec.Reason) spec.Result {
+	return spec.Result{Action: spec.Keep, Fault: reason}
 }
 
 // luaTime reads a returned timestamp: seconds as a number, or Fluent Bit's
@@ -368,10 +335,3 @@ func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) 
 	}
 	return record.Value{}, errBadValue
 }
-
-// PolicyRunner returns r as a policytest.Runner, for the CLI's eval.
-func (r *ScriptRunner) PolicyRunner() policytest.Runner { return scriptRunner{r} }
-
-type scriptRunner struct{ r *ScriptRunner }
-
-func (s scriptRunner) Run(rec *record.Record) policytest.Outcome { return s.r.Outcome(rec) }

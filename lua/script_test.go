@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 const testScript = `
@@ -42,28 +43,28 @@ func TestScript(t *testing.T) {
 	s.Timeout = 50 * time.Millisecond
 	tests := []struct {
 		in, want string
-		action   Action
-		reason   string
+		res      spec.Result
 		time     int64
 	}{
-		{`{"mode":"drop"}`, ``, Drop, "", 0},
-		{`{"mode":"keep","f":1.0}`, `{"mode":"keep","f":1.0}`, Keep, "", 0},
-		{`{"mode":"edit","n":1,"f":2.0,"x":null}`, `{"mode":"edit","n":2,"f":2.0,"tag":"app.log"}`, Keep, "", 0},
-		{`{"mode":"time"}`, `{"mode":"time"}`, Keep, "", 1_500_000_000},
-		{`{"mode":"timetable"}`, `{"mode":"timetable"}`, Keep, "", 10_000_000_005},
-		{`{"mode":"error","a":1}`, `{"mode":"error","a":1}`, Fault, FaultLuaError, 0},
-		{`{"mode":"nil"}`, `{"mode":"nil"}`, Fault, FaultBadReturn, 0},
-		{`{"mode":"code"}`, `{"mode":"code"}`, Fault, FaultBadReturn, 0},
-		{`{"mode":"norecord"}`, `{"mode":"norecord"}`, Fault, FaultBadReturn, 0},
-		{`{"mode":"loop"}`, `{"mode":"loop"}`, Fault, FaultTimeout, 0},
-		{`{"mode":"func"}`, `{"mode":"func"}`, Fault, FaultBadReturn, 0},
-		{`{"mode":"rep"}`, `{"mode":"rep"}`, Fault, FaultLuaError, 0},
-		{`{"mode":"recurse"}`, `{"mode":"recurse"}`, Fault, FaultLuaError, 0},
-		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","rep":"ababab","require":"nil"}`, Keep, "", 0},
-		{`{"mode":"nested","m":{"a":1},"arr":[1,2]}`, `{"mode":"nested","m":{"a":1,"z":1},"arr":[1,2,3],"new":{}}`, Keep, "", 0},
+		{`{"mode":"drop"}`, ``, spec.Result{Action: spec.Drop}, 0},
+		{`{"mode":"keep","f":1.0}`, `{"mode":"keep","f":1.0}`, spec.Result{}, 0},
+		{`{"mode":"edit","n":1,"f":2.0,"x":null}`, `{"mode":"edit","n":2,"f":2.0,"tag":"app.log"}`, spec.Result{}, 0},
+		{`{"mode":"time"}`, `{"mode":"time"}`, spec.Result{}, 1_500_000_000},
+		{`{"mode":"timetable"}`, `{"mode":"timetable"}`, spec.Result{}, 10_000_000_005},
+		{`{"mode":"error","a":1}`, `{"mode":"error","a":1}`, spec.Result{Fault: spec.LuaError}, 0},
+		{`{"mode":"nil"}`, `{"mode":"nil"}`, spec.Result{Fault: spec.BadReturn}, 0},
+		{`{"mode":"code"}`, `{"mode":"code"}`, spec.Result{Fault: spec.BadReturn}, 0},
+		{`{"mode":"norecord"}`, `{"mode":"norecord"}`, spec.Result{Fault: spec.BadReturn}, 0},
+		{`{"mode":"loop"}`, `{"mode":"loop"}`, spec.Result{Fault: spec.Timeout}, 0},
+		{`{"mode":"func"}`, `{"mode":"func"}`, spec.Result{Fault: spec.BadReturn}, 0},
+		{`{"mode":"rep"}`, `{"mode":"rep"}`, spec.Result{Fault: spec.LuaError}, 0},
+		{`{"mode":"recurse"}`, `{"mode":"recurse"}`, spec.Result{Fault: spec.LuaError}, 0},
+		{`{"mode":"sandbox"}`, `{"mode":"sandbox","dofile":"nil","io":"nil","load":"nil","loadstring":"nil","os":"nil","rep":"ababab","require":"nil"}`, spec.Result{}, 0},
+		{`{"mode":"nested","m":{"a":1},"arr":[1,2]}`, `{"mode":"nested","m":{"a":1,"z":1},"arr":[1,2,3],"new":{}}`, spec.Result{}, 0},
 		// After a timeout the runner works again.
-		{`{"mode":"edit","n":5}`, `{"mode":"edit","n":6,"tag":"app.log"}`, Keep, "", 0},
+		{`{"mode":"edit","n":5}`, `{"mode":"edit","n":6,"tag":"app.log"}`, spec.Result{}, 0},
 	}
+	var counts spec.Counts
 	for _, tc := range tests {
 		a := record.NewArena()
 		rec, err := a.DecodeJSON([]byte(tc.in), record.Owned)
@@ -76,11 +77,12 @@ func TestScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Action != tc.action || res.Reason != tc.reason {
-			t.Errorf("%s: got %v %q, want %v %q", tc.in, res.Action, res.Reason, tc.action, tc.reason)
+		counts.Add(res)
+		if res != tc.res {
+			t.Errorf("%s: got %v, want %v", tc.in, res, tc.res)
 			continue
 		}
-		if tc.action == Drop {
+		if tc.res.Action == spec.Drop {
 			continue
 		}
 		if got := string(rec.AppendJSON(nil)); got != tc.want {
@@ -90,8 +92,7 @@ func TestScript(t *testing.T) {
 			t.Errorf("%s: time %d, want %d", tc.in, rec.Time(), tc.time)
 		}
 	}
-	f := s.Faults()
-	if f[FaultLuaError] != 3 || f[FaultBadReturn] != 4 || f[FaultTimeout] != 1 {
+	if f := counts.Faults; f[spec.LuaError] != 3 || f[spec.BadReturn] != 4 || f[spec.Timeout] != 1 {
 		t.Errorf("fault counts %v", f)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 //go:embed runtime.lua
@@ -34,7 +35,7 @@ func compileLua(src, name string) (*glua.FunctionProto, error) {
 
 // newSandbox returns an LState with only the safe libraries: base (without
 // the functions that load code or files), table, string and math.
-func newSandbox() *glua.LState {
+func newSandbox(maxString int) *glua.LState {
 	L := glua.NewState(glua.Options{SkipOpenLibs: true})
 	for _, lib := range []struct {
 		name string
@@ -59,7 +60,7 @@ func newSandbox() *glua.LState {
 		rep := str.RawGetString("rep")
 		str.RawSetString("rep", L.NewFunction(func(L *glua.LState) int {
 			s, n := L.CheckString(1), L.CheckInt(2)
-			if n > 0 && int64(len(s))*int64(n) > maxString {
+			if n > 0 && int64(len(s))*int64(n) > int64(maxString) {
 				L.RaiseError("string.rep: the result would be over %d bytes", maxString)
 			}
 			L.Push(rep)
@@ -80,7 +81,8 @@ type state struct {
 	null, flt, byt, ts, arr, m *glua.LTable
 	ord                        *glua.LTable
 	st                         *glua.LTable // R.ST: st.e is set by every record edit
-	faults                     map[*glua.LTable]string
+	faults                     map[*glua.LTable]spec.Reason
+	lim                        spec.Limits
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
 	keys                       keyCache
@@ -104,16 +106,28 @@ func (c *keyCache) get(b []byte) glua.LString {
 	return k
 }
 
-func newState() (*state, error) {
+// newState prepares an LState whose runs keep to lim: the runtime reads
+// its limits and fault markers from R, which Go fills in from package spec.
+func newState(lim spec.Limits) (*state, error) {
 	runtimeOnce.Do(func() {
 		runtimeProto, runtimeErr = compileLua(runtimeSource, "runtime.lua")
 	})
 	if runtimeErr != nil {
 		return nil, runtimeErr
 	}
-	L := newSandbox()
-	s := &state{L: L, R: L.NewTable(), scratch: record.NewArena()}
+	L := newSandbox(lim.MaxString)
+	s := &state{L: L, R: L.NewTable(), scratch: record.NewArena(), lim: lim, faults: map[*glua.LTable]spec.Reason{}}
 	s.register()
+	faults := L.NewTable()
+	for r := spec.NoFault + 1; r < spec.NumReasons; r++ {
+		t := L.NewTable()
+		t.RawSetString("fault", glua.LString(r.String()))
+		faults.RawSetString(r.String(), t)
+		s.faults[t] = r
+	}
+	s.R.RawSetString("FAULTS", faults)
+	s.R.RawSetString("MAXSTR", glua.LNumber(lim.MaxString))
+	s.R.RawSetString("MAXITER", glua.LNumber(lim.MaxIterations))
 	L.Push(L.NewFunctionFromProto(runtimeProto))
 	L.Push(s.R)
 	if err := L.PCall(1, 1, nil); err != nil {
@@ -124,24 +138,20 @@ func newState() (*state, error) {
 	get := func(name string) *glua.LTable { return s.R.RawGetString(name).(*glua.LTable) }
 	s.null, s.flt, s.byt, s.ts = get("NULL"), get("FLT"), get("BYT"), get("TS")
 	s.arr, s.m, s.ord, s.st = get("ARR"), get("MAP"), get("ORD"), get("ST")
-	s.faults = map[*glua.LTable]string{}
-	get("FAULTS").ForEach(func(k, v glua.LValue) {
-		s.faults[v.(*glua.LTable)] = k.String()
-	})
 	return s, nil
 }
 
-// faultOf returns the fault reason of an error raised by the runtime, or ""
-// for any other error.
-func (s *state) faultOf(err error) string {
+// faultOf returns the fault reason of an error raised by the runtime, or
+// NoFault for any other error.
+func (s *state) faultOf(err error) spec.Reason {
 	ae, ok := err.(*glua.ApiError)
 	if !ok {
-		return ""
+		return spec.NoFault
 	}
 	if t, ok := ae.Object.(*glua.LTable); ok {
 		return s.faults[t]
 	}
-	return ""
+	return spec.NoFault
 }
 
 // Boxes and markers.

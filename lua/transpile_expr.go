@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
 )
@@ -377,40 +377,49 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 			g.line("end")
 		}
 		return r
-	case builtin.Len:
-		return res("R.len(" + typed(0) + ")")
-	case builtin.Contains:
-		return res(fmt.Sprintf("R.contains(%s, %s)", typed(0), typed(1)))
-	case builtin.StartsWith:
-		return res(fmt.Sprintf("R.starts(%s, %s)", typed(0), typed(1)))
-	case builtin.EndsWith:
-		return res(fmt.Sprintf("R.ends(%s, %s)", typed(0), typed(1)))
-	case builtin.Substr:
-		return res(fmt.Sprintf("R.substr(%s, %s, %s)", typed(0), typed(1), typed(2)))
-	case builtin.Keys:
-		return res("R.keys(" + typed(0) + ")")
-	case builtin.UnixNanos:
-		return res("R.unixnanos(" + typed(0) + ")")
 	case builtin.Now:
 		g.usesNow = true
 		return "M.now"
-	case builtin.Matches, builtin.Capture:
-		s := typed(0)
-		re := g.regex(args[1])
-		return g.result(fmt.Sprintf("R.%s(%s, %s)", goName(f.ID), s, re), f, t)
-	case builtin.ReplaceRe:
-		s := typed(0)
-		re := g.regex(args[1])
-		repl := typed(2)
-		return g.result(fmt.Sprintf("R.replace_re(%s, %s, %s)", s, re, repl), f, t)
 	}
-	// The rest take their arguments boxed (any) or as plain strings, ints
-	// and timestamps, and return boxed values.
+	// The rest call the runtime's function of the built-in's name, R.<name>
+	// (TestRuntimeHasEveryBuiltin holds the runtime to the table), with
+	// the regex as the compiled pattern and the other arguments plain or
+	// boxed as the function's convention says.
 	var vs []string
-	for _, a := range args {
-		vs = append(vs, g.dyn(a))
+	for i, a := range args {
+		switch {
+		case i == f.RegexArg:
+			vs = append(vs, g.regex(a))
+		case conv[f.ID] != boxed:
+			vs = append(vs, typed(i))
+		default:
+			vs = append(vs, g.dyn(a))
+		}
 	}
-	return g.result(fmt.Sprintf("R.%s(%s)", goName(f.ID), strings.Join(vs, ", ")), f, t)
+	call := fmt.Sprintf("R.%s(%s)", f.Name, strings.Join(vs, ", "))
+	if conv[f.ID] == plain {
+		return res(call)
+	}
+	return g.result(call, f, t)
+}
+
+// A callConv is how the runtime function of a built-in takes its arguments
+// and gives its result: boxed (any) by default, so that one Lua function
+// serves every argument type; plain where the types are fixed and the
+// function is on hot paths.
+type callConv uint8
+
+const (
+	boxed   callConv = iota // boxed arguments, boxed result
+	plainIn                 // plain arguments, boxed result
+	plain                   // plain arguments, plain result
+)
+
+var conv = map[builtin.ID]callConv{
+	builtin.Len: plain, builtin.Contains: plain, builtin.StartsWith: plain,
+	builtin.EndsWith: plain, builtin.Substr: plain, builtin.Keys: plain,
+	builtin.UnixNanos: plain,
+	builtin.Matches:   plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
 }
 
 // result holds the boxed result of a call in the representation of t.
@@ -420,81 +429,4 @@ func (g *gen) result(call string, f *builtin.Func, t *types.Type) string {
 		return g.tmp("unbox(" + r + ")")
 	}
 	return r
-}
-
-// goName is the name under which the runtime table R holds a built-in.
-func goName(id builtin.ID) string {
-	switch id {
-	case builtin.Lower:
-		return "lower"
-	case builtin.Upper:
-		return "upper"
-	case builtin.Trim:
-		return "trim"
-	case builtin.Replace:
-		return "replace"
-	case builtin.Split:
-		return "split"
-	case builtin.Join:
-		return "join"
-	case builtin.Matches:
-		return "matches"
-	case builtin.Capture:
-		return "capture"
-	case builtin.ReplaceRe:
-		return "replace_re"
-	case builtin.ToString:
-		return "to_string"
-	case builtin.ToInt:
-		return "to_int"
-	case builtin.ToFloat:
-		return "to_float"
-	case builtin.ToBool:
-		return "to_bool"
-	case builtin.AsString:
-		return "as_string"
-	case builtin.AsInt:
-		return "as_int"
-	case builtin.AsFloat:
-		return "as_float"
-	case builtin.AsBool:
-		return "as_bool"
-	case builtin.AsMap:
-		return "as_map"
-	case builtin.AsArray:
-		return "as_array"
-	case builtin.IsString:
-		return "is_string"
-	case builtin.IsInt:
-		return "is_int"
-	case builtin.IsFloat:
-		return "is_float"
-	case builtin.IsBool:
-		return "is_bool"
-	case builtin.IsNull:
-		return "is_null"
-	case builtin.IsMap:
-		return "is_map"
-	case builtin.IsArray:
-		return "is_array"
-	case builtin.IsTimestamp:
-		return "is_timestamp"
-	case builtin.TypeOf:
-		return "type_of"
-	case builtin.ParseJSON:
-		return "parse_json"
-	case builtin.ParseKV:
-		return "parse_kv"
-	case builtin.ParseLogfmt:
-		return "parse_logfmt"
-	case builtin.ParseTime:
-		return "parse_time"
-	case builtin.FormatTime:
-		return "format_time"
-	case builtin.Hash64:
-		return "hash64"
-	case builtin.Sha256Hex:
-		return "sha256_hex"
-	}
-	panic(genError{"no runtime function for " + id.String()})
 }

@@ -6,82 +6,97 @@ import (
 	"os"
 	"sync"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/vm"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // NewStage builds the processor of a filter from its config: a policy on
-// the VM (backend vm), the same policy transpiled to Lua (backend lua), or a
-// Fluent Bit-style Lua script (backend lua_script). A policy with errors
-// fails here, with every diagnostic, before anything runs.
+// one of the registered backends (package backend; vm when none is named),
+// or a Fluent Bit-style Lua script (backend lua_script). A policy with
+// errors fails here, with every diagnostic, before anything runs.
 func NewStage(f config.Filter, dir string) (Processor, error) {
 	path := resolve(dir, f.File)
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	switch f.Backend {
-	case "vm", "":
-		prog, diags := compiler.CompileFile(path, src)
-		if diag.HasErrors(diags) {
-			return nil, policyErrors(src, diags)
-		}
-		return newVMStage(prog), nil
-	case "lua":
-		file, info, diags := compiler.CheckFile(path, src)
-		if diag.HasErrors(diags) {
-			return nil, policyErrors(src, diags)
-		}
-		prog, err := lua.Compile(file, info)
-		if err != nil {
-			return nil, err
-		}
-		return &luaStage{run: prog.Run}, nil
-	case "lua_script":
+	if f.Backend == "lua_script" {
 		s, err := lua.LoadScript(path, src, f.Call)
 		if err != nil {
 			return nil, err
 		}
-		return &luaStage{run: s.Run}, nil
+		return &policyStage{prog: s}, nil
 	}
-	return nil, fmt.Errorf("unknown backend %q", f.Backend)
+	name := f.Backend
+	if name == "" {
+		name = backend.All()[0].Name
+	}
+	b, err := backend.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w or lua_script", err)
+	}
+	file, info, diags := compiler.CheckFile(path, src)
+	if diags.HasErrors() {
+		return nil, policyErrors(src, diags)
+	}
+	prog, err := b.Load(file, info, spec.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &policyStage{prog: prog}, nil
 }
 
-func policyErrors(src []byte, diags []diag.Diagnostic) error {
+func policyErrors(src []byte, diags compiler.Diagnostics) error {
 	var b bytes.Buffer
 	diag.WriteText(&b, src, diags)
 	return fmt.Errorf("the policy does not compile:\n%s", bytes.TrimRight(b.Bytes(), "\n"))
 }
 
-// vmStage runs a compiled Program over a batch with one RunBatch call.
-type vmStage struct {
-	prog    *vm.Program
-	results sync.Pool // []vm.Result scratch, one per concurrent batch
+// policyStage runs a loaded program over a batch: in one RunBatch call
+// where the backend has one, else record by record. Programs are safe for
+// concurrent use, and so is the stage.
+type policyStage struct {
+	prog    backend.Program
+	results sync.Pool // []spec.Result scratch, one per concurrent batch
 }
 
-func newVMStage(prog *vm.Program) *vmStage {
-	return &vmStage{prog: prog}
-}
-
-func (s *vmStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
-	res, _ := s.results.Get().(*[]vm.Result)
+func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	res, _ := s.results.Get().(*[]spec.Result)
 	if res == nil {
-		res = new([]vm.Result)
+		res = new([]spec.Result)
 	}
 	if cap(*res) < len(recs) {
-		*res = make([]vm.Result, len(recs))
+		*res = make([]spec.Result, len(recs))
 	}
 	results := (*res)[:len(recs)]
-	s.prog.RunBatch(recs, results)
+	if bp, ok := s.prog.(backend.BatchProgram); ok {
+		if err := bp.RunBatch(recs, results); err != nil {
+			// A batch program fails only as a whole; pass every record
+			// through, counted, rather than lose one.
+			for i := range results {
+				results[i] = spec.Result{Fault: spec.LuaError}
+			}
+		}
+	} else {
+		for i, r := range recs {
+			var err error
+			if results[i], err = s.prog.Run(r); err != nil {
+				// A failure of the backend itself: the record goes on as
+				// it came in, counted as the Lua error it is.
+				results[i] = spec.Result{Fault: spec.LuaError}
+			}
+		}
+	}
 	var c StageCounts
 	kept := recs[:0]
 	for i, r := range recs {
 		out := results[i]
-		if out.Fault != vm.NoFault {
+		if out.Fault != spec.NoFault {
 			c.Faulted++
 			if c.Faults == nil {
 				c.Faults = map[string]int64{}
@@ -98,37 +113,4 @@ func (s *vmStage) Process(recs []*record.Record) ([]*record.Record, StageCounts)
 	return kept, c
 }
 
-func (s *vmStage) Close() error { return nil }
-
-// luaStage runs a transpiled policy or a Fluent Bit-style script record by
-// record; both pool their Lua states, so it is safe for concurrent use.
-type luaStage struct {
-	run func(*record.Record) (lua.Result, error)
-}
-
-func (s *luaStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
-	var c StageCounts
-	kept := recs[:0]
-	for _, r := range recs {
-		res, err := s.run(r)
-		reason := res.Reason
-		if err != nil && reason == "" {
-			reason = lua.FaultLuaError
-		}
-		if res.Action == lua.Fault || reason != "" {
-			c.Faulted++
-			if c.Faults == nil {
-				c.Faults = map[string]int64{}
-			}
-			c.Faults[reason]++
-		}
-		if res.Action == lua.Drop || res.Dropped {
-			c.Dropped++
-			continue
-		}
-		kept = append(kept, r)
-	}
-	return kept, c
-}
-
-func (s *luaStage) Close() error { return nil }
+func (s *policyStage) Close() error { return nil }

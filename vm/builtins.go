@@ -11,286 +11,157 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
-// Fn is a built-in function the CALL instruction runs. exists, coalesce and
-// now are instructions of their own (EXISTS, JNN chains, NOW).
-type Fn uint8
+// A builtinFunc is the VM's implementation of one built-in: CALL passes it
+// the registers of its value arguments and the compiled regex (nil for
+// functions without one), and it writes the result to dst.
+type builtinFunc func(m *Machine, dst *Reg, args []Reg, re *regexp.Regexp) spec.Reason
 
-const (
-	FnLen Fn = iota
-	FnLower
-	FnUpper
-	FnTrim
-	FnContains
-	FnStartsWith
-	FnEndsWith
-	FnReplace
-	FnSplit
-	FnJoin
-	FnSubstr
-	FnMatches
-	FnCapture
-	FnReplaceRe
-	FnToString
-	FnToInt
-	FnToFloat
-	FnToBool
-	FnAsString
-	FnAsInt
-	FnAsFloat
-	FnAsBool
-	FnAsMap
-	FnAsArray
-	FnIsString
-	FnIsInt
-	FnIsFloat
-	FnIsBool
-	FnIsNull
-	FnIsMap
-	FnIsArray
-	FnIsTimestamp
-	FnTypeOf
-	FnParseJSON
-	FnParseKV
-	FnParseLogfmt
-	FnParseTime
-	FnFormatTime
-	FnUnixNanos
-	FnHash64
-	FnSha256Hex
-	FnKeys
-	numFns
-)
-
-type fnInfo struct {
-	name  string
-	nargs int
-	regex bool // the second argument is a compiled regex (CALL's C)
-}
-
-var fns = [numFns]fnInfo{
-	FnLen: {"len", 1, false}, FnLower: {"lower", 1, false}, FnUpper: {"upper", 1, false},
-	FnTrim: {"trim", 1, false}, FnContains: {"contains", 2, false}, FnStartsWith: {"starts_with", 2, false},
-	FnEndsWith: {"ends_with", 2, false}, FnReplace: {"replace", 3, false}, FnSplit: {"split", 2, false},
-	FnJoin: {"join", 2, false}, FnSubstr: {"substr", 3, false},
-	FnMatches: {"matches", 1, true}, FnCapture: {"capture", 1, true}, FnReplaceRe: {"replace_re", 2, true},
-	FnToString: {"to_string", 1, false}, FnToInt: {"to_int", 1, false}, FnToFloat: {"to_float", 1, false},
-	FnToBool: {"to_bool", 1, false}, FnAsString: {"as_string", 1, false}, FnAsInt: {"as_int", 1, false},
-	FnAsFloat: {"as_float", 1, false}, FnAsBool: {"as_bool", 1, false}, FnAsMap: {"as_map", 1, false},
-	FnAsArray: {"as_array", 1, false}, FnIsString: {"is_string", 1, false}, FnIsInt: {"is_int", 1, false},
-	FnIsFloat: {"is_float", 1, false}, FnIsBool: {"is_bool", 1, false}, FnIsNull: {"is_null", 1, false},
-	FnIsMap: {"is_map", 1, false}, FnIsArray: {"is_array", 1, false}, FnIsTimestamp: {"is_timestamp", 1, false},
-	FnTypeOf: {"type_of", 1, false}, FnParseJSON: {"parse_json", 1, false}, FnParseKV: {"parse_kv", 3, false},
-	FnParseLogfmt: {"parse_logfmt", 1, false}, FnParseTime: {"parse_time", 2, false},
-	FnFormatTime: {"format_time", 2, false}, FnUnixNanos: {"unix_nanos", 1, false},
-	FnHash64: {"hash64", 1, false}, FnSha256Hex: {"sha256_hex", 1, false}, FnKeys: {"keys", 1, false},
-}
-
-func (f Fn) String() string {
-	if f < numFns {
-		return fns[f].name
-	}
-	return "fn(" + strconv.Itoa(int(f)) + ")"
-}
-
-// NumArgs is the number of register arguments CALL passes to f (a regex
-// argument is not one: it is CALL's C operand).
-func (f Fn) NumArgs() int { return fns[f].nargs }
-
-// TakesRegex reports whether f's pattern is a compiled regex operand.
-func (f Fn) TakesRegex() bool { return fns[f].regex }
-
-// FnByName returns the function called name.
-func FnByName(name string) (Fn, bool) {
-	for i, f := range fns {
-		if f.name == name {
-			return Fn(i), true
-		}
-	}
-	return 0, false
-}
-
-var typeNames = [...]string{record.Absent: "null", record.Null: "null", record.Bool: "bool", record.Int: "int",
-	record.Float: "float", record.String: "string", record.Bytes: "bytes", record.Timestamp: "timestamp",
-	record.Array: "array", record.Map: "map"}
-
-// call runs CALL in.
-func (m *Machine) call(in Instr) Reason {
-	a := m.a
-	args := m.regs[in.B:]
-	dst := &m.regs[in.A]
-	x := &args[0]
-	switch Fn(in.X) {
-	case FnLen:
-		if x.K == record.String || x.K == record.Bytes {
+// builtins are the VM's implementations, by the built-in's ID. exists and
+// coalesce have none: they compile to instructions of their own (EXISTS
+// and a chain of JNN), since one takes a path and the other short-circuits.
+var builtins = [builtin.NumIDs]builtinFunc{
+	builtin.Len: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		if x := &args[0]; x.K == record.String || x.K == record.Bytes {
 			*dst = Int(int64(len(x.S)))
 		} else {
-			*dst = Int(int64(a.Len(x.V)))
+			*dst = Int(int64(m.a.Len(x.V)))
 		}
-	case FnLower:
-		return m.mapCase(dst, x, unicode.ToLower, 'A', 'Z')
-	case FnUpper:
-		return m.mapCase(dst, x, unicode.ToUpper, 'a', 'z')
-	case FnTrim:
-		*dst = String(strings.TrimSpace(x.S))
-		if len(dst.S) > MaxString {
-			return StringTooLong
-		}
-	case FnContains:
-		*dst = Bool(strings.Contains(x.S, args[1].S))
-	case FnStartsWith:
-		*dst = Bool(strings.HasPrefix(x.S, args[1].S))
-	case FnEndsWith:
-		*dst = Bool(strings.HasSuffix(x.S, args[1].S))
-	case FnReplace:
-		s, old, new := x.S, args[1].S, args[2].S
-		n := 0
-		if old != "" {
-			n = strings.Count(s, old)
-		}
-		if len(s)+n*(len(new)-len(old)) > MaxString {
-			return StringTooLong
-		}
-		if n == 0 {
-			*dst = *x
-			return NoFault
-		}
-		a.StartString()
-		for {
-			i := strings.Index(s, old)
-			if i < 0 {
-				break
-			}
-			a.WriteString(s[:i])
-			a.WriteString(new)
-			s = s[i+len(old):]
-		}
-		a.WriteString(s)
-		m.endString(dst)
-	case FnSplit:
-		m.split(dst, x.S, args[1].S)
-	case FnJoin:
-		sep := args[1].S
-		a.StartString()
-		n := 0
-		for it := a.Iter(x.V); it.Next(); {
-			v := it.Value()
-			if v.Kind() != record.String {
-				a.EndString()
-				return TypeMismatch
-			}
-			if it.Index() > 0 {
-				a.WriteString(sep)
-				n += len(sep)
-			}
-			b := a.Bytes(v)
-			n += len(b)
-			if n > MaxString {
-				a.EndString()
-				return StringTooLong
-			}
-			a.WriteBytes(b)
-		}
-		m.endString(dst)
-	case FnSubstr:
-		s := x.S
+		return spec.NoFault
+	},
+	builtin.Lower: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		return m.mapCase(dst, &args[0], unicode.ToLower, 'A', 'Z')
+	},
+	builtin.Upper: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		return m.mapCase(dst, &args[0], unicode.ToUpper, 'a', 'z')
+	},
+	builtin.Trim: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = String(strings.TrimSpace(args[0].S))
+		return m.checkLen(dst.S)
+	},
+	builtin.Contains:   strPred(strings.Contains),
+	builtin.StartsWith: strPred(strings.HasPrefix),
+	builtin.EndsWith:   strPred(strings.HasSuffix),
+	builtin.Replace:    (*Machine).replace,
+	builtin.Split: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		m.split(dst, args[0].S, args[1].S)
+		return spec.NoFault
+	},
+	builtin.Join: (*Machine).join,
+	builtin.Substr: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		s := args[0].S
 		start, end := clamp(args[1].int(), len(s)), clamp(args[2].int(), len(s))
 		if start >= end {
 			*dst = String("")
 		} else {
 			*dst = String(s[start:end])
 		}
-	case FnMatches:
-		*dst = Bool(m.prog.code.Regexps[in.C].MatchString(x.S))
-	case FnCapture:
-		m.capture(dst, x.S, m.prog.code.Regexps[in.C])
-	case FnReplaceRe:
-		out := m.prog.code.Regexps[in.C].ReplaceAllString(x.S, args[1].S)
-		if len(out) > MaxString {
-			return StringTooLong
-		}
+		return spec.NoFault
+	},
+	builtin.Matches: func(_ *Machine, dst *Reg, args []Reg, re *regexp.Regexp) spec.Reason {
+		*dst = Bool(re.MatchString(args[0].S))
+		return spec.NoFault
+	},
+	builtin.Capture: func(m *Machine, dst *Reg, args []Reg, re *regexp.Regexp) spec.Reason {
+		m.capture(dst, args[0].S, re)
+		return spec.NoFault
+	},
+	builtin.ReplaceRe: func(m *Machine, dst *Reg, args []Reg, re *regexp.Regexp) spec.Reason {
+		x := &args[0]
+		out := re.ReplaceAllString(x.S, args[1].S)
 		if out == x.S {
 			*dst = *x
 		} else {
 			*dst = String(out)
 		}
-	case FnToString:
-		return m.toString(dst, x)
-	case FnToInt:
-		*dst = toInt(x)
-	case FnToFloat:
-		*dst = toFloat(x)
-	case FnToBool:
-		*dst = toBool(x)
-	case FnAsString:
-		m.as(dst, x, record.String)
-	case FnAsInt:
-		m.as(dst, x, record.Int)
-	case FnAsFloat:
-		m.as(dst, x, record.Float)
-	case FnAsBool:
-		m.as(dst, x, record.Bool)
-	case FnAsMap:
-		m.as(dst, x, record.Map)
-	case FnAsArray:
-		m.as(dst, x, record.Array)
-	case FnIsString:
-		*dst = Bool(x.K == record.String)
-	case FnIsInt:
-		*dst = Bool(x.K == record.Int)
-	case FnIsFloat:
-		*dst = Bool(x.K == record.Float)
-	case FnIsBool:
-		*dst = Bool(x.K == record.Bool)
-	case FnIsNull:
-		*dst = Bool(x.K <= record.Null)
-	case FnIsMap:
-		*dst = Bool(x.K == record.Map)
-	case FnIsArray:
-		*dst = Bool(x.K == record.Array)
-	case FnIsTimestamp:
-		*dst = Bool(x.K == record.Timestamp)
-	case FnTypeOf:
-		*dst = String(typeNames[x.K])
-	case FnParseJSON:
-		v, err := a.DecodeJSONValue(bytesOf(x.S))
-		if err != nil {
+		return m.checkLen(out)
+	},
+	builtin.ToString: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		return m.toString(dst, &args[0])
+	},
+	builtin.ToInt:    convert(toInt),
+	builtin.ToFloat:  convert(toFloat),
+	builtin.ToBool:   convert(toBool),
+	builtin.AsString: as(record.String),
+	builtin.AsInt:    as(record.Int),
+	builtin.AsFloat:  as(record.Float),
+	builtin.AsBool:   as(record.Bool),
+	builtin.AsMap:    as(record.Map),
+	builtin.AsArray:  as(record.Array),
+	builtin.IsString: is(record.String),
+	builtin.IsInt:    is(record.Int),
+	builtin.IsFloat:  is(record.Float),
+	builtin.IsBool:   is(record.Bool),
+	builtin.IsNull: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(args[0].K <= record.Null) // absent too
+		return spec.NoFault
+	},
+	builtin.IsMap:       is(record.Map),
+	builtin.IsArray:     is(record.Array),
+	builtin.IsTimestamp: is(record.Timestamp),
+	builtin.TypeOf: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = String(typeNames[args[0].K])
+		return spec.NoFault
+	},
+	builtin.ParseJSON: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		if v, err := m.a.DecodeJSONValue(bytesOf(args[0].S)); err != nil {
 			*dst = Null()
 		} else {
-			dst.load(a, v)
+			dst.load(m.a, v)
 		}
-	case FnParseKV:
-		m.parseKV(dst, x.S, args[1].S, args[2].S)
-	case FnParseLogfmt:
-		m.parseLogfmt(dst, x.S)
-	case FnParseTime:
-		if ns, ok := strftime.Parse(x.S, args[1].S); ok {
+		return spec.NoFault
+	},
+	builtin.ParseKV: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		m.parseKV(dst, args[0].S, args[1].S, args[2].S)
+		return spec.NoFault
+	},
+	builtin.ParseLogfmt: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		m.parseLogfmt(dst, args[0].S)
+		return spec.NoFault
+	},
+	builtin.Now: func(m *Machine, dst *Reg, _ []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Timestamp(m.nowNanos())
+		return spec.NoFault
+	},
+	builtin.ParseTime: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		if ns, ok := strftime.Parse(args[0].S, args[1].S); ok {
 			*dst = Timestamp(ns)
 		} else {
 			*dst = Null()
 		}
-	case FnFormatTime:
-		m.buf = strftime.AppendFormat(m.buf[:0], x.int(), args[1].S)
-		if len(m.buf) > MaxString {
-			return StringTooLong
+		return spec.NoFault
+	},
+	builtin.FormatTime: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		m.buf = strftime.AppendFormat(m.buf[:0], args[0].int(), args[1].S)
+		if r := m.checkLen(string(m.buf)); r != spec.NoFault {
+			return r
 		}
-		v := a.NewString(m.buf)
-		*dst = Reg{K: record.String, S: a.Str(v), V: v}
-	case FnUnixNanos:
-		*dst = Int(x.int())
-	case FnHash64:
-		*dst = Int(int64(Hash64(x.S)))
-	case FnSha256Hex:
-		sum := sha256.Sum256(bytesOf(x.S))
+		m.newString(dst, m.buf)
+		return spec.NoFault
+	},
+	builtin.UnixNanos: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Int(args[0].int())
+		return spec.NoFault
+	},
+	builtin.Hash64: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Int(int64(Hash64(args[0].S)))
+		return spec.NoFault
+	},
+	builtin.Sha256Hex: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		sum := sha256.Sum256(bytesOf(args[0].S))
 		var h [64]byte
 		hex.Encode(h[:], sum[:])
-		v := a.NewString(h[:])
-		*dst = Reg{K: record.String, S: a.Str(v), V: v}
-	case FnKeys:
+		m.newString(dst, h[:])
+		return spec.NoFault
+	},
+	builtin.Keys: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		a, x := m.a, &args[0]
 		b := a.BeginArray(a.Len(x.V))
 		if x.K == record.Map {
 			for it := a.Iter(x.V); it.Next(); {
@@ -298,8 +169,127 @@ func (m *Machine) call(in Instr) Reason {
 			}
 		}
 		*dst = Reg{K: record.Array, V: b.Finish()}
+		return spec.NoFault
+	},
+}
+
+var typeNames = [...]string{record.Absent: "null", record.Null: "null", record.Bool: "bool", record.Int: "int",
+	record.Float: "float", record.String: "string", record.Bytes: "bytes", record.Timestamp: "timestamp",
+	record.Array: "array", record.Map: "map"}
+
+// call runs CALL in: A = X(B, B+1, ...) with C the regex, if X takes one.
+func (m *Machine) call(in Instr) spec.Reason {
+	var re *regexp.Regexp
+	if builtin.ID(in.X).RegexArg() >= 0 {
+		re = m.prog.code.Regexps[in.C]
 	}
-	return NoFault
+	return builtins[in.X](m, &m.regs[in.A], m.regs[in.B:], re)
+}
+
+// strPred is a built-in that tests two strings.
+func strPred(f func(s, t string) bool) builtinFunc {
+	return func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(f(args[0].S, args[1].S))
+		return spec.NoFault
+	}
+}
+
+// convert is a to_ conversion.
+func convert(f func(x *Reg) Reg) builtinFunc {
+	return func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = f(&args[0])
+		return spec.NoFault
+	}
+}
+
+// as is an as_ test: the value when it is of kind k, else null.
+func as(k record.Kind) builtinFunc {
+	return func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		if x := &args[0]; x.K == k {
+			*dst = *x
+		} else {
+			*dst = Null()
+		}
+		return spec.NoFault
+	}
+}
+
+// is is an is_ test: whether the value is of kind k.
+func is(k record.Kind) builtinFunc {
+	return func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(args[0].K == k)
+		return spec.NoFault
+	}
+}
+
+// checkLen faults string_too_long when a built string s is over the limit.
+func (m *Machine) checkLen(s string) spec.Reason {
+	if len(s) > m.lim.MaxString {
+		return spec.StringTooLong
+	}
+	return spec.NoFault
+}
+
+// newString stores b in the arena as the result string.
+func (m *Machine) newString(dst *Reg, b []byte) {
+	v := m.a.NewString(b)
+	*dst = Reg{K: record.String, S: m.a.Str(v), V: v}
+}
+
+func (m *Machine) replace(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+	x := &args[0]
+	s, old, new := x.S, args[1].S, args[2].S
+	n := 0
+	if old != "" {
+		n = strings.Count(s, old)
+	}
+	if len(s)+n*(len(new)-len(old)) > m.lim.MaxString {
+		return spec.StringTooLong
+	}
+	if n == 0 {
+		*dst = *x
+		return spec.NoFault
+	}
+	a := m.a
+	a.StartString()
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			break
+		}
+		a.WriteString(s[:i])
+		a.WriteString(new)
+		s = s[i+len(old):]
+	}
+	a.WriteString(s)
+	m.endString(dst)
+	return spec.NoFault
+}
+
+func (m *Machine) join(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+	a, sep := m.a, args[1].S
+	a.StartString()
+	n := 0
+	for it := a.Iter(args[0].V); it.Next(); {
+		v := it.Value()
+		if v.Kind() != record.String {
+			a.EndString()
+			return spec.TypeMismatch
+		}
+		if it.Index() > 0 {
+			a.WriteString(sep)
+			n += len(sep)
+		}
+		b := a.Bytes(v)
+		n += len(b)
+		if n > m.lim.MaxString {
+			a.EndString()
+			return spec.StringTooLong
+		}
+		a.WriteBytes(b)
+	}
+	m.endString(dst)
+	return spec.NoFault
 }
 
 // Hash64 is hash64(s): 64-bit FNV-1a shifted right by 11 bits, so that it
@@ -328,18 +318,10 @@ func (m *Machine) endString(dst *Reg) {
 	*dst = Reg{K: record.String, S: m.a.Str(v), V: v}
 }
 
-func (m *Machine) as(dst, x *Reg, k record.Kind) {
-	if x.K == k {
-		*dst = *x
-	} else {
-		*dst = Null()
-	}
-}
-
 // mapCase is lower and upper: ASCII strings that need no change are
 // returned as they are, others are rebuilt in the arena rune by rune
 // (invalid UTF-8 becoming U+FFFD, as in strings.ToLower).
-func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
+func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) spec.Reason {
 	s := x.S
 	i := 0
 	for ; i < len(s); i++ {
@@ -348,12 +330,12 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
 			break
 		}
 	}
-	if len(s) > MaxString {
-		return StringTooLong // the result is as long as s, or longer
+	if len(s) > m.lim.MaxString {
+		return spec.StringTooLong // the result is as long as s, or longer
 	}
 	if i == len(s) {
 		*dst = *x
-		return NoFault
+		return spec.NoFault
 	}
 	a := m.a
 	a.StartString()
@@ -379,10 +361,10 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) Reason {
 		i += n
 	}
 	m.endString(dst)
-	if len(dst.S) > MaxString {
-		return StringTooLong
+	if len(dst.S) > m.lim.MaxString {
+		return spec.StringTooLong
 	}
-	return NoFault
+	return spec.NoFault
 }
 
 func (m *Machine) split(dst *Reg, s, sep string) {
@@ -432,29 +414,29 @@ func (m *Machine) capture(dst *Reg, s string, re *regexp.Regexp) {
 	*dst = Reg{K: record.Map, V: b.Finish()}
 }
 
-func (m *Machine) toString(dst, x *Reg) Reason {
+func (m *Machine) toString(dst, x *Reg) spec.Reason {
 	a := m.a
 	buf := m.buf[:0]
 	switch x.K {
 	case record.String, record.Bytes:
-		if len(x.S) > MaxString {
-			return StringTooLong
+		if len(x.S) > m.lim.MaxString {
+			return spec.StringTooLong
 		}
 		*dst = Reg{K: record.String, S: x.S}
 		if x.K == record.String {
 			dst.V = x.V
 		}
-		return NoFault
+		return spec.NoFault
 	case record.Absent, record.Null:
 		*dst = String("")
-		return NoFault
+		return spec.NoFault
 	case record.Bool:
 		if x.N != 0 {
 			*dst = String("true")
 		} else {
 			*dst = String("false")
 		}
-		return NoFault
+		return spec.NoFault
 	case record.Int:
 		buf = strconv.AppendInt(buf, x.int(), 10)
 	case record.Float:
@@ -465,12 +447,12 @@ func (m *Machine) toString(dst, x *Reg) Reason {
 		buf = a.AppendJSON(buf, x.V)
 	}
 	m.buf = buf
-	if len(buf) > MaxString {
-		return StringTooLong
+	if len(buf) > m.lim.MaxString {
+		return spec.StringTooLong
 	}
 	v := a.NewString(buf)
 	*dst = Reg{K: record.String, S: a.Str(v), V: v}
-	return NoFault
+	return spec.NoFault
 }
 
 // appendFloat writes f as the encoder does: the shortest form that reads

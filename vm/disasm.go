@@ -8,6 +8,8 @@ import (
 
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
+
+	"github.com/policyrun/policyrun/builtin"
 )
 
 // Disasm writes the program readably: its constants, paths, sets and
@@ -85,7 +87,7 @@ func operands(c *Code, in Instr) string {
 			case 's':
 				parts = append(parts, "s"+strconv.Itoa(o.v))
 			case 'e':
-				if fns[in.X].regex {
+				if builtin.ID(in.X).RegexArg() >= 0 {
 					parts = append(parts, "e"+strconv.Itoa(o.v))
 				}
 			case 'm':
@@ -97,7 +99,7 @@ func operands(c *Code, in Instr) string {
 			case 'n':
 				parts = append(parts, strconv.Itoa(o.v))
 			case 'f':
-				parts = append(parts, Fn(o.v).String())
+				parts = append(parts, builtin.ID(o.v).String())
 			}
 		}
 		return strings.Join(parts, ", ")

@@ -2,14 +2,15 @@ package vm
 
 import (
 	"math"
-	"time"
 	"unsafe"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // sizeCheckAbove is how many bytes a run may store before the record's
-// size is measured at its end.
+// size is measured at its end (or a quarter of MaxRecord, when that is
+// less).
 const sizeCheckAbove = 64 << 10
 
 // Machine holds the per-run state of a Program: registers, iterators,
@@ -23,13 +24,13 @@ type Machine struct {
 	builders []record.Builder
 	pbuf     [2]record.Path // dynamic paths being resolved
 	buf      []byte         // scratch
-	clock    Clock
+	lim      spec.Limits    // the Program's, copied for the hot path
+	sizeAt   int            // grown beyond this, the record is measured
 	now      int64
 	rec      *record.Record
 	a        *record.Arena
 	grown    int // bytes of strings and containers stored by this run
 	iterated int // elements the run's loops have visited
-	maxIter  int // how many they may (MaxIterations)
 }
 
 // NewMachine returns a Machine for p.
@@ -40,62 +41,42 @@ func NewMachine(p *Program) *Machine {
 		regs:     make([]Reg, c.NumRegs),
 		iters:    make([]record.Iter, c.Iters),
 		builders: make([]record.Builder, c.Builders),
-		maxIter:  MaxIterations,
+		lim:      c.Options.Limits,
+		sizeAt:   min(sizeCheckAbove, c.Options.Limits.MaxRecord/4),
 	}
 	copy(m.regs, c.Consts)
 	return m
 }
 
-// SetMaxIterations sets how many elements the loops of one run may visit
-// before the run faults IterationLimit; n <= 0 restores MaxIterations.
-func (m *Machine) SetMaxIterations(n int) {
-	if n <= 0 {
-		n = MaxIterations
-	}
-	m.maxIter = n
-}
-
-// SetClock sets where now() comes from; nil is the wall clock. now() is
-// read once per run.
-func (m *Machine) SetClock(c Clock) { m.clock = c }
-
-// SetNow fixes now() to t for every run (tests use 2026-01-01T00:00:00Z).
-func (m *Machine) SetNow(t time.Time) { m.clock = func() time.Time { return t } }
-
 // Run runs the program over rec. On success the edits are committed to
-// rec; after a fault rec is exactly as it came in, the fault is counted in
-// the Program, and the record is kept or, under on_fault drop, dropped.
-func (m *Machine) Run(rec *record.Record) Result {
+// rec; after a fault rec is exactly as it came in, and the record is kept
+// or, under on_fault drop, dropped.
+func (m *Machine) Run(rec *record.Record) spec.Result {
 	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
 	m.now = 0
 	action, reason := m.exec()
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.
-	if reason == NoFault && m.grown > sizeCheckAbove && recordSize(m.a, rec.Root(), MaxRecord) > MaxRecord {
-		reason = RecordTooLarge
+	if reason == spec.NoFault && m.grown > m.sizeAt && recordSize(m.a, rec.Root(), m.lim.MaxRecord) > m.lim.MaxRecord {
+		reason = spec.RecordTooLarge
 	}
 	m.rec, m.a = nil, nil
-	if reason != NoFault {
+	if reason != spec.NoFault {
 		rec.Discard()
-		m.prog.faults[reason].Add(1)
 		if m.prog.code.OnFaultDrop {
-			return Result{Action: Drop, Fault: reason}
+			return spec.Result{Action: spec.Drop, Fault: reason}
 		}
-		return Result{Action: Keep, Fault: reason}
+		return spec.Result{Action: spec.Keep, Fault: reason}
 	}
-	if action == Keep && rec.Edited() {
+	if action == spec.Keep && rec.Edited() {
 		rec.Commit()
 	}
-	return Result{Action: action}
+	return spec.Result{Action: action}
 }
 
 func (m *Machine) nowNanos() int64 {
 	if m.now == 0 {
-		if m.clock != nil {
-			m.now = m.clock().UnixNano()
-		} else {
-			m.now = time.Now().UnixNano()
-		}
+		m.now = m.prog.code.Options.Now().UnixNano()
 		if m.now == 0 {
 			m.now = 1 // the epoch itself: keep it from being read again
 		}
@@ -104,7 +85,7 @@ func (m *Machine) nowNanos() int64 {
 }
 
 // exec is the interpreter loop.
-func (m *Machine) exec() (Action, Reason) {
+func (m *Machine) exec() (spec.Action, spec.Reason) {
 	code := m.prog.code.Instrs
 	paths := m.prog.code.Paths
 	regs := m.regs
@@ -128,8 +109,6 @@ func (m *Machine) exec() (Action, Reason) {
 			}
 		case TIME:
 			regs[in.A] = Reg{K: record.Timestamp, N: uint64(rec.Time())}
-		case NOW:
-			regs[in.A] = Reg{K: record.Timestamp, N: uint64(m.nowNanos())}
 		case GET, GETG:
 			// GETG is GET and its GUARD in one dispatch (the compiler
 			// fuses them): most reads of the record.
@@ -143,7 +122,7 @@ func (m *Machine) exec() (Action, Reason) {
 			r := &regs[in.A]
 			r.load(a, v)
 			if in.Op == GETG && Mask(in.C)&(1<<r.K) == 0 {
-				return Keep, TypeMismatch
+				return spec.Keep, spec.TypeMismatch
 			}
 		case GETIN:
 			p := &paths[in.C]
@@ -160,7 +139,7 @@ func (m *Machine) exec() (Action, Reason) {
 			regs[in.A].load(a, v)
 		case GUARD:
 			if Mask(in.B)&(1<<regs[in.A].K) == 0 {
-				return Keep, TypeMismatch
+				return spec.Keep, spec.TypeMismatch
 			}
 		case WIDEN:
 			if r := &regs[in.A]; r.K == record.Int {
@@ -187,7 +166,7 @@ func (m *Machine) exec() (Action, Reason) {
 		case DIV_INT, MOD_INT:
 			x, y := regs[in.B].int(), regs[in.C].int()
 			if y == 0 {
-				return Keep, DivisionByZero
+				return spec.Keep, spec.DivisionByZero
 			}
 			var r int64
 			switch {
@@ -213,23 +192,23 @@ func (m *Machine) exec() (Action, Reason) {
 				r = x * y
 			case DIV_FLT:
 				if y == 0 {
-					return Keep, DivisionByZero
+					return spec.Keep, spec.DivisionByZero
 				}
 				r = x / y
 			case MOD_FLT:
 				if y == 0 {
-					return Keep, DivisionByZero
+					return spec.Keep, spec.DivisionByZero
 				}
 				r = math.Mod(x, y)
 			}
 			if math.IsNaN(r) || math.IsInf(r, 0) {
-				return Keep, NonFinite
+				return spec.Keep, spec.NonFinite
 			}
 			regs[in.A] = Float(r)
 		case CONCAT:
 			x, y := regs[in.B].S, regs[in.C].S
-			if len(x)+len(y) > MaxString {
-				return Keep, StringTooLong
+			if len(x)+len(y) > m.lim.MaxString {
+				return spec.Keep, spec.StringTooLong
 			}
 			a.StartString()
 			a.WriteString(x)
@@ -279,8 +258,8 @@ func (m *Machine) exec() (Action, Reason) {
 				pc = int(in.A)
 			}
 		case CALL:
-			if r := m.call(in); r != NoFault {
-				return Keep, r
+			if r := m.call(in); r != spec.NoFault {
+				return spec.Keep, r
 			}
 		case MAPNEW:
 			m.builders[in.A] = a.BeginMap(int(in.B))
@@ -296,13 +275,13 @@ func (m *Machine) exec() (Action, Reason) {
 		case ARREND:
 			regs[in.A] = Reg{K: record.Array, V: m.builders[in.B].Finish()}
 		case SET, SETQ, REMOVE, RENAME, LIFT:
-			if r := m.edit(in); r != NoFault {
-				return Keep, r
+			if r := m.edit(in); r != spec.NoFault {
+				return spec.Keep, r
 			}
 		case EDITS:
 			for _, e := range m.prog.code.Edits[in.A : in.A+in.B] {
-				if r := m.edit(e); r != NoFault {
-					return Keep, r
+				if r := m.edit(e); r != spec.NoFault {
+					return spec.Keep, r
 				}
 			}
 		case SETTAG:
@@ -316,7 +295,7 @@ func (m *Machine) exec() (Action, Reason) {
 			rec.SetTime(regs[in.A].int())
 		case SETROOT:
 			if err := rec.Set(nil, regs[in.A].V); err != nil {
-				return Keep, PathConflict
+				return spec.Keep, spec.PathConflict
 			}
 			m.account(&regs[in.A])
 		case ITER:
@@ -327,27 +306,27 @@ func (m *Machine) exec() (Action, Reason) {
 				pc = int(in.C)
 				continue
 			}
-			if m.iterated++; m.iterated > m.maxIter {
-				return Keep, IterationLimit
+			if m.iterated++; m.iterated > m.lim.MaxIterations {
+				return spec.Keep, spec.IterationLimit
 			}
 			regs[in.B].load(a, it.Key())
 			regs[in.B+1].load(a, it.Value())
 		case DROP:
-			return Drop, NoFault
+			return spec.Drop, spec.NoFault
 		case KEEP:
-			return Keep, NoFault
+			return spec.Keep, spec.NoFault
 		}
 	}
 }
 
 // edit runs one edit instruction.
-func (m *Machine) edit(in Instr) Reason {
+func (m *Machine) edit(in Instr) spec.Reason {
 	rec, a, regs := m.rec, m.a, m.regs
 	switch in.Op {
 	case SET, SETQ:
 		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
 		if !ok {
-			return PathConflict
+			return spec.PathConflict
 		}
 		r := &regs[in.B]
 		v := toValue(a, r)
@@ -358,7 +337,7 @@ func (m *Machine) edit(in Instr) Reason {
 			err = rec.Set(steps, v)
 		}
 		if err != nil {
-			return PathConflict
+			return spec.PathConflict
 		}
 		m.account(r)
 	case REMOVE:
@@ -369,52 +348,52 @@ func (m *Machine) edit(in Instr) Reason {
 		from, ok1 := m.resolve(&m.prog.code.Paths[in.A], 0)
 		to, ok2 := m.resolve(&m.prog.code.Paths[in.B], 1)
 		if !ok1 || !ok2 {
-			return PathConflict
+			return spec.PathConflict
 		}
-		if r := m.rename(from, to); r != NoFault {
+		if r := m.rename(from, to); r != spec.NoFault {
 			return r
 		}
 	case LIFT:
 		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
 		if !ok {
-			return PathConflict
+			return spec.PathConflict
 		}
 		v, _ := rec.Get(steps)
 		switch v.Kind() {
 		case record.Absent, record.Null:
-			return NoFault
+			return spec.NoFault
 		case record.Map:
 		default:
-			return TypeMismatch
+			return spec.TypeMismatch
 		}
 		if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
-			return PathConflict
+			return spec.PathConflict
 		}
 		if n := len(regs[in.B].S); n > 0 {
 			m.grown += n * a.Len(v)
 		}
 	}
-	return NoFault
+	return spec.NoFault
 }
 
 // rename moves the value at from to to. Unlike record.Rename it always
 // puts a new key at the end of its map (semantics.md: where a new key would
 // go); the record is discarded anyway if the write faults.
-func (m *Machine) rename(from, to record.Path) Reason {
+func (m *Machine) rename(from, to record.Path) spec.Reason {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].IsIndex() || to[len(to)-1].IsIndex() {
-		return PathConflict
+		return spec.PathConflict
 	}
 	if samePath(from, to) {
-		return NoFault
+		return spec.NoFault
 	}
 	v, ok := m.rec.Take(from)
 	if !ok {
-		return NoFault
+		return spec.NoFault
 	}
 	if err := m.rec.Set(to, v); err != nil {
-		return PathConflict
+		return spec.PathConflict
 	}
-	return NoFault
+	return spec.NoFault
 }
 
 func samePath(p, q record.Path) bool {
@@ -436,7 +415,7 @@ func (m *Machine) account(r *Reg) {
 	case record.String, record.Bytes:
 		m.grown += len(r.S)
 	case record.Map, record.Array:
-		m.grown += recordSize(m.a, r.V, MaxRecord)
+		m.grown += recordSize(m.a, r.V, m.lim.MaxRecord)
 	}
 }
 

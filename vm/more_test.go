@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 func TestSet(t *testing.T) {
@@ -48,7 +50,7 @@ func TestEditsAndDisasm(t *testing.T) {
 	p := mustNew(t, c)
 	a := record.NewArena()
 	rec := decode(t, a, `{"b":0,"m":{"k":1}}`)
-	if res := p.Run(rec); res != (Result{}) {
+	if res := p.Run(rec); res != (spec.Result{}) {
 		t.Fatal(res)
 	}
 	if got := string(rec.AppendJSON(nil)); got != `{"b":"x","p_k":1}` {
@@ -87,9 +89,9 @@ func TestRunBatch(t *testing.T) {
 	})
 	a := record.NewArena()
 	recs := []*record.Record{decode(t, a, `{"n":1}`), decode(t, a, `{"n":0}`), decode(t, a, `{"n":"s"}`)}
-	results := make([]Result, 3)
+	results := make([]spec.Result, 3)
 	p.RunBatch(recs, results)
-	want := []Result{{Action: Drop}, {Fault: DivisionByZero}, {Fault: TypeMismatch}}
+	want := []spec.Result{{Action: spec.Drop}, {Fault: spec.DivisionByZero}, {Fault: spec.TypeMismatch}}
 	for i := range want {
 		if results[i] != want[i] {
 			t.Errorf("%d: %v, want %v", i, results[i], want[i])
@@ -100,17 +102,17 @@ func TestRunBatch(t *testing.T) {
 // TestLongStrings: every built-in whose result is a string over 1 MiB
 // faults with string_too_long, even when it returns its input unchanged.
 func TestLongStrings(t *testing.T) {
-	long := strings.Repeat("a", MaxString+1)
+	long := strings.Repeat("a", spec.DefaultLimits.MaxString+1)
 	for _, tt := range []struct {
-		fn   Fn
+		fn   builtin.ID
 		args []Reg
 	}{
-		{FnLower, []Reg{String(long)}},
-		{FnUpper, []Reg{String(strings.ToUpper(long))}},
-		{FnTrim, []Reg{String(long)}},
-		{FnReplace, []Reg{String(long), String("x"), String("y")}},
-		{FnReplace, []Reg{String(long[1:]), String("a"), String("aa")}},
-		{FnToString, []Reg{String(long)}},
+		{builtin.Lower, []Reg{String(long)}},
+		{builtin.Upper, []Reg{String(strings.ToUpper(long))}},
+		{builtin.Trim, []Reg{String(long)}},
+		{builtin.Replace, []Reg{String(long), String("x"), String("y")}},
+		{builtin.Replace, []Reg{String(long[1:]), String("a"), String("aa")}},
+		{builtin.ToString, []Reg{String(long)}},
 	} {
 		p := mustNew(t, Code{
 			Consts:  tt.args,
@@ -118,7 +120,7 @@ func TestLongStrings(t *testing.T) {
 			Instrs:  []Instr{{Op: CALL, A: uint16(len(tt.args)), B: 0, X: uint8(tt.fn)}, {Op: KEEP}},
 		})
 		a := record.NewArena()
-		if res := p.Run(decode(t, a, `{}`)); res.Fault != StringTooLong {
+		if res := p.Run(decode(t, a, `{}`)); res.Fault != spec.StringTooLong {
 			t.Errorf("%s: %v, want string_too_long", tt.fn, res)
 		}
 	}

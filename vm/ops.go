@@ -3,6 +3,8 @@ package vm
 import (
 	"errors"
 	"fmt"
+
+	"github.com/policyrun/policyrun/builtin"
 )
 
 // Op is an opcode. The operand columns say what A, B, C and X hold:
@@ -18,7 +20,6 @@ const (
 	ROOT
 	TAG
 	TIME
-	NOW
 	GET
 	GETIN
 	INDEX
@@ -94,7 +95,6 @@ var ops = [numOps]opInfo{
 	ROOT:    {"ROOT", 'w', '-', '-', '-', "A = the record's root map"},
 	TAG:     {"TAG", 'w', '-', '-', '-', "A = %tag"},
 	TIME:    {"TIME", 'w', '-', '-', '-', "A = %time"},
-	NOW:     {"NOW", 'w', '-', '-', '-', "A = now()"},
 	GET:     {"GET", 'w', 'p', '-', '-', "A = the record's value at path B (absent when missing)"},
 	GETIN:   {"GETIN", 'w', 'r', 'p', '-', "A = the value at path C below B"},
 	INDEX:   {"INDEX", 'w', 'r', 'r', '-', "A = B[C]: a map key (string C) or array element (int C)"},
@@ -247,7 +247,7 @@ func validate(c *Code) error {
 			case 's':
 				limit = len(c.Sets)
 			case 'e':
-				if in.X < uint8(numFns) && fns[in.X].regex {
+				if f := builtin.ByID(builtin.ID(in.X)); f != nil && f.RegexArg >= 0 {
 					limit = len(c.Regexps)
 				} else {
 					continue
@@ -257,13 +257,16 @@ func validate(c *Code) error {
 			case 'b':
 				limit = c.Builders
 			case 'f':
-				limit = int(numFns)
+				if int(in.X) >= len(builtins) || builtins[in.X] == nil {
+					return fmt.Errorf("vm: %d: the VM has no built-in %s", pc, builtin.ID(in.X))
+				}
+				continue
 			}
 			if o.v >= limit {
 				return fmt.Errorf("vm: %d: %s operand %d out of range (%c < %d)", pc, in.Op, o.v, o.kind, limit)
 			}
 		}
-		if in.Op == CALL && int(in.B)+fns[in.X].nargs > c.NumRegs {
+		if in.Op == CALL && int(in.B)+builtin.ByID(builtin.ID(in.X)).ValueArgs() > c.NumRegs {
 			return fmt.Errorf("vm: %d: CALL arguments out of range", pc)
 		}
 		if in.Op == NEXT && int(in.B)+1 >= c.NumRegs {

@@ -8,88 +8,12 @@
 package vm
 
 import (
-	"fmt"
 	"regexp"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
-
-// Action is what happens to a record after a run.
-type Action uint8
-
-const (
-	Keep Action = iota // emit the record
-	Drop               // drop the record
-)
-
-func (a Action) String() string {
-	if a == Drop {
-		return "drop"
-	}
-	return "keep"
-}
-
-// Reason is why a run faulted (semantics.md, "Faults").
-type Reason uint8
-
-const (
-	NoFault Reason = iota
-	TypeMismatch
-	DivisionByZero
-	NonFinite
-	PathConflict
-	StringTooLong
-	RecordTooLarge
-	IterationLimit
-	NumReasons
-)
-
-var reasonNames = [NumReasons]string{"", "type_mismatch", "division_by_zero", "non_finite", "path_conflict", "string_too_long", "record_too_large", "iteration_limit"}
-
-func (r Reason) String() string {
-	if r < NumReasons {
-		return reasonNames[r]
-	}
-	return fmt.Sprintf("reason(%d)", r)
-}
-
-// Limits of a run (LANGUAGE.md §7).
-const (
-	MaxString = 1 << 20  // the longest string a policy may build, in bytes
-	MaxRecord = 16 << 20 // the largest record a policy may leave, encoded as JSON
-	// MaxIterations is how many elements the for loops of one run may
-	// visit, all loops together. A loop is bounded by its data, but loops
-	// nested n deep cost the data's size to the n-th power: this keeps
-	// one record from stalling a pipeline, as Lua filters need a time
-	// budget for.
-	MaxIterations = 1 << 20
-)
-
-// Result is the result of one run. After a fault the record is as it came
-// in (every edit discarded) and Action says whether it is kept (the
-// default) or dropped (on_fault drop).
-type Result struct {
-	Action Action
-	Fault  Reason
-}
-
-// Kept reports whether the record goes on.
-func (r Result) Kept() bool { return r.Action == Keep }
-
-func (r Result) String() string {
-	switch {
-	case r.Fault != NoFault && r.Action == Drop:
-		return "fault (" + r.Fault.String() + "), dropped"
-	case r.Fault != NoFault:
-		return "fault (" + r.Fault.String() + ")"
-	case r.Action == Drop:
-		return "drop"
-	}
-	return "keep"
-}
 
 // Instr is one instruction: an opcode and up to four small operands. Which
 // operands are registers, constants, paths or jump targets depends on the
@@ -118,6 +42,9 @@ type Code struct {
 	Sets     []*Set
 	Iters    int // for loops nested at most this deep
 	Builders int // map and array literals nested at most this deep
+	// Options are the clock and limits of every run, however it is run
+	// (Program.Run, RunBatch, a Machine); zero limits are the defaults.
+	Options spec.Options
 }
 
 // Path is a record path, some of whose steps may be computed at run time:
@@ -129,12 +56,12 @@ type Path struct {
 	Dyn   []uint16
 }
 
-// Program is a compiled policy: immutable apart from its fault counters, and
-// safe to run from many goroutines at once.
+// Program is a compiled policy: immutable, and safe to run from many
+// goroutines at once. It keeps no counts: whoever runs it tallies the
+// Results (spec.Counts).
 type Program struct {
-	code   Code
-	faults [NumReasons]atomic.Uint64
-	pool   sync.Pool
+	code Code
+	pool sync.Pool
 }
 
 // New checks c's operands and returns the Program.
@@ -142,10 +69,14 @@ func New(c Code) (*Program, error) {
 	if err := validate(&c); err != nil {
 		return nil, err
 	}
+	c.Options.Limits = c.Options.Limits.OrDefault()
 	p := &Program{code: c}
 	p.pool.New = func() any { return NewMachine(p) }
 	return p, nil
 }
+
+// Options are the clock and limits the Program runs with.
+func (p *Program) Options() spec.Options { return p.code.Options }
 
 // Name is the policy's name.
 func (p *Program) Name() string { return p.code.Name }
@@ -156,17 +87,8 @@ func (p *Program) OnFaultDrop() bool { return p.code.OnFaultDrop }
 // Len is the number of instructions.
 func (p *Program) Len() int { return len(p.code.Instrs) }
 
-// Faults returns how many runs faulted, by reason (index NoFault is 0).
-func (p *Program) Faults() [NumReasons]uint64 {
-	var out [NumReasons]uint64
-	for i := range out {
-		out[i] = p.faults[i].Load()
-	}
-	return out
-}
-
 // Run runs the program over rec with a Machine from an internal pool.
-func (p *Program) Run(rec *record.Record) Result {
+func (p *Program) Run(rec *record.Record) spec.Result {
 	m := p.pool.Get().(*Machine)
 	r := m.Run(rec)
 	p.pool.Put(m)
@@ -176,7 +98,7 @@ func (p *Program) Run(rec *record.Record) Result {
 // RunBatch runs the program over every record of recs with one pooled
 // Machine, writing results[i] for recs[i]; results must be at least as
 // long as recs.
-func (p *Program) RunBatch(recs []*record.Record, results []Result) {
+func (p *Program) RunBatch(recs []*record.Record, results []spec.Result) {
 	m := p.pool.Get().(*Machine)
 	results = results[:len(recs)]
 	for i, rec := range recs {
@@ -184,6 +106,3 @@ func (p *Program) RunBatch(recs []*record.Record, results []Result) {
 	}
 	p.pool.Put(m)
 }
-
-// Clock gives now() its value; nil means the wall clock.
-type Clock func() time.Time

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Programs are assembled by hand here; compiler tests cover the lowering.
@@ -45,34 +47,39 @@ func TestRunSetAndFault(t *testing.T) {
 	})
 	tests := []struct {
 		in, out string
-		res     Result
+		res     spec.Result
 	}{
-		{`{"n":1}`, `{"n":1,"q":2}`, Result{}},
-		{`{"n":0}`, `{"n":0}`, Result{Fault: DivisionByZero}},
-		{`{"n":"x"}`, `{"n":"x"}`, Result{Fault: TypeMismatch}},
-		{`{}`, `{}`, Result{Fault: TypeMismatch}},
+		{`{"n":1}`, `{"n":1,"q":2}`, spec.Result{}},
+		{`{"n":0}`, `{"n":0}`, spec.Result{Fault: spec.DivisionByZero}},
+		{`{"n":"x"}`, `{"n":"x"}`, spec.Result{Fault: spec.TypeMismatch}},
+		{`{}`, `{}`, spec.Result{Fault: spec.TypeMismatch}},
 	}
 	a := record.NewArena()
+	var counts spec.Counts
 	for _, tt := range tests {
 		rec := decode(t, a, tt.in)
 		res := p.Run(rec)
+		counts.Add(res)
 		if res != tt.res || string(rec.AppendJSON(nil)) != tt.out {
 			t.Errorf("%s: got %v %s, want %v %s", tt.in, res, rec.AppendJSON(nil), tt.res, tt.out)
 		}
 	}
-	if f := p.Faults(); f[DivisionByZero] != 1 || f[TypeMismatch] != 2 {
-		t.Errorf("faults = %v", f)
+	if f := counts.Faults; f[spec.DivisionByZero] != 1 || f[spec.TypeMismatch] != 2 || counts.Runs != 4 {
+		t.Errorf("counts = %+v", counts)
 	}
 }
 
 func TestValidate(t *testing.T) {
 	bad := []Code{
-		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}}, NumRegs: 1},                                    // does not end
-		{Instrs: []Instr{{Op: MOVE, A: 5, B: 0}, {Op: KEEP}}, NumRegs: 1},                        // register range
-		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}, {Op: KEEP}}, NumRegs: 1, Consts: []Reg{Int(1)}}, // writes a constant
-		{Instrs: []Instr{{Op: GET, A: 0, B: 3}, {Op: KEEP}}, NumRegs: 1},                         // path range
-		{Instrs: []Instr{{Op: JMP, A: 9}, {Op: KEEP}}, NumRegs: 1},                               // jump range
-		{Instrs: []Instr{{Op: numOps}, {Op: KEEP}}, NumRegs: 1},                                  // opcode
+		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}}, NumRegs: 1},                                        // does not end
+		{Instrs: []Instr{{Op: MOVE, A: 5, B: 0}, {Op: KEEP}}, NumRegs: 1},                            // register range
+		{Instrs: []Instr{{Op: MOVE, A: 0, B: 0}, {Op: KEEP}}, NumRegs: 1, Consts: []Reg{Int(1)}},     // writes a constant
+		{Instrs: []Instr{{Op: GET, A: 0, B: 3}, {Op: KEEP}}, NumRegs: 1},                             // path range
+		{Instrs: []Instr{{Op: JMP, A: 9}, {Op: KEEP}}, NumRegs: 1},                                   // jump range
+		{Instrs: []Instr{{Op: numOps}, {Op: KEEP}}, NumRegs: 1},                                      // opcode
+		{Instrs: []Instr{{Op: CALL, A: 0, B: 0, X: uint8(builtin.Exists)}, {Op: KEEP}}, NumRegs: 1},  // no VM function
+		{Instrs: []Instr{{Op: CALL, A: 0, B: 0, X: 200}, {Op: KEEP}}, NumRegs: 1},                    // no built-in
+		{Instrs: []Instr{{Op: CALL, A: 0, B: 0, X: uint8(builtin.Replace)}, {Op: KEEP}}, NumRegs: 1}, // argument range
 	}
 	for i, c := range bad {
 		if _, err := New(c); err == nil {
@@ -83,12 +90,12 @@ func TestValidate(t *testing.T) {
 
 func TestNowFixed(t *testing.T) {
 	p := mustNew(t, Code{
-		Instrs:  []Instr{{Op: NOW, A: 0}, {Op: SET, A: 0, B: 0}, {Op: KEEP}},
+		Instrs:  []Instr{{Op: CALL, A: 0, X: uint8(builtin.Now)}, {Op: SET, A: 0, B: 0}, {Op: KEEP}},
 		NumRegs: 1,
 		Paths:   []Path{{Steps: record.NewPath("t")}},
+		Options: spec.Options{Clock: spec.FixedClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))},
 	})
 	m := NewMachine(p)
-	m.SetNow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	a := record.NewArena()
 	rec := decode(t, a, `{}`)
 	m.Run(rec)
@@ -97,44 +104,56 @@ func TestNowFixed(t *testing.T) {
 	}
 }
 
+// TestEveryBuiltin fails when the VM lacks a built-in that the compiler
+// sends to CALL: every one but exists and coalesce, which compile to
+// instructions of their own.
+func TestEveryBuiltin(t *testing.T) {
+	for _, f := range builtin.All() {
+		special := f.ID == builtin.Exists || f.ID == builtin.Coalesce
+		if (builtins[f.ID] == nil) != special {
+			t.Errorf("%s: VM implementation present = %v", f.Name, builtins[f.ID] != nil)
+		}
+	}
+}
+
 func TestBuiltins(t *testing.T) {
 	re := regexp.MustCompile(`(?P<k>\w+)=(?P<v>\w*)`)
 	tests := []struct {
-		fn   Fn
+		fn   builtin.ID
 		args []Reg
 		want string // JSON of the result
 	}{
-		{FnLower, []Reg{String("ÀB c")}, `"àb c"`},
-		{FnUpper, []Reg{String("straße")}, `"STRAßE"`},
-		{FnTrim, []Reg{String(" \t x\u00a0")}, `"x"`},
-		{FnReplace, []Reg{String("aaa"), String("a"), String("bb")}, `"bbbbbb"`},
-		{FnReplace, []Reg{String("abc"), String(""), String("x")}, `"abc"`},
-		{FnSplit, []Reg{String("a,,b"), String(",")}, `["a","","b"]`},
-		{FnSplit, []Reg{String("日本"), String("")}, `["日","本"]`},
-		{FnSplit, []Reg{String(""), String("")}, `[]`},
-		{FnSubstr, []Reg{String("hello"), Int(-3), Int(2)}, `"he"`},
-		{FnSubstr, []Reg{String("hello"), Int(4), Int(2)}, `""`},
-		{FnToString, []Reg{Float(2)}, `"2.0"`},
-		{FnToString, []Reg{Null()}, `""`},
-		{FnToInt, []Reg{String("+12")}, `12`},
-		{FnToInt, []Reg{String("1 2")}, `null`},
-		{FnToInt, []Reg{Float(-2.9)}, `-2`},
-		{FnToFloat, []Reg{String("1e3")}, `1000.0`},
-		{FnToFloat, []Reg{String("inf")}, `null`},
-		{FnToBool, []Reg{Int(0)}, `false`},
-		{FnTypeOf, []Reg{{}}, `"null"`},
-		{FnHash64, []Reg{String("")}, `7175771991868484`},
-		{FnSha256Hex, []Reg{String("abc")}, `"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"`},
-		{FnParseKV, []Reg{String("a=1, b = 2,,"), String(","), String("=")}, `{"a":"1","b":"2"}`},
-		{FnParseKV, []Reg{String("a=1,b"), String(","), String("=")}, `null`},
-		{FnParseLogfmt, []Reg{String(`a=1 b="x \"y\"" c`)}, `{"a":"1","b":"x \"y\"","c":""}`},
-		{FnParseLogfmt, []Reg{String(`a="x`)}, `null`},
-		{FnParseTime, []Reg{String("10/Oct/2023:13:55:36 -0700"), String("%d/%b/%Y:%H:%M:%S %z")}, `"2023-10-10T20:55:36Z"`},
-		{FnParseTime, []Reg{String("2024-02-30"), String("%F")}, `null`},
-		{FnFormatTime, []Reg{Timestamp(1709211909123456789), String("%F %T.%L %j %e %I%p %a")}, `"2024-02-29 13:05:09.123 060 29 01PM Thu"`},
+		{builtin.Lower, []Reg{String("ÀB c")}, `"àb c"`},
+		{builtin.Upper, []Reg{String("straße")}, `"STRAßE"`},
+		{builtin.Trim, []Reg{String(" \t x\u00a0")}, `"x"`},
+		{builtin.Replace, []Reg{String("aaa"), String("a"), String("bb")}, `"bbbbbb"`},
+		{builtin.Replace, []Reg{String("abc"), String(""), String("x")}, `"abc"`},
+		{builtin.Split, []Reg{String("a,,b"), String(",")}, `["a","","b"]`},
+		{builtin.Split, []Reg{String("日本"), String("")}, `["日","本"]`},
+		{builtin.Split, []Reg{String(""), String("")}, `[]`},
+		{builtin.Substr, []Reg{String("hello"), Int(-3), Int(2)}, `"he"`},
+		{builtin.Substr, []Reg{String("hello"), Int(4), Int(2)}, `""`},
+		{builtin.ToString, []Reg{Float(2)}, `"2.0"`},
+		{builtin.ToString, []Reg{Null()}, `""`},
+		{builtin.ToInt, []Reg{String("+12")}, `12`},
+		{builtin.ToInt, []Reg{String("1 2")}, `null`},
+		{builtin.ToInt, []Reg{Float(-2.9)}, `-2`},
+		{builtin.ToFloat, []Reg{String("1e3")}, `1000.0`},
+		{builtin.ToFloat, []Reg{String("inf")}, `null`},
+		{builtin.ToBool, []Reg{Int(0)}, `false`},
+		{builtin.TypeOf, []Reg{{}}, `"null"`},
+		{builtin.Hash64, []Reg{String("")}, `7175771991868484`},
+		{builtin.Sha256Hex, []Reg{String("abc")}, `"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"`},
+		{builtin.ParseKV, []Reg{String("a=1, b = 2,,"), String(","), String("=")}, `{"a":"1","b":"2"}`},
+		{builtin.ParseKV, []Reg{String("a=1,b"), String(","), String("=")}, `null`},
+		{builtin.ParseLogfmt, []Reg{String(`a=1 b="x \"y\"" c`)}, `{"a":"1","b":"x \"y\"","c":""}`},
+		{builtin.ParseLogfmt, []Reg{String(`a="x`)}, `null`},
+		{builtin.ParseTime, []Reg{String("10/Oct/2023:13:55:36 -0700"), String("%d/%b/%Y:%H:%M:%S %z")}, `"2023-10-10T20:55:36Z"`},
+		{builtin.ParseTime, []Reg{String("2024-02-30"), String("%F")}, `null`},
+		{builtin.FormatTime, []Reg{Timestamp(1709211909123456789), String("%F %T.%L %j %e %I%p %a")}, `"2024-02-29 13:05:09.123 060 29 01PM Thu"`},
 	}
 	for _, tt := range tests {
-		nargs := tt.fn.NumArgs()
+		nargs := builtin.ByID(tt.fn).ValueArgs()
 		c := Code{
 			Consts:  tt.args,
 			NumRegs: len(tt.args) + 1,
@@ -148,7 +167,7 @@ func TestBuiltins(t *testing.T) {
 		p := mustNew(t, c)
 		a := record.NewArena()
 		rec := decode(t, a, `{}`)
-		if res := p.Run(rec); res != (Result{}) {
+		if res := p.Run(rec); res != (spec.Result{}) {
 			t.Errorf("%s: %v", tt.fn, res)
 			continue
 		}

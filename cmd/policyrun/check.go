@@ -50,7 +50,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "policyrun check: %v\n", err)
 		return 2
 	}
-	var all []diag.Diagnostic
+	var all diag.List
 	ioErr := false
 	for _, name := range files {
 		src, err := os.ReadFile(name)
@@ -72,7 +72,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case "github":
 		diag.WriteGitHub(stdout, all)
 	}
-	errs, warns := diag.Count(all)
+	errs, warns := all.Count()
 	if *format == "text" {
 		fmt.Fprintf(stderr, "%s, %s in %s\n", plural(errs, "error"), plural(warns, "warning"), plural(len(files), "file"))
 	}
@@ -87,7 +87,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // checkPolicy parses and checks one file: syntax errors first, then (on
 // whatever the parser recovered) the checker's.
-func checkPolicy(name string, src []byte) []diag.Diagnostic {
+func checkPolicy(name string, src []byte) diag.List {
 	f, errs := policy.ParseFile(name, src)
 	ds := diag.FromSyntax(name, errs)
 	if f != nil {

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 func init() {
@@ -64,7 +65,7 @@ is. At the end one summary line goes to stderr.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("eval", evalUsage, stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
-	backend := fl.String("backend", backends[0].Name(), "the backend that runs the policy")
+	backendName := fl.String("backend", backend.All()[0].Name, "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
 	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
@@ -83,7 +84,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	var runner policytest.Runner
+	var runner backend.Program
 	if *luaScript != "" {
 		r, code := loadLuaScript(*luaScript, *luaCall, *luaTimeout, stderr)
 		if r == nil {
@@ -91,7 +92,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runner = r
 	} else {
-		r, code := loadPolicy(*policyFile, *backend, stderr)
+		r, code := loadPolicy(*policyFile, *backendName, stderr)
 		if r == nil {
 			return code
 		}
@@ -101,7 +102,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
-func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (policytest.Runner, int) {
+func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (backend.Program, int) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
@@ -113,20 +114,15 @@ func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (
 		return nil, 1
 	}
 	s.Timeout = timeout
-	r, err := s.NewRunner()
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
-		return nil, 1
-	}
-	return r.PolicyRunner(), 0
+	return s, 0
 }
 
 // loadPolicy checks a policy file and loads it on the named backend; it
 // reports problems and returns nil and the exit code.
-func loadPolicy(policyFile, backend string, stderr io.Writer) (policytest.Runner, int) {
-	bs, err := selectBackends(backend)
-	if err == nil && len(bs) != 1 {
-		err = fmt.Errorf("eval runs one backend: --backend %s (policyrun test compares them all)", backendNames())
+func loadPolicy(policyFile, name string, stderr io.Writer) (backend.Program, int) {
+	b, err := backend.Lookup(name)
+	if err != nil {
+		err = fmt.Errorf("%w; eval runs one backend (policyrun test compares them all)", err)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
@@ -138,11 +134,11 @@ func loadPolicy(policyFile, backend string, stderr io.Writer) (policytest.Runner
 		return nil, 2
 	}
 	f, info, diags := compiler.CheckFile(policyFile, src)
-	if diag.HasErrors(diags) {
+	if diags.HasErrors() {
 		diag.WriteText(stderr, src, diags)
 		return nil, 1
 	}
-	runner, err := bs[0].Load(f, info, policytest.Config{})
+	runner, err := b.Load(f, info, spec.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1
@@ -151,7 +147,7 @@ func loadPolicy(policyFile, backend string, stderr io.Writer) (policytest.Runner
 }
 
 // evalRecords runs runner over the records of stdin.
-func evalRecords(runner policytest.Runner, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string) int {
+func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string) int {
 	var err error
 	e := &evaluator{
 		runner: runner, stats: evalStats{reasons: map[string]int{}},
@@ -175,7 +171,7 @@ func evalRecords(runner policytest.Runner, stdin io.Reader, stdout, stderr io.Wr
 }
 
 type evaluator struct {
-	runner  policytest.Runner
+	runner  backend.Program
 	stats   evalStats
 	out     *bufio.Writer
 	stderr  io.Writer
@@ -187,15 +183,15 @@ type evaluator struct {
 // record runs the policy over one record and writes it when kept.
 func (e *evaluator) record(rec *record.Record) error {
 	e.stats.in++
-	o := e.runner.Run(rec)
-	if o.Err != nil {
-		return o.Err
+	o, err := e.runner.Run(rec)
+	if err != nil {
+		return err
 	}
-	if o.Fault != "" {
+	if o.Fault != spec.NoFault {
 		e.stats.faulted++
-		e.stats.reasons[o.Fault]++
+		e.stats.reasons[o.Fault.String()]++
 	}
-	if o.Action == policytest.Drop {
+	if o.Action == spec.Drop {
 		e.stats.dropped++
 		return nil
 	}
@@ -205,7 +201,7 @@ func (e *evaluator) record(rec *record.Record) error {
 	} else {
 		e.buf = append(rec.AppendJSON(e.buf[:0]), '\n')
 	}
-	_, err := e.out.Write(e.buf)
+	_, err = e.out.Write(e.buf)
 	return err
 }
 

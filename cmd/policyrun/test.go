@@ -6,9 +6,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/compiler/policytest"
+	"github.com/policyrun/policyrun/policytest"
 )
 
 func init() {
@@ -32,12 +33,12 @@ Exit status: 0 all passed, 1 a test failed or a policy has errors, 2 usage.
 // runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
 func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("test", testUsage, stderr)
-	backend := fl.String("backend", "all", "backend to run the tests on: all, or one name")
+	backendName := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
-	bs, err := selectBackends(*backend)
+	bs, err := backend.Select(*backendName)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
 		return 2
@@ -59,7 +60,7 @@ func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		f, info, diags := compiler.CheckFile(name, src)
-		if diag.HasErrors(diags) {
+		if diags.HasErrors() {
 			fmt.Fprintf(stdout, "FAIL %s: the policy does not compile\n", name)
 			diag.WriteText(stdout, src, diags)
 			if f != nil && len(f.Tests) > 0 {

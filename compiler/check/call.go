@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
@@ -40,29 +40,29 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			c.regex(f, a)
 		}
 	}
-	res, err := f.CheckArgs(args)
+	res, err := checkArgs(f, args)
 	if err == nil {
 		return res
 	}
 	switch err.Reason {
-	case builtin.BadCount:
+	case badCount:
 		c.report(diag.Errorf(e, CodeArgCount, "%s", err.Msg).
 			WithLabel("%s", f.Sig).
 			WithHint("%s returns %s", f.Name, f.Doc))
-	case builtin.NotPresent:
+	case notPresent:
 		a := e.Args[err.Arg]
 		c.report(optionalErr(a, args[err.Arg], "a "+err.Want))
-	case builtin.NeedsNarrow:
+	case needsNarrow:
 		a := e.Args[err.Arg]
 		want := types.AnyType
-		if err.Arg < len(f.Params) {
-			want = f.Params[err.Arg].Type
+		if ps := signatures[f.ID].params; err.Arg < len(ps) {
+			want = ps[err.Arg]
 		}
 		c.report(anyErr(a, args[err.Arg], fmt.Sprintf("argument %d of %s", err.Arg+1, f.Name), want))
 	default:
 		a := e.Args[err.Arg]
 		name := fmt.Sprintf("argument %d", err.Arg+1)
-		if err.Arg < len(f.Params) {
+		if err.Arg < len(signatures[f.ID].params) {
 			name = "argument " + f.Params[err.Arg].Name
 		}
 		d := diag.Errorf(a, CodeArgType, "%s of %s is %s, want %s", name, f.Name, args[err.Arg], err.Want).

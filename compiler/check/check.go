@@ -5,7 +5,7 @@ package check
 import (
 	"regexp"
 
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
@@ -70,7 +70,7 @@ type InSet struct {
 
 // Check type-checks f and returns what it learned and every diagnostic
 // (sorted; errors and warnings). It does not stop at the first error.
-func Check(f *policy.File) (*Info, []diag.Diagnostic) {
+func Check(f *policy.File) (*Info, diag.List) {
 	c := &checker{
 		file: f,
 		info: &Info{
@@ -99,7 +99,7 @@ func Check(f *policy.File) (*Info, []diag.Diagnostic) {
 type checker struct {
 	file   *policy.File
 	info   *Info
-	diags  []diag.Diagnostic
+	diags  diag.List
 	quiet  int // > 0 while a loop body is checked for its fixpoint
 	scope  *scope
 	locals int

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
 )

@@ -1,7 +1,7 @@
 package check
 
 import (
-	"github.com/policyrun/policyrun/compiler/builtin"
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
 )
@@ -59,8 +59,8 @@ func (c *checker) narrow(cond policy.Expr, st *state, positive bool) *state {
 			return c.nonNull(e.Args[0], st)
 		case f.ID == builtin.IsNull && !positive:
 			return c.nonNull(e.Args[0], st)
-		case f.Narrows != nil && f.ID != builtin.IsNull && positive:
-			return c.narrowTo(e.Args[0], f.Narrows, st)
+		case signatures[f.ID].narrows != nil && f.ID != builtin.IsNull && positive:
+			return c.narrowTo(e.Args[0], signatures[f.ID].narrows, st)
 		}
 	}
 	return st

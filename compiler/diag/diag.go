@@ -6,6 +6,7 @@ package diag
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/policyrun/policyrun/policy"
 )
@@ -62,9 +63,61 @@ func (d Diagnostic) WithHint(format string, args ...any) Diagnostic {
 	return d
 }
 
+// List is the diagnostics of one check, the type every function that
+// checks policies returns.
+type List []Diagnostic
+
+// Err returns nil when no diagnostic of l is an error, and otherwise an
+// *Errors holding l (warnings stop nothing).
+func (l List) Err() error {
+	if !l.HasErrors() {
+		return nil
+	}
+	return &Errors{List: l}
+}
+
+// HasErrors reports whether any diagnostic of l is an error.
+func (l List) HasErrors() bool {
+	n, _ := l.Count()
+	return n > 0
+}
+
+// Count returns the number of errors and of warnings in l.
+func (l List) Count() (errors, warnings int) {
+	for _, d := range l {
+		if d.Severity == Error {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
+// Errors is a List with errors, as an error: one line per error (file,
+// line, column, code, message); WriteText renders it in full with the
+// source, labels and hints.
+type Errors struct {
+	List List
+}
+
+func (e *Errors) Error() string {
+	var b strings.Builder
+	for _, d := range e.List {
+		if d.Severity != Error {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
 // Sort orders ds by file and position (then code and message) and removes
 // exact duplicates, returning the shortened slice.
-func Sort(ds []Diagnostic) []Diagnostic {
+func Sort(ds List) List {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
 		switch {
@@ -87,22 +140,4 @@ func Sort(ds []Diagnostic) []Diagnostic {
 		out = append(out, d)
 	}
 	return out
-}
-
-// Count returns the number of errors and of warnings in ds.
-func Count(ds []Diagnostic) (errors, warnings int) {
-	for _, d := range ds {
-		if d.Severity == Error {
-			errors++
-		} else {
-			warnings++
-		}
-	}
-	return errors, warnings
-}
-
-// HasErrors reports whether any diagnostic in ds is an error.
-func HasErrors(ds []Diagnostic) bool {
-	n, _ := Count(ds)
-	return n > 0
 }

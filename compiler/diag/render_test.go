@@ -113,15 +113,22 @@ func TestSort(t *testing.T) {
 	b := Diagnostic{Code: "E0301", Pos: pos(4, 1), End: pos(4, 2), Filename: "a"}
 	c := Diagnostic{Code: "E0101", Pos: pos(1, 1), End: pos(1, 2), Filename: "b"}
 	w := Diagnostic{Code: "W0002", Severity: Warning, Pos: pos(9, 1), End: pos(9, 2), Filename: "a"}
-	got := Sort([]Diagnostic{c, a, b, a, w})
+	got := Sort(List{c, a, b, a, w})
 	if len(got) != 4 || got[0] != b || got[1] != a || got[2] != w || got[3] != c {
 		t.Errorf("Sort = %v", got)
 	}
-	if e, ws := Count(got); e != 3 || ws != 1 {
+	if e, ws := got.Count(); e != 3 || ws != 1 {
 		t.Errorf("Count = %d, %d", e, ws)
 	}
-	if !HasErrors(got) || HasErrors([]Diagnostic{w}) {
+	if !got.HasErrors() || (List{w}).HasErrors() {
 		t.Error("HasErrors")
+	}
+	if (List{w}).Err() != nil {
+		t.Error("a warning is an error")
+	}
+	want := "a:4:1: error[E0301]: \na:8:11: error[E0201]: \nb:1:1: error[E0101]: "
+	if err := got.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %q, want %q", err, want)
 	}
 }
 

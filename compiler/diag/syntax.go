@@ -4,8 +4,8 @@ import "github.com/policyrun/policyrun/policy"
 
 // FromSyntax converts the parser's syntax errors into diagnostics of file
 // filename.
-func FromSyntax(filename string, errs policy.ErrorList) []Diagnostic {
-	out := make([]Diagnostic, 0, len(errs))
+func FromSyntax(filename string, errs policy.ErrorList) List {
+	out := make(List, 0, len(errs))
 	for _, e := range errs {
 		if e == nil {
 			continue

@@ -154,3 +154,21 @@ func TestBasic(t *testing.T) {
 		t.Error("Basic(integer) != nil")
 	}
 }
+
+func TestParse(t *testing.T) {
+	for _, s := range []string{"string", "int?", "any?", "timestamp", "null", "array<string>", "map<any>?", "array<map<int>?>", "bytes"} {
+		typ, err := Parse(s)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+			continue
+		}
+		if typ.String() != s {
+			t.Errorf("Parse(%q) = %s", s, typ)
+		}
+	}
+	for _, s := range []string{"", "strin", "map<string", "array<>", "string??", "{a: int}", "T?", "string|array"} {
+		if typ, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) = %s, want an error", s, typ)
+		}
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler/check"
-	"github.com/policyrun/policyrun/compiler/policytest"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/policytest"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Mismatch describes a record on which backends disagree.
@@ -25,7 +27,7 @@ var negZero = regexp.MustCompile(`([:\[,])-0\.0\b`)
 
 // run is one backend's outcome and output.
 type run struct {
-	out  policytest.Outcome
+	out  spec.Result
 	json string
 	tag  string
 	time int64
@@ -34,12 +36,12 @@ type run struct {
 // Compare loads the checked policy f on every backend, runs each record on
 // each, and returns the first disagreement (outcome, fault reason, output
 // record with its key order, tag or time), or a backend error.
-func Compare(f *policy.File, info *check.Info, src string, backends []policytest.Backend, recs [][]byte) error {
-	runners := make([]policytest.Runner, len(backends))
+func Compare(f *policy.File, info *check.Info, src string, backends []backend.Backend, recs [][]byte) error {
+	runners := make([]backend.Program, len(backends))
 	for i, b := range backends {
-		r, err := b.Load(f, info, policytest.Config{Now: policytest.TestNow})
+		r, err := b.Load(f, info, spec.Options{Clock: spec.FixedClock(policytest.TestNow)})
 		if err != nil {
-			return &Mismatch{Policy: src, Detail: fmt.Sprintf("[%s] load: %v", b.Name(), err)}
+			return &Mismatch{Policy: src, Detail: fmt.Sprintf("[%s] load: %v", b.Name, err)}
 		}
 		runners[i] = r
 	}
@@ -55,19 +57,19 @@ func Compare(f *policy.File, info *check.Info, src string, backends []policytest
 			rec.SetTag([]byte("app.log"))
 			rec.SetTime(policytest.TestNow.UnixNano() + 123456789)
 			rec.Commit()
-			got := run{out: rn.Run(rec)}
-			if got.out.Err != nil {
-				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name(), got.out.Err)}
+			var got run
+			if got.out, err = rn.Run(rec); err != nil {
+				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name, err)}
 			}
-			if got.out.Action == policytest.Keep {
+			if got.out.Action == spec.Keep {
 				// gopher-lua turns -0.0 into 0.0 whenever a number goes
 				// through a register (its small-integer cache), so the
 				// backends are not held to agree on the sign of zero.
 				got.json = negZero.ReplaceAllString(string(rec.AppendJSON(nil)), "${1}0.0")
 				got.tag = string(rec.Tag())
 				got.time = rec.Time()
-				if got.out.Fault != "" && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
-					return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name(), got.out.Fault, got.json)}
+				if got.out.Fault != spec.NoFault && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
+					return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name, got.out.Fault, got.json)}
 				}
 			}
 			if i == 0 {
@@ -76,8 +78,8 @@ func Compare(f *policy.File, info *check.Info, src string, backends []policytest
 			}
 			if got != first {
 				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] %s %s tag=%q time=%d\n[%s] %s %s tag=%q time=%d",
-					backends[0].Name(), first.out, first.json, first.tag, first.time,
-					backends[i].Name(), got.out, got.json, got.tag, got.time)}
+					backends[0].Name, first.out, first.json, first.tag, first.time,
+					backends[i].Name, got.out, got.json, got.tag, got.time)}
 			}
 		}
 	}

@@ -3,14 +3,11 @@ package difftest
 import (
 	"testing"
 
-	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/policytest"
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/backend"
 )
 
-// backends are the backends held to agree. The VM joins the Lua backend
-// here (see vm_test.go when present).
-var backends = []policytest.Backend{compiler.VMBackend(), lua.Backend{}}
+// backends are the backends held to agree: every registered one.
+var backends = backend.All()
 
 // pairs runs policy seeds [from, from+n) on records each and compares the
 // backends.

@@ -4,28 +4,34 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
-// fixed is a backend that does the same thing to every record, so that the
-// harness itself can be tested without a compiler.
-type fixed struct {
-	name string
-	out  Outcome
-	set  string // a key set to true when kept
+// fixedProgram does the same thing to every record, so that the harness
+// itself can be tested without a compiler.
+type fixedProgram struct {
+	out spec.Result
+	set string // a key set to true when kept
 }
 
-func (b fixed) Name() string { return b.name }
-func (b fixed) Load(*policy.File, *check.Info, Config) (Runner, error) {
-	return b, nil
-}
-func (b fixed) Run(rec *record.Record) Outcome {
-	if b.set != "" && b.out.Fault == "" {
-		rec.Set(record.NewPath(b.set), record.BoolValue(true))
+func (p fixedProgram) Run(rec *record.Record) (spec.Result, error) {
+	if p.set != "" && p.out.Fault == spec.NoFault {
+		if err := rec.Set(record.NewPath(p.set), record.BoolValue(true)); err != nil {
+			return spec.Result{}, err
+		}
+		rec.Commit()
 	}
-	return b.out
+	return p.out, nil
+}
+
+func fixed(name string, p fixedProgram) backend.Backend {
+	return backend.Backend{Name: name, Load: func(*policy.File, *check.Info, spec.Options) (backend.Program, error) {
+		return p, nil
+	}}
 }
 
 const src = `policy "p"
@@ -55,17 +61,17 @@ func load(t *testing.T) (*policy.File, *check.Info) {
 
 func TestRunFile(t *testing.T) {
 	f, info := load(t)
-	keep := fixed{name: "keep", set: "seen"}
-	drop := fixed{name: "drop", out: Outcome{Action: Drop}}
-	fault := fixed{name: "fault", out: Outcome{Fault: "type_mismatch"}}
+	keep := fixed("keep", fixedProgram{set: "seen"})
+	drop := fixed("drop", fixedProgram{out: spec.Result{Action: spec.Drop}})
+	fault := fixed("fault", fixedProgram{out: spec.Result{Fault: spec.TypeMismatch}})
 	tests := []struct {
-		backends []Backend
+		backends []backend.Backend
 		passed   []bool // kept, dropped, faulted
 	}{
-		{[]Backend{keep}, []bool{true, false, false}},
-		{[]Backend{drop}, []bool{false, true, false}},
-		{[]Backend{fault}, []bool{false, false, true}},
-		{[]Backend{fault, fixed{name: "fault2", out: Outcome{Fault: "division_by_zero"}}}, []bool{false, false, false}},
+		{[]backend.Backend{keep}, []bool{true, false, false}},
+		{[]backend.Backend{drop}, []bool{false, true, false}},
+		{[]backend.Backend{fault}, []bool{false, false, true}},
+		{[]backend.Backend{fault, fixed("fault2", fixedProgram{out: spec.Result{Fault: spec.DivisionByZero}})}, []bool{false, false, false}},
 	}
 	for _, tt := range tests {
 		res := RunFile(f, info, tt.backends)
@@ -74,7 +80,7 @@ func TestRunFile(t *testing.T) {
 		}
 		for i, r := range res {
 			if r.Passed() != tt.passed[i] {
-				t.Errorf("%s with %s: passed = %v, want %v: %v", r.Name(), tt.backends[0].Name(), r.Passed(), tt.passed[i], r.Failures)
+				t.Errorf("%s with %s: passed = %v, want %v: %v", r.Name(), tt.backends[0].Name, r.Passed(), tt.passed[i], r.Failures)
 			}
 		}
 	}

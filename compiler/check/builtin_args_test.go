@@ -1,12 +1,16 @@
-package builtin
+package check
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/builtin"
 	T "github.com/policyrun/policyrun/compiler/types"
 )
 
 var (
+	str    = T.StringType
+	anyOpt = T.OptionalOf(T.AnyType)
 	strOpt = T.OptionalOf(T.StringType)
 	i64    = T.IntType
 	obj    = T.ObjectOf(false, T.Field{Name: "a", Type: T.IntType})
@@ -17,35 +21,35 @@ func TestSignatures(t *testing.T) {
 		name   string
 		args   []*T.Type
 		result string // "" to skip
-		reason Reason
+		reason argReason
 		ok     bool
 	}{
 		{"len", []*T.Type{str}, "int", 0, true},
 		{"len", []*T.Type{T.ArrayOf(i64)}, "int", 0, true},
 		{"len", []*T.Type{T.MapOf(str)}, "int", 0, true},
 		{"len", []*T.Type{obj}, "int", 0, true},
-		{"len", []*T.Type{i64}, "", BadType, false},
-		{"len", []*T.Type{strOpt}, "", NotPresent, false},
-		{"len", []*T.Type{anyOpt}, "", NeedsNarrow, false},
-		{"len", nil, "", BadCount, false},
+		{"len", []*T.Type{i64}, "", badType, false},
+		{"len", []*T.Type{strOpt}, "", notPresent, false},
+		{"len", []*T.Type{anyOpt}, "", needsNarrow, false},
+		{"len", nil, "", badCount, false},
 		{"lower", []*T.Type{str}, "string", 0, true},
-		{"lower", []*T.Type{strOpt}, "", NotPresent, false},
-		{"lower", []*T.Type{T.AnyType}, "", NeedsNarrow, false},
-		{"lower", []*T.Type{i64}, "", BadType, false},
+		{"lower", []*T.Type{strOpt}, "", notPresent, false},
+		{"lower", []*T.Type{T.AnyType}, "", needsNarrow, false},
+		{"lower", []*T.Type{i64}, "", badType, false},
 		{"upper", []*T.Type{str}, "string", 0, true},
 		{"trim", []*T.Type{str}, "string", 0, true},
-		{"trim", []*T.Type{str, str}, "", BadCount, false},
+		{"trim", []*T.Type{str, str}, "", badCount, false},
 		{"contains", []*T.Type{str, str}, "bool", 0, true},
-		{"contains", []*T.Type{str}, "", BadCount, false},
+		{"contains", []*T.Type{str}, "", badCount, false},
 		{"starts_with", []*T.Type{str, str}, "bool", 0, true},
-		{"ends_with", []*T.Type{str, i64}, "", BadType, false},
+		{"ends_with", []*T.Type{str, i64}, "", badType, false},
 		{"replace", []*T.Type{str, str, str}, "string", 0, true},
 		{"split", []*T.Type{str, str}, "array<string>", 0, true},
 		{"join", []*T.Type{T.ArrayOf(str), str}, "string", 0, true},
-		{"join", []*T.Type{T.ArrayOf(i64), str}, "", BadType, false},
+		{"join", []*T.Type{T.ArrayOf(i64), str}, "", badType, false},
 		{"join", []*T.Type{T.ArrayOf(T.NeverType), str}, "string", 0, true},
 		{"substr", []*T.Type{str, i64, i64}, "string", 0, true},
-		{"substr", []*T.Type{str, T.FloatType, i64}, "", BadType, false},
+		{"substr", []*T.Type{str, T.FloatType, i64}, "", badType, false},
 		{"matches", []*T.Type{str, str}, "bool", 0, true},
 		{"capture", []*T.Type{str, str}, "map<string>?", 0, true},
 		{"replace_re", []*T.Type{str, str, str}, "string", 0, true},
@@ -70,36 +74,36 @@ func TestSignatures(t *testing.T) {
 		{"is_timestamp", []*T.Type{anyOpt}, "bool", 0, true},
 		{"type_of", []*T.Type{anyOpt}, "string", 0, true},
 		{"parse_json", []*T.Type{str}, "any?", 0, true},
-		{"parse_json", []*T.Type{strOpt}, "", NotPresent, false},
+		{"parse_json", []*T.Type{strOpt}, "", notPresent, false},
 		{"parse_kv", []*T.Type{str, str, str}, "map<string>?", 0, true},
 		{"parse_logfmt", []*T.Type{str}, "map<string>?", 0, true},
 		{"now", nil, "timestamp", 0, true},
-		{"now", []*T.Type{str}, "", BadCount, false},
+		{"now", []*T.Type{str}, "", badCount, false},
 		{"parse_time", []*T.Type{str, str}, "timestamp?", 0, true},
 		{"format_time", []*T.Type{T.TimestampType, str}, "string", 0, true},
-		{"format_time", []*T.Type{str, str}, "", BadType, false},
+		{"format_time", []*T.Type{str, str}, "", badType, false},
 		{"unix_nanos", []*T.Type{T.TimestampType}, "int", 0, true},
 		{"hash64", []*T.Type{str}, "int", 0, true},
 		{"sha256_hex", []*T.Type{str}, "string", 0, true},
 		{"exists", []*T.Type{strOpt}, "bool", 0, true},
-		{"exists", []*T.Type{strOpt, str}, "", BadCount, false},
+		{"exists", []*T.Type{strOpt, str}, "", badCount, false},
 		{"keys", []*T.Type{T.MapOf(i64)}, "array<string>", 0, true},
 		{"keys", []*T.Type{obj}, "array<string>", 0, true},
-		{"keys", []*T.Type{str}, "", BadType, false},
-		{"keys", []*T.Type{T.ArrayOf(str)}, "", BadType, false},
+		{"keys", []*T.Type{str}, "", badType, false},
+		{"keys", []*T.Type{T.ArrayOf(str)}, "", badType, false},
 		{"coalesce", []*T.Type{strOpt, strOpt, str}, "string", 0, true},
 		{"coalesce", []*T.Type{strOpt, strOpt}, "string?", 0, true},
-		{"coalesce", []*T.Type{strOpt, i64}, "", BadType, false},
-		{"coalesce", []*T.Type{strOpt}, "", BadCount, false},
+		{"coalesce", []*T.Type{strOpt, i64}, "", badType, false},
+		{"coalesce", []*T.Type{strOpt}, "", badCount, false},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
-		f := Lookup(tt.name)
+		f := builtin.Lookup(tt.name)
 		if f == nil {
 			t.Fatalf("Lookup(%q) = nil", tt.name)
 		}
 		seen[tt.name] = true
-		res, err := f.CheckArgs(tt.args)
+		res, err := checkArgs(f, tt.args)
 		if (err == nil) != tt.ok {
 			t.Errorf("%s%v: err = %v, want ok=%v", tt.name, tt.args, err, tt.ok)
 			continue
@@ -111,33 +115,31 @@ func TestSignatures(t *testing.T) {
 			t.Errorf("%s%v = %s, want %s", tt.name, tt.args, res, tt.result)
 		}
 	}
-	for _, f := range All() {
+	for _, f := range builtin.All() {
 		if !seen[f.Name] {
 			t.Errorf("no signature test for %s", f.Name)
 		}
 	}
 }
 
-func TestTable(t *testing.T) {
-	for _, f := range All() {
-		if ByID(f.ID) != f {
-			t.Errorf("ByID(%d) != %s", f.ID, f.Name)
+// TestSignatureTypes holds the table's signatures to the checker's types:
+// every monomorphic signature's types parse and print back as written, and
+// only the polymorphic ones are typed by a function.
+func TestSignatureTypes(t *testing.T) {
+	for _, f := range builtin.All() {
+		sig := signatures[f.ID]
+		if sig.check != nil {
+			continue
 		}
-		if f.Doc == "" || f.Sig == "" {
-			t.Errorf("%s: missing doc or signature", f.Name)
+		var ps []string
+		for i, p := range f.Params {
+			ps = append(ps, p.Name+" "+sig.params[i].String())
 		}
-		wantRe := f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe
-		if (f.RegexArg >= 0) != wantRe {
-			t.Errorf("%s: RegexArg = %d", f.Name, f.RegexArg)
+		if got := f.Name + "(" + strings.Join(ps, ", ") + ") " + sig.result.String(); got != f.Sig {
+			t.Errorf("%s: types print as %q", f.Sig, got)
 		}
-		if (f.PathArg >= 0) != (f.ID == Exists) {
-			t.Errorf("%s: PathArg = %d", f.Name, f.PathArg)
+		if (sig.narrows != nil) != strings.HasPrefix(f.Name, "is_") {
+			t.Errorf("%s: narrows = %v", f.Name, sig.narrows)
 		}
-	}
-	if Lookup("nope") != nil {
-		t.Error("Lookup(nope) != nil")
-	}
-	if n := len(All()); n != int(numIDs)-1 {
-		t.Errorf("%d functions, %d IDs", n, numIDs-1)
 	}
 }

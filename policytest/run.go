@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Result is the result of one test block over every backend.
@@ -28,11 +30,11 @@ func (r Result) Name() string { return r.Test.Name }
 // RunFile runs every test block of f (parsed, and checked without errors
 // into info) on every backend, in the order given, and returns one Result
 // per test in source order.
-func RunFile(f *policy.File, info *check.Info, backends []Backend) []Result {
-	runners := make([]Runner, len(backends))
+func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Result {
+	runners := make([]backend.Program, len(backends))
 	loadErr := make([]error, len(backends))
 	for i, b := range backends {
-		runners[i], loadErr[i] = b.Load(f, info, Config{Now: TestNow})
+		runners[i], loadErr[i] = b.Load(f, info, spec.Options{Clock: spec.FixedClock(TestNow)})
 	}
 	var out []Result
 	for _, t := range f.Tests {
@@ -43,17 +45,17 @@ func RunFile(f *policy.File, info *check.Info, backends []Backend) []Result {
 		runs := make([]run, 0, len(backends))
 		for i, b := range backends {
 			if loadErr[i] != nil {
-				res.Failures = append(res.Failures, fmt.Sprintf("[%s] cannot load the policy: %v", b.Name(), loadErr[i]))
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] cannot load the policy: %v", b.Name, loadErr[i]))
 				continue
 			}
 			r, err := runOne(runners[i], t)
 			if err != nil {
-				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %v", b.Name(), err))
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %v", b.Name, err))
 				continue
 			}
-			r.backend = b.Name()
+			r.backend = b.Name
 			if msg := r.meets(t); msg != "" {
-				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %s", b.Name(), msg))
+				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %s", b.Name, msg))
 			}
 			runs = append(runs, r)
 		}
@@ -70,7 +72,7 @@ func RunFile(f *policy.File, info *check.Info, backends []Backend) []Result {
 // run is what one backend did with one test input.
 type run struct {
 	backend string
-	out     Outcome
+	out     spec.Result
 	input   any // the input record as JSON values
 	got     any // the record after the run, as JSON values
 }
@@ -97,7 +99,7 @@ func NewInput(t *policy.Test, a *record.Arena) (*record.Record, error) {
 	return rec, nil
 }
 
-func runOne(rn Runner, t *policy.Test) (r run, err error) {
+func runOne(rn backend.Program, t *policy.Test) (r run, err error) {
 	a := record.NewArena()
 	rec, err := NewInput(t, a)
 	if err != nil {
@@ -109,9 +111,8 @@ func runOne(rn Runner, t *policy.Test) (r run, err error) {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	r.out = rn.Run(rec)
-	if r.out.Err != nil {
-		return r, r.out.Err
+	if r.out, err = rn.Run(rec); err != nil {
+		return r, err
 	}
 	r.got = normalize(rec.ToGo())
 	return r, nil
@@ -121,22 +122,22 @@ func runOne(rn Runner, t *policy.Test) (r run, err error) {
 func (r run) meets(t *policy.Test) string {
 	switch t.Expect {
 	case policy.ExpectDropped:
-		if r.out.Action != Drop {
+		if r.out.Action != spec.Drop {
 			return fmt.Sprintf("want the record dropped, got %s%s", r.out, recordNote(r))
 		}
 	case policy.ExpectFault:
-		if r.out.Fault == "" {
+		if r.out.Fault == spec.NoFault {
 			return fmt.Sprintf("want a fault, got %s%s", r.out, recordNote(r))
 		}
-		if r.out.Action == Keep && !Equal(r.input, r.got) {
-			return "the record changed although the run faulted (" + r.out.Fault + ")\n" + Diff(r.input, r.got)
+		if r.out.Action == spec.Keep && !Equal(r.input, r.got) {
+			return "the record changed although the run faulted (" + r.out.Fault.String() + ")\n" + Diff(r.input, r.got)
 		}
 	case policy.ExpectRecord:
 		want, err := LitValue(t.Want)
 		if err != nil {
 			return "bad expected record: " + err.Error()
 		}
-		if r.out.Action != Keep || r.out.Fault != "" {
+		if r.out.Action != spec.Keep || r.out.Fault != spec.NoFault {
 			return fmt.Sprintf("want %s, got %s", JSON(want), r.out)
 		}
 		if !Equal(want, r.got) {
@@ -147,7 +148,7 @@ func (r run) meets(t *policy.Test) string {
 }
 
 func recordNote(r run) string {
-	if r.out.Action == Keep {
+	if r.out.Action == spec.Keep {
 		return ": " + JSON(r.got)
 	}
 	return ""
@@ -156,10 +157,10 @@ func recordNote(r run) string {
 // agree compares the runs of two backends over the same input.
 func agree(a, b run) string {
 	head := fmt.Sprintf("backends disagree: [%s] %s, [%s] %s", a.backend, a.out, b.backend, b.out)
-	if a.out.Action != b.out.Action || a.out.Fault != b.out.Fault {
+	if a.out != b.out {
 		return head
 	}
-	if a.out.Action == Keep && !Equal(a.got, b.got) {
+	if a.out.Action == spec.Keep && !Equal(a.got, b.got) {
 		var s strings.Builder
 		s.WriteString(fmt.Sprintf("backends disagree on the record: want is [%s], got is [%s]\n", a.backend, b.backend))
 		s.WriteString(Diff(a.got, b.got))

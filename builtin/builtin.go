@@ -1,0 +1,277 @@
+// Package builtin is the one table of the policy language's built-in
+// functions: each one's ID, name, typed signature and doc line.
+//
+// It imports nothing of ours, so that every layer reads the same table: the
+// checker types calls from the signatures, the VM and the Lua backend
+// register an implementation for each ID (and fail their tests when one is
+// missing), and docs/language.md is held to it by a test. Adding a built-in
+// means one row here, one VM function, one Lua function, one docs row and
+// conformance cases.
+package builtin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ID identifies a built-in in compiled programs (the VM's CALL operand) and
+// in every backend's table. IDs are stable: new functions are appended.
+type ID uint8
+
+const (
+	Invalid ID = iota
+	Len
+	Lower
+	Upper
+	Trim
+	Contains
+	StartsWith
+	EndsWith
+	Replace
+	Split
+	Join
+	Substr
+	Matches
+	Capture
+	ReplaceRe
+	ToString
+	ToInt
+	ToFloat
+	ToBool
+	AsString
+	AsInt
+	AsFloat
+	AsBool
+	AsMap
+	AsArray
+	IsString
+	IsInt
+	IsFloat
+	IsBool
+	IsNull
+	IsMap
+	IsArray
+	IsTimestamp
+	TypeOf
+	ParseJSON
+	ParseKV
+	ParseLogfmt
+	Now
+	ParseTime
+	FormatTime
+	UnixNanos
+	Hash64
+	Sha256Hex
+	Exists
+	Keys
+	Coalesce
+	// NumIDs is one more than the largest ID: backends size their tables
+	// of implementations with it.
+	NumIDs
+)
+
+// Func describes one built-in function.
+type Func struct {
+	ID   ID
+	Name string
+	// Sig is the typed signature as the reference writes it:
+	// "name(param type, ...) result". Types are the language's; a parameter
+	// of type path takes a path, not a value.
+	Sig string
+	Doc string // one line: what the call gives
+	// Regex marks the parameter named re as a constant RE2 pattern, which
+	// the checker compiles.
+	Regex bool
+	// Narrows is the type (as Sig writes types) an is_ test proves its
+	// argument has when it returns true; "" for other functions.
+	Narrows string
+
+	// Derived from Sig by this package.
+	Params []Param
+	Result string
+	// RegexArg and PathArg are the indexes of the regex and path
+	// parameters, or -1.
+	RegexArg, PathArg int
+}
+
+// Param is one parameter of a signature; Name is empty where the signature
+// gives only a type (len(string|array|map|object)).
+type Param struct {
+	Name string
+	Type string
+}
+
+// ValueArgs is how many arguments a call passes as values: all but the
+// regex, which backends compile once, when the program is built.
+func (f *Func) ValueArgs() int {
+	if f.RegexArg >= 0 {
+		return len(f.Params) - 1
+	}
+	return len(f.Params)
+}
+
+// Variadic reports whether f takes any number of arguments (coalesce).
+func (f *Func) Variadic() bool {
+	for _, p := range f.Params {
+		if p.Type == "..." {
+			return true
+		}
+	}
+	return false
+}
+
+// table is the definition. Rows are indexed by ID so that an ID and its row
+// cannot drift apart.
+var table = [NumIDs]Func{
+	Len:        {Sig: "len(string|array|map|object) int", Doc: "the length of a string in bytes, or the number of elements or keys"},
+	Lower:      {Sig: "lower(s string) string", Doc: "s with Unicode letters mapped to lower case"},
+	Upper:      {Sig: "upper(s string) string", Doc: "s with Unicode letters mapped to upper case"},
+	Trim:       {Sig: "trim(s string) string", Doc: "s without leading and trailing white space"},
+	Contains:   {Sig: "contains(s string, sub string) bool", Doc: "whether sub occurs in s"},
+	StartsWith: {Sig: "starts_with(s string, prefix string) bool", Doc: "whether s begins with prefix"},
+	EndsWith:   {Sig: "ends_with(s string, suffix string) bool", Doc: "whether s ends with suffix"},
+	Replace:    {Sig: "replace(s string, old string, new string) string", Doc: "s with every non-overlapping old replaced by new"},
+	Split:      {Sig: "split(s string, sep string) array<string>", Doc: "s cut around every sep (an empty sep splits into UTF-8 characters)"},
+	Join:       {Sig: "join(parts array<string>, sep string) string", Doc: "the parts joined with sep between them"},
+	Substr:     {Sig: "substr(s string, start int, end int) string", Doc: "the bytes of s from start up to end, both clamped to [0, len(s)]"},
+
+	Matches:   {Sig: "matches(s string, re string) bool", Doc: "whether the constant RE2 pattern re matches somewhere in s", Regex: true},
+	Capture:   {Sig: "capture(s string, re string) map<string>?", Doc: "the named groups of the first match of re in s, or null when it does not match", Regex: true},
+	ReplaceRe: {Sig: "replace_re(s string, re string, repl string) string", Doc: "s with every match of re replaced by repl ($1, ${name} expand groups)", Regex: true},
+
+	ToString:    {Sig: "to_string(v any?) string", Doc: `v as text: strings as they are, numbers and booleans formatted, null and absent as "", maps and arrays as JSON`},
+	ToInt:       {Sig: "to_int(v any?) int?", Doc: "v converted to an int (floats truncate, strings parse, booleans 0/1), or null"},
+	ToFloat:     {Sig: "to_float(v any?) float?", Doc: "v converted to a float (ints widen, strings parse), or null"},
+	ToBool:      {Sig: "to_bool(v any?) bool?", Doc: `v converted to a bool ("true"/"false", 1/0), or null`},
+	AsString:    {Sig: "as_string(v any?) string?", Doc: "v if it is a string, else null (no conversion)"},
+	AsInt:       {Sig: "as_int(v any?) int?", Doc: "v if it is an int, else null (no conversion)"},
+	AsFloat:     {Sig: "as_float(v any?) float?", Doc: "v if it is a float, else null (no conversion)"},
+	AsBool:      {Sig: "as_bool(v any?) bool?", Doc: "v if it is a bool, else null (no conversion)"},
+	AsMap:       {Sig: "as_map(v any?) map<any>?", Doc: "v if it is a map (object), else null"},
+	AsArray:     {Sig: "as_array(v any?) array<any>?", Doc: "v if it is an array, else null"},
+	IsString:    isTest("is_string", "string"),
+	IsInt:       isTest("is_int", "int"),
+	IsFloat:     isTest("is_float", "float"),
+	IsBool:      isTest("is_bool", "bool"),
+	IsNull:      isTest("is_null", "null"),
+	IsMap:       isTest("is_map", "map<any>"),
+	IsArray:     isTest("is_array", "array<any>"),
+	IsTimestamp: isTest("is_timestamp", "timestamp"),
+	TypeOf:      {Sig: "type_of(v any?) string", Doc: `the name of v's runtime type: "null" (also when absent), "bool", "int", "float", "string", "bytes", "timestamp", "array" or "map"`},
+
+	ParseJSON:   {Sig: "parse_json(s string) any?", Doc: "the JSON value s holds, or null when s is not JSON"},
+	ParseKV:     {Sig: "parse_kv(s string, pair_sep string, kv_sep string) map<string>?", Doc: "s split into pairs on pair_sep and each pair into key and value on kv_sep, or null when a pair has no kv_sep"},
+	ParseLogfmt: {Sig: "parse_logfmt(s string) map<string>?", Doc: "the key=value pairs of a logfmt line (quoted values unquoted), or null when s is not logfmt"},
+
+	Now:        {Sig: "now() timestamp", Doc: "the current time (fixed in tests)"},
+	ParseTime:  {Sig: "parse_time(s string, layout string) timestamp?", Doc: "s read with a strftime layout (%Y-%m-%dT%H:%M:%S...), or null when it does not match"},
+	FormatTime: {Sig: "format_time(t timestamp, layout string) string", Doc: "t written with a strftime layout, in UTC"},
+	UnixNanos:  {Sig: "unix_nanos(t timestamp) int", Doc: "nanoseconds since 1970-01-01T00:00:00Z"},
+
+	Hash64:    {Sig: "hash64(s string) int", Doc: "the 64-bit FNV-1a hash of s shifted right by 11 bits (exact in a float64), for sampling"},
+	Sha256Hex: {Sig: "sha256_hex(s string) string", Doc: "the SHA-256 of s's bytes in lower-case hex"},
+
+	Exists:   {Sig: "exists(P path) bool", Doc: "whether the path P is present (even when it holds null)"},
+	Keys:     {Sig: "keys(m map|object) array<string>", Doc: "the keys of m, in the record's order"},
+	Coalesce: {Sig: "coalesce(a T?, b T?, ..., c T) T", Doc: "the first argument that is present and not null (a chain of ??)"},
+}
+
+func isTest(name, t string) Func {
+	return Func{Sig: name + "(v any?) bool", Doc: "whether v is present and is a " + t, Narrows: t}
+}
+
+var byName = map[string]*Func{}
+
+func init() {
+	for id := Invalid + 1; id < NumIDs; id++ {
+		f := &table[id]
+		f.ID = id
+		if err := f.parseSig(); err != nil {
+			panic("builtin: " + err.Error())
+		}
+		if byName[f.Name] != nil {
+			panic("builtin: duplicate " + f.Name)
+		}
+		byName[f.Name] = f
+	}
+}
+
+// parseSig fills in Name, Params, Result, RegexArg and PathArg from Sig.
+func (f *Func) parseSig() error {
+	open, close := strings.IndexByte(f.Sig, '('), strings.LastIndexByte(f.Sig, ')')
+	if open <= 0 || close < open {
+		return fmt.Errorf("signature %q is not name(params) result", f.Sig)
+	}
+	f.Name = f.Sig[:open]
+	f.Result = strings.TrimSpace(f.Sig[close+1:])
+	f.RegexArg, f.PathArg = -1, -1
+	if list := f.Sig[open+1 : close]; list != "" {
+		for i, p := range strings.Split(list, ", ") {
+			name, typ, ok := strings.Cut(p, " ")
+			if !ok {
+				name, typ = "", p
+			}
+			f.Params = append(f.Params, Param{Name: name, Type: typ})
+			if typ == "path" {
+				f.PathArg = i
+			}
+			if f.Regex && name == "re" {
+				f.RegexArg = i
+			}
+		}
+	}
+	if f.Result == "" || f.Doc == "" {
+		return fmt.Errorf("%s: no result type or doc line", f.Name)
+	}
+	if f.Regex && f.RegexArg < 0 {
+		return fmt.Errorf("%s: Regex set but no parameter named re", f.Name)
+	}
+	return nil
+}
+
+// Lookup returns the built-in called name, or nil.
+func Lookup(name string) *Func { return byName[name] }
+
+// ByID returns the built-in with the given ID, or nil.
+func ByID(id ID) *Func {
+	if id > Invalid && id < NumIDs {
+		return &table[id]
+	}
+	return nil
+}
+
+// All returns every built-in in ID order.
+func All() []*Func {
+	out := make([]*Func, 0, NumIDs-1)
+	for id := Invalid + 1; id < NumIDs; id++ {
+		out = append(out, &table[id])
+	}
+	return out
+}
+
+// Names returns every built-in's name, sorted (for "did you mean" hints).
+func Names() []string {
+	var out []string
+	for _, f := range All() {
+		out = append(out, f.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RegexArg is the index of id's regex parameter, or -1 (also for an ID
+// that is no built-in): the VM's hot path asks by ID.
+func (id ID) RegexArg() int {
+	if f := ByID(id); f != nil {
+		return f.RegexArg
+	}
+	return -1
+}
+
+func (id ID) String() string {
+	if f := ByID(id); f != nil {
+		return f.Name
+	}
+	return fmt.Sprintf("builtin(%d)", id)
+}

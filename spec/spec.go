@@ -1,0 +1,192 @@
+// Package spec is the contract every backend of the engine is held to: a
+// run's Result, the fault Reasons with their one spelling, and a run's
+// Options (its clock and Limits).
+//
+// It imports nothing of ours, so that the VM, the Lua backend, the
+// pipeline, the test runner and embedders all read one definition
+// (docs/semantics.md, "Faults" and "Limits").
+package spec
+
+import (
+	"fmt"
+	"time"
+)
+
+// Action is what happens to a record after a run.
+type Action uint8
+
+const (
+	Keep Action = iota // the record goes on
+	Drop               // the record is dropped
+)
+
+func (a Action) String() string {
+	if a == Drop {
+		return "drop"
+	}
+	return "keep"
+}
+
+// Reason is why a run faulted; NoFault when it did not.
+type Reason uint8
+
+const (
+	NoFault Reason = iota
+	// Faults of a policy, on every backend (docs/semantics.md, "Faults").
+	TypeMismatch
+	DivisionByZero
+	NonFinite
+	PathConflict
+	StringTooLong
+	RecordTooLarge
+	IterationLimit
+	// Faults of a Fluent Bit-style Lua script (docs/lua.md).
+	LuaError  // the call raised an error
+	BadReturn // the call returned no valid code and record
+	Timeout   // the call ran past its time budget
+	// NumReasons is one more than the largest Reason, for tables of counts.
+	NumReasons
+)
+
+var reasonNames = [NumReasons]string{
+	NoFault: "", TypeMismatch: "type_mismatch", DivisionByZero: "division_by_zero",
+	NonFinite: "non_finite", PathConflict: "path_conflict", StringTooLong: "string_too_long",
+	RecordTooLarge: "record_too_large", IterationLimit: "iteration_limit",
+	LuaError: "lua_error", BadReturn: "bad_return", Timeout: "timeout",
+}
+
+// String is the reason as logs, summaries, metrics and test blocks spell it.
+func (r Reason) String() string {
+	if r < NumReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("reason(%d)", r)
+}
+
+// ParseReason returns the Reason spelled s ("" is NoFault).
+func ParseReason(s string) (Reason, bool) {
+	for r, name := range reasonNames {
+		if name == s {
+			return Reason(r), true
+		}
+	}
+	return NoFault, false
+}
+
+// Result is the result of one run. After a fault the record is as it came
+// in (every edit discarded) and Action says whether it is kept (the
+// default) or dropped (on_fault drop).
+type Result struct {
+	Action Action
+	Fault  Reason
+}
+
+// Kept reports whether the record goes on.
+func (r Result) Kept() bool { return r.Action == Keep }
+
+// Faulted reports whether the run faulted.
+func (r Result) Faulted() bool { return r.Fault != NoFault }
+
+func (r Result) String() string {
+	switch {
+	case r.Fault != NoFault && r.Action == Drop:
+		return "fault (" + r.Fault.String() + "), dropped"
+	case r.Fault != NoFault:
+		return "fault (" + r.Fault.String() + ")"
+	case r.Action == Drop:
+		return "drop"
+	}
+	return "keep"
+}
+
+// Counts tallies results. Whoever runs a program owns its Counts (a
+// pipeline stage, a CLI command), so that two users of one program do not
+// mix their figures; a Counts is not safe for concurrent use.
+type Counts struct {
+	Runs, Dropped uint64
+	Faults        [NumReasons]uint64 // by Reason; Faults[NoFault] stays 0
+}
+
+// Add counts one result.
+func (c *Counts) Add(r Result) {
+	c.Runs++
+	if r.Action == Drop {
+		c.Dropped++
+	}
+	if r.Fault != NoFault {
+		c.Faults[r.Fault]++
+	}
+}
+
+// Merge adds every count of o to c.
+func (c *Counts) Merge(o *Counts) {
+	c.Runs += o.Runs
+	c.Dropped += o.Dropped
+	for i := range c.Faults {
+		c.Faults[i] += o.Faults[i]
+	}
+}
+
+// Faulted is how many runs faulted, for any reason.
+func (c *Counts) Faulted() uint64 {
+	var n uint64
+	for _, f := range c.Faults {
+		n += f
+	}
+	return n
+}
+
+// Limits bound what one run may do; exceeding one is a fault. The zero
+// value of a field means its default (DefaultLimits).
+type Limits struct {
+	// MaxString is the longest string a policy may build, in bytes
+	// (string_too_long).
+	MaxString int
+	// MaxRecord is the largest record a policy may leave, encoded as JSON,
+	// in bytes (record_too_large).
+	MaxRecord int
+	// MaxIterations is how many elements the for loops of one run may
+	// visit, all loops together (iteration_limit). A loop is bounded by its
+	// data, but loops nested n deep cost the data's size to the n-th power:
+	// this keeps one record from stalling a pipeline, as Lua filters need a
+	// time budget for.
+	MaxIterations int
+}
+
+// DefaultLimits are the limits of a run unless the embedder sets others.
+var DefaultLimits = Limits{MaxString: 1 << 20, MaxRecord: 16 << 20, MaxIterations: 1 << 20}
+
+// OrDefault returns l with every zero field set to its default.
+func (l Limits) OrDefault() Limits {
+	if l.MaxString <= 0 {
+		l.MaxString = DefaultLimits.MaxString
+	}
+	if l.MaxRecord <= 0 {
+		l.MaxRecord = DefaultLimits.MaxRecord
+	}
+	if l.MaxIterations <= 0 {
+		l.MaxIterations = DefaultLimits.MaxIterations
+	}
+	return l
+}
+
+// Clock gives now() its value.
+type Clock func() time.Time
+
+// FixedClock is a Clock that always says t (tests, replays).
+func FixedClock(t time.Time) Clock { return func() time.Time { return t } }
+
+// Options are how a program runs on any backend: its clock and its limits.
+// The zero value is the wall clock and DefaultLimits.
+type Options struct {
+	Clock  Clock // nil: the wall clock, read once per run
+	Limits Limits
+}
+
+// Now returns the time now() gives in a run that starts now.
+func (o *Options) Now() time.Time {
+	if o.Clock != nil {
+		return o.Clock()
+	}
+	return time.Now()
+}
