@@ -458,7 +458,7 @@ func (m *Machine) toString(dst, x *Reg) Reason {
 	case record.Int:
 		buf = strconv.AppendInt(buf, x.int(), 10)
 	case record.Float:
-		buf = appendFloat(buf, x.float())
+		buf = record.AppendFloat(buf, x.float())
 	case record.Timestamp:
 		buf = time.Unix(0, x.int()).UTC().AppendFormat(buf, time.RFC3339Nano)
 	case record.Map, record.Array:
@@ -471,24 +471,6 @@ func (m *Machine) toString(dst, x *Reg) Reason {
 	v := a.NewString(buf)
 	*dst = Reg{K: record.String, S: a.Str(v), V: v}
 	return NoFault
-}
-
-// appendFloat writes f as the encoder does: the shortest form that reads
-// back as the same float, always with a '.' or an exponent.
-func appendFloat(dst []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	for _, c := range dst[start:] {
-		if c == '.' || c == 'e' || c == 'n' || c == 'N' {
-			return dst
-		}
-	}
-	return append(dst, ".0"...)
 }
 
 func toInt(x *Reg) Reg {

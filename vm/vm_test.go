@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"math"
 	"regexp"
 	"testing"
 	"time"
@@ -115,6 +116,8 @@ func TestBuiltins(t *testing.T) {
 		{FnSubstr, []Reg{String("hello"), Int(-3), Int(2)}, `"he"`},
 		{FnSubstr, []Reg{String("hello"), Int(4), Int(2)}, `""`},
 		{FnToString, []Reg{Float(2)}, `"2.0"`},
+		{FnToString, []Reg{Float(1e21)}, `"1e+21"`},
+		{FnToString, []Reg{Float(math.NaN())}, `"null"`}, // as the encoder and the Lua backend write it
 		{FnToString, []Reg{Null()}, `""`},
 		{FnToInt, []Reg{String("+12")}, `12`},
 		{FnToInt, []Reg{String("1 2")}, `null`},
