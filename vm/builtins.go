@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/internal/hash64"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
@@ -283,7 +284,7 @@ func (m *Machine) call(in Instr) Reason {
 	case FnUnixNanos:
 		*dst = Int(x.int())
 	case FnHash64:
-		*dst = Int(int64(Hash64(x.S)))
+		*dst = Int(hash64.Sum(x.S))
 	case FnSha256Hex:
 		sum := sha256.Sum256(bytesOf(x.S))
 		var h [64]byte
@@ -300,17 +301,6 @@ func (m *Machine) call(in Instr) Reason {
 		*dst = Reg{K: record.Array, V: b.Finish()}
 	}
 	return NoFault
-}
-
-// Hash64 is hash64(s): 64-bit FNV-1a shifted right by 11 bits, so that it
-// is exact in a float64.
-func Hash64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h >> 11
 }
 
 func clamp(i int64, n int) int {
