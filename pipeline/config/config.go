@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
 // Config is a whole pipeline: inputs → filters (policy stages, in order) → outputs.
@@ -81,17 +83,10 @@ type Output struct {
 	MaxFiles int    // file: rotated files kept
 }
 
-// Default values, documented in docs/pipeline.md.
-const (
-	DefaultPollInterval    = 200 * time.Millisecond
-	DefaultRefreshInterval = 60 * time.Second
-	DefaultRotateWait      = 5 * time.Second
-	DefaultFlushTimeout    = 5 * time.Second
-	DefaultFingerprintSize = 1000
-	DefaultMaxLineSize     = 1 << 20
-	DefaultBatchSize       = 16 << 10
-	DefaultMaxFiles        = 5
-)
+// DefaultMaxFiles is how many rotated files a file output keeps, documented
+// in docs/pipeline.md. The defaults of a tail input, and of batch_size (the
+// tail's MaxBatchLines), are pipeline/tail's.
+const DefaultMaxFiles = 5
 
 // Error is one problem in a config file.
 type Error struct {
@@ -140,7 +135,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	cfg := &Config{Service: Service{BatchSize: DefaultBatchSize}}
+	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines}}
 	if len(doc.Content) == 0 {
 		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
 		return nil, d.errs
@@ -185,12 +180,12 @@ func (d *decoder) pipeline(n *yaml.Node, cfg *Config) {
 func (d *decoder) input(n *yaml.Node) Input {
 	in := Input{
 		Line:            n.Line,
-		PollInterval:    DefaultPollInterval,
-		RefreshInterval: DefaultRefreshInterval,
-		RotateWait:      DefaultRotateWait,
-		FlushTimeout:    DefaultFlushTimeout,
-		FingerprintSize: DefaultFingerprintSize,
-		MaxLineSize:     DefaultMaxLineSize,
+		PollInterval:    tail.DefaultPollInterval,
+		RefreshInterval: tail.DefaultRefreshInterval,
+		RotateWait:      tail.DefaultRotateWait,
+		FlushTimeout:    tail.DefaultFlushTimeout,
+		FingerprintSize: tail.DefaultFingerprintSize,
+		MaxLineSize:     tail.DefaultMaxLineSize,
 		Parser:          "raw",
 		Tag:             "tail",
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
 const good = `
@@ -49,10 +51,10 @@ func TestParseGood(t *testing.T) {
 	if want := []string{"/var/log/containers/*.log", "/var/log/pods/*.log"}; strings.Join(in.Paths, "|") != strings.Join(want, "|") {
 		t.Errorf("paths = %q", in.Paths)
 	}
-	if in.PollInterval != 50*time.Millisecond || in.RefreshInterval != 10*time.Second || in.RotateWait != DefaultRotateWait {
+	if in.PollInterval != 50*time.Millisecond || in.RefreshInterval != 10*time.Second || in.RotateWait != tail.DefaultRotateWait {
 		t.Errorf("durations = %v %v %v", in.PollInterval, in.RefreshInterval, in.RotateWait)
 	}
-	if in.MaxLineSize != 64<<10 || in.FingerprintSize != DefaultFingerprintSize {
+	if in.MaxLineSize != 64<<10 || in.FingerprintSize != tail.DefaultFingerprintSize {
 		t.Errorf("sizes = %d %d", in.MaxLineSize, in.FingerprintSize)
 	}
 	if f := cfg.Filters[0]; f.Backend != "vm" || f.File != "k8s.policy" || f.Match != "kube.*" {
@@ -64,7 +66,7 @@ func TestParseGood(t *testing.T) {
 	if o := cfg.Outputs[0]; o.Name != "file" || o.MaxSize != 5<<20 || o.MaxFiles != DefaultMaxFiles {
 		t.Errorf("output 0 = %+v", o)
 	}
-	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != DefaultBatchSize {
+	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != tail.DefaultMaxBatchLines {
 		t.Errorf("service = %+v", cfg.Service)
 	}
 }
