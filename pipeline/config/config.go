@@ -300,30 +300,37 @@ func (d *decoder) validate(cfg *Config) {
 		if in.DB == "" {
 			continue
 		}
-		db := filepath.Clean(in.DB)
-		if first, ok := dbs[db]; ok {
+		if first, taken := claim(dbs, in.DB, in.Line); taken {
 			d.errorf(in.Line, "db %s is already the checkpoint file of the input at line %d; each input needs its own", in.DB, first)
-			continue
 		}
-		dbs[db] = in.Line
 	}
 	outs := map[string]int{}
 	for _, o := range cfg.Outputs {
 		if o.Name != "file" || o.Path == "" {
 			continue
 		}
-		path := filepath.Clean(o.Path)
-		if first, ok := outs[path]; ok {
+		if first, taken := claim(outs, o.Path, o.Line); taken {
 			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
 			continue
 		}
-		outs[path] = o.Line
+		path := filepath.Clean(o.Path)
 		for _, in := range cfg.Inputs {
 			if pat := matchesOutput(in.Paths, path); pat != "" {
 				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
 			}
 		}
 	}
+}
+
+// claim records in owners (cleaned path to line) that the section at line
+// uses the file path, one file however it is spelt (a/../b is b), unless a
+// section used it before: then it returns that section's line and taken.
+func claim(owners map[string]int, path string, line int) (first int, taken bool) {
+	path = filepath.Clean(path)
+	if first, taken = owners[path]; !taken {
+		owners[path] = line
+	}
+	return first, taken
 }
 
 // matchesOutput returns the pattern of patterns that matches the output

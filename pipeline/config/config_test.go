@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,29 @@ func TestSizesAndDurations(t *testing.T) {
 	}
 	if len(d.errs) != 3 {
 		t.Errorf("want 3 errors for bad sizes, got %v", d.errs)
+	}
+}
+
+func TestClaim(t *testing.T) {
+	owners := map[string]int{}
+	for _, tc := range []struct {
+		path  string
+		line  int
+		first int
+		taken bool
+	}{
+		{"a/out.log", 3, 0, false},
+		{"b/out.log", 5, 0, false},
+		{"a/out.log", 7, 3, true},
+		{"a/../a/./out.log", 9, 3, true}, // the same file, spelt otherwise
+		{"b//out.log", 11, 5, true},
+		{"out.log", 13, 0, false},
+	} {
+		if first, taken := claim(owners, tc.path, tc.line); first != tc.first || taken != tc.taken {
+			t.Errorf("claim(%q, %d) = %d, %v, want %d, %v", tc.path, tc.line, first, taken, tc.first, tc.taken)
+		}
+	}
+	if want := map[string]int{"a/out.log": 3, "b/out.log": 5, "out.log": 13}; !reflect.DeepEqual(owners, want) {
+		t.Errorf("owners = %v, want %v", owners, want)
 	}
 }
