@@ -300,18 +300,6 @@ func (g *gen) batchEdits() {
 		i = j
 	}
 	newIdx[len(g.code)] = uint16(len(code))
-	for i := range code {
-		in := &code[i]
-		k := in.Op.Operands()
-		if k[0] == 'j' {
-			in.A = newIdx[in.A]
-		}
-		if k[1] == 'j' {
-			in.B = newIdx[in.B]
-		}
-		if k[2] == 'j' {
-			in.C = newIdx[in.C]
-		}
-	}
+	retarget(code, newIdx)
 	g.code, g.lines = code, lines
 }

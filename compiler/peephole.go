@@ -110,6 +110,15 @@ func (g *gen) compact(keep []bool) {
 		}
 	}
 	newIdx[len(g.code)] = uint16(len(code))
+	retarget(code, newIdx)
+	g.code, g.lines = code, lines
+}
+
+// retarget moves the jump operands of code to where the instructions they
+// went to now are: old index i is new index newIdx[i], and newIdx has one
+// entry more than the old code, for a jump to its end. compact and
+// batchEdits rewrite the code this way.
+func retarget(code []vm.Instr, newIdx []uint16) {
 	for i := range code {
 		in := &code[i]
 		k := in.Op.Operands()
@@ -123,7 +132,6 @@ func (g *gen) compact(keep []bool) {
 			in.C = newIdx[in.C]
 		}
 	}
-	g.code, g.lines = code, lines
 }
 
 // fuseGuards turns a GET followed by a GUARD of the register it loaded

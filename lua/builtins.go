@@ -3,7 +3,6 @@ package lua
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"hash/fnv"
 	"math"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	glua "github.com/yuin/gopher-lua"
 
+	"github.com/policyrun/policyrun/internal/hash64"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
@@ -180,7 +180,7 @@ func (s *state) register() {
 		return 1
 	})
 	fn("hash64", func(L *glua.LState) int {
-		L.Push(glua.LNumber(Hash64(L.CheckString(1))))
+		L.Push(glua.LNumber(hash64.Sum(L.CheckString(1))))
 		return 1
 	})
 	fn("sha256_hex", func(L *glua.LState) int {
@@ -188,14 +188,6 @@ func (s *state) register() {
 		L.Push(glua.LString(hex.EncodeToString(sum[:])))
 		return 1
 	})
-}
-
-// Hash64 is hash64(s): FNV-1a 64 of s's bytes shifted right by 11 bits, so
-// that it is exact in a float64.
-func Hash64(x string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(x))
-	return int64(h.Sum64() >> 11)
 }
 
 // fault raises a policy fault from a Go helper.

@@ -3,13 +3,13 @@ package policytest
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
 )
 
 // Records are compared as JSON values (semantics.md): maps without regard
@@ -116,30 +116,12 @@ func appendScalar(dst []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
 	case float64:
-		return appendFloat(dst, v)
+		return record.AppendFloat(dst, v)
 	case string:
 		b, _ := json.Marshal(v)
 		return append(dst, b...)
 	}
 	return append(dst, "null"...)
-}
-
-// appendFloat writes f so that it reads back as a float: 2.0, 1.5, 1e+21.
-func appendFloat(dst []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(dst, "null"...)
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if !strings.ContainsAny(string(dst[start:]), ".e") {
-		dst = append(dst, ".0"...)
-	}
-	return dst
 }
 
 // normalize turns what record.ToGo returns into JSON values: timestamps

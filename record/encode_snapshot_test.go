@@ -167,29 +167,11 @@ func TestEncodeSnapshot(t *testing.T) {
 	t.Fatalf("got %d lines, want %d", len(g), len(w))
 }
 
-// appendFloatStrconv is the encoder's float formatting before its fast
-// path for short decimals: the reference.
-func appendFloatStrconv(dst []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(dst, "null"...)
-	}
-	abs := math.Abs(f)
-	fmt := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		fmt = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, fmt, -1, 64)
-	if !bytes.ContainsAny(dst, ".e") {
-		dst = append(dst, ".0"...)
-	}
-	return dst
-}
-
 func TestAppendFloatFastPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	check := func(f float64) {
 		t.Helper()
-		if got, want := appendFloat(nil, f), appendFloatStrconv(nil, f); !bytes.Equal(got, want) {
+		if got, want := AppendFloat(nil, f), appendFloatStrconv(nil, f); !bytes.Equal(got, want) {
 			t.Fatalf("%v (%#x): got %s, want %s", f, math.Float64bits(f), got, want)
 		}
 	}

@@ -78,7 +78,7 @@ func (a *Arena) AppendJSON(dst []byte, v Value) []byte {
 		}
 		return append(dst, ']')
 	case Float:
-		return appendFloat(dst, v.Float())
+		return AppendFloat(dst, v.Float())
 	case Bool:
 		if v.u != 0 {
 			return append(dst, "true"...)
@@ -123,7 +123,11 @@ func appendJSONStr(dst, s []byte, flags uint32) []byte {
 	return appendQuoted(dst, s)
 }
 
-func appendFloat(dst []byte, f float64) []byte {
+// AppendFloat appends f as records are written and to_string spells it:
+// the shortest text that reads back as the same float, always with a '.'
+// or an exponent (1.0, 0.1, 1e+21, 1e-07), and null for NaN and the
+// infinities, which JSON cannot hold. Every float formatter reads this one.
+func AppendFloat(dst []byte, f float64) []byte {
 	// Most floats in logs are short decimals (12.5, 1810.542): when
 	// m/10^k, for one k, is f, the digits of m are strconv's shortest
 	// digits too — no other decimal of 15 or fewer digits rounds to f — and
@@ -141,6 +145,12 @@ func appendFloat(dst []byte, f float64) []byte {
 			return appendDecimal(dst, f < 0, uint64(m), k)
 		}
 	}
+	return appendFloatStrconv(dst, f)
+}
+
+// appendFloatStrconv is AppendFloat without its fast path for short
+// decimals: strconv's shortest digits.
+func appendFloatStrconv(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}

@@ -166,6 +166,23 @@ func TestJSONFloatEncoding(t *testing.T) {
 	}
 }
 
+func TestAppendFloat(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {1, "1.0"}, {-2, "-2.0"}, {1.5, "1.5"},
+		{0.1, "0.1"}, {12.5, "12.5"}, {1810.542, "1810.542"}, {1e15, "1000000000000000.0"},
+		{1e20, "100000000000000000000.0"}, {1e21, "1e+21"}, {1e-6, "0.000001"}, {1e-7, "1e-07"},
+		{-1.25e-300, "-1.25e-300"}, {math.MaxFloat64, "1.7976931348623157e+308"},
+		{math.NaN(), "null"}, {math.Inf(1), "null"}, {math.Inf(-1), "null"},
+	} {
+		if got := string(AppendFloat([]byte("x="), tc.f)); got != "x="+tc.want {
+			t.Errorf("AppendFloat(%v) = %s, want x=%s", tc.f, got, tc.want)
+		}
+	}
+}
+
 func TestJSONBigInts(t *testing.T) {
 	a := NewArena()
 	r := mustDecode(t, a, `{"u":18446744073709551615,"n":-9223372036854775809}`, Referenced)

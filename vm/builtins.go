@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/hash64"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
@@ -150,7 +151,7 @@ var builtins = [builtin.NumIDs]builtinFunc{
 		return spec.NoFault
 	},
 	builtin.Hash64: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		*dst = Int(int64(Hash64(args[0].S)))
+		*dst = Int(hash64.Sum(args[0].S))
 		return spec.NoFault
 	},
 	builtin.Sha256Hex: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
@@ -292,17 +293,6 @@ func (m *Machine) join(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 	return spec.NoFault
 }
 
-// Hash64 is hash64(s): 64-bit FNV-1a shifted right by 11 bits, so that it
-// is exact in a float64.
-func Hash64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h >> 11
-}
-
 func clamp(i int64, n int) int {
 	switch {
 	case i < 0:
@@ -440,7 +430,7 @@ func (m *Machine) toString(dst, x *Reg) spec.Reason {
 	case record.Int:
 		buf = strconv.AppendInt(buf, x.int(), 10)
 	case record.Float:
-		buf = appendFloat(buf, x.float())
+		buf = record.AppendFloat(buf, x.float())
 	case record.Timestamp:
 		buf = time.Unix(0, x.int()).UTC().AppendFormat(buf, time.RFC3339Nano)
 	case record.Map, record.Array:
@@ -453,24 +443,6 @@ func (m *Machine) toString(dst, x *Reg) spec.Reason {
 	v := a.NewString(buf)
 	*dst = Reg{K: record.String, S: a.Str(v), V: v}
 	return spec.NoFault
-}
-
-// appendFloat writes f as the encoder does: the shortest form that reads
-// back as the same float, always with a '.' or an exponent.
-func appendFloat(dst []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	for _, c := range dst[start:] {
-		if c == '.' || c == 'e' || c == 'n' || c == 'N' {
-			return dst
-		}
-	}
-	return append(dst, ".0"...)
 }
 
 func toInt(x *Reg) Reg {

@@ -139,7 +139,7 @@ func regString(r *Reg) string {
 	case record.Int:
 		return strconv.FormatInt(r.int(), 10)
 	case record.Float:
-		return string(appendFloat(nil, r.float()))
+		return string(record.AppendFloat(nil, r.float()))
 	case record.String:
 		return strconv.Quote(r.S)
 	case record.Timestamp:

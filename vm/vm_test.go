@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"math"
 	"regexp"
 	"testing"
 	"time"
@@ -134,6 +135,8 @@ func TestBuiltins(t *testing.T) {
 		{builtin.Substr, []Reg{String("hello"), Int(-3), Int(2)}, `"he"`},
 		{builtin.Substr, []Reg{String("hello"), Int(4), Int(2)}, `""`},
 		{builtin.ToString, []Reg{Float(2)}, `"2.0"`},
+		{builtin.ToString, []Reg{Float(1e21)}, `"1e+21"`},
+		{builtin.ToString, []Reg{Float(math.NaN())}, `"null"`}, // as the encoder and the Lua backend write it
 		{builtin.ToString, []Reg{Null()}, `""`},
 		{builtin.ToInt, []Reg{String("+12")}, `12`},
 		{builtin.ToInt, []Reg{String("1 2")}, `null`},

@@ -7,6 +7,7 @@ import (
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/suggest"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -17,7 +18,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			c.expr(a, st)
 		}
 		d := diag.Errorf(e.Fun, CodeUnknownFunc, "unknown function %s", e.Fun.Name)
-		if s := suggest(e.Fun.Name, builtin.Names()); s != "" {
+		if s := suggest.Closest(e.Fun.Name, builtin.Names()); s != "" {
 			d = d.WithHint("did you mean %s?", s)
 		} else {
 			d = d.WithHint("policies call built-in functions only; the reference lists them")

@@ -234,18 +234,6 @@ set .ip = m["ip"] ?? ""
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	names := []string{"namespace_name", "pod_name", "labels", "level"}
-	for in, want := range map[string]string{
-		"namspace_name": "namespace_name", "pod_nme": "pod_name", "lables": "labels",
-		"levle": "level", "namespace": "namespace_name", "zzz": "",
-	} {
-		if got := suggest(in, names); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestEveryExprTyped checks that the clean golden policies leave no
 // expression the back ends will evaluate without a type in Info.Types.
 func TestEveryExprTyped(t *testing.T) {

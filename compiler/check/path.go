@@ -6,6 +6,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/suggest"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -254,7 +255,7 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 	default:
 		d = d.WithLabel("%s is a closed object", exprText(xe))
 	}
-	if s := suggest(name, names); s != "" {
+	if s := suggest.Closest(name, names); s != "" {
 		d = d.WithHint("did you mean %s?", stepText(xe, s))
 	} else {
 		d = d.WithHint("declare it in the schema, or end the object with ... to allow other keys")
@@ -380,5 +381,5 @@ func likelyTypo(a, b string) bool {
 	if len(long) != len(short)+1 || len(short) < 6 || long == short+"s" {
 		return false
 	}
-	return editDistance(short, long) == 1
+	return suggest.Distance(short, long) == 1
 }

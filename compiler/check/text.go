@@ -7,6 +7,7 @@ import (
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/suggest"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -95,55 +96,6 @@ func quoteName(name string) string {
 	return name
 }
 
-// suggest returns the candidate closest to name by edit distance, when it is
-// close enough to be a typo, or "".
-func suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	limit := max(1, min(3, len(name)/3))
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		if d < bestD && d <= limit {
-			best, bestD = c, d
-		}
-	}
-	// A prefix of a longer name ("namespace" for "namespace_name") is a
-	// likely slip too.
-	if best == "" && len(name) >= 3 {
-		for _, c := range candidates {
-			if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) && len(c) >= 3 {
-				return c
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and swaps of neighbours each cost one.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
-
 // defaultFor returns a literal of type t, for hints ("?? 0").
 func defaultFor(t *types.Type) string {
 	switch types.NonOptional(t).Kind {
@@ -229,7 +181,7 @@ func (c *checker) undefined(id *policy.Ident) {
 				names = append(names, n)
 			}
 		}
-		if s := suggest(id.Name, names); s != "" {
+		if s := suggest.Closest(id.Name, names); s != "" {
 			d = d.WithHint("did you mean %s?", s)
 		} else {
 			d = d.WithHint("record fields start with a dot: .%s", id.Name)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
 // Config is a whole pipeline: inputs → filters (policy stages, in order) → outputs.
@@ -81,17 +83,10 @@ type Output struct {
 	MaxFiles int    // file: rotated files kept
 }
 
-// Default values, documented in docs/pipeline.md.
-const (
-	DefaultPollInterval    = 200 * time.Millisecond
-	DefaultRefreshInterval = 60 * time.Second
-	DefaultRotateWait      = 5 * time.Second
-	DefaultFlushTimeout    = 5 * time.Second
-	DefaultFingerprintSize = 1000
-	DefaultMaxLineSize     = 1 << 20
-	DefaultBatchSize       = 16 << 10
-	DefaultMaxFiles        = 5
-)
+// DefaultMaxFiles is how many rotated files a file output keeps, documented
+// in docs/pipeline.md. The defaults of a tail input, and of batch_size (the
+// tail's MaxBatchLines), are pipeline/tail's.
+const DefaultMaxFiles = 5
 
 // Error is one problem in a config file.
 type Error struct {
@@ -140,7 +135,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	cfg := &Config{Service: Service{BatchSize: DefaultBatchSize}}
+	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines}}
 	if len(doc.Content) == 0 {
 		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
 		return nil, d.errs
@@ -185,12 +180,12 @@ func (d *decoder) pipeline(n *yaml.Node, cfg *Config) {
 func (d *decoder) input(n *yaml.Node) Input {
 	in := Input{
 		Line:            n.Line,
-		PollInterval:    DefaultPollInterval,
-		RefreshInterval: DefaultRefreshInterval,
-		RotateWait:      DefaultRotateWait,
-		FlushTimeout:    DefaultFlushTimeout,
-		FingerprintSize: DefaultFingerprintSize,
-		MaxLineSize:     DefaultMaxLineSize,
+		PollInterval:    tail.DefaultPollInterval,
+		RefreshInterval: tail.DefaultRefreshInterval,
+		RotateWait:      tail.DefaultRotateWait,
+		FlushTimeout:    tail.DefaultFlushTimeout,
+		FingerprintSize: tail.DefaultFingerprintSize,
+		MaxLineSize:     tail.DefaultMaxLineSize,
 		Parser:          "raw",
 		Tag:             "tail",
 	}
@@ -305,30 +300,37 @@ func (d *decoder) validate(cfg *Config) {
 		if in.DB == "" {
 			continue
 		}
-		db := filepath.Clean(in.DB)
-		if first, ok := dbs[db]; ok {
+		if first, taken := claim(dbs, in.DB, in.Line); taken {
 			d.errorf(in.Line, "db %s is already the checkpoint file of the input at line %d; each input needs its own", in.DB, first)
-			continue
 		}
-		dbs[db] = in.Line
 	}
 	outs := map[string]int{}
 	for _, o := range cfg.Outputs {
 		if o.Name != "file" || o.Path == "" {
 			continue
 		}
-		path := filepath.Clean(o.Path)
-		if first, ok := outs[path]; ok {
+		if first, taken := claim(outs, o.Path, o.Line); taken {
 			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
 			continue
 		}
-		outs[path] = o.Line
+		path := filepath.Clean(o.Path)
 		for _, in := range cfg.Inputs {
 			if pat := matchesOutput(in.Paths, path); pat != "" {
 				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
 			}
 		}
 	}
+}
+
+// claim records in owners (cleaned path to line) that the section at line
+// uses the file path, one file however it is spelt (a/../b is b), unless a
+// section used it before: then it returns that section's line and taken.
+func claim(owners map[string]int, path string, line int) (first int, taken bool) {
+	path = filepath.Clean(path)
+	if first, taken = owners[path]; !taken {
+		owners[path] = line
+	}
+	return first, taken
 }
 
 // matchesOutput returns the pattern of patterns that matches the output

@@ -1,11 +1,14 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
 const good = `
@@ -49,10 +52,10 @@ func TestParseGood(t *testing.T) {
 	if want := []string{"/var/log/containers/*.log", "/var/log/pods/*.log"}; strings.Join(in.Paths, "|") != strings.Join(want, "|") {
 		t.Errorf("paths = %q", in.Paths)
 	}
-	if in.PollInterval != 50*time.Millisecond || in.RefreshInterval != 10*time.Second || in.RotateWait != DefaultRotateWait {
+	if in.PollInterval != 50*time.Millisecond || in.RefreshInterval != 10*time.Second || in.RotateWait != tail.DefaultRotateWait {
 		t.Errorf("durations = %v %v %v", in.PollInterval, in.RefreshInterval, in.RotateWait)
 	}
-	if in.MaxLineSize != 64<<10 || in.FingerprintSize != DefaultFingerprintSize {
+	if in.MaxLineSize != 64<<10 || in.FingerprintSize != tail.DefaultFingerprintSize {
 		t.Errorf("sizes = %d %d", in.MaxLineSize, in.FingerprintSize)
 	}
 	if f := cfg.Filters[0]; f.Backend != "vm" || f.File != "k8s.policy" || f.Match != "kube.*" {
@@ -64,7 +67,7 @@ func TestParseGood(t *testing.T) {
 	if o := cfg.Outputs[0]; o.Name != "file" || o.MaxSize != 5<<20 || o.MaxFiles != DefaultMaxFiles {
 		t.Errorf("output 0 = %+v", o)
 	}
-	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != DefaultBatchSize {
+	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != tail.DefaultMaxBatchLines {
 		t.Errorf("service = %+v", cfg.Service)
 	}
 }
@@ -240,5 +243,29 @@ func TestSizesAndDurations(t *testing.T) {
 	}
 	if len(d.errs) != 3 {
 		t.Errorf("want 3 errors for bad sizes, got %v", d.errs)
+	}
+}
+
+func TestClaim(t *testing.T) {
+	owners := map[string]int{}
+	for _, tc := range []struct {
+		path  string
+		line  int
+		first int
+		taken bool
+	}{
+		{"a/out.log", 3, 0, false},
+		{"b/out.log", 5, 0, false},
+		{"a/out.log", 7, 3, true},
+		{"a/../a/./out.log", 9, 3, true}, // the same file, spelt otherwise
+		{"b//out.log", 11, 5, true},
+		{"out.log", 13, 0, false},
+	} {
+		if first, taken := claim(owners, tc.path, tc.line); first != tc.first || taken != tc.taken {
+			t.Errorf("claim(%q, %d) = %d, %v, want %d, %v", tc.path, tc.line, first, taken, tc.first, tc.taken)
+		}
+	}
+	if want := map[string]int{"a/out.log": 3, "b/out.log": 5, "out.log": 13}; !reflect.DeepEqual(owners, want) {
+		t.Errorf("owners = %v, want %v", owners, want)
 	}
 }

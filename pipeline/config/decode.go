@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/internal/suggest"
 )
 
 // decoder walks yaml.Nodes by hand rather than decoding into tagged structs:
@@ -44,7 +45,7 @@ func (d *decoder) mapping(n *yaml.Node, what string, keys map[string]func(*yaml.
 		seen[name] = k.Line
 		set, ok := keys[name]
 		if !ok {
-			d.errorf(k.Line, "%s: unknown key %q%s", what, k.Value, suggest(name, keys))
+			d.errorf(k.Line, "%s: unknown key %q%s", what, k.Value, keyHint(name, keys))
 			continue
 		}
 		set(v)
@@ -264,9 +265,9 @@ func describe(n *yaml.Node) string {
 	return "nothing"
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest known key, or the list
+// keyHint returns ` (did you mean "x"?)` for the closest known key, or the list
 // of known keys when nothing is close.
-func suggest(name string, keys map[string]func(*yaml.Node)) string {
+func keyHint(name string, keys map[string]func(*yaml.Node)) string {
 	known := make([]string, 0, len(keys))
 	for k := range keys {
 		if k != "name" {
@@ -274,47 +275,11 @@ func suggest(name string, keys map[string]func(*yaml.Node)) string {
 		}
 	}
 	sort.Strings(known)
-	best, bestDist := "", len(name)/2+1
-	for _, k := range known {
-		if dist := editDistance(normalize(name), normalize(k)); dist < bestDist {
-			best, bestDist = k, dist
-		}
-	}
-	if best != "" {
+	if best := suggest.Closest(name, known); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	if len(known) == 0 {
 		return ""
 	}
 	return " (known: " + strings.Join(known, ", ") + ")"
-}
-
-// normalize lets "Read_From_Head", "read-from-head" and "readfromhead" meet.
-func normalize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r == '.' {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, s)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

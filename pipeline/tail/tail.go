@@ -18,7 +18,7 @@ import (
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
 
-// Defaults for the zero values of Config. They match pipeline/config.
+// Defaults for the zero values of Config, which pipeline/config reads too.
 const (
 	DefaultPollInterval    = 200 * time.Millisecond
 	DefaultRefreshInterval = 60 * time.Second
