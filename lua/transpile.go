@@ -345,7 +345,7 @@ func (g *gen) set(s *policy.SetStmt) {
 		g.line("M.%s = %s", m.Name, v)
 		return
 	}
-	if _, ok := unparen(s.Target).(*policy.RootExpr); ok {
+	if _, ok := policy.Unparen(s.Target).(*policy.RootExpr); ok {
 		v := g.dyn(s.Value)
 		g.line("rec = cp(%s)", v)
 		g.line("M.rec = rec")
@@ -424,14 +424,14 @@ func (g *gen) editPath(e policy.Expr) string {
 // rootKey returns the Lua literal of e's key when e is a constant key of
 // the record itself (.a or .["a"]).
 func rootKey(e policy.Expr) (string, bool) {
-	switch x := unparen(e).(type) {
+	switch x := policy.Unparen(e).(type) {
 	case *policy.FieldExpr:
-		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
+		if _, ok := policy.Unparen(x.X).(*policy.RootExpr); ok {
 			return quote(x.Name), true
 		}
 	case *policy.IndexExpr:
-		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
-			if lit, ok := unparen(x.Index).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+		if _, ok := policy.Unparen(x.X).(*policy.RootExpr); ok {
+			if lit, ok := policy.Unparen(x.Index).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
 				return quote(lit.Str), true
 			}
 		}
@@ -442,13 +442,8 @@ func rootKey(e policy.Expr) (string, bool) {
 // constStep returns the Lua literal of a constant index: a string key or an
 // int (possibly negative) array index.
 func constStep(e policy.Expr) (string, bool) {
-	e = unparen(e)
-	neg := false
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		neg, e = true, unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	if !ok {
+	lit, neg := policy.SignedLit(e)
+	if lit == nil {
 		return "", false
 	}
 	switch {
@@ -524,17 +519,8 @@ func (g *gen) countIteration() {
 	g.line("if iters > MAXITER then fault(\"iteration_limit\") end")
 }
 
-// local names the Lua variable of a policy local.
-
-func unparen(e policy.Expr) policy.Expr {
-	for {
-		p, ok := e.(*policy.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
+// unparen is policy.Unparen, under the name transpile_expr.go calls.
+func unparen(e policy.Expr) policy.Expr { return policy.Unparen(e) }
 
 // isRaw reports whether values of type t are held unboxed: floats are
 // plain Lua numbers where the type says float, and boxed everywhere else.

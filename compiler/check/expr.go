@@ -60,25 +60,11 @@ func litType(e *policy.BasicLit) *types.Type {
 	return types.InvalidType
 }
 
-func unparen(e policy.Expr) policy.Expr {
-	for {
-		p, ok := e.(*policy.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
-
 // intLit reports whether e is an integer literal (possibly negated): such a
 // constant may stand for a float where one is expected, as in Go.
 func intLit(e policy.Expr) bool {
-	e = unparen(e)
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		e = unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	return ok && lit.Kind == policy.LitInt
+	lit, _ := policy.SignedLit(e)
+	return lit != nil && lit.Kind == policy.LitInt
 }
 
 // asFloat marks the integer literal e as used as a float.
@@ -286,7 +272,7 @@ func (c *checker) equality(e *policy.BinaryExpr, x, y *types.Type) {
 	}
 	// x == null on a value that is never null.
 	for _, side := range [][2]policy.Expr{{e.X, e.Y}, {e.Y, e.X}} {
-		lit, ok := unparen(side[1]).(*policy.BasicLit)
+		lit, ok := policy.Unparen(side[1]).(*policy.BasicLit)
 		if !ok || lit.Kind != policy.LitNull {
 			continue
 		}
@@ -334,7 +320,7 @@ func compareHint(e *policy.BinaryExpr, x, y *types.Type) string {
 		num, str, nt, stt = e.Y, e.X, y, x
 	}
 	if types.NonOptional(nt).IsNumeric() && types.NonOptional(stt).Kind == types.String {
-		if lit, ok := unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+		if lit, ok := policy.Unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
 			if _, err := strconv.ParseFloat(lit.Str, 64); err == nil {
 				return "compare with the number " + lit.Str + ", or write to_string(" + exprText(num) + ") " + e.Op.String() + " " + policy.Quote(lit.Str)
 			}
@@ -375,7 +361,7 @@ func (c *checker) order(e *policy.BinaryExpr, x, y *types.Type) {
 // a literal guessed from its shape.
 func parseTimeHint(s policy.Expr) string {
 	layout := "%Y-%m-%dT%H:%M:%SZ"
-	if lit, ok := unparen(s).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+	if lit, ok := policy.Unparen(s).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
 		switch len(lit.Str) {
 		case len("2006-01-02"):
 			layout = "%Y-%m-%d"
@@ -392,7 +378,7 @@ func orderHint(e *policy.BinaryExpr, x *types.Type) string {
 	if x.IsNumeric() {
 		str, num = e.Y, e.X
 	}
-	if lit, ok := unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+	if lit, ok := policy.Unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
 		if _, err := strconv.ParseFloat(lit.Str, 64); err == nil {
 			return "compare with the number " + lit.Str + " (no quotes)"
 		}
@@ -438,7 +424,7 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 		if y.IsNumeric() {
 			num = e.Y
 		}
-		if lit, ok := unparen(num).(*policy.BasicLit); ok {
+		if lit, ok := policy.Unparen(num).(*policy.BasicLit); ok {
 			d = d.WithHint("+ does not convert: write the number as a string, %s, to concatenate", policy.Quote(lit.Raw))
 		} else {
 			d = d.WithHint("+ does not convert: write to_string(%s) to concatenate, or convert the string with to_int(...) ?? 0 to add", exprText(num))
@@ -453,7 +439,7 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 }
 
 func isZero(e policy.Expr) bool {
-	lit, ok := unparen(e).(*policy.BasicLit)
+	lit, ok := policy.Unparen(e).(*policy.BasicLit)
 	return ok && (lit.Kind == policy.LitInt && lit.Int == 0 || lit.Kind == policy.LitFloat && lit.Float == 0)
 }
 
@@ -509,7 +495,7 @@ func (c *checker) coalesce(e *policy.BinaryExpr, st *state) *types.Type {
 // in checks x in [c1, c2, ...] and records the constant set.
 func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 	x := c.expr(e.X, st)
-	list, ok := unparen(e.Y).(*policy.ListLit)
+	list, ok := policy.Unparen(e.Y).(*policy.ListLit)
 	if !ok {
 		c.expr(e.Y, st)
 		c.report(diag.Errorf(e.Y, CodeInList, "in needs a constant list").
@@ -564,13 +550,8 @@ func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 
 // constValue returns the value of a scalar literal (a negated number too).
 func constValue(e policy.Expr) (any, *types.Type, bool) {
-	e = unparen(e)
-	neg := false
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		neg, e = true, unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	if !ok {
+	lit, neg := policy.SignedLit(e)
+	if lit == nil {
 		return nil, nil, false
 	}
 	switch lit.Kind {
@@ -644,16 +625,16 @@ func (c *checker) precedenceHint(e *policy.BinaryExpr, diags []diag.Diagnostic) 
 // orListHint rewrites the hint of an E0304 on the literal of
 // `.level == "error" || "warn"` (English for .level in ["error", "warn"]).
 func (c *checker) orListHint(e *policy.BinaryExpr, diags []diag.Diagnostic) {
-	lit, ok := unparen(e.Y).(*policy.BasicLit)
+	lit, ok := policy.Unparen(e.Y).(*policy.BasicLit)
 	if !ok || lit.Kind == policy.LitBool || lit.Kind == policy.LitNull {
 		return
 	}
-	cmp, ok := unparen(e.X).(*policy.BinaryExpr)
+	cmp, ok := policy.Unparen(e.X).(*policy.BinaryExpr)
 	// == with || and != with && are the lists people mean.
 	if !ok || !(cmp.Op == policy.EQL && e.Op == policy.LOR || cmp.Op == policy.NEQ && e.Op == policy.LAND) {
 		return
 	}
-	first, ok := unparen(cmp.Y).(*policy.BasicLit)
+	first, ok := policy.Unparen(cmp.Y).(*policy.BasicLit)
 	if !ok || first.Kind != lit.Kind {
 		return
 	}
