@@ -49,7 +49,7 @@ type File struct {
 func (f *File) Pos() Pos { return f.Policy }
 func (f *File) End() Pos { return f.EOF }
 
-// OnFault is the policy's answer to a fault (LANGUAGE.md §7).
+// OnFault is the policy's answer to a fault (docs/language.md, "Faults").
 type OnFault int
 
 const (

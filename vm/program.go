@@ -56,7 +56,7 @@ func (r Reason) String() string {
 	return fmt.Sprintf("reason(%d)", r)
 }
 
-// Limits of a run (LANGUAGE.md §7).
+// Limits of a run (docs/language.md, "Limits" and "Faults").
 const (
 	MaxString = 1 << 20  // the longest string a policy may build, in bytes
 	MaxRecord = 16 << 20 // the largest record a policy may leave, encoded as JSON

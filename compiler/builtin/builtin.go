@@ -1,5 +1,6 @@
 // Package builtin lists the built-in functions of the policy language
-// (LANGUAGE.md §8): each one's ID, typed signature, argument rules and doc line.
+// (docs/language.md, "Built-in functions"): each one's ID, typed signature,
+// argument rules and doc line.
 package builtin
 
 import (
