@@ -2,6 +2,16 @@ package policy
 
 import "testing"
 
+// parseValue parses src as the value of a set statement.
+func parseValue(t *testing.T, src string) Expr {
+	t.Helper()
+	f, errs := ParseFile("x.policy", []byte("policy \"p\"\nset .out = "+src+"\n"))
+	if len(errs) > 0 {
+		t.Fatalf("%q: %v", src, errs)
+	}
+	return f.Stmts[0].(*SetStmt).Value
+}
+
 func TestUnparen(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{".a", "(field . a)"},
@@ -14,20 +24,12 @@ func TestUnparen(t *testing.T) {
 		{"(f((x)))", "(call f (paren x))"},
 	}
 	for _, tt := range tests {
-		f, errs := ParseFile("x.policy", []byte("policy \"p\"\nset .out = "+tt.src+"\n"))
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", tt.src, errs)
-			continue
-		}
-		e := f.Stmts[0].(*SetStmt).Value
+		e := parseValue(t, tt.src)
 		got := Unparen(e)
 		if s := dump(got); s != tt.want {
 			t.Errorf("Unparen(%s) = %s, want %s", tt.src, s, tt.want)
 		}
-		if _, ok := got.(*ParenExpr); ok {
-			t.Errorf("Unparen(%s) is a ParenExpr", tt.src)
-		}
-		// The innermost node itself, not a copy.
+		// The node inside the parentheses itself, not a copy.
 		inner := e
 		for p, ok := inner.(*ParenExpr); ok; p, ok = inner.(*ParenExpr) {
 			inner = p.X
@@ -62,12 +64,7 @@ func TestSignedLit(t *testing.T) {
 		{"1 + 2", "", false},
 	}
 	for _, tt := range tests {
-		f, errs := ParseFile("x.policy", []byte("policy \"p\"\nset .out = "+tt.src+"\n"))
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", tt.src, errs)
-			continue
-		}
-		lit, neg := SignedLit(f.Stmts[0].(*SetStmt).Value)
+		lit, neg := SignedLit(parseValue(t, tt.src))
 		got := ""
 		if lit != nil {
 			got = dump(lit)
