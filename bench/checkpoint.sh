@@ -1,7 +1,8 @@
 #!/bin/sh
 # B4: checkpoint save and load, JSON against protobuf, in one run.
 # Prints the median of COUNT runs (default 5) for every case, then the
-# ratios at 1,000 files that BENCHMARKS.md asks for.
+# ratios at 1,000 files that the targets of docs/pipeline-tail.md, "Speed
+# and size (B4)", are stated in.
 #
 # Usage: bench/checkpoint.sh   (COUNT=n to change the number of runs)
 set -eu

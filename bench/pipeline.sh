@@ -1,7 +1,8 @@
 #!/bin/sh
 # B1, whole process: tail → policy → null over the deterministic data.
 #
-# Generates the data with `policyrun gen` (BENCHMARKS.md: flat, 1,000,000
+# Generates the data with `policyrun gen` (docs/pipeline-tail.md, "policyrun
+# gen": flat, 1,000,000
 # JSON lines of about 256 bytes; k8s, 300,000 records carrying the
 # kubernetes map, and the same number of CRI lines), then runs
 # `policyrun run` (tail with the json parser -> one policy -> null, exiting

@@ -46,7 +46,7 @@ func CompileFile(filename string, src []byte, opts ...Option) (*vm.Program, Diag
 	}
 	prog, err := Compile(f, info, opts...)
 	if err != nil {
-		d := Diagnostic{Code: "E0900", Severity: diag.Error, Pos: f.Pos(), End: f.Pos(),
+		d := Diagnostic{Code: check.CodeCompile, Severity: diag.Error, Pos: f.Pos(), End: f.Pos(),
 			Msg: err.Error(), Filename: filename}
 		return nil, append(diags, d)
 	}

@@ -18,13 +18,13 @@ type step struct {
 // flatten splits a path expression into its base (the innermost
 // non-step expression) and its steps, outermost last.
 func flatten(e policy.Expr) (policy.Expr, []step) {
-	e = unparen(e)
+	e = policy.Unparen(e)
 	var steps []step
 	for {
 		switch x := e.(type) {
 		case *policy.FieldExpr:
 			steps = append(steps, step{node: x, st: record.KeyStep(x.Name)})
-			e = unparen(x.X)
+			e = policy.Unparen(x.X)
 			continue
 		case *policy.IndexExpr:
 			s := step{node: x}
@@ -37,7 +37,7 @@ func flatten(e policy.Expr) (policy.Expr, []step) {
 				s.dyn = x.Index
 			}
 			steps = append(steps, s)
-			e = unparen(x.X)
+			e = policy.Unparen(x.X)
 			continue
 		}
 		break
@@ -48,26 +48,11 @@ func flatten(e policy.Expr) (policy.Expr, []step) {
 	return e, steps
 }
 
-func unparen(e policy.Expr) policy.Expr {
-	for {
-		p, ok := e.(*policy.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
-
 // constOf returns the value of a literal string or int (possibly negated)
 // expression, or a zero Reg.
 func constOf(e policy.Expr) vm.Reg {
-	e = unparen(e)
-	neg := false
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		neg, e = true, unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	if !ok {
+	lit, neg := policy.SignedLit(e)
+	if lit == nil {
 		return vm.Reg{}
 	}
 	switch {

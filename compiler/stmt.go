@@ -70,7 +70,7 @@ func (g *gen) set(s *policy.SetStmt) {
 		v = g.toFloat(s.Value, v)
 	}
 	pos := s.Pos()
-	switch t := unparen(s.Target).(type) {
+	switch t := policy.Unparen(s.Target).(type) {
 	case *policy.MetaExpr:
 		if t.Name == "tag" {
 			g.emit(pos, vm.SETTAG, v, 0, 0, 0)
@@ -234,7 +234,7 @@ func (g *gen) jumpIf(e policy.Expr, want bool) []int {
 		}
 		return nil
 	}
-	switch x := unparen(e).(type) {
+	switch x := policy.Unparen(e).(type) {
 	case *policy.UnaryExpr:
 		if x.Op == policy.NOT {
 			return g.jumpIf(x.X, !want)

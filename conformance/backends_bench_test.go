@@ -3,7 +3,7 @@ package conformance
 import (
 	"testing"
 
-	"github.com/policyrun/policyrun/conformance/baselines/expr"
+	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"
@@ -38,7 +38,7 @@ func backendLines(tb testing.TB, kind string) [][]byte {
 //     to a Lua table and, when edited, back into the arena;
 //   - lua_handwritten: the idiomatic Fluent Bit filter of baselines/lua,
 //     with Fluent Bit's conversion to a plain table and back;
-//   - expr: the expr-lang program of baselines/expr over the record decoded
+//   - expr: the expr-lang program of internal/exprbaseline over the record decoded
 //     with encoding/json into a map[string]any and encoded again, as a Go
 //     program built on expr would.
 //
@@ -83,7 +83,7 @@ func BenchmarkBackends(b *testing.B) {
 			runBackendBatch(b, ls, func(rec *record.Record) { r.Run(rec) })
 		})
 		b.Run(c.name+"/expr", func(b *testing.B) {
-			var r expr.Runner
+			var r exprbaseline.Runner
 			for _, l := range ls { // the same untimed warm-up pass
 				if _, _, err := r.Run(c.expr, l); err != nil {
 					b.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
-	"github.com/policyrun/policyrun/conformance/baselines/expr"
+	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/policy"
@@ -22,7 +22,7 @@ import (
 // The baselines of B1: each of the nine policies as the VM runs it, as the
 // Lua transpiler runs it, as a hand-written Fluent Bit Lua filter
 // (baselines/lua) and as an expr-lang program over encoding/json maps
-// (baselines/expr). They must give the same records.
+// (internal/exprbaseline). They must give the same records.
 
 // baseCase is one B1 policy with its four implementations.
 type baseCase struct {
@@ -30,7 +30,7 @@ type baseCase struct {
 	prog       *vm.Program
 	transpiled *lua.Program
 	script     *lua.Script
-	expr       *expr.Baseline
+	expr       *exprbaseline.Baseline
 }
 
 func baseCases(tb testing.TB) []baseCase {
@@ -39,7 +39,7 @@ func baseCases(tb testing.TB) []baseCase {
 	if err != nil || len(files) != 9 {
 		tb.Fatalf("want the nine B1 policies, found %d (%v)", len(files), err)
 	}
-	exprs, err := expr.All()
+	exprs, err := exprbaseline.All()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestBaselinesAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sr.Close()
-			var er expr.Runner
+			var er exprbaseline.Runner
 			a := record.NewArena()
 			kept := 0
 			for _, line := range lines[c.kind] {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/conformance/baselines/expr"
+	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"
 )
@@ -40,7 +40,7 @@ func BenchmarkBackendRatios(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer lh.Close()
-			var er expr.Runner
+			var er exprbaseline.Runner
 			backends := []func(*record.Record){
 				func(rec *record.Record) { m.Run(rec) },
 				func(rec *record.Record) {

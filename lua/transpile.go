@@ -2,7 +2,6 @@ package lua
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -345,7 +344,7 @@ func (g *gen) set(s *policy.SetStmt) {
 		g.line("M.%s = %s", m.Name, v)
 		return
 	}
-	if _, ok := unparen(s.Target).(*policy.RootExpr); ok {
+	if _, ok := policy.Unparen(s.Target).(*policy.RootExpr); ok {
 		v := g.dyn(s.Value)
 		g.line("rec = cp(%s)", v)
 		g.line("M.rec = rec")
@@ -424,14 +423,14 @@ func (g *gen) editPath(e policy.Expr) string {
 // rootKey returns the Lua literal of e's key when e is a constant key of
 // the record itself (.a or .["a"]).
 func rootKey(e policy.Expr) (string, bool) {
-	switch x := unparen(e).(type) {
+	switch x := policy.Unparen(e).(type) {
 	case *policy.FieldExpr:
-		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
+		if _, ok := policy.Unparen(x.X).(*policy.RootExpr); ok {
 			return quote(x.Name), true
 		}
 	case *policy.IndexExpr:
-		if _, ok := unparen(x.X).(*policy.RootExpr); ok {
-			if lit, ok := unparen(x.Index).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
+		if _, ok := policy.Unparen(x.X).(*policy.RootExpr); ok {
+			if lit, ok := policy.Unparen(x.Index).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
 				return quote(lit.Str), true
 			}
 		}
@@ -442,13 +441,8 @@ func rootKey(e policy.Expr) (string, bool) {
 // constStep returns the Lua literal of a constant index: a string key or an
 // int (possibly negative) array index.
 func constStep(e policy.Expr) (string, bool) {
-	e = unparen(e)
-	neg := false
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		neg, e = true, unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	if !ok {
+	lit, neg := policy.SignedLit(e)
+	if lit == nil {
 		return "", false
 	}
 	switch {
@@ -522,118 +516,4 @@ func (g *gen) countIteration() {
 	g.loops = true
 	g.line("iters = iters + 1")
 	g.line("if iters > MAXITER then fault(\"iteration_limit\") end")
-}
-
-// local names the Lua variable of a policy local.
-
-func unparen(e policy.Expr) policy.Expr {
-	for {
-		p, ok := e.(*policy.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
-
-// isRaw reports whether values of type t are held unboxed: floats are
-// plain Lua numbers where the type says float, and boxed everywhere else.
-func isRaw(t *types.Type) bool {
-	return t != nil && types.NonOptional(t).Kind == types.Float
-}
-
-// guardCall returns a call that checks the kind of v against t, or "" when
-// every value fits. Guards are shallow, as the VM's: the elements of an
-// array or map are checked where they are used (for binds them, join reads
-// them), not when the container is read.
-func (g *gen) guardCall(v string, t *types.Type) string {
-	if _, ok := guardSpec(t); !ok {
-		return ""
-	}
-	k, opt := guardKind(t)
-	call := fmt.Sprintf("chk(%s, %q, %t)", v, k, opt)
-	// The common case inline: chk runs only when the kind looks wrong.
-	switch k {
-	case "string", "boolean", "int":
-		lt := map[string]string{"string": "string", "boolean": "boolean", "int": "number"}[k]
-		return fmt.Sprintf("if type(%s) ~= %q then %s end", v, lt, call)
-	case "bool":
-		return fmt.Sprintf("if type(%s) ~= \"boolean\" then %s end", v, call)
-	case "map":
-		return fmt.Sprintf("if getmetatable(%s) ~= MAP then %s end", v, call)
-	}
-	return call
-}
-
-func guardKind(t *types.Type) (string, bool) {
-	opt := t.IsOptional()
-	base := types.NonOptional(t)
-	switch base.Kind {
-	case types.Any:
-		return "any", opt
-	case types.Null:
-		return "null", opt
-	case types.Bool:
-		return "bool", opt
-	case types.Int:
-		return "int", opt
-	case types.Float:
-		return "float", opt
-	case types.String:
-		return "string", opt
-	case types.Bytes:
-		return "bytes", opt
-	case types.Timestamp:
-		return "timestamp", opt
-	case types.Array:
-		return "array", opt
-	case types.Map, types.Object:
-		return "map", opt
-	}
-	return "", opt
-}
-
-// guardSpec reports whether t constrains a value at all.
-func guardSpec(t *types.Type) (string, bool) {
-	if t == nil || t.IsInvalid() || t.Kind == types.Never {
-		return "", false
-	}
-	k, opt := guardKind(t)
-	if k == "" || k == "any" && opt {
-		return "", false
-	}
-	return k, true
-}
-
-// quote writes s as a Lua string literal, escaping every byte outside
-// printable ASCII.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c >= 0x20 && c < 0x7f:
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "\\%03d", c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// number writes a Lua numeral for f (finite).
-func number(f float64) string {
-	if f == 0 && math.Signbit(f) {
-		return "(-0.0)"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if f < 0 {
-		return "(" + s + ")"
-	}
-	return s
 }

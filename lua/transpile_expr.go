@@ -176,11 +176,11 @@ func (g *gen) read(e policy.Expr, final, shallow bool) string {
 
 // container evaluates the operand of a field or index step.
 func (g *gen) container(xe policy.Expr) string {
-	switch unparen(xe).(type) {
+	switch policy.Unparen(xe).(type) {
 	case *policy.RootExpr:
 		return "rec"
 	case *policy.FieldExpr, *policy.IndexExpr:
-		return g.read(unparen(xe), true, true)
+		return g.read(policy.Unparen(xe), true, true)
 	}
 	return g.expr(xe)
 }
@@ -355,7 +355,7 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 	res := func(r string) string { return g.tmp(r) }
 	switch f.ID {
 	case builtin.Exists:
-		a := unparen(args[0])
+		a := policy.Unparen(args[0])
 		switch a.(type) {
 		case *policy.FieldExpr, *policy.IndexExpr:
 			v := g.read(a, false, true)

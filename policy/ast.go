@@ -49,7 +49,7 @@ type File struct {
 func (f *File) Pos() Pos { return f.Policy }
 func (f *File) End() Pos { return f.EOF }
 
-// OnFault is the policy's answer to a fault (LANGUAGE.md §7).
+// OnFault is the policy's answer to a fault (docs/language.md, "Faults").
 type OnFault int
 
 const (
@@ -211,6 +211,32 @@ type ParenExpr struct {
 	Lparen Pos
 	X      Expr
 	Rparen Pos
+}
+
+// Unparen strips the parentheses around x: it returns the innermost X of a
+// ParenExpr chain, or x itself when x is not a ParenExpr.
+func Unparen(x Expr) Expr {
+	for {
+		p, ok := x.(*ParenExpr)
+		if !ok {
+			return x
+		}
+		x = p.X
+	}
+}
+
+// SignedLit returns the literal x is, in parentheses or not, and whether a
+// unary minus negates it: -1 and (-(2.5)) are literals with neg set. It
+// returns nil, false when x is no such literal (--1 is not one).
+func SignedLit(x Expr) (lit *BasicLit, neg bool) {
+	x = Unparen(x)
+	if u, ok := x.(*UnaryExpr); ok && u.Op == SUB {
+		neg, x = true, Unparen(u.X)
+	}
+	if lit, _ = x.(*BasicLit); lit == nil {
+		return nil, false
+	}
+	return lit, neg
 }
 
 // LitKind says which kind of literal a BasicLit is.

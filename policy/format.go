@@ -21,7 +21,7 @@ func FormatSource(filename string, src []byte) ([]byte, error) {
 //
 //   - two spaces of indentation, one statement per line, `{` on the line
 //     of its statement, single spaces around binary operators;
-//   - the schema one field per line; test blocks as in LANGUAGE.md §6,
+//   - the schema one field per line; test blocks as in docs/language.md, "Tests",
 //     with input, tag and expect values lined up;
 //   - one blank line between the header, the schema, the statements and
 //     each test; elsewhere runs of blank lines become one;

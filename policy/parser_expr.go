@@ -35,23 +35,12 @@ func (p *parser) parseBinary(prec int) Expr {
 		}
 		y = p.parseBinary(next)
 		if op == IN {
-			if _, ok := unparen(y).(*ListLit); !ok && !isBad(y) {
+			if _, ok := Unparen(y).(*ListLit); !ok && !isBad(y) {
 				p.errorAt(y.Pos(), y.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
 					"in needs a list literal on its right, found %s", exprKind(y))
 			}
 		}
 		x = &BinaryExpr{X: x, OpPos: pos, Op: op, Y: y}
-	}
-}
-
-// unparen strips the parentheses around x.
-func unparen(x Expr) Expr {
-	for {
-		p, ok := x.(*ParenExpr)
-		if !ok {
-			return x
-		}
-		x = p.X
 	}
 }
 

@@ -541,7 +541,7 @@ func TestParseIntRange(t *testing.T) {
 	}
 }
 
-// Parsing every construct at once: the file from LANGUAGE.md §1.
+// Parsing every construct at once: the file at the top of docs/language.md.
 func TestParseLanguageExample(t *testing.T) {
 	src := `policy "k8s-lift"
 

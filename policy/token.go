@@ -174,7 +174,8 @@ func (t Token) IsKeyword() bool { return keywordBeg < t && t < keywordEnd }
 // IsOperator reports whether t is an operator or delimiter.
 func (t Token) IsOperator() bool { return operatorBeg < t && t < operatorEnd }
 
-// Precedence returns the binary precedence of t (LANGUAGE.md §5), lowest 1,
+// Precedence returns the binary precedence of t (docs/language.md,
+// "Expressions and operators"), lowest 1,
 // or 0 when t is not a binary operator.
 func (t Token) Precedence() int {
 	switch t {

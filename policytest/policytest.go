@@ -1,4 +1,5 @@
-// Package policytest runs the test blocks of policies (LANGUAGE.md §6) on
+// Package policytest runs the test blocks of policies (docs/language.md,
+// "Tests") on
 // one or more backends and compares their records with the expectations.
 //
 // Every test runs on every backend given (package backend's registry);

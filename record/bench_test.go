@@ -172,7 +172,8 @@ func BenchmarkEditChain(b *testing.B) {
 // short chunk of records each per op, and reports the median ns/record of
 // each and the ratios the targets are stated in. On a shared, noisy machine
 // these ratios are steadier than those of separate benchmarks, whose loads
-// differ (BENCHMARKS.md: report ratios measured side by side).
+// differ (docs/records.md, "Benchmarks (B2, B3)": report ratios measured
+// side by side).
 func BenchmarkSideBySide(b *testing.B) {
 	event := b2Msgpack(b)
 	line := []byte(b2JSON)

@@ -423,18 +423,6 @@ func (r *Record) Take(p Path) (Value, bool) {
 	return v, ok
 }
 
-func samePath(p, q Path) bool {
-	if len(p) != len(q) {
-		return false
-	}
-	for i := range p {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Rename moves the value at from to to, overwriting to; it is a no-op when
 // from is absent or to is the same place. Both paths must end in a map
 // key. On error the record is unchanged.

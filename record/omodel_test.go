@@ -384,13 +384,13 @@ func (m *omodel) orename(from, to Path) error {
 	}
 	// The same place, or the same map, however the paths are spelled.
 	from, to = m.onorm(from), m.onorm(to)
-	if samePath(from, to) {
+	if from.Equal(to) {
 		return nil
 	}
 	if m.renameBreaks(from, to) {
 		return ErrIndexRange // to lies inside from, below an index step
 	}
-	if _, exists := m.oget(to); !exists && samePath(from[:len(from)-1], to[:len(to)-1]) {
+	if _, exists := m.oget(to); !exists && from[:len(from)-1].Equal(to[:len(to)-1]) {
 		parent, _ := m.oget(from[:len(from)-1])
 		pm := parent.(*omap)
 		pm.keys[pm.find(from[len(from)-1].key)] = to[len(to)-1].key

@@ -62,6 +62,21 @@ func NewPath(keys ...string) Path {
 	return p
 }
 
+// Equal reports whether p and q have the same steps: the same place in any
+// record, spelled the same way (an index counted from the end is not the
+// same step as the one it may reach).
+func (p Path) Equal(q Path) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
 var errBadPath = errors.New("record: bad path")
 
 // ParsePath parses the policy language's path syntax: ".", ".a.b",

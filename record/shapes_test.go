@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// b2JSON is the fixed record of benchmark B2 (BENCHMARKS.md): 12 top-level
+// b2JSON is the fixed record of benchmark B2 (docs/records.md, "Benchmarks
+// (B2, B3)"): 12 top-level
 // fields, the last a nested map of 5; 359 bytes as one JSON line.
 //
 //	level      string   "info"

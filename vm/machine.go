@@ -383,7 +383,7 @@ func (m *Machine) rename(from, to record.Path) spec.Reason {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].IsIndex() || to[len(to)-1].IsIndex() {
 		return spec.PathConflict
 	}
-	if samePath(from, to) {
+	if from.Equal(to) {
 		return spec.NoFault
 	}
 	v, ok := m.rec.Take(from)
@@ -394,18 +394,6 @@ func (m *Machine) rename(from, to record.Path) spec.Reason {
 		return spec.PathConflict
 	}
 	return spec.NoFault
-}
-
-func samePath(p, q record.Path) bool {
-	if len(p) != len(q) {
-		return false
-	}
-	for i := range p {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // account adds what storing r may add to the record's size, so that the

@@ -23,7 +23,8 @@ var b1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
 const genUsage = `
 usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]
 
-Writes the benchmark data of BENCHMARKS.md (B1), one line per record:
+Writes the deterministic data of benchmark B1, one line per record
+(docs/pipeline-tail.md, "policyrun gen"):
   flat  JSON log lines of about 256 bytes
   k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them
   cri   container lines in the CRI format, some split over P lines

@@ -97,7 +97,7 @@ func (c *checker) isPath(e policy.Expr) bool {
 // regex checks that the pattern argument a of f is a constant string and
 // compiles it.
 func (c *checker) regex(f *builtin.Func, a policy.Expr) {
-	lit, ok := unparen(a).(*policy.BasicLit)
+	lit, ok := policy.Unparen(a).(*policy.BasicLit)
 	if !ok || lit.Kind != policy.LitString {
 		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
 			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).

@@ -1,8 +1,9 @@
 package check
 
-// Diagnostic codes of the checker. They are stable: tools and the user
-// reference (docs/language.md) refer to them, so a code is never reused for a
-// different mistake. Syntax errors (policy/errors.go) use E0001–E0099.
+// Diagnostic codes of the checker, and E0900, which package compiler reports
+// when code generation fails after the check. They are stable: tools and the
+// user reference (docs/language.md) refer to them, so a code is never reused
+// for a different mistake. Syntax errors (policy/errors.go) use E0001–E0099.
 const (
 	CodeDupField      = "E0101" // a schema object declares a field twice
 	CodeDupKey        = "E0102" // a map literal repeats a key
@@ -36,6 +37,7 @@ const (
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
+	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
 	CodeNullCompare   = "W0003" // comparing with null a value that is never null
@@ -80,6 +82,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},
+	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},
 	{CodeNullCompare, "the value is never null, so the comparison is constant"},

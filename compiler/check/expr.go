@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -60,25 +59,11 @@ func litType(e *policy.BasicLit) *types.Type {
 	return types.InvalidType
 }
 
-func unparen(e policy.Expr) policy.Expr {
-	for {
-		p, ok := e.(*policy.ParenExpr)
-		if !ok {
-			return e
-		}
-		e = p.X
-	}
-}
-
 // intLit reports whether e is an integer literal (possibly negated): such a
 // constant may stand for a float where one is expected, as in Go.
 func intLit(e policy.Expr) bool {
-	e = unparen(e)
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		e = unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	return ok && lit.Kind == policy.LitInt
+	lit, _ := policy.SignedLit(e)
+	return lit != nil && lit.Kind == policy.LitInt
 }
 
 // asFloat marks the integer literal e as used as a float.
@@ -218,19 +203,6 @@ func (c *checker) wantBool(e policy.Expr, x *types.Type, op string) {
 		WithHint("there is no truthiness: compare explicitly, e.g. %s", truthHint(e, x)))
 }
 
-func truthHint(e policy.Expr, x *types.Type) string {
-	s := exprText(e)
-	switch x.Kind {
-	case types.String:
-		return s + ` != ""`
-	case types.Int, types.Float:
-		return s + " != 0"
-	case types.Map, types.Array, types.Object:
-		return "len(" + s + ") > 0"
-	}
-	return "exists(" + s + ")"
-}
-
 // cond checks the condition of if, drop when and stop when.
 func (c *checker) cond(e policy.Expr, st *state, what string) {
 	x := c.expr(e, st)
@@ -286,7 +258,7 @@ func (c *checker) equality(e *policy.BinaryExpr, x, y *types.Type) {
 	}
 	// x == null on a value that is never null.
 	for _, side := range [][2]policy.Expr{{e.X, e.Y}, {e.Y, e.X}} {
-		lit, ok := unparen(side[1]).(*policy.BasicLit)
+		lit, ok := policy.Unparen(side[1]).(*policy.BasicLit)
 		if !ok || lit.Kind != policy.LitNull {
 			continue
 		}
@@ -325,29 +297,6 @@ func isPathExpr(e policy.Expr) bool {
 	return false
 }
 
-// compareHint suggests a fix for comparing values of different types; the
-// classic is .status == "500" on an int.
-func compareHint(e *policy.BinaryExpr, x, y *types.Type) string {
-	num, str := e.X, e.Y
-	nt, stt := x, y
-	if types.NonOptional(y).IsNumeric() {
-		num, str, nt, stt = e.Y, e.X, y, x
-	}
-	if types.NonOptional(nt).IsNumeric() && types.NonOptional(stt).Kind == types.String {
-		if lit, ok := unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
-			if _, err := strconv.ParseFloat(lit.Str, 64); err == nil {
-				return "compare with the number " + lit.Str + ", or write to_string(" + exprText(num) + ") " + e.Op.String() + " " + policy.Quote(lit.Str)
-			}
-		}
-		conv := "to_int"
-		if types.NonOptional(nt).Kind == types.Float {
-			conv = "to_float"
-		}
-		return "convert one side: to_string(" + exprText(num) + ") " + e.Op.String() + " " + exprText(str) + ", or " + conv + "(" + exprText(str) + ") " + e.Op.String() + " " + exprText(num)
-	}
-	return "values of different types are never equal; convert one side first (to_string, to_int, ...)"
-}
-
 func (c *checker) order(e *policy.BinaryExpr, x, y *types.Type) {
 	if x.IsInvalid() || y.IsInvalid() {
 		return
@@ -369,39 +318,6 @@ func (c *checker) order(e *policy.BinaryExpr, x, y *types.Type) {
 		d = d.WithHint("turn the string into a timestamp: %s %s %s", parseTimeHint(e.X), e.Op, exprText(e.Y))
 	}
 	c.report(d)
-}
-
-// parseTimeHint writes parse_time(s, layout) ?? now(), with the layout of
-// a literal guessed from its shape.
-func parseTimeHint(s policy.Expr) string {
-	layout := "%Y-%m-%dT%H:%M:%SZ"
-	if lit, ok := unparen(s).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
-		switch len(lit.Str) {
-		case len("2006-01-02"):
-			layout = "%Y-%m-%d"
-		case len("2006-01-02 15:04:05"):
-			layout = "%Y-%m-%d" + lit.Str[10:11] + "%H:%M:%S"
-		}
-	}
-	return fmt.Sprintf("(parse_time(%s, %q) ?? now())", exprText(s), layout)
-}
-
-// orderHint suggests a fix for ordering a number against a string.
-func orderHint(e *policy.BinaryExpr, x *types.Type) string {
-	str, num := e.X, e.Y
-	if x.IsNumeric() {
-		str, num = e.Y, e.X
-	}
-	if lit, ok := unparen(str).(*policy.BasicLit); ok && lit.Kind == policy.LitString {
-		if _, err := strconv.ParseFloat(lit.Str, 64); err == nil {
-			return "compare with the number " + lit.Str + " (no quotes)"
-		}
-	}
-	conv := "(to_int(" + exprText(str) + ") ?? 0)"
-	if x.IsNumeric() {
-		return "convert the string first: " + exprText(num) + " " + e.Op.String() + " " + conv
-	}
-	return "convert the string first: " + conv + " " + e.Op.String() + " " + exprText(num)
 }
 
 func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
@@ -438,7 +354,7 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 		if y.IsNumeric() {
 			num = e.Y
 		}
-		if lit, ok := unparen(num).(*policy.BasicLit); ok {
+		if lit, ok := policy.Unparen(num).(*policy.BasicLit); ok {
 			d = d.WithHint("+ does not convert: write the number as a string, %s, to concatenate", policy.Quote(lit.Raw))
 		} else {
 			d = d.WithHint("+ does not convert: write to_string(%s) to concatenate, or convert the string with to_int(...) ?? 0 to add", exprText(num))
@@ -453,7 +369,7 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 }
 
 func isZero(e policy.Expr) bool {
-	lit, ok := unparen(e).(*policy.BasicLit)
+	lit, ok := policy.Unparen(e).(*policy.BasicLit)
 	return ok && (lit.Kind == policy.LitInt && lit.Int == 0 || lit.Kind == policy.LitFloat && lit.Float == 0)
 }
 
@@ -509,7 +425,7 @@ func (c *checker) coalesce(e *policy.BinaryExpr, st *state) *types.Type {
 // in checks x in [c1, c2, ...] and records the constant set.
 func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 	x := c.expr(e.X, st)
-	list, ok := unparen(e.Y).(*policy.ListLit)
+	list, ok := policy.Unparen(e.Y).(*policy.ListLit)
 	if !ok {
 		c.expr(e.Y, st)
 		c.report(diag.Errorf(e.Y, CodeInList, "in needs a constant list").
@@ -564,13 +480,8 @@ func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 
 // constValue returns the value of a scalar literal (a negated number too).
 func constValue(e policy.Expr) (any, *types.Type, bool) {
-	e = unparen(e)
-	neg := false
-	if u, ok := e.(*policy.UnaryExpr); ok && u.Op == policy.SUB {
-		neg, e = true, unparen(u.X)
-	}
-	lit, ok := e.(*policy.BasicLit)
-	if !ok {
+	lit, neg := policy.SignedLit(e)
+	if lit == nil {
 		return nil, nil, false
 	}
 	switch lit.Kind {
@@ -597,76 +508,4 @@ func constValue(e policy.Expr) (any, *types.Type, bool) {
 		return lit.Str, types.StringType, true
 	}
 	return nil, nil, false
-}
-
-// precedenceHint rewrites the hint of an E0307 reported on the rightmost
-// operand of a ?? whose left side is an unparenthesised operation: in
-// `.a / to_float(.b) ?? 1.0` the default applies to the whole quotient,
-// and "write to_float(.b) ?? 0.0" is what the user thinks they wrote.
-func (c *checker) precedenceHint(e *policy.BinaryExpr, diags []diag.Diagnostic) {
-	var op string
-	switch x := e.X.(type) {
-	case *policy.BinaryExpr:
-		op = x.Op.String()
-	case *policy.UnaryExpr:
-		op = "unary " + x.Op.String()
-	default:
-		return
-	}
-	for i := range diags {
-		d := &diags[i]
-		if d.Code != CodeOptional || d.End != e.X.End() {
-			continue
-		}
-		// Walk down the right edge of e.X to the operand d covers.
-		var operand policy.Expr
-		for n := e.X; n != nil && operand == nil; {
-			switch x := n.(type) {
-			case *policy.BinaryExpr:
-				n = x.Y
-			case *policy.UnaryExpr:
-				n = x.X
-			default:
-				n = nil
-			}
-			if n != nil && n.Pos() == d.Pos {
-				operand = n
-			}
-		}
-		if operand == nil {
-			continue
-		}
-		d.Hint = fmt.Sprintf("?? binds more loosely than %s, so its default applies to the whole of %s: write (%s ?? %s)",
-			op, exprText(e.X), exprText(operand), exprText(e.Y))
-	}
-}
-
-// orListHint rewrites the hint of an E0304 on the literal of
-// `.level == "error" || "warn"` (English for .level in ["error", "warn"]).
-func (c *checker) orListHint(e *policy.BinaryExpr, diags []diag.Diagnostic) {
-	lit, ok := unparen(e.Y).(*policy.BasicLit)
-	if !ok || lit.Kind == policy.LitBool || lit.Kind == policy.LitNull {
-		return
-	}
-	cmp, ok := unparen(e.X).(*policy.BinaryExpr)
-	// == with || and != with && are the lists people mean.
-	if !ok || !(cmp.Op == policy.EQL && e.Op == policy.LOR || cmp.Op == policy.NEQ && e.Op == policy.LAND) {
-		return
-	}
-	first, ok := unparen(cmp.Y).(*policy.BasicLit)
-	if !ok || first.Kind != lit.Kind {
-		return
-	}
-	for i := range diags {
-		d := &diags[i]
-		if d.Code != CodeLogic || d.Pos != e.Y.Pos() {
-			continue
-		}
-		x, a, b := exprText(cmp.X), exprText(cmp.Y), exprText(e.Y)
-		if cmp.Op == policy.EQL {
-			d.Hint = fmt.Sprintf("compare each value: %s == %s %s %s == %s, or write %s in [%s, %s]", x, a, e.Op, x, b, x, a, b)
-		} else {
-			d.Hint = fmt.Sprintf("compare each value: %s != %s %s %s != %s, or write !(%s in [%s, %s])", x, a, e.Op, x, b, x, a, b)
-		}
-	}
 }

@@ -69,11 +69,17 @@ func (s *state) effective(f fact) *types.Type {
 	} else {
 		t = s.root
 	}
+	return s.follow(t, p, quietMember)
+}
+
+// follow walks p from t, the type of its base: each step takes member's
+// type of the step, or the fact proved for the path so far.
+func (s *state) follow(t *types.Type, p path, member func(*types.Type, seg) *types.Type) *types.Type {
 	if ft := s.fact(p.key(0)); ft != nil {
 		t = ft
 	}
 	for i, sg := range p.segs {
-		t = quietMember(t, sg)
+		t = member(t, sg)
 		if ft := s.fact(p.key(i + 1)); ft != nil {
 			t = ft
 		}

@@ -69,7 +69,7 @@ func (c *checker) narrow(cond policy.Expr, st *state, positive bool) *state {
 // nonNull returns st with the path e (and every path above it) known to be
 // present.
 func (c *checker) nonNull(e policy.Expr, st *state) *state {
-	p, ok := c.splitPath(unparen(e))
+	p, ok := c.splitPath(policy.Unparen(e))
 	if !ok || !p.root && p.local == nil {
 		return st
 	}
@@ -93,7 +93,7 @@ func (c *checker) nonNull(e policy.Expr, st *state) *state {
 // narrowTo returns st with the path e known to hold a value of type to (an
 // is_ test, an equality with a literal, membership in a list).
 func (c *checker) narrowTo(e policy.Expr, to *types.Type, st *state) *state {
-	p, ok := c.splitPath(unparen(e))
+	p, ok := c.splitPath(policy.Unparen(e))
 	if !ok || !p.root && p.local == nil {
 		return st
 	}

@@ -223,17 +223,7 @@ func targetMember(t *types.Type, s seg) *types.Type {
 
 // current is the type of the record path p now, for a write target.
 func current(st *state, p path) *types.Type {
-	t := st.root
-	if f := st.fact(p.key(0)); f != nil {
-		t = f
-	}
-	for i, s := range p.segs {
-		t = targetMember(t, s)
-		if f := st.fact(p.key(i + 1)); f != nil {
-			t = f
-		}
-	}
-	return t
+	return st.follow(st.root, p, targetMember)
 }
 
 func (c *checker) set(s *policy.SetStmt, st *state) {

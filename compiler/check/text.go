@@ -120,16 +120,16 @@ func defaultFor(t *types.Type) string {
 // narrowHint suggests how to get a value of kind want out of an any.
 func narrowHint(e policy.Expr, want *types.Type) string {
 	// (.n ?? 0) + 1 on an any: the default gives no type, the as_ does.
-	if b, ok := unparen(e).(*policy.BinaryExpr); ok && b.Op == policy.COALESCE {
-		if lit, ok := unparen(b.Y).(*policy.BasicLit); ok {
+	if b, ok := policy.Unparen(e).(*policy.BinaryExpr); ok && b.Op == policy.COALESCE {
+		if lit, ok := policy.Unparen(b.Y).(*policy.BasicLit); ok {
 			as := map[policy.LitKind]string{policy.LitInt: "as_int", policy.LitFloat: "as_float",
 				policy.LitString: "as_string", policy.LitBool: "as_bool"}[lit.Kind]
 			if as != "" {
-				return fmt.Sprintf("a default does not narrow an any: write %s(%s) ?? %s", as, exprText(unparen(b.X)), exprText(b.Y))
+				return fmt.Sprintf("a default does not narrow an any: write %s(%s) ?? %s", as, exprText(policy.Unparen(b.X)), exprText(b.Y))
 			}
 		}
 	}
-	x := exprText(unparen(e)) // as_int(x), not as_int((x))
+	x := exprText(policy.Unparen(e)) // as_int(x), not as_int((x))
 	switch types.NonOptional(want).Kind {
 	case types.String:
 		return "narrow it first: as_string(" + x + `) ?? "", or test is_string(` + x + ")"
@@ -156,7 +156,7 @@ func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
 		// through a local.
 		return d.WithHint("write %s ?? %s, or bind it with let and test it with != null first", x, defaultFor(t))
 	}
-	if _, local := unparen(e).(*policy.Ident); local {
+	if _, local := policy.Unparen(e).(*policy.Ident); local {
 		return d.WithHint("write %s ?? %s, or test %s != null first", x, defaultFor(t), x)
 	}
 	return d.WithHint("write %s ?? %s, or check exists(%s) first", x, defaultFor(t), x)
@@ -194,7 +194,7 @@ func (c *checker) undefined(id *policy.Ident) {
 // indexes down to the record, metadata or a local (not split(...)[0]).
 func rootedPath(e policy.Expr) bool {
 	for {
-		switch x := unparen(e).(type) {
+		switch x := policy.Unparen(e).(type) {
 		case *policy.FieldExpr:
 			e = x.X
 		case *policy.IndexExpr:

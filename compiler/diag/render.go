@@ -10,9 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// WriteText writes ds in the layout of LANGUAGE.md §10, one block per
-// diagnostic separated by blank lines. src is the source of the diagnostics'
-// file (all of ds must come from it); without it the source line is left out.
+// WriteText writes ds in the layout of docs/language.md, "Diagnostics", one
+// block per diagnostic separated by blank lines. src is the source of the
+// diagnostics' file (all of ds must come from it); without it the source
+// line is left out.
 //
 //	error[E0301]: cannot compare int with string
 //	  --> checkout.policy:7:11

@@ -1,5 +1,6 @@
-// Package gen generates the deterministic benchmark data of BENCHMARKS.md
-// (B1): flat JSON log lines, Kubernetes records and CRI container lines.
+// Package gen generates the deterministic benchmark data of B1 (described
+// in docs/pipeline-tail.md, "policyrun gen"): flat JSON log lines,
+// Kubernetes records and CRI container lines.
 package gen
 
 import (

@@ -1,8 +1,8 @@
-// Package expr holds the nine B1 policies as github.com/expr-lang/expr
+// Package exprbaseline holds the nine B1 policies as github.com/expr-lang/expr
 // programs over map[string]any records decoded with encoding/json: what a Go
 // developer would otherwise build, and the CPU baseline the VM is measured
 // against.
-package expr
+package exprbaseline
 
 import (
 	"bytes"
