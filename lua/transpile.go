@@ -25,7 +25,7 @@ type gen struct {
 	// Which metadata the policy reads: the runner fills in only those.
 	usesTag, usesTime, usesNow bool
 	// loops is set when the policy has a for loop, whose iterations are
-	// counted against vm.MaxIterations.
+	// counted against the limit (spec.Limits.MaxIterations, R.MAXITER).
 	loops bool
 
 	// Lua allows 200 active locals per function (and per chunk). live
@@ -511,7 +511,7 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	g.line("end")
 }
 
-// countIteration counts one element visited against vm.MaxIterations.
+// countIteration counts one element visited against R.MAXITER (spec.Limits.MaxIterations).
 func (g *gen) countIteration() {
 	g.loops = true
 	g.line("iters = iters + 1")
