@@ -11,6 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/builtin"
+
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/policyrun/policyrun/internal/hash64"
@@ -29,8 +31,10 @@ func (s *state) register() {
 	fn := func(name string, f func(L *glua.LState) int) {
 		s.R.RawSetString(name, L.NewFunction(f))
 	}
-	str := func(name string, f func(string) string) {
-		fn(name, func(L *glua.LState) int {
+	// impl registers the Go implementation of a built-in as R.<name>.
+	impl := func(id builtin.ID, f func(L *glua.LState) int) { fn(id.String(), f) }
+	strImpl := func(id builtin.ID, f func(string) string) {
+		impl(id, func(L *glua.LState) int {
 			L.Push(s.str(f(string(L.CheckString(1)))))
 			return 1
 		})
@@ -39,10 +43,10 @@ func (s *state) register() {
 		L.Push(glua.LNumber(math.Mod(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
 		return 1
 	})
-	str("lower", strings.ToLower)
-	str("upper", strings.ToUpper)
-	str("trim", func(x string) string { return strings.TrimFunc(x, unicode.IsSpace) })
-	fn("replace", func(L *glua.LState) int {
+	strImpl(builtin.Lower, strings.ToLower)
+	strImpl(builtin.Upper, strings.ToUpper)
+	strImpl(builtin.Trim, func(x string) string { return strings.TrimFunc(x, unicode.IsSpace) })
+	impl(builtin.Replace, func(L *glua.LState) int {
 		x, old, nw := L.CheckString(1), L.CheckString(2), L.CheckString(3)
 		if old == "" {
 			L.Push(glua.LString(x))
@@ -51,7 +55,7 @@ func (s *state) register() {
 		L.Push(s.str(strings.ReplaceAll(x, old, nw)))
 		return 1
 	})
-	fn("split", func(L *glua.LState) int {
+	impl(builtin.Split, func(L *glua.LState) int {
 		x, sep := L.CheckString(1), L.CheckString(2)
 		var parts []string
 		if sep == "" {
@@ -70,7 +74,7 @@ func (s *state) register() {
 		L.Push(t)
 		return 1
 	})
-	fn("join", func(L *glua.LState) int {
+	impl(builtin.Join, func(L *glua.LState) int {
 		a, sep := L.CheckTable(1), L.CheckString(2)
 		var b strings.Builder
 		n := a.Len()
@@ -94,11 +98,11 @@ func (s *state) register() {
 	re := func(L *glua.LState, i int) *regexp.Regexp {
 		return L.CheckUserData(i).Value.(*regexp.Regexp)
 	}
-	fn("matches", func(L *glua.LState) int {
+	impl(builtin.Matches, func(L *glua.LState) int {
 		L.Push(glua.LBool(re(L, 2).MatchString(L.CheckString(1))))
 		return 1
 	})
-	fn("capture", func(L *glua.LState) int {
+	impl(builtin.Capture, func(L *glua.LState) int {
 		x, r := L.CheckString(1), re(L, 2)
 		m := r.FindStringSubmatchIndex(x)
 		if m == nil {
@@ -125,28 +129,28 @@ func (s *state) register() {
 		L.Push(t)
 		return 1
 	})
-	fn("replace_re", func(L *glua.LState) int {
+	impl(builtin.ReplaceRe, func(L *glua.LState) int {
 		x, r, repl := L.CheckString(1), re(L, 2), L.CheckString(3)
 		L.Push(s.str(r.ReplaceAllString(x, repl)))
 		return 1
 	})
-	fn("to_string", func(L *glua.LState) int {
+	impl(builtin.ToString, func(L *glua.LState) int {
 		L.Push(s.str(s.toString(L.Get(1))))
 		return 1
 	})
-	fn("to_int", func(L *glua.LState) int {
+	impl(builtin.ToInt, func(L *glua.LState) int {
 		L.Push(s.toInt(L.Get(1)))
 		return 1
 	})
-	fn("to_float", func(L *glua.LState) int {
+	impl(builtin.ToFloat, func(L *glua.LState) int {
 		L.Push(s.toFloat(L.Get(1)))
 		return 1
 	})
-	fn("to_bool", func(L *glua.LState) int {
+	impl(builtin.ToBool, func(L *glua.LState) int {
 		L.Push(s.toBool(L.Get(1)))
 		return 1
 	})
-	fn("parse_json", func(L *glua.LState) int {
+	impl(builtin.ParseJSON, func(L *glua.LState) int {
 		x := L.CheckString(1)
 		s.scratch.Reset()
 		v, err := s.scratch.DecodeJSONValue([]byte(x))
@@ -157,15 +161,15 @@ func (s *state) register() {
 		L.Push(s.fromValue(s.scratch, v))
 		return 1
 	})
-	fn("parse_kv", func(L *glua.LState) int {
+	impl(builtin.ParseKV, func(L *glua.LState) int {
 		L.Push(s.strMap(parseKV(L.CheckString(1), L.CheckString(2), L.CheckString(3))))
 		return 1
 	})
-	fn("parse_logfmt", func(L *glua.LState) int {
+	impl(builtin.ParseLogfmt, func(L *glua.LState) int {
 		L.Push(s.strMap(parseLogfmt(L.CheckString(1))))
 		return 1
 	})
-	fn("parse_time", func(L *glua.LState) int {
+	impl(builtin.ParseTime, func(L *glua.LState) int {
 		ns, ok := strftime.Parse(L.CheckString(1), L.CheckString(2))
 		if !ok {
 			L.Push(s.null)
@@ -174,16 +178,16 @@ func (s *state) register() {
 		L.Push(s.newTS(ns))
 		return 1
 	})
-	fn("format_time", func(L *glua.LState) int {
+	impl(builtin.FormatTime, func(L *glua.LState) int {
 		t := L.CheckTable(1)
 		L.Push(s.str(string(strftime.AppendFormat(nil, tsNanos(t), L.CheckString(2)))))
 		return 1
 	})
-	fn("hash64", func(L *glua.LState) int {
+	impl(builtin.Hash64, func(L *glua.LState) int {
 		L.Push(glua.LNumber(hash64.Sum(L.CheckString(1))))
 		return 1
 	})
-	fn("sha256_hex", func(L *glua.LState) int {
+	impl(builtin.Sha256Hex, func(L *glua.LState) int {
 		sum := sha256.Sum256([]byte(L.CheckString(1)))
 		L.Push(glua.LString(hex.EncodeToString(sum[:])))
 		return 1

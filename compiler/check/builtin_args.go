@@ -133,7 +133,7 @@ func checkLen(args []*types.Type) (*types.Type, *argError) {
 	if len(args) != 1 {
 		return types.IntType, &argError{Reason: badCount, Arg: -1, Want: "one argument", Msg: fmt.Sprintf("len takes 1 argument, got %d", len(args))}
 	}
-	return types.IntType, sized(args[0], "len", true)
+	return types.IntType, sized(args[0], builtin.Len.String(), true)
 }
 
 func checkKeys(args []*types.Type) (*types.Type, *argError) {
@@ -141,7 +141,7 @@ func checkKeys(args []*types.Type) (*types.Type, *argError) {
 	if len(args) != 1 {
 		return r, &argError{Reason: badCount, Arg: -1, Want: "one argument", Msg: fmt.Sprintf("keys takes 1 argument, got %d", len(args))}
 	}
-	return r, sized(args[0], "keys", false)
+	return r, sized(args[0], builtin.Keys.String(), false)
 }
 
 // sized checks the argument of len (strings too) and keys (maps, objects).

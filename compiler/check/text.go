@@ -122,9 +122,9 @@ func narrowHint(e policy.Expr, want *types.Type) string {
 	// (.n ?? 0) + 1 on an any: the default gives no type, the as_ does.
 	if b, ok := policy.Unparen(e).(*policy.BinaryExpr); ok && b.Op == policy.COALESCE {
 		if lit, ok := policy.Unparen(b.Y).(*policy.BasicLit); ok {
-			as := map[policy.LitKind]string{policy.LitInt: "as_int", policy.LitFloat: "as_float",
-				policy.LitString: "as_string", policy.LitBool: "as_bool"}[lit.Kind]
-			if as != "" {
+			as := map[policy.LitKind]builtin.ID{policy.LitInt: builtin.AsInt, policy.LitFloat: builtin.AsFloat,
+				policy.LitString: builtin.AsString, policy.LitBool: builtin.AsBool}[lit.Kind]
+			if as != builtin.Invalid {
 				return fmt.Sprintf("a default does not narrow an any: write %s(%s) ?? %s", as, exprText(policy.Unparen(b.X)), exprText(b.Y))
 			}
 		}
