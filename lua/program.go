@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 
 	glua "github.com/yuin/gopher-lua"
 
@@ -27,7 +26,7 @@ type Program struct {
 	proto   *glua.FunctionProto
 	regexps []*regexp.Regexp
 	opts    spec.Options
-	pool    sync.Pool
+	runners runnerPool[*Runner]
 	// usesTag, usesTime and usesNow say which metadata the policy reads;
 	// the runner converts only those.
 	usesTag, usesTime, usesNow bool
@@ -95,15 +94,12 @@ func (r *Runner) Close() { r.s.L.Close() }
 
 // Run runs the program on rec with a pooled runner.
 func (p *Program) Run(rec *record.Record) (spec.Result, error) {
-	r, _ := p.pool.Get().(*Runner)
-	if r == nil {
-		var err error
-		if r, err = p.NewRunner(); err != nil {
-			return spec.Result{}, err
-		}
+	r, err := p.runners.get(p.NewRunner)
+	if err != nil {
+		return spec.Result{}, err
 	}
 	res, err := r.Run(rec)
-	p.pool.Put(r)
+	p.runners.put(r)
 	return res, err
 }
 

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -33,8 +32,8 @@ type Script struct {
 	// benchmarks run without one, as Fluent Bit does.
 	Timeout time.Duration
 
-	proto *glua.FunctionProto
-	pool  sync.Pool
+	proto   *glua.FunctionProto
+	runners runnerPool[*ScriptRunner]
 }
 
 // LoadScript compiles a filter script and checks that it defines call.
@@ -48,7 +47,7 @@ func LoadScript(name string, src []byte, call string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pool.Put(r)
+	s.runners.put(r)
 	return s, nil
 }
 
@@ -88,15 +87,12 @@ func (r *ScriptRunner) Close() {
 
 // Run runs the script on rec with a pooled runner.
 func (s *Script) Run(rec *record.Record) (spec.Result, error) {
-	r, _ := s.pool.Get().(*ScriptRunner)
-	if r == nil {
-		var err error
-		if r, err = s.NewRunner(); err != nil {
-			return spec.Result{}, err
-		}
+	r, err := s.runners.get(s.NewRunner)
+	if err != nil {
+		return spec.Result{}, err
 	}
 	res := r.Run(rec)
-	s.pool.Put(r)
+	s.runners.put(r)
 	return res, nil
 }
 
