@@ -69,7 +69,7 @@ func Lookup(name string) (Backend, error) {
 			return b, nil
 		}
 	}
-	return Backend{}, fmt.Errorf("unknown backend %q (want %s)", name, Names())
+	return Backend{}, fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names(), "|"))
 }
 
 // Select resolves a --backend value: a backend's name, or "all".
@@ -79,18 +79,18 @@ func Select(name string) ([]Backend, error) {
 	}
 	b, err := Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("unknown backend %q (want %s or all)", name, Names())
+		return nil, fmt.Errorf("unknown backend %q (want %s or all)", name, strings.Join(Names(), "|"))
 	}
 	return []Backend{b}, nil
 }
 
-// Names lists the backends' names as "vm|lua".
-func Names() string {
+// Names lists the backends' names, the default first.
+func Names() []string {
 	var names []string
 	for _, b := range registry {
 		names = append(names, b.Name)
 	}
-	return strings.Join(names, "|")
+	return names
 }
 
 // VM is a vm.Program as a BatchProgram.

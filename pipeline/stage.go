@@ -25,7 +25,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Backend == "lua_script" {
+	if f.Backend == config.ScriptBackend {
 		s, err := lua.LoadScript(path, src, f.Call)
 		if err != nil {
 			return nil, err
@@ -34,11 +34,11 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	}
 	name := f.Backend
 	if name == "" {
-		name = backend.All()[0].Name
+		name = backend.Names()[0]
 	}
 	b, err := backend.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w or lua_script", err)
+		return nil, fmt.Errorf("%w or %s", err, config.ScriptBackend)
 	}
 	file, info, diags := compiler.CheckFile(path, src)
 	if diags.HasErrors() {

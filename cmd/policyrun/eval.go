@@ -65,7 +65,7 @@ is. At the end one summary line goes to stderr.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("eval", evalUsage, stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
-	backendName := fl.String("backend", backend.All()[0].Name, "the backend that runs the policy")
+	backendName := fl.String("backend", backend.Names()[0], "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
 	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/policyrun/policyrun/backend"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/policyrun/policyrun/pipeline/tail"
@@ -214,6 +216,11 @@ func (d *decoder) input(n *yaml.Node) Input {
 	return in
 }
 
+// ScriptBackend is the Backend of a filter that runs a Fluent Bit-style Lua
+// script (filter lua, or filter policy with backend lua_script) rather
+// than a policy on one of package backend's backends.
+const ScriptBackend = "lua_script"
+
 func (d *decoder) filter(n *yaml.Node) Filter {
 	f := Filter{Line: n.Line, Match: "*"}
 	name := d.sectionName(n, "filter", []string{"policy", "lua"})
@@ -224,13 +231,13 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 	}
 	switch name {
 	case "policy":
-		f.Backend = "vm"
+		f.Backend = backend.Names()[0]
 		keys["file"] = func(v *yaml.Node) { f.File = d.str(v) }
-		keys["backend"] = func(v *yaml.Node) { f.Backend = d.oneOf(v, "backend", "vm", "lua", "lua_script") }
+		keys["backend"] = func(v *yaml.Node) { f.Backend = d.oneOf(v, "backend", append(backend.Names(), ScriptBackend)...) }
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
 	case "lua":
 		// Fluent Bit's own spelling of a Lua filter: script + call.
-		f.Backend = "lua_script"
+		f.Backend = ScriptBackend
 		keys["script"] = func(v *yaml.Node) { f.File = d.str(v) }
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
 	}
@@ -245,9 +252,9 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		d.errorf(n.Line, "filter policy needs file: the .policy file to run")
 	}
 	switch {
-	case f.Backend == "lua_script" && f.Call == "":
+	case f.Backend == ScriptBackend && f.Call == "":
 		d.errorf(n.Line, "a Lua script filter needs call: the name of the function to call for each record")
-	case f.Backend != "lua_script" && f.Call != "":
+	case f.Backend != ScriptBackend && f.Call != "":
 		d.errorf(n.Line, "call is only for backend lua_script (a Fluent Bit-style Lua filter)")
 	}
 	return f

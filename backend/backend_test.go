@@ -1,0 +1,93 @@
+package backend
+
+import (
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string // Select's names; nil: an error
+	}{
+		{"vm", []string{"vm"}},
+		{"lua", []string{"lua"}},
+		{"all", Names()},
+		{"luajit", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		bs, err := Select(tt.name)
+		if (err != nil) != (tt.want == nil) {
+			t.Errorf("Select(%q): %v", tt.name, err)
+			continue
+		}
+		for i, b := range bs {
+			if b.Name != tt.want[i] {
+				t.Errorf("Select(%q)[%d] = %s", tt.name, i, b.Name)
+			}
+		}
+		if _, err := Lookup(tt.name); (err == nil) != (len(tt.want) == 1) {
+			t.Errorf("Lookup(%q): %v", tt.name, err)
+		}
+	}
+	if Names()[0] != "vm" {
+		t.Errorf("the default backend is %s", Names()[0])
+	}
+}
+
+// TestLoad loads one policy on every backend with the same options and
+// holds them to the same results: the clock and the limits reach each.
+func TestLoad(t *testing.T) {
+	src := []byte(`policy "p"
+schema {
+  s: string
+  ...
+}
+drop when .s == "drop"
+set .t = now()
+set .u = upper(.s)
+`)
+	f, info, diags := compiler.CheckFile("p.policy", src)
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	opts := spec.Options{
+		Clock:  spec.FixedClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)),
+		Limits: spec.Limits{MaxString: 4},
+	}
+	tests := []struct {
+		in, out string
+		res     spec.Result
+	}{
+		{`{"s":"ab"}`, `{"s":"ab","t":"2026-03-01T00:00:00Z","u":"AB"}`, spec.Result{}},
+		{`{"s":"drop"}`, ``, spec.Result{Action: spec.Drop}},
+		{`{"s":"abcde"}`, `{"s":"abcde"}`, spec.Result{Fault: spec.StringTooLong}},
+		{`{"s":1}`, `{"s":1}`, spec.Result{Fault: spec.TypeMismatch}},
+	}
+	for _, b := range All() {
+		p, err := b.Load(f, info, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", b.Name, err)
+		}
+		for _, tt := range tests {
+			a := record.NewArena()
+			rec, err := a.DecodeJSON([]byte(tt.in), record.Owned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Run(rec)
+			if err != nil || res != tt.res {
+				t.Errorf("%s: %s: %v %v, want %v", b.Name, tt.in, res, err, tt.res)
+				continue
+			}
+			if got := string(rec.AppendJSON(nil)); tt.out != "" && got != tt.out {
+				t.Errorf("%s: %s: got %s, want %s", b.Name, tt.in, got, tt.out)
+			}
+		}
+	}
+}
