@@ -118,6 +118,9 @@ func TestFormatIdempotentRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n == 0 {
+		t.Fatalf("no policy files found below %s", root)
+	}
 	t.Logf("%d policy files formatted twice", n)
 }
 
@@ -162,8 +165,7 @@ func sameTree(a, b *File) string {
 
 // The golden inputs keep their meaning through formatting.
 func TestFormatKeepsTree(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
-	for _, in := range inputs {
+	for _, in := range golden.Glob(t, filepath.Join("testdata", "format", "*.input")) {
 		src, _ := os.ReadFile(in)
 		f, errs := ParseFile(in, src)
 		if len(errs) > 0 {

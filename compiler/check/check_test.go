@@ -3,12 +3,12 @@ package check
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/golden"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -249,11 +249,7 @@ func TestSuggest(t *testing.T) {
 // TestEveryExprTyped checks that the clean golden policies leave no
 // expression the back ends will evaluate without a type in Info.Types.
 func TestEveryExprTyped(t *testing.T) {
-	files, _ := filepath.Glob("testdata/ok_*.policy")
-	if len(files) == 0 {
-		t.Fatal("no clean policies")
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/ok_*.policy") {
 		src, _ := os.ReadFile(file)
 		f, errs := policy.ParseFile(file, src)
 		if len(errs) > 0 {
