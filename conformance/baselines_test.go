@@ -10,6 +10,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/conformance/baselines/expr"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/gen"
@@ -57,7 +58,10 @@ func baseCases(tb testing.TB) []baseCase {
 		if len(errs) > 0 {
 			tb.Fatal(errs)
 		}
-		info, _ := check.Check(f)
+		info, diags := check.Check(f)
+		if diag.HasErrors(diags) {
+			tb.Fatal(diags)
+		}
 		tp, err := lua.Compile(f, info)
 		if err != nil {
 			tb.Fatal(err)

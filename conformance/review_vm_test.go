@@ -12,9 +12,12 @@ import (
 )
 
 // countOp returns how many instructions of op prog has.
-func countOp(prog *vm.Program, op string) int {
+func countOp(t *testing.T, prog *vm.Program, op string) int {
+	t.Helper()
 	var b strings.Builder
-	prog.Disasm(&b)
+	if err := prog.Disasm(&b); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for _, l := range strings.Split(b.String(), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[1] == op {
@@ -57,10 +60,10 @@ func TestReviewGETG(t *testing.T) {
 		}
 		// A read of an undeclared field has no guard: nothing to fuse.
 		// (A declared optional one is guarded absent|null|T and fused.)
-		if !strings.Contains(src, "schema") && countOp(prog, "GET") == 0 {
+		if !strings.Contains(src, "schema") && countOp(t, prog, "GET") == 0 {
 			t.Errorf("%s: an unguarded read was fused", tt.name)
 		}
-		if n := countOp(prog, "GETG"); n < tt.minGETG {
+		if n := countOp(t, prog, "GETG"); n < tt.minGETG {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: %d GETG, want at least %d\n%s", tt.name, n, tt.minGETG, b.String())
@@ -126,8 +129,14 @@ func TestReviewGETGAssembled(t *testing.T) {
 			}
 			for _, line := range lines {
 				a := record.NewArena()
-				r1, _ := a.DecodeJSON([]byte(line), record.Referenced)
-				r2, _ := a.DecodeJSON([]byte(line), record.Referenced)
+				r1, err := a.DecodeJSON([]byte(line), record.Referenced)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r2, err := a.DecodeJSON([]byte(line), record.Referenced)
+				if err != nil {
+					t.Fatal(err)
+				}
 				g1, g2 := fused.Run(r1), pair.Run(r2)
 				if g1 != g2 {
 					t.Errorf("%v mask %#x on %s: GETG %v, GET+GUARD %v", paths[pi].Steps, mask, line, g1, g2)

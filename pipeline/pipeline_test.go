@@ -99,7 +99,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"n":%d,"level":%q}`, i, level))
 	}
 	lines = append(lines, `{"broken":`, `{"n":-1,"fault":true}`)
-	os.WriteFile(filepath.Join(dir, "app.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	writeFile(t, dir, "app.log", strings.Join(lines, "\n")+"\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -144,7 +144,7 @@ pipeline:
 	if !strings.Contains(out.String(), `"parse_error"`) {
 		t.Error("the unparsed line is not in the output")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); len(b) != 0 {
+	if b := readFile(t, dir, "out.log"); len(b) != 0 {
 		t.Errorf("the file output matched nothing but got %d bytes", len(b))
 	}
 	var sum bytes.Buffer
@@ -171,8 +171,8 @@ pipeline:
 
 func TestCorruptCheckpointStartsFromHead(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte("one\ntwo\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "tail.db"), []byte{1, 2, 3}, 0o644)
+	writeFile(t, dir, "a.log", "one\ntwo\n")
+	writeFile(t, dir, "tail.db", "\x01\x02\x03")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -227,8 +227,11 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"policyrun_records_in_total 3", `policyrun_faults_total{reason="division_by_zero"} 2`, "process_cpu_seconds_total ", "policyrun_peak_rss_bytes "} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)
@@ -240,7 +243,7 @@ func TestLongLinesCounted(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		dir := t.TempDir()
 		long := strings.Repeat("x", 3000)
-		os.WriteFile(filepath.Join(dir, "a.log"), []byte("short\n"+long+"\nend\n"), 0o644)
+		writeFile(t, dir, "a.log", "short\n"+long+"\nend\n")
 		cfg := writeConfig(t, dir, fmt.Sprintf(`
 pipeline:
   inputs:
@@ -280,7 +283,7 @@ pipeline:
 // resumed from and rewritten as protobuf by the next save.
 func TestJSONCheckpointUpgraded(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte("one\ntwo\n"), 0o644)
+	writeFile(t, dir, "a.log", "one\ntwo\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -307,9 +310,7 @@ pipeline:
 	if s := runOnce(); s.In != 2 {
 		t.Fatalf("first run read %d records", s.In)
 	}
-	db := filepath.Join(dir, "tail.db")
-	data, _ := os.ReadFile(db)
-	cp, _, err := checkpoint.Decode(data)
+	cp, _, err := checkpoint.Decode([]byte(readFile(t, dir, "tail.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,15 +319,12 @@ pipeline:
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(db, js, 0o644)
-	f, _ := os.OpenFile(filepath.Join(dir, "a.log"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("three\n")
-	f.Close()
+	writeFile(t, dir, "tail.db", string(js))
+	appendFile(t, dir, "a.log", "three\n")
 	if s := runOnce(); s.In != 1 {
 		t.Fatalf("run from the JSON checkpoint read %d records, want 1", s.In)
 	}
-	data, _ = os.ReadFile(db)
-	if _, format, err := checkpoint.Decode(data); err != nil || format != checkpoint.Protobuf {
+	if _, format, err := checkpoint.Decode([]byte(readFile(t, dir, "tail.db"))); err != nil || format != checkpoint.Protobuf {
 		t.Errorf("checkpoint after the run: format %v, err %v; want protobuf", format, err)
 	}
 }
@@ -339,8 +337,8 @@ func TestOutputErrorStopsRun(t *testing.T) {
 		t.Skip("needs /dev/full")
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte("a1\na2\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "b.log"), []byte("b1\nb2\n"), 0o644)
+	writeFile(t, dir, "a.log", "a1\na2\n")
+	writeFile(t, dir, "b.log", "b1\nb2\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -386,7 +384,7 @@ func TestCRIHeldParts(t *testing.T) {
 	for _, exitOnEOF := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exit_on_eof=%v", exitOnEOF), func(t *testing.T) {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "c.log"), []byte(lines), 0o644)
+			writeFile(t, dir, "c.log", lines)
 			cfg := writeConfig(t, dir, fmt.Sprintf(`
 pipeline:
   inputs:
@@ -439,6 +437,7 @@ pipeline:
 	}
 }
 
+// readFile returns the content of dir/name, "" when there is no such file.
 func readFile(t *testing.T, dir, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, name))
@@ -446,6 +445,33 @@ func readFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// writeFile writes data to dir/name, making the directories it needs.
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendFile appends data to dir/name.
+func appendFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // seenStage counts the records it is given.
@@ -463,7 +489,7 @@ func (seenStage) Close() error { return nil }
 // counted as unrouted, not as out.
 func TestRouting(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte("1\n2\n3\n"), 0o644)
+	writeFile(t, dir, "a.log", "1\n2\n3\n")
 	var b strings.Builder
 	b.WriteString("pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n      tag: app\n      read_from_head: true\n      exit_on_eof: true\n  filters:\n")
 	const stages = 70
@@ -512,7 +538,7 @@ func TestRouting(t *testing.T) {
 // batch (it was accepted and ignored).
 func TestBatchSize(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(strings.Repeat("x\n", 1000)), 0o644)
+	writeFile(t, dir, "a.log", strings.Repeat("x\n", 1000))
 	cfg := writeConfig(t, dir, `
 service:
   batch_size: 100
@@ -552,7 +578,7 @@ func TestChunks(t *testing.T) {
 	for i := range 1000 {
 		fmt.Fprintf(&lines, "%04d%s\n", i, strings.Repeat("x", 1020))
 	}
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(lines.String()), 0o644)
+	writeFile(t, dir, "a.log", lines.String())
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -624,9 +650,8 @@ func (batchStage) Close() error { return nil }
 // unless policyrun runs from that directory.
 func TestRelativeExcludePath(t *testing.T) {
 	dir := t.TempDir()
-	os.Mkdir(filepath.Join(dir, "logs"), 0o755)
-	os.WriteFile(filepath.Join(dir, "logs", "a.log"), []byte("keep\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "logs", "skip.log"), []byte("skip\n"), 0o644)
+	writeFile(t, dir, "logs/"+"a.log", "keep\n")
+	writeFile(t, dir, "logs/"+"skip.log", "skip\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -682,14 +707,14 @@ pipeline:
 // dropped ones through.)
 func TestPartialMatchDrop(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(`{"n":1}
+	writeFile(t, dir, "a.log", `{"n":1}
 {"n":2,"level":"debug"}
 {"n":3}
 {"n":4}
 {"n":5,"level":"debug"}
 {"n":6}
-`), 0o644)
-	os.WriteFile(filepath.Join(dir, "b.log"), []byte(`{"n":10,"level":"debug"}`+"\n"), 0o644)
+`)
+	writeFile(t, dir, "b.log", `{"n":10,"level":"debug"}`+"\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -735,7 +760,7 @@ pipeline:
 func TestCRIHeldPartsOtherStreamBusy(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.log")
-	os.WriteFile(path, []byte("2026-11-29T21:00:00Z stdout P never-ended\n"), 0o644)
+	writeFile(t, dir, "c.log", "2026-11-29T21:00:00Z stdout P never-ended\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:
@@ -764,7 +789,9 @@ pipeline:
 	defer f.Close()
 	flushed := false
 	for i := 0; i < 100 && !flushed; i++ {
-		fmt.Fprintf(f, "2026-11-29T21:00:00Z stderr F busy %d\n", i)
+		if _, err := fmt.Fprintf(f, "2026-11-29T21:00:00Z stderr F busy %d\n", i); err != nil {
+			t.Fatal(err)
+		}
 		time.Sleep(20 * time.Millisecond)
 		flushed = strings.Contains(readFile(t, dir, "out.log"), "never-ended")
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,9 +45,9 @@ func TestStageBackends(t *testing.T) {
 	for _, backend := range []string{"vm", "lua", "lua_script"} {
 		t.Run(backend, func(t *testing.T) {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "in.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-			os.WriteFile(filepath.Join(dir, "p.policy"), []byte(stagePolicy), 0o644)
-			os.WriteFile(filepath.Join(dir, "s.lua"), []byte(stageScript), 0o644)
+			writeFile(t, dir, "in.log", strings.Join(lines, "\n")+"\n")
+			writeFile(t, dir, "p.policy", stagePolicy)
+			writeFile(t, dir, "s.lua", stageScript)
 			file, call := "p.policy", ""
 			if backend == "lua_script" {
 				file, call = "s.lua", "\n      call: cb"
@@ -102,7 +100,7 @@ pipeline:
 
 func TestStagePolicyErrors(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "bad.policy"), []byte("policy \"bad\"\n\nschema {\n  status: int\n}\n\ndrop when .status == \"500\"\n"), 0o644)
+	writeFile(t, dir, "bad.policy", "policy \"bad\"\n\nschema {\n  status: int\n}\n\ndrop when .status == \"500\"\n")
 	cfg := writeConfig(t, dir, `
 pipeline:
   inputs:

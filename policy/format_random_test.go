@@ -424,7 +424,10 @@ func checkGenerated(t *testing.T, seed int64) {
 	if d := sameTree(f, g2); d != "" {
 		t.Fatalf("seed %d: tree changed (%s)\ninput:\n%s\noutput:\n%s", seed, d, src, once)
 	}
-	twice, _ := Format(g2, once)
+	twice, err := Format(g2, once)
+	if err != nil {
+		t.Fatalf("seed %d: formatting the output: %v", seed, err)
+	}
 	if string(twice) != string(once) {
 		t.Fatalf("seed %d: not idempotent\ninput:\n%s\nonce:\n%s\ntwice:\n%s", seed, src, once, twice)
 	}

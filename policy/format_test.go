@@ -81,7 +81,10 @@ func TestFormatIdempotentRepository(t *testing.T) {
 		if d.IsDir() || filepath.Ext(path) != ".policy" {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		inScope := false
 		for _, p := range parts[:len(parts)-1] {
@@ -166,7 +169,10 @@ func sameTree(a, b *File) string {
 // The golden inputs keep their meaning through formatting.
 func TestFormatKeepsTree(t *testing.T) {
 	for _, in := range golden.Glob(t, filepath.Join("testdata", "format", "*.input")) {
-		src, _ := os.ReadFile(in)
+		src, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
 		f, errs := ParseFile(in, src)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", in, errs)

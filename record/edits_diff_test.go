@@ -240,7 +240,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 								}
 							case 1:
 								desc = "set . = {...}"
-								v, _ := a.DecodeJSONValue([]byte(`{"b":{"c":[1]},"a":2}`))
+								v := mustValue(t, a, `{"b":{"c":[1]},"a":2}`)
 								wantErr = m.oset(nil, mustOparse(t, `{"b":{"c":[1]},"a":2}`))
 								gotErr = r.Set(nil, v)
 							case 2:
@@ -303,8 +303,11 @@ func TestReviewEditEdgeCases(t *testing.T) {
 	}
 	ifAbsent := func(p, js string) op {
 		return func(r *Record) error {
-			v, _ := r.a.DecodeJSONValue([]byte(js))
-			_, err := r.SetIfAbsent(MustParsePath(p), v)
+			v, err := r.a.DecodeJSONValue([]byte(js))
+			if err != nil {
+				return err
+			}
+			_, err = r.SetIfAbsent(MustParsePath(p), v)
 			return err
 		}
 	}

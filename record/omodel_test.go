@@ -209,7 +209,10 @@ func omsgpack(x any) []byte {
 			case s == "false":
 				b = append(b, 0xc2)
 			case s[0] == '"':
-				u, _ := strconv.Unquote(s)
+				u, err := strconv.Unquote(s)
+				if err != nil {
+					panic(fmt.Sprintf("omsgpack: %s: %v", s, err))
+				}
 				b = append(b, 0xd9, byte(len(u)))
 				b = append(b, u...)
 			default:
@@ -217,7 +220,10 @@ func omsgpack(x any) []byte {
 					b = append(b, 0xd3)
 					b = binary.BigEndian.AppendUint64(b, uint64(i))
 				} else {
-					f, _ := strconv.ParseFloat(s, 64)
+					f, err := strconv.ParseFloat(s, 64)
+					if err != nil {
+						panic(fmt.Sprintf("omsgpack: %s: %v", s, err))
+					}
 					b = append(b, 0xcb)
 					b = binary.BigEndian.AppendUint64(b, uint64FromFloat(f))
 				}

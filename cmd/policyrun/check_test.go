@@ -17,17 +17,32 @@ const (
 	syntaxError = "policy \"syn\"\n\ndrop if .x\n"
 )
 
+// writeFiles writes files (name → content; names may have directories)
+// into a new temporary directory and returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, src := range files {
 		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
+}
+
+// readFile returns the content of a file the test wrote or made the
+// command write.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func runCLI(args ...string) (int, string, string) {

@@ -50,7 +50,7 @@ func TestFmtPrints(t *testing.T) {
 		t.Errorf("fmt FILE: code %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// The file itself is untouched.
-	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtMessy {
+	if readFile(t, filepath.Join(dir, "messy.policy")) != fmtMessy {
 		t.Errorf("fmt without -w changed the file")
 	}
 	code, out, _ = runFmtArgs("-")
@@ -80,21 +80,27 @@ func TestFmtWrite(t *testing.T) {
 	}
 	for _, name := range []string{"messy.policy", "clean.policy", "sub/deep.policy"} {
 		path := filepath.Join(dir, name)
-		b, _ := os.ReadFile(path)
-		if string(b) != fmtClean {
+		if b := readFile(t, path); b != fmtClean {
 			t.Errorf("%s after -w: %q", name, b)
 		}
-		if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o640 {
 			t.Errorf("%s: mode %v, want 0640 kept", name, info.Mode().Perm())
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, ".hidden", "x.policy")); string(b) != fmtMessy {
+	if readFile(t, filepath.Join(dir, ".hidden", "x.policy")) != fmtMessy {
 		t.Errorf("hidden directory was formatted")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "set .a=1" {
+	if readFile(t, filepath.Join(dir, "notes.txt")) != "set .a=1" {
 		t.Errorf("non-policy file was touched")
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".fmt-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
@@ -127,10 +133,10 @@ func TestFmtSyntaxErrors(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 	// The bad file is left alone, the good ones are still formatted.
-	if b, _ := os.ReadFile(bad); string(b) != fmtBad {
+	if readFile(t, bad) != fmtBad {
 		t.Errorf("file with errors was rewritten")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtClean {
+	if readFile(t, filepath.Join(dir, "messy.policy")) != fmtClean {
 		t.Errorf("a syntax error elsewhere stopped the other files")
 	}
 }

@@ -66,7 +66,9 @@ func TestGenToFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	gen.Write(&want, "flat", 1000, 1)
+	if err := gen.Write(&want, "flat", 1000, 1); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(got, want.Bytes()) || bytes.Count(got, []byte("\n")) != 1000 {
 		t.Fatalf("file holds %d bytes, want %d", len(got), want.Len())
 	}

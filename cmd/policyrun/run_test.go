@@ -18,10 +18,10 @@ func TestRunSecondSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real process")
 	}
-	dir := t.TempDir()
 	line := `{"msg":"` + strings.Repeat("x", 200) + `"}` + "\n"
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(strings.Repeat(line, 5000)), 0o644)
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(`
+	dir := writeFiles(t, map[string]string{
+		"a.log": strings.Repeat(line, 5000),
+		"p.yaml": `
 pipeline:
   inputs:
     - name: tail
@@ -29,7 +29,8 @@ pipeline:
       read_from_head: true
   outputs:
     - name: stdout
-`), 0o644)
+`,
+	})
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,9 @@ pipeline:
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	time.Sleep(300 * time.Millisecond) // the pipe is full: the output blocks
@@ -65,9 +68,7 @@ pipeline:
 // without creating them or cutting the partial last line of one that exists,
 // and still finds an output whose directory is missing.
 func TestRunCheckChangesNothing(t *testing.T) {
-	dir := t.TempDir()
 	partial := "{\"a\":1}\n{\"partial"
-	os.WriteFile(filepath.Join(dir, "out.log"), []byte(partial), 0o644)
 	cfg := `
 pipeline:
   inputs:
@@ -79,18 +80,20 @@ pipeline:
     - name: file
       path: new.log
 `
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(cfg), 0o644)
+	dir := writeFiles(t, map[string]string{"out.log": partial, "p.yaml": cfg})
 	var stdout, stderr bytes.Buffer
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); string(b) != partial {
+	if b := readFile(t, filepath.Join(dir, "out.log")); b != partial {
 		t.Errorf("--check changed out.log to %q", b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new.log")); err == nil {
 		t.Error("--check created new.log")
 	}
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(strings.Replace(cfg, "new.log", "nodir/new.log", 1)), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(strings.Replace(cfg, "new.log", "nodir/new.log", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stderr.Reset()
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "output at line 9") {

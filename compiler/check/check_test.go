@@ -250,12 +250,18 @@ func TestSuggest(t *testing.T) {
 // expression the back ends will evaluate without a type in Info.Types.
 func TestEveryExprTyped(t *testing.T) {
 	for _, file := range golden.Glob(t, "testdata/ok_*.policy") {
-		src, _ := os.ReadFile(file)
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
 		f, errs := policy.ParseFile(file, src)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", file, errs)
 		}
-		info, _ := Check(f)
+		info, diags := Check(f)
+		if diag.HasErrors(diags) {
+			t.Fatalf("%s: %v", file, diags)
+		}
 		skip := map[policy.Node]bool{}
 		for _, s := range f.Stmts {
 			policy.Inspect(s, func(n policy.Node) bool {

@@ -26,8 +26,12 @@ func FuzzCheck(f *testing.F) {
 		if err := diag.WriteText(&b, src, ds); err != nil {
 			t.Fatal(err)
 		}
-		diag.WriteJSON(&b, ds)
-		diag.WriteGitHub(&b, ds)
+		if err := diag.WriteJSON(&b, ds); err != nil {
+			t.Fatal(err)
+		}
+		if err := diag.WriteGitHub(&b, ds); err != nil {
+			t.Fatal(err)
+		}
 		if info == nil {
 			return
 		}

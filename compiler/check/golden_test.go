@@ -37,7 +37,9 @@ func TestGolden(t *testing.T) {
 			}
 			_, ds := checkSource(filepath.Base(file), src)
 			var b bytes.Buffer
-			diag.WriteText(&b, src, ds)
+			if err := diag.WriteText(&b, src, ds); err != nil {
+				t.Fatal(err)
+			}
 			golden.Check(t, strings.TrimSuffix(file, ".policy")+".golden", b.Bytes())
 			// Clean policies (named ok_*) must stay clean, and every
 			// mistake file must report something.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 )
@@ -49,7 +50,10 @@ func load(t *testing.T) (*policy.File, *check.Info) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	info, _ := check.Check(f)
+	info, diags := check.Check(f)
+	if diag.HasErrors(diags) {
+		t.Fatal(diags)
+	}
 	return f, info
 }
 

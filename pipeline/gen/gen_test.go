@@ -163,7 +163,10 @@ func TestUnknownKind(t *testing.T) {
 func BenchmarkGenerate(b *testing.B) {
 	for _, kind := range Kinds {
 		b.Run(kind, func(b *testing.B) {
-			g, _ := New(kind, 1)
+			g, err := New(kind, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var buf []byte
 			b.ReportAllocs()
 			for range b.N {

@@ -44,7 +44,9 @@ func simulateCrashes(t *testing.T, rotation string) {
 			}
 			return f
 		}
-		f.Close()
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
 		if err := os.Rename(p, fmt.Sprintf("%s.%d", p, gen)); err != nil {
 			t.Error(err)
 		}

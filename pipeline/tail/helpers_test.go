@@ -62,6 +62,14 @@ func (h *harness) poll() (int, error) {
 	return len(b.Lines), nil
 }
 
+// step runs one poll cycle, failing the test on an error.
+func (h *harness) step() {
+	h.t.Helper()
+	if _, err := h.poll(); err != nil {
+		h.t.Fatalf("Poll: %v", err)
+	}
+}
+
 // until polls until cond holds, failing the test after a deadline.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
@@ -106,6 +114,16 @@ func (h *harness) count() map[string]int {
 		m[string(l.Bytes)]++
 	}
 	return m
+}
+
+// readFile returns the content of the file at path.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func writeFile(t *testing.T, path, data string) {

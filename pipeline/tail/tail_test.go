@@ -94,7 +94,10 @@ func TestOffsetsAndAttributes(t *testing.T) {
 		}
 	}
 	f := h.lines[0].File
-	resolved, _ := filepath.EvalSymlinks(p)
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []checkpoint.Attr{
 		{Key: checkpoint.AttrFileName, Value: "app.log"},
 		{Key: checkpoint.AttrFilePath, Value: p},
@@ -139,7 +142,7 @@ func TestReadFromHead(t *testing.T) {
 			cfg := fastConfig(filepath.Join(dir, "*.log"))
 			cfg.ReadFromHead = head
 			h := newHarness(t, cfg, nil)
-			h.poll()
+			h.step()
 			appendFile(t, old, "after\n")
 			writeFile(t, filepath.Join(dir, "new.log"), "new-1\n") // found later: from the start
 			h.until("both files", func() bool { return h.count()["after"] == 1 && h.count()["new-1"] == 1 })
@@ -209,7 +212,7 @@ func TestRestartThroughStore(t *testing.T) {
 	h.until("tiny", func() bool { return len(h.lines) == 1 })
 	appendFile(t, p, strings.Repeat("grow\n", 300)+"hal")
 	h.until("growth", func() bool { return len(h.lines) == 301 })
-	h.poll()
+	h.step()
 	if err := store.Save(h.tail.Checkpoint()); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +228,7 @@ func TestRestartThroughStore(t *testing.T) {
 	appendFile(t, p, "f\nnext\n")
 	h2 := newHarness(t, cfg, cp)
 	h2.until("resumed lines", func() bool { return len(h2.lines) >= 2 })
-	h2.poll()
+	h2.step()
 	if got := h2.text(); !slices.Equal(got, []string{"a.log:half", "a.log:next"}) {
 		t.Fatalf("after restart: %q", got)
 	}
@@ -252,8 +255,8 @@ func TestCorruptCheckpoint(t *testing.T) {
 	if err := store.Save(h.tail.Checkpoint()); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(db)
-	writeFile(t, db, string(raw[:len(raw)/2]))
+	raw := readFile(t, db)
+	writeFile(t, db, raw[:len(raw)/2])
 
 	cp, _, err := store.Load()
 	if !errors.Is(err, checkpoint.ErrCorrupt) || cp != nil {
@@ -368,7 +371,7 @@ func TestHugeLine(t *testing.T) {
 				step := len(huge) / pieces
 				for i := 0; i < len(huge); i += step {
 					appendFile(t, p, string(huge[i:min(i+step, len(huge))]))
-					h.poll()
+					h.step()
 				}
 				appendFile(t, p, "\nafter\n")
 				h.until("last line", func() bool { return h.count()["after"] == 1 })
@@ -412,7 +415,7 @@ func TestResumeReadsNewFilesFromStart(t *testing.T) {
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	cfg.ReadFromHead = false
 	h := newHarness(t, cfg, nil)
-	h.poll()
+	h.step()
 	cp := h.tail.Checkpoint() // a.log, at its end
 	if len(cp.Files) != 1 || cp.Files[0].Offset != 6 || len(h.lines) != 0 {
 		t.Fatalf("fresh start: lines %q, checkpoint %+v", h.text(), cp.Files)
@@ -425,7 +428,7 @@ func TestResumeReadsNewFilesFromStart(t *testing.T) {
 
 	h2 := newHarness(t, cfg, h.tail.Checkpoint())
 	h2.until("both lines again", func() bool { return len(h2.lines) == 2 })
-	h2.poll()
+	h2.step()
 	if c := h2.count(); len(h2.lines) != 2 || c["a-1"] != 1 || c["b-1"] != 1 {
 		t.Fatalf("after restart: %q", h2.text())
 	}
@@ -519,7 +522,7 @@ func TestFingerprintWhenBatchFull(t *testing.T) {
 	cfg := fastConfig(p)
 	cfg.MaxBatchLines = 10
 	h := newHarness(t, cfg, nil)
-	h.poll()
+	h.step()
 	appendFile(t, p, numbered("line", 0, 1000))
 	if n, err := h.poll(); err != nil || n != 10 {
 		t.Fatalf("poll: %d lines, %v; want 10", n, err)
