@@ -429,7 +429,7 @@ func (m *omodel) olift(p Path, prefix string) error {
 
 // renameBreaks reports whether renaming from to to passes the check of to
 // but fails once from is removed (to goes through from by an array index):
-// see TestReviewRenameErrorChangesRecord.
+// see TestRenameIntoOwnSubtreeLeavesRecordUnchanged.
 // onorm returns p with its negative array indexes made positive where the
 // model has the array.
 func (m *omodel) onorm(p Path) Path {

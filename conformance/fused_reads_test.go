@@ -27,11 +27,11 @@ func countOp(t *testing.T, prog *vm.Program, op string) int {
 	return n
 }
 
-// TestReviewGETG runs policies whose reads the compiler fuses into GETG
+// TestFusedReadsAgreeAcrossBackends runs policies whose reads the compiler fuses into GETG
 // (and some it must not fuse) on the VM and on every backend: outcome and
 // output must agree, a failing guard faults type_mismatch and leaves the
 // record as it came in.
-func TestReviewGETG(t *testing.T) {
+func TestFusedReadsAgreeAcrossBackends(t *testing.T) {
 	tests := []struct {
 		name, src string
 		lines     []string
@@ -106,10 +106,10 @@ func TestReviewGETG(t *testing.T) {
 	}
 }
 
-// TestReviewGETGAssembled runs GETG and the GET, GUARD pair it replaces,
+// TestGETGFaultsAsGetGuard runs GETG and the GET, GUARD pair it replaces,
 // assembled by hand, over every kind and a spread of masks (the optional
 // reads' absent bit included): their faults must be the same.
-func TestReviewGETGAssembled(t *testing.T) {
+func TestGETGFaultsAsGetGuard(t *testing.T) {
 	paths := []vm.Path{{Steps: record.MustParsePath(".v")}, {Steps: record.MustParsePath(".m.k")}, {Steps: record.MustParsePath(".arr[-1]")}}
 	lines := []string{`{"v":1}`, `{"v":"s","m":{"k":null}}`, `{"v":1.5,"arr":[true]}`, `{"v":null,"m":{"k":[1]}}`,
 		`{"v":{"a":1},"arr":[{"x":1}]}`, `{"v":[],"m":{"k":{}}}`, `{"v":false,"m":{"k":"x"},"arr":[2]}`, `{}`}
