@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testfs"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
@@ -146,26 +147,11 @@ func readFile(t *testing.T, dir, name string) string {
 // writeFile writes data to dir/name, making the directories it needs.
 func writeFile(t *testing.T, dir, name, data string) {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfs.Write(t, filepath.Join(dir, name), data)
 }
 
 // appendFile appends data to dir/name.
 func appendFile(t *testing.T, dir, name, data string) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testfs.Append(t, filepath.Join(dir, name), data)
 }

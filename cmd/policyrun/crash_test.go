@@ -97,9 +97,7 @@ pipeline:
 	}()
 
 	start := func(cfg string) (*exec.Cmd, *bytes.Buffer) {
-		cmd := exec.Command(os.Args[0], "run", "--quiet", cfg)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "POLICYRUN_AS_CLI=1")
+		cmd := cliCommand(dir, "run", "--quiet", cfg)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

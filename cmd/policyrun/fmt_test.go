@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
 
 const (
@@ -16,8 +18,8 @@ const (
 
 // fmtTree makes a directory with a messy, a clean and a non-policy file,
 // and a nested directory with another messy file.
+// The files are 0640, a mode fmt -w must keep.
 func fmtTree(t *testing.T) string {
-	dir := t.TempDir()
 	files := map[string]string{
 		"messy.policy":     fmtMessy,
 		"clean.policy":     fmtClean,
@@ -25,12 +27,9 @@ func fmtTree(t *testing.T) string {
 		"sub/deep.policy":  fmtMessy,
 		".hidden/x.policy": fmtMessy,
 	}
-	for name, src := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o640); err != nil {
+	dir := writeFiles(t, files)
+	for name := range files {
+		if err := os.Chmod(filepath.Join(dir, name), 0o640); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +49,7 @@ func TestFmtPrints(t *testing.T) {
 		t.Errorf("fmt FILE: code %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// The file itself is untouched.
-	if readFile(t, filepath.Join(dir, "messy.policy")) != fmtMessy {
+	if testfs.Read(t, filepath.Join(dir, "messy.policy")) != fmtMessy {
 		t.Errorf("fmt without -w changed the file")
 	}
 	code, out, _ = runFmtArgs("-")
@@ -80,7 +79,7 @@ func TestFmtWrite(t *testing.T) {
 	}
 	for _, name := range []string{"messy.policy", "clean.policy", "sub/deep.policy"} {
 		path := filepath.Join(dir, name)
-		if b := readFile(t, path); b != fmtClean {
+		if b := testfs.Read(t, path); b != fmtClean {
 			t.Errorf("%s after -w: %q", name, b)
 		}
 		info, err := os.Stat(path)
@@ -91,10 +90,10 @@ func TestFmtWrite(t *testing.T) {
 			t.Errorf("%s: mode %v, want 0640 kept", name, info.Mode().Perm())
 		}
 	}
-	if readFile(t, filepath.Join(dir, ".hidden", "x.policy")) != fmtMessy {
+	if testfs.Read(t, filepath.Join(dir, ".hidden", "x.policy")) != fmtMessy {
 		t.Errorf("hidden directory was formatted")
 	}
-	if readFile(t, filepath.Join(dir, "notes.txt")) != "set .a=1" {
+	if testfs.Read(t, filepath.Join(dir, "notes.txt")) != "set .a=1" {
 		t.Errorf("non-policy file was touched")
 	}
 	entries, err := os.ReadDir(dir)
@@ -133,10 +132,10 @@ func TestFmtSyntaxErrors(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 	// The bad file is left alone, the good ones are still formatted.
-	if readFile(t, bad) != fmtBad {
+	if testfs.Read(t, bad) != fmtBad {
 		t.Errorf("file with errors was rewritten")
 	}
-	if readFile(t, filepath.Join(dir, "messy.policy")) != fmtClean {
+	if testfs.Read(t, filepath.Join(dir, "messy.policy")) != fmtClean {
 		t.Errorf("a syntax error elsewhere stopped the other files")
 	}
 }

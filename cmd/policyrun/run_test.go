@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
 
 // TestRunSecondSignal checks that a second SIGINT ends a run whose drain is
@@ -36,9 +37,7 @@ pipeline:
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(os.Args[0], "run", "--quiet", "p.yaml")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "POLICYRUN_AS_CLI=1")
+	cmd := cliCommand(dir, "run", "--quiet", "p.yaml")
 	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -85,15 +84,13 @@ pipeline:
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if b := readFile(t, filepath.Join(dir, "out.log")); b != partial {
+	if b := testfs.Read(t, filepath.Join(dir, "out.log")); b != partial {
 		t.Errorf("--check changed out.log to %q", b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new.log")); err == nil {
 		t.Error("--check created new.log")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(strings.Replace(cfg, "new.log", "nodir/new.log", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfs.Write(t, filepath.Join(dir, "p.yaml"), strings.Replace(cfg, "new.log", "nodir/new.log", 1))
 	stderr.Reset()
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "output at line 9") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/internal/testfs"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -37,16 +38,6 @@ func writeOne(t *testing.T, path string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// readFile returns the content of the file at path.
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestNullAndStream(t *testing.T) {
@@ -107,11 +98,9 @@ func TestFileRotation(t *testing.T) {
 
 func TestFileAppends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.log")
-	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfs.Write(t, path, "old\n")
 	writeOne(t, path)
-	if b := readFile(t, path); b != "old\n{\"x\":true}\n" {
+	if b := testfs.Read(t, path); b != "old\n{\"x\":true}\n" {
 		t.Errorf("file = %q", b)
 	}
 }
@@ -136,11 +125,9 @@ func TestFileCutsPartialLastLine(t *testing.T) {
 		{"{\"a\":1}\n", "{\"a\":1}\n{\"x\":true}\n"},
 		{"{\"a\":1}\n" + strings.Repeat("y", 200<<10), "{\"a\":1}\n{\"x\":true}\n"},
 	} {
-		if err := os.WriteFile(path, []byte(tt.before), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testfs.Write(t, path, tt.before)
 		writeOne(t, path)
-		if b := readFile(t, path); b != tt.after {
+		if b := testfs.Read(t, path); b != tt.after {
 			t.Errorf("after %q: file = %q, want %q", tt.before[:min(len(tt.before), 20)], b, tt.after)
 		}
 	}

@@ -2,19 +2,57 @@ package tail
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
+
+// A rotation is what a writer does to its file every so many lines: it
+// returns the file to write on, or nil to create the path anew.
+type rotation func(gen int, f *os.File) *os.File
+
+// moveCreate closes the file, renames it to path.GEN and pauses; the
+// writer then creates path anew.
+func moveCreate(t *testing.T, path string, pause time.Duration) rotation {
+	return func(gen int, f *os.File) *os.File {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(pause)
+		return nil
+	}
+}
+
+// copyTruncate is logrotate's copytruncate: it copies the file to path.GEN
+// and truncates it; the writer keeps its O_APPEND file.
+func copyTruncate(t *testing.T, path string) rotation {
+	return func(gen int, f *os.File) *os.File {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(fmt.Sprintf("%s.%d", path, gen), data, 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := f.Truncate(0); err != nil {
+			t.Error(err)
+		}
+		return f
+	}
+}
 
 // writer appends numbered lines to path from a goroutine, rotating the file
 // every `every` lines with rotate, and pausing now and then so that the
 // tail runs alongside.
-func writer(t *testing.T, path string, n, every int, rotate func(gen int, f *os.File) *os.File) (wait func()) {
+func writer(t *testing.T, path string, n, every int, rotate rotation) (wait func()) {
 	t.Helper()
 	open := func() *os.File {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -84,80 +122,30 @@ func TestRotationUnderLoad(t *testing.T) {
 	tests := []struct {
 		name    string
 		pattern string
-		rotate  func(t *testing.T, path string) func(int, *os.File) *os.File
+		rotate  func(t *testing.T, path string) rotation
 		noDups  bool
 	}{
 		{
 			// The rotated files are not matched: each is drained until
-			// rotate_wait expires.
+			// rotate_wait expires. The pause gives the tail a poll to see
+			// the new file under the old name; otherwise a generation
+			// could pass unseen. (20 ms, four polls, was not enough under
+			// go test -race on two busy cores: a generation was lost.)
 			name: "move-create", pattern: "app.log", noDups: true,
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					if err := f.Close(); err != nil {
-						t.Error(err)
-					}
-					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
-						t.Error(err)
-					}
-					// Give the tail a poll to see the new file under the
-					// old name; otherwise a generation could pass unseen.
-					// (20 ms, four polls, was not enough under go test
-					// -race on two busy cores: a generation was lost.)
-					time.Sleep(100 * time.Millisecond)
-					return nil
-				}
-			},
+			rotate: func(t *testing.T, path string) rotation { return moveCreate(t, path, 100*time.Millisecond) },
 		},
 		{
 			// The rotated files are matched too, under new names.
 			name: "move-create matched", pattern: "app.log*", noDups: true,
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					if err := f.Close(); err != nil {
-						t.Error(err)
-					}
-					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
-						t.Error(err)
-					}
-					return nil
-				}
-			},
+			rotate: func(t *testing.T, path string) rotation { return moveCreate(t, path, 0) },
 		},
-		{
-			// logrotate's copytruncate: the writer keeps its O_APPEND file.
-			name: "copy-truncate", pattern: "app.log*",
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					src, err := os.Open(path)
-					if err != nil {
-						t.Error(err)
-						return f
-					}
-					dst, err := os.Create(fmt.Sprintf("%s.%d", path, gen))
-					if err != nil {
-						t.Error(err)
-						return f
-					}
-					if _, err := io.Copy(dst, src); err != nil {
-						t.Error(err)
-					}
-					src.Close() // read only
-					if err := dst.Close(); err != nil {
-						t.Error(err)
-					}
-					if err := f.Truncate(0); err != nil {
-						t.Error(err)
-					}
-					return f
-				}
-			},
-		},
+		{name: "copy-truncate", pattern: "app.log*", rotate: copyTruncate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, "app.log")
-			writeFile(t, p, "")
+			testfs.Write(t, p, "")
 			cfg := fastConfig(filepath.Join(dir, tt.pattern))
 			cfg.RotateWait = 300 * time.Millisecond
 			h := newHarness(t, cfg, nil)
@@ -185,12 +173,12 @@ func TestRotationUnderLoad(t *testing.T) {
 func TestSameFirstBytes(t *testing.T) {
 	dir := t.TempDir()
 	header := strings.Repeat("Nov 29 21:00:00 host kernel: boot message\n", 30) // > 1,000 bytes
-	writeFile(t, filepath.Join(dir, "messages"), header+"messages-1\n")
+	testfs.Write(t, filepath.Join(dir, "messages"), header+"messages-1\n")
 	cfg := fastConfig(filepath.Join(dir, "*"))
 	h := newHarness(t, cfg, nil)
 	h.until("messages", func() bool { return h.count()["messages-1"] == 1 })
 	// syslog appears later, with the same first bytes.
-	writeFile(t, filepath.Join(dir, "syslog"), header+"syslog-1\n")
+	testfs.Write(t, filepath.Join(dir, "syslog"), header+"syslog-1\n")
 	h.until("syslog", func() bool { return h.count()["syslog-1"] == 1 })
 	if c := h.count(); c["Nov 29 21:00:00 host kernel: boot message"] != 60 {
 		t.Fatalf("header lines seen %d times, want 60", c["Nov 29 21:00:00 host kernel: boot message"])
@@ -202,8 +190,8 @@ func TestSameFirstBytes(t *testing.T) {
 	h.tail.Close()
 
 	// Restart: each file resumes from its own entry.
-	appendFile(t, filepath.Join(dir, "messages"), "messages-2\n")
-	appendFile(t, filepath.Join(dir, "syslog"), "syslog-2\n")
+	testfs.Append(t, filepath.Join(dir, "messages"), "messages-2\n")
+	testfs.Append(t, filepath.Join(dir, "syslog"), "syslog-2\n")
 	h2 := newHarness(t, cfg, cp)
 	h2.until("both", func() bool { return len(h2.lines) >= 2 })
 	h2.step()
@@ -224,7 +212,7 @@ func TestDeletedWhileReading(t *testing.T) {
 	const n = 50000
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, numbered("line", 0, n))
+	testfs.Write(t, p, numbered("line", 0, n))
 	cfg := fastConfig(p)
 	cfg.MaxBatchBytes = 32 << 10 // many polls
 	h := newHarness(t, cfg, nil)
@@ -251,19 +239,19 @@ func TestDeletedWhileReading(t *testing.T) {
 func TestCopyTruncateWhileStopped(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, numbered("line", 0, 100))
+	testfs.Write(t, p, numbered("line", 0, 100))
 	cfg := fastConfig(filepath.Join(dir, "app.log*"))
 	cfg.ReadFromHead = false
 	h := newHarness(t, cfg, nil)
 	h.step()
-	appendFile(t, p, numbered("line", 100, 200))
+	testfs.Append(t, p, numbered("line", 100, 200))
 	h.until("lines 100-199", func() bool { return len(h.lines) == 100 })
 	cp := h.tail.Checkpoint()
 	h.tail.Close()
 
-	appendFile(t, p, numbered("line", 200, 300)) // unread when stopped
-	writeFile(t, p+".1", readFile(t, p))
-	writeFile(t, p, numbered("line", 300, 310)) // truncated, new content
+	testfs.Append(t, p, numbered("line", 200, 300)) // unread when stopped
+	testfs.Write(t, p+".1", testfs.Read(t, p))
+	testfs.Write(t, p, numbered("line", 300, 310)) // truncated, new content
 
 	h2 := newHarness(t, cfg, cp)
 	h2.until("lines 200-309", func() bool { return len(h2.lines) >= 110 })
@@ -279,7 +267,7 @@ func TestCopyTruncateWhileStopped(t *testing.T) {
 func TestMoveCreateBetweenScans(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, "gen-0\n")
+	testfs.Write(t, p, "gen-0\n")
 	cfg := fastConfig(p)
 	cfg.RefreshInterval = time.Hour
 	cfg.RotateWait = time.Hour
@@ -291,7 +279,7 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 		}
 		h.step() // sees the path empty
 		h.step()
-		writeFile(t, p, fmt.Sprintf("gen-%d\n", gen))
+		testfs.Write(t, p, fmt.Sprintf("gen-%d\n", gen))
 		h.until(fmt.Sprintf("generation %d", gen), func() bool { return len(h.lines) == gen+1 })
 	}
 	if s := h.tail.Stats(); s.Files != 4 || s.Rotations != 3 {
@@ -304,13 +292,13 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 func TestCopySeenBeforeTruncate(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, numbered("line", 0, 100))
+	testfs.Write(t, p, numbered("line", 0, 100))
 	cfg := fastConfig(filepath.Join(dir, "app.log*"))
 	cfg.RotateWait = time.Hour // only the truncation may decide
 	h := newHarness(t, cfg, nil)
 	h.until("first lines", func() bool { return len(h.lines) == 100 })
-	appendFile(t, p, numbered("line", 100, 120)) // not read before the copy
-	writeFile(t, p+".1", readFile(t, p))
+	testfs.Append(t, p, numbered("line", 100, 120)) // not read before the copy
+	testfs.Write(t, p+".1", testfs.Read(t, p))
 	deadline := time.Now().Add(3 * cfg.RefreshInterval)
 	for time.Now().Before(deadline) {
 		h.step()
@@ -318,7 +306,7 @@ func TestCopySeenBeforeTruncate(t *testing.T) {
 	if h.tail.Stats().Files != 2 {
 		t.Fatalf("the copy was not found: %+v", h.tail.Stats())
 	}
-	writeFile(t, p, numbered("line", 120, 130)) // the truncation, and new lines
+	testfs.Write(t, p, numbered("line", 120, 130)) // the truncation, and new lines
 	h.until("all lines", func() bool { return len(missing(h.count(), "line", 130)) == 0 })
 	h.step()
 	if len(h.lines) != 130 {
