@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -29,11 +28,8 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func runCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
+// runCLI runs the command with args and no input.
+func runCLI(args ...string) (int, string, string) { return runWith("", args...) }
 
 func TestCheckExitCodes(t *testing.T) {
 	dir := writeFiles(t, map[string]string{

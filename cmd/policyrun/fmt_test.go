@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,10 +35,9 @@ func fmtTree(t *testing.T) string {
 	return dir
 }
 
+// runFmtArgs runs policyrun fmt with args and fmtMessy as its input.
 func runFmtArgs(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(append([]string{"fmt"}, args...), strings.NewReader(fmtMessy), &out, &errb)
-	return code, out.String(), errb.String()
+	return runWith(fmtMessy, append([]string{"fmt"}, args...)...)
 }
 
 func TestFmtPrints(t *testing.T) {

@@ -10,10 +10,9 @@ import (
 	"github.com/policyrun/policyrun/pipeline/gen"
 )
 
+// runGenArgs runs policyrun gen with args.
 func runGenArgs(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(append([]string{"gen"}, args...), strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	return runWith("", append([]string{"gen"}, args...)...)
 }
 
 func TestGenCommand(t *testing.T) {
