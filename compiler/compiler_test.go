@@ -65,9 +65,12 @@ func TestRun(t *testing.T) {
 }
 
 // count returns how many instructions of op the program has.
-func count(prog *vm.Program, op string) int {
+func count(t *testing.T, prog *vm.Program, op string) int {
+	t.Helper()
 	var b strings.Builder
-	prog.Disasm(&b)
+	if err := prog.Disasm(&b); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for _, l := range strings.Split(b.String(), "\n") {
 		f := strings.Fields(l)
@@ -100,7 +103,7 @@ func TestOptimisations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		prog := compile(t, "policy \"t\"\n"+tt.src)
-		if got := count(prog, tt.op); got != tt.want {
+		if got := count(t, prog, tt.op); got != tt.want {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: %d %s, want %d\n%s", tt.name, got, tt.op, tt.want, b.String())

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/policyrun/policyrun/record"
@@ -44,25 +43,14 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			lines := b1Lines(t, p.kind)[:100]
 			want := outputs(t, p.prog, lines, false)
-			var wg sync.WaitGroup
-			errs := make(chan string, 8)
-			for g := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range 3 {
-						if got := outputs(t, p.prog, lines, g%2 == 0); got != want {
-							errs <- "outputs differ from the sequential run"
-							return
-						}
+			concurrently(t, 8, func(g int) string {
+				for range 3 {
+					if got := outputs(t, p.prog, lines, g%2 == 0); got != want {
+						return "outputs differ from the sequential run"
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for e := range errs {
-				t.Error(e)
-			}
+				}
+				return ""
+			})
 		})
 	}
 }

@@ -89,23 +89,11 @@ func BenchmarkBackends(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var cpu cpuClock
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu.start()
-			i := 0
-			for range b.N {
-				if i == len(ls) {
-					i = 0
-				}
-				if _, _, err := r.Run(c.expr, ls[i]); err != nil {
+			timePerRecord(b, &ls, nil, func(l []byte) {
+				if _, _, err := r.Run(c.expr, l); err != nil {
 					b.Fatal(err)
 				}
-				i++
-			}
-			cpu.stop()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/record")
-			cpu.report(b)
+			})
 		})
 	}
 }
@@ -123,21 +111,31 @@ func runBackendBatch(b *testing.B, lines [][]byte, f func(*record.Record)) {
 		f(rec)
 	}
 	br.reset(b)
+	timePerRecord(b, &br.recs, func() { br.reset(b) }, f)
+}
+
+// timePerRecord is the timed part of a benchmark over the records of
+// *batch: it calls step b.N times, one record each, round the batch, and
+// before each pass but the first calls refill (if not nil) with the clocks
+// stopped. It reports allocs, ns/record and cpu-ns/record.
+func timePerRecord[T any](b *testing.B, batch *[]T, refill func(), step func(T)) {
 	var cpu cpuClock
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu.start()
-	i := 0
+	recs, i := *batch, 0
 	for range b.N {
-		if i == len(br.recs) {
-			cpu.stop()
-			b.StopTimer()
-			br.reset(b)
-			i = 0
-			b.StartTimer()
-			cpu.start()
+		if i == len(recs) {
+			if refill != nil {
+				cpu.stop()
+				b.StopTimer()
+				refill()
+				b.StartTimer()
+				cpu.start()
+			}
+			recs, i = *batch, 0
 		}
-		f(br.recs[i])
+		step(recs[i])
 		i++
 	}
 	cpu.stop()

@@ -5,15 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/gen"
-	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
@@ -26,8 +23,7 @@ import (
 
 // baseCase is one B1 policy with its four implementations.
 type baseCase struct {
-	name, kind string
-	prog       *vm.Program
+	b1Policy   // and its program on the VM
 	transpiled *lua.Program
 	script     *lua.Script
 	expr       *exprbaseline.Baseline
@@ -35,35 +31,21 @@ type baseCase struct {
 
 func baseCases(tb testing.TB) []baseCase {
 	tb.Helper()
-	files, err := filepath.Glob("policies/*.policy")
-	if err != nil || len(files) != 9 {
-		tb.Fatalf("want the nine B1 policies, found %d (%v)", len(files), err)
-	}
 	exprs, err := exprbaseline.All()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var out []baseCase
-	for i, fn := range files {
-		name := strings.TrimSuffix(filepath.Base(fn), ".policy")
-		src, err := os.ReadFile(fn)
-		if err != nil {
-			tb.Fatal(err)
+	for i, p := range b1Policies(tb) {
+		f, info, diags := compiler.CheckFile(p.file, p.src)
+		if diags.HasErrors() {
+			tb.Fatal(diags)
 		}
-		prog, diags := compiler.CompileFile(fn, src)
-		if prog == nil {
-			tb.Fatalf("%s: %v", fn, diags)
-		}
-		f, errs := policy.ParseFile(fn, src)
-		if len(errs) > 0 {
-			tb.Fatal(errs)
-		}
-		info, _ := check.Check(f)
 		tp, err := lua.Compile(f, info, spec.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		script := filepath.Join("baselines", "lua", name+".lua")
+		script := filepath.Join("baselines", "lua", p.name+".lua")
 		ssrc, err := os.ReadFile(script)
 		if err != nil {
 			tb.Fatal(err)
@@ -72,17 +54,13 @@ func baseCases(tb testing.TB) []baseCase {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if exprs[i].Name != name {
-			tb.Fatalf("expr baseline %d is %s, want %s", i, exprs[i].Name, name)
+		if exprs[i].Name != p.name {
+			tb.Fatalf("expr baseline %d is %s, want %s", i, exprs[i].Name, p.name)
 		}
-		kind := "flat"
-		if strings.Contains(name, "k8s") {
-			kind = "k8s"
+		if exprs[i].Kind != p.kind {
+			tb.Fatalf("%s: expr baseline runs on %s records, the policy on %s", p.name, exprs[i].Kind, p.kind)
 		}
-		if exprs[i].Kind != kind {
-			tb.Fatalf("%s: expr baseline runs on %s records, the policy on %s", name, exprs[i].Kind, kind)
-		}
-		out = append(out, baseCase{name: name, kind: kind, prog: prog, transpiled: tp, script: s, expr: exprs[i]})
+		out = append(out, baseCase{b1Policy: p, transpiled: tp, script: s, expr: exprs[i]})
 	}
 	return out
 }

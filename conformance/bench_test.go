@@ -23,6 +23,8 @@ const benchBatch = 1000
 type b1Policy struct {
 	name string // the file name without .policy: "1-noop"
 	kind string // the records it runs on: "flat" or "k8s"
+	file string
+	src  []byte
 	prog *vm.Program
 }
 
@@ -46,7 +48,7 @@ func b1Policies(tb testing.TB) []b1Policy {
 		if strings.Contains(name, "k8s") {
 			kind = "k8s"
 		}
-		out = append(out, b1Policy{name: name, kind: kind, prog: prog})
+		out = append(out, b1Policy{name: name, kind: kind, file: fn, src: src, prog: prog})
 	}
 	return out
 }

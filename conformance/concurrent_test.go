@@ -46,23 +46,35 @@ func TestConcurrentCorpus(t *testing.T) {
 				})
 			}
 			want := run()
-			var wg sync.WaitGroup
-			errs := make(chan string, 4)
-			for range 4 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if got := run(); got != want {
-						errs <- fmt.Sprintf("%s: a concurrent run differs:\n%s\nsequential:\n%s", fn, got, want)
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for e := range errs {
-				t.Error(e)
-			}
+			concurrently(t, 4, func(int) string {
+				if got := run(); got != want {
+					return fmt.Sprintf("%s: a concurrent run differs:\n%s\nsequential:\n%s", fn, got, want)
+				}
+				return ""
+			})
 		}
+	}
+}
+
+// concurrently runs f on n goroutines at once, numbered from 0, and
+// reports what each returns, unless "", as an error of t.
+func concurrently(t *testing.T, n int, f func(g int) string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if e := f(g); e != "" {
+				errs <- e
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 

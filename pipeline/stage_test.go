@@ -2,10 +2,7 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,39 +44,17 @@ func TestStageBackends(t *testing.T) {
 	for _, backend := range []string{"vm", "lua", "lua_script"} {
 		t.Run(backend, func(t *testing.T) {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "in.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-			os.WriteFile(filepath.Join(dir, "p.policy"), []byte(stagePolicy), 0o644)
-			os.WriteFile(filepath.Join(dir, "s.lua"), []byte(stageScript), 0o644)
+			writeFile(t, dir, "in.log", strings.Join(lines, "\n")+"\n")
+			writeFile(t, dir, "p.policy", stagePolicy)
+			writeFile(t, dir, "s.lua", stageScript)
 			file, call := "p.policy", ""
 			if backend == "lua_script" {
 				file, call = "s.lua", "\n      call: cb"
 			}
-			cfg := writeConfig(t, dir, fmt.Sprintf(`
-pipeline:
-  inputs:
-    - name: tail
-      path: in.log
-      parser: json
-      read_from_head: true
-      exit_on_eof: true
-      poll_interval: 10ms
-  filters:
-    - name: policy
-      file: %s
-      backend: %s%s
-  outputs:
-    - name: stdout
-`, file, backend, call))
+			filter := fmt.Sprintf("  filters:\n    - name: policy\n      file: %s\n      backend: %s%s\n", file, backend, call)
+			cfg := tailConfig(t, dir, filter+toStdout, "in.log", "parser: json", "exit_on_eof: true", "poll_interval: 10ms")
 			var out bytes.Buffer
-			p, err := New(cfg, Options{Stdout: &out})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Run(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			p.Close()
-			s := p.Summary()
+			s := runPipeline(t, cfg, Options{Stdout: &out}).Summary()
 			// 100 multiples of 3 dropped; the 40 other multiples of 5
 			// fault (division by zero, or the script's error) and pass
 			// through unchanged.
@@ -102,18 +77,8 @@ pipeline:
 
 func TestStagePolicyErrors(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "bad.policy"), []byte("policy \"bad\"\n\nschema {\n  status: int\n}\n\ndrop when .status == \"500\"\n"), 0o644)
-	cfg := writeConfig(t, dir, `
-pipeline:
-  inputs:
-    - name: tail
-      path: in.log
-  filters:
-    - name: policy
-      file: bad.policy
-  outputs:
-    - name: null
-`)
+	writeFile(t, dir, "bad.policy", "policy \"bad\"\n\nschema {\n  status: int\n}\n\ndrop when .status == \"500\"\n")
+	cfg := tailConfig(t, dir, "  filters:\n    - name: policy\n      file: bad.policy\n"+toNull, "in.log")
 	_, err := New(cfg, Options{})
 	if err == nil || !strings.Contains(err.Error(), "E0301") || !strings.Contains(err.Error(), "bad.policy:7:11") {
 		t.Fatalf("err = %v", err)

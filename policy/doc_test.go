@@ -40,12 +40,7 @@ func TestSyntaxDocExamples(t *testing.T) {
 			continue // described in words, such as 1001 nested parentheses
 		}
 		wrong, fixed := example(cells[3]), example(cells[4])
-		_, errs := ParseFile("doc.policy", []byte(wrong))
-		found := false
-		for _, e := range errs {
-			found = found || e.Code == code
-		}
-		if !found {
+		if _, errs := ParseFile("doc.policy", []byte(wrong)); !hasCode(errs, code) {
 			t.Errorf("%s: wrong example %q gives %v", code, wrong, errs)
 		}
 		if _, errs := ParseFile("doc.policy", []byte(fixed)); len(errs) > 0 {

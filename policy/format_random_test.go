@@ -129,24 +129,8 @@ func (g *gen) expr(d int) {
 		g.p(")")
 		g.depth--
 	case 6:
-		g.p([]string{"f", "contains", "now", "len"}[g.r.Intn(4)] + "(")
-		g.depth++
-		n := g.r.Intn(4)
-		if n > 0 {
-			g.brIn()
-		}
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				g.p(",")
-				g.br()
-			}
-			g.expr(d - 1)
-		}
-		if n > 0 {
-			g.brIn()
-		}
-		g.depth--
-		g.p(")")
+		g.p([]string{"f", "contains", "now", "len"}[g.r.Intn(4)])
+		g.items("(", ")", false, func() { g.expr(d - 1) })
 		if g.chance(4) {
 			g.p(`["k"].y`)
 		}
@@ -157,8 +141,10 @@ func (g *gen) expr(d int) {
 	}
 }
 
-func (g *gen) list(d int) {
-	g.p("[")
+// items writes open, up to three items separated by commas (and maybe
+// line breaks), a trailing comma by chance where trailing is set, and close.
+func (g *gen) items(open, close string, trailing bool, item func()) {
+	g.p(open)
 	g.depth++
 	n := g.r.Intn(4)
 	if n > 0 {
@@ -169,39 +155,26 @@ func (g *gen) list(d int) {
 			g.p(",")
 			g.br()
 		}
-		g.expr(d)
+		item()
 	}
-	if n > 0 && g.chance(6) {
+	if n > 0 && trailing && g.chance(6) {
 		g.p(",")
 	}
 	if n > 0 {
 		g.brIn()
 	}
 	g.depth--
-	g.p("]")
+	g.p(close)
 }
 
+func (g *gen) list(d int) { g.items("[", "]", true, func() { g.expr(d) }) }
+
 func (g *gen) mapLit(d int) {
-	g.p("{")
-	g.depth++
-	n := g.r.Intn(4)
-	if n > 0 {
-		g.brIn()
-	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			g.p(",")
-			g.br()
-		}
+	g.items("{", "}", false, func() {
 		g.p([]string{`"a"`, `"b c"`, "`raw`", `""`}[g.r.Intn(4)] + ":")
 		g.sp()
 		g.expr(d)
-	}
-	if n > 0 {
-		g.brIn()
-	}
-	g.depth--
-	g.p("}")
+	})
 }
 
 // end ends a statement line: maybe a trailing comment, maybe blank lines.
@@ -424,7 +397,10 @@ func checkGenerated(t *testing.T, seed int64) {
 	if d := sameTree(f, g2); d != "" {
 		t.Fatalf("seed %d: tree changed (%s)\ninput:\n%s\noutput:\n%s", seed, d, src, once)
 	}
-	twice, _ := Format(g2, once)
+	twice, err := Format(g2, once)
+	if err != nil {
+		t.Fatalf("seed %d: formatting the output: %v", seed, err)
+	}
 	if string(twice) != string(once) {
 		t.Fatalf("seed %d: not idempotent\ninput:\n%s\nonce:\n%s\ntwice:\n%s", seed, src, once, twice)
 	}

@@ -2,21 +2,17 @@ package policy
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/format")
+	"github.com/policyrun/policyrun/internal/golden"
+)
 
 // Each testdata/format/NAME.input formats to NAME.golden.
 func TestFormatGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inputs := golden.Glob(t, filepath.Join("testdata", "format", "*.input"))
 	if len(inputs) < 15 {
 		t.Fatalf("only %d golden cases", len(inputs))
 	}
@@ -31,21 +27,9 @@ func TestFormatGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("FormatSource: %v", err)
 			}
-			golden := strings.TrimSuffix(in, ".input") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./policy -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s:\n%s", in, golden, lineDiff(string(want), string(got)))
-			}
-			checkIdempotent(t, golden, got)
+			path := strings.TrimSuffix(in, ".input") + ".golden"
+			golden.Check(t, path, got)
+			checkIdempotent(t, path, got)
 		})
 	}
 }
@@ -58,33 +42,8 @@ func checkIdempotent(t *testing.T, name string, formatted []byte) {
 		t.Fatalf("%s: formatted output does not parse: %v\n%s", name, err, formatted)
 	}
 	if !bytes.Equal(again, formatted) {
-		t.Errorf("%s: formatting is not idempotent:\n%s", name, lineDiff(string(formatted), string(again)))
+		t.Errorf("%s: formatting is not idempotent:\n%s", name, golden.Diff(formatted, again))
 	}
-}
-
-// lineDiff shows the first differing line of two texts with context.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\n want: " + strings.ReplaceAll(wl, "\t", "\\t") + "\n  got: " + gl + "\n--- got in full:\n" + got
-		}
-	}
-	return "(same lines)"
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }
 
 // moduleRoot walks up from the package directory to the directory of go.mod.
@@ -122,7 +81,10 @@ func TestFormatIdempotentRepository(t *testing.T) {
 		if d.IsDir() || filepath.Ext(path) != ".policy" {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		inScope := false
 		for _, p := range parts[:len(parts)-1] {
@@ -158,6 +120,9 @@ func TestFormatIdempotentRepository(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no policy files found below %s", root)
 	}
 	t.Logf("%d policy files formatted twice", n)
 }
@@ -203,9 +168,11 @@ func sameTree(a, b *File) string {
 
 // The golden inputs keep their meaning through formatting.
 func TestFormatKeepsTree(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
-	for _, in := range inputs {
-		src, _ := os.ReadFile(in)
+	for _, in := range golden.Glob(t, filepath.Join("testdata", "format", "*.input")) {
+		src, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
 		f, errs := ParseFile(in, src)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", in, errs)

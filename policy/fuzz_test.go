@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/golden"
 )
 
 // FuzzParse checks that the parser never panics or hangs, and that every
@@ -12,8 +14,7 @@ import (
 // formats to itself. The seed corpus in testdata/fuzz/FuzzParse runs as
 // an ordinary test; the golden inputs are seeds too.
 func FuzzParse(f *testing.F) {
-	inputs, _ := filepath.Glob(filepath.Join("testdata", "format", "*.input"))
-	for _, in := range inputs {
+	for _, in := range golden.Glob(f, filepath.Join("testdata", "format", "*.input")) {
 		src, err := os.ReadFile(in)
 		if err != nil {
 			f.Fatal(err)

@@ -1,9 +1,15 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
+
+// hasCode reports whether one of errs has code.
+func hasCode(errs ErrorList, code string) bool {
+	return slices.ContainsFunc(errs, func(e *Error) bool { return e.Code == code })
+}
 
 func errSummary(errs ErrorList) string {
 	var parts []string
@@ -278,12 +284,7 @@ func TestParseTooDeep(t *testing.T) {
 		"policy \"p\"\nif .a {\n}" + strings.Repeat(" else if .a {\n}", n) + "\n",
 	}
 	for i, src := range tests {
-		_, errs := ParseFile("deep.policy", []byte(src))
-		found := false
-		for _, e := range errs {
-			found = found || e.Code == CodeTooDeep
-		}
-		if !found {
+		if _, errs := ParseFile("deep.policy", []byte(src)); !hasCode(errs, CodeTooDeep) {
 			t.Errorf("case %d: no %s among %v", i, CodeTooDeep, errs)
 		}
 	}

@@ -27,6 +27,22 @@ func dumpTo(b *strings.Builder, n Node) {
 		}
 		w("%s", close)
 	}
+	// sexp writes (head part part …).
+	sexp := func(head string, parts ...Node) {
+		w("(%s", head)
+		for _, p := range parts {
+			w(" ")
+			dumpTo(b, p)
+		}
+		w(")")
+	}
+	// opt is x as parts of sexp: none when it is nil.
+	opt := func(x Expr) []Node {
+		if x == nil {
+			return nil
+		}
+		return []Node{x}
+	}
 	switch n := n.(type) {
 	case nil:
 		w("nil")
@@ -49,32 +65,21 @@ func dumpTo(b *strings.Builder, n Node) {
 			w(" %s)", n.Name)
 		}
 	case *IndexExpr:
-		w("(index ")
-		dumpTo(b, n.X)
-		w(" ")
-		dumpTo(b, n.Index)
-		w(")")
+		sexp("index", n.X, n.Index)
 	case *CallExpr:
-		w("(call %s", n.Fun.Name)
+		var args []Node
 		for _, a := range n.Args {
-			w(" ")
-			dumpTo(b, a)
+			args = append(args, a)
 		}
-		w(")")
+		sexp("call "+n.Fun.Name, args...)
 	case *BinaryExpr:
-		w("(%s ", n.Op)
-		dumpTo(b, n.X)
-		w(" ")
-		dumpTo(b, n.Y)
-		w(")")
+		sexp(fmt.Sprint(n.Op), n.X, n.Y)
 	case *UnaryExpr:
 		w("(%s", n.Op)
 		dumpTo(b, n.X)
 		w(")")
 	case *ParenExpr:
-		w("(paren ")
-		dumpTo(b, n.X)
-		w(")")
+		sexp("paren", n.X)
 	case *BasicLit:
 		switch n.Kind {
 		case LitNull:
@@ -116,18 +121,13 @@ func dumpTo(b *strings.Builder, n Node) {
 		dumpTo(b, n.Value)
 		w(")")
 	case *RemoveStmt:
-		w("(remove")
+		var targets []Node
 		for _, t := range n.Targets {
-			w(" ")
-			dumpTo(b, t)
+			targets = append(targets, t)
 		}
-		w(")")
+		sexp("remove", targets...)
 	case *RenameStmt:
-		w("(rename ")
-		dumpTo(b, n.From)
-		w(" ")
-		dumpTo(b, n.To)
-		w(")")
+		sexp("rename", n.From, n.To)
 	case *LiftStmt:
 		w("(lift ")
 		dumpTo(b, n.Target)
@@ -136,19 +136,9 @@ func dumpTo(b *strings.Builder, n Node) {
 		}
 		w(")")
 	case *DropStmt:
-		w("(drop")
-		if n.Cond != nil {
-			w(" ")
-			dumpTo(b, n.Cond)
-		}
-		w(")")
+		sexp("drop", opt(n.Cond)...)
 	case *StopStmt:
-		w("(stop")
-		if n.Cond != nil {
-			w(" ")
-			dumpTo(b, n.Cond)
-		}
-		w(")")
+		sexp("stop", opt(n.Cond)...)
 	case *IfStmt:
 		w("(if ")
 		dumpTo(b, n.Cond)
@@ -162,15 +152,9 @@ func dumpTo(b *strings.Builder, n Node) {
 	case *Block:
 		list("{", "}", n.Stmts)
 	case *LetStmt:
-		w("(let %s ", n.Name.Name)
-		dumpTo(b, n.Value)
-		w(")")
+		sexp("let "+n.Name.Name, n.Value)
 	case *ForStmt:
-		w("(for %s %s ", n.Key.Name, n.Value.Name)
-		dumpTo(b, n.X)
-		w(" ")
-		dumpTo(b, n.Body)
-		w(")")
+		sexp("for "+n.Key.Name+" "+n.Value.Name, n.X, n.Body)
 	case *BadStmt:
 		w("BADSTMT")
 	case *NamedType:

@@ -55,7 +55,10 @@ func load(t *testing.T) (*policy.File, *check.Info) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	info, _ := check.Check(f)
+	info, diags := check.Check(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
 	return f, info
 }
 

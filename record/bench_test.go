@@ -21,9 +21,7 @@ const batch = 256
 func BenchmarkRecordDecode(b *testing.B) {
 	event := b2Msgpack(b)
 	line := []byte(b2JSON)
-	var m map[string]any
-	json.Unmarshal(line, &m)
-	body, _ := msgpack.Marshal(m) // the record map alone, for msgpack/v5
+	body := b2Map(b)
 
 	arena := func(b *testing.B, decode func(a *Arena)) {
 		a := NewArena()
@@ -177,9 +175,7 @@ func BenchmarkEditChain(b *testing.B) {
 func BenchmarkSideBySide(b *testing.B) {
 	event := b2Msgpack(b)
 	line := []byte(b2JSON)
-	var m map[string]any
-	json.Unmarshal(line, &m)
-	body, _ := msgpack.Marshal(m)
+	body := b2Map(b)
 	a := NewArena()
 	k := 0
 	reset := func() {
@@ -188,7 +184,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		}
 	}
 	wide := []byte(fieldsJSON(128))
-	wr, _ := NewArena().DecodeJSON(wide, Owned)
+	wr := mustDecode(b, NewArena(), string(wide), Owned)
 	var ps []Path
 	for _, j := range []int{0, 64, 127} {
 		k, _ := wr.Entry(wr.Root(), j)

@@ -58,7 +58,7 @@ func checkKeyFilter(t *testing.T, r *Record, where func() string) {
 	}
 }
 
-var reviewInputs = []struct {
+var diffInputs = []struct {
 	name, json string
 	msgpack    bool // decode the model's msgpack instead of the line
 }{
@@ -73,15 +73,15 @@ var reviewInputs = []struct {
 	{"msgpackEmpty", `{}`, true},
 }
 
-var reviewKeys = []string{"a", "b", "c", "ab", "de", "x", "arr", "level", "env", "field_1", "zz", "q"}
+var diffKeys = []string{"a", "b", "c", "ab", "de", "x", "arr", "level", "env", "field_1", "zz", "q"}
 
-func TestReviewEditsDifferential(t *testing.T) {
+func TestEditsAgainstOrderedModel(t *testing.T) {
 	rounds := 40
 	if testing.Short() {
 		rounds = 10
 	}
 	values := []string{`{"m":1,"n":[1,{"o":2}]}`, `[{"x":1},2]`, `{}`, `[]`, `"str"`, `7`}
-	for ii, in := range reviewInputs {
+	for ii, in := range diffInputs {
 		for _, mode := range []Mode{Referenced, Owned} {
 			t.Run(fmt.Sprintf("%s/%d", in.name, mode), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(ii), uint64(mode)+7))
@@ -110,7 +110,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 						if rng.IntN(4) == 0 {
 							return IndexStep(rng.IntN(5) - 2)
 						}
-						return KeyStep(reviewKeys[rng.IntN(len(reviewKeys))])
+						return KeyStep(diffKeys[rng.IntN(len(diffKeys))])
 					}
 					randPath := func() Path {
 						if rng.IntN(2) == 0 {
@@ -126,7 +126,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 							}
 							return p
 						}
-						p := Path{KeyStep(reviewKeys[rng.IntN(len(reviewKeys))])}
+						p := Path{KeyStep(diffKeys[rng.IntN(len(diffKeys))])}
 						for n := rng.IntN(3); n > 0; n-- {
 							p = append(p, randStep())
 						}
@@ -135,7 +135,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 					randKeyPath := func() Path { // ends in a key
 						p := randPath()
 						if p[len(p)-1].isIndex {
-							p[len(p)-1] = KeyStep(reviewKeys[rng.IntN(len(reviewKeys))])
+							p[len(p)-1] = KeyStep(diffKeys[rng.IntN(len(diffKeys))])
 						}
 						return p
 					}
@@ -209,7 +209,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 						case op < 15:
 							from, to := randKeyPath(), randKeyPath()
 							if rng.IntN(2) == 0 && len(from) > 0 { // same map
-								to = append(append(Path(nil), from[:len(from)-1]...), KeyStep(reviewKeys[rng.IntN(len(reviewKeys))]))
+								to = append(append(Path(nil), from[:len(from)-1]...), KeyStep(diffKeys[rng.IntN(len(diffKeys))]))
 							}
 							desc = fmt.Sprintf("rename %v to %v", from, to)
 							wantErr = m.orename(from, to)
@@ -240,7 +240,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 								}
 							case 1:
 								desc = "set . = {...}"
-								v, _ := a.DecodeJSONValue([]byte(`{"b":{"c":[1]},"a":2}`))
+								v := mustValue(t, a, `{"b":{"c":[1]},"a":2}`)
 								wantErr = m.oset(nil, mustOparse(t, `{"b":{"c":[1]},"a":2}`))
 								gotErr = r.Set(nil, v)
 							case 2:
@@ -270,7 +270,7 @@ func TestReviewEditsDifferential(t *testing.T) {
 	}
 }
 
-func TestReviewEditEdgeCases(t *testing.T) {
+func TestEditEdgeCases(t *testing.T) {
 	type op func(r *Record) error
 	set := func(p, js string) op {
 		return func(r *Record) error {
@@ -303,8 +303,11 @@ func TestReviewEditEdgeCases(t *testing.T) {
 	}
 	ifAbsent := func(p, js string) op {
 		return func(r *Record) error {
-			v, _ := r.a.DecodeJSONValue([]byte(js))
-			_, err := r.SetIfAbsent(MustParsePath(p), v)
+			v, err := r.a.DecodeJSONValue([]byte(js))
+			if err != nil {
+				return err
+			}
+			_, err = r.SetIfAbsent(MustParsePath(p), v)
 			return err
 		}
 	}
@@ -382,7 +385,7 @@ func TestReviewEditEdgeCases(t *testing.T) {
 // A rename whose target lies inside its source below an array index
 // cannot be done (the source's removal takes the array with it): it fails
 // with the record unchanged.
-func TestReviewRenameErrorChangesRecord(t *testing.T) {
+func TestRenameIntoOwnSubtreeLeavesRecordUnchanged(t *testing.T) {
 	for _, tc := range []struct{ in, from, to string }{
 		{`{"a":{"b":[{"c":1}]},"z":1}`, ".a.b", ".a.b[0].c"},
 		{`{"a":[{"x":1}]}`, ".a", ".a[0].y"},
@@ -399,7 +402,7 @@ func TestReviewRenameErrorChangesRecord(t *testing.T) {
 
 // Renaming within one map, named by two spellings of the same array
 // element (.a[0] and .a[-1]), should rename the key where it stands.
-func TestReviewRenameSameMapOtherSpelling(t *testing.T) {
+func TestRenameWithinMapByOtherIndexSpelling(t *testing.T) {
 	a := NewArena()
 	r := mustDecode(t, a, `{"a":[{"x":1,"z":2}]}`, Owned)
 	if err := r.Rename(MustParsePath(".a[0].x"), MustParsePath(".a[-1].y")); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/policyrun/policyrun/internal/golden"
+)
 
 // The JSON encoder's output is pinned by testdata/encode.golden, taken
 // from the encoder before it was optimised: changes to appendQuoted and the
@@ -33,7 +32,11 @@ func snapshotLines(t *testing.T) []string {
 		`{"u":"\u00e9\u4e2d\ud83d\ude00 ünïcödé \u0001\u001f\u007f\u2028"}`,
 		"  {\"spaces\" : [ 1 , 2 ] }  \r\n",
 	}
-	files, _ := filepath.Glob("testdata/fuzz/FuzzDecodeJSON/*")
+	// Saved fuzz inputs are optional: there may be none.
+	files, err := filepath.Glob("testdata/fuzz/FuzzDecodeJSON/*")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -140,31 +143,10 @@ func snapshotOutput(t *testing.T, n int) []byte {
 }
 
 func TestEncodeSnapshot(t *testing.T) {
-	const golden = "testdata/encode.golden"
 	lines := snapshotOutput(t, 300)
 	// Many more generated values are pinned by a digest only.
 	sum := sha256.Sum256(snapshotOutput(t, 20000))
-	got := append(lines, "sha256 "+hex.EncodeToString(sum[:])+"\n"...)
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := 0; i < len(g) && i < len(w); i++ {
-		if !bytes.Equal(g[i], w[i]) {
-			t.Fatalf("line %d:\n got  %s\n want %s", i+1, g[i], w[i])
-		}
-	}
-	t.Fatalf("got %d lines, want %d", len(g), len(w))
+	golden.Check(t, "testdata/encode.golden", append(lines, "sha256 "+hex.EncodeToString(sum[:])+"\n"...))
 }
 
 func TestAppendFloatFastPath(t *testing.T) {

@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"fmt"
+	"log"
 
 	"github.com/policyrun/policyrun/record"
 )
@@ -42,7 +43,10 @@ func Example() {
 // Strings made at run time are written into the arena's slab.
 func ExampleArena_StartString() {
 	a := record.NewArena()
-	r, _ := a.DecodeJSON([]byte(`{"user":"Alice","host":"web"}`), record.Owned)
+	r, err := a.DecodeJSON([]byte(`{"user":"Alice","host":"web"}`), record.Owned)
+	if err != nil {
+		log.Fatal(err)
+	}
 	user, _ := r.Get(record.NewPath("user"))
 	host, _ := r.Get(record.NewPath("host"))
 	a.StartString()

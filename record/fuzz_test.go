@@ -120,8 +120,7 @@ func FuzzDecodeMsgpack(f *testing.F) {
 	small := sampleGo()
 	delete(small, "s70k") // big seeds make minimizing slow
 	for _, x := range []any{small, map[string]any{}, map[string]any{"a": []any{map[string]any{"b": nil}}}} {
-		b, _ := msgpack.Marshal(x)
-		seeds = append(seeds, b)
+		seeds = append(seeds, mustMarshal(f, x))
 	}
 	seeds = append(seeds,
 		append([]byte{0x92, 0x92}, append(eventTime(1, 2), 0x81, 0xa1, 'm', 0x01, 0x80)...),

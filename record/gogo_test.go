@@ -37,7 +37,10 @@ func TestGoConversions(t *testing.T) {
 	}
 	// The same record from another arena and from JSON is Equal.
 	b := NewArena()
-	r2, _ := b.NewRecordFromGo(in)
+	r2, err := b.NewRecordFromGo(in)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !r.Equal(r2) {
 		t.Error("records from the same Go value differ")
 	}

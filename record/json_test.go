@@ -21,6 +21,24 @@ func mustDecode(t testing.TB, a *Arena, line string, mode Mode) *Record {
 	return r
 }
 
+// mustUnmarshal decodes JSON data into v with encoding/json.
+func mustUnmarshal(t testing.TB, data []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+}
+
+// mustValue decodes one JSON value into a.
+func mustValue(t testing.TB, a *Arena, js string) Value {
+	t.Helper()
+	v, err := a.DecodeJSONValue([]byte(js))
+	if err != nil {
+		t.Fatalf("%v: %s", err, js)
+	}
+	return v
+}
+
 func TestJSONKinds(t *testing.T) {
 	line := `{"n":null,"t":true,"f":false,"i":-42,"big":9223372036854775807,"fl":1.5,"e":1e3,` +
 		`"s":"h\u00e9llo\n","a":[1,"x",[]],"m":{"k":{}},"z":0,"nz":-0}`
@@ -216,7 +234,7 @@ func TestJSONDuplicateKeys(t *testing.T) {
 	sb.WriteString("}")
 	r = mustDecode(t, a, sb.String(), Owned)
 	var want map[string]any
-	json.Unmarshal([]byte(sb.String()), &want)
+	mustUnmarshal(t, []byte(sb.String()), &want)
 	if r.Len(r.Root()) != 40 || len(want) != 40 {
 		t.Fatalf("len %d", r.Len(r.Root()))
 	}
@@ -312,9 +330,9 @@ func TestJSONValue(t *testing.T) {
 			t.Fatalf("%s: %v", in, err)
 		}
 		var want any
-		json.Unmarshal([]byte(in), &want)
+		mustUnmarshal(t, []byte(in), &want)
 		var got any
-		json.Unmarshal(a.AppendJSON(nil, v), &got)
+		mustUnmarshal(t, a.AppendJSON(nil, v), &got)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %s", in, a.AppendJSON(nil, v))
 		}
@@ -380,7 +398,10 @@ func TestJSONFloatFastPath(t *testing.T) {
 		}
 		text := sb.String()
 		v, err := a.DecodeJSONValue([]byte(text))
-		want, _ := strconv.ParseFloat(text, 64)
+		want, perr := strconv.ParseFloat(text, 64)
+		if perr != nil {
+			t.Fatal(perr)
+		}
 		if err != nil || v.Kind() != Float || v.Float() != want {
 			t.Fatalf("%s: got %v (%v), want %v", text, v.Float(), err, want)
 		}

@@ -106,11 +106,14 @@ func TestEditsModel(t *testing.T) {
 		return p
 	}
 	var orig map[string]any
-	json.Unmarshal([]byte(input), &orig)
+	mustUnmarshal(t, []byte(input), &orig)
 	normalize := func(x any) any { // JSON numbers as the record holds them
-		b, _ := json.Marshal(x)
+		b, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var y any
-		json.Unmarshal(b, &y)
+		mustUnmarshal(t, b, &y)
 		return y
 	}
 	a := NewArena()
@@ -131,8 +134,8 @@ func TestEditsModel(t *testing.T) {
 				case 0:
 					v, mv = IntValue(int64(step)), float64(step)
 				case 1:
-					v, _ = a.DecodeJSONValue([]byte(`{"a":{"b":"m"},"c":3}`))
-					json.Unmarshal([]byte(`{"a":{"b":"m"},"c":3}`), &mv)
+					v = mustValue(t, a, `{"a":{"b":"m"},"c":3}`)
+					mustUnmarshal(t, []byte(`{"a":{"b":"m"},"c":3}`), &mv)
 				case 2:
 					src := randPath(1)
 					var ok bool

@@ -209,7 +209,10 @@ func omsgpack(x any) []byte {
 			case s == "false":
 				b = append(b, 0xc2)
 			case s[0] == '"':
-				u, _ := strconv.Unquote(s)
+				u, err := strconv.Unquote(s)
+				if err != nil {
+					panic(fmt.Sprintf("omsgpack: %s: %v", s, err))
+				}
 				b = append(b, 0xd9, byte(len(u)))
 				b = append(b, u...)
 			default:
@@ -217,7 +220,10 @@ func omsgpack(x any) []byte {
 					b = append(b, 0xd3)
 					b = binary.BigEndian.AppendUint64(b, uint64(i))
 				} else {
-					f, _ := strconv.ParseFloat(s, 64)
+					f, err := strconv.ParseFloat(s, 64)
+					if err != nil {
+						panic(fmt.Sprintf("omsgpack: %s: %v", s, err))
+					}
 					b = append(b, 0xcb)
 					b = binary.BigEndian.AppendUint64(b, uint64FromFloat(f))
 				}
@@ -423,7 +429,7 @@ func (m *omodel) olift(p Path, prefix string) error {
 
 // renameBreaks reports whether renaming from to to passes the check of to
 // but fails once from is removed (to goes through from by an array index):
-// see TestReviewRenameErrorChangesRecord.
+// see TestRenameIntoOwnSubtreeLeavesRecordUnchanged.
 // onorm returns p with its negative array indexes made positive where the
 // model has the array.
 func (m *omodel) onorm(p Path) Path {

@@ -219,22 +219,13 @@ func TestPassThroughProperty(t *testing.T) {
 
 func TestAllocsPassThrough(t *testing.T) {
 	line := []byte(b2JSON)
-	a := NewArena()
-	out := make([]byte, 0, 1024)
-	run := func() {
-		a.Reset()
-		for i := 0; i < 16; i++ {
-			r, err := a.DecodeJSON(line, Referenced)
-			if err != nil {
-				panic(err)
-			}
-			r.SetTime(int64(i))
-			r.Commit()
-			out = r.AppendJSON(out[:0])
-		}
+	decode := func(a *Arena) (*Record, error) { return a.DecodeJSON(line, Referenced) }
+	commit := func(_ *Arena, i int, r *Record) {
+		r.SetTime(int64(i))
+		r.Commit()
 	}
-	run()
-	if n := testing.AllocsPerRun(100, run); n != 0 {
+	n, out := allocsPer16(decode, commit, (*Record).AppendJSON)
+	if n != 0 {
 		t.Errorf("decode + commit + pass-through: %v allocs per 16 records, want 0", n)
 	}
 	if string(out) != b2JSON {

@@ -57,7 +57,9 @@ func TestEditsAndDisasm(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 	var b strings.Builder
-	p.Disasm(&b)
+	if err := p.Disasm(&b); err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []string{`policy "batch"`, "EDITS", "SET     p0 .a, r0", "RENAME  p0 .a, p1 .b", "; line 3", `r1    "p_"`} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("disasm lacks %q:\n%s", s, b.String())

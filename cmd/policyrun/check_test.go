@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
 
 const (
@@ -17,24 +17,19 @@ const (
 	syntaxError = "policy \"syn\"\n\ndrop if .x\n"
 )
 
+// writeFiles writes files (name → content; names may have directories)
+// into a new temporary directory and returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, src := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testfs.Write(t, filepath.Join(dir, name), src)
 	}
 	return dir
 }
 
-func runCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
+// runCLI runs the command with args and no input.
+func runCLI(args ...string) (int, string, string) { return runWith("", args...) }
 
 func TestCheckExitCodes(t *testing.T) {
 	dir := writeFiles(t, map[string]string{

@@ -24,9 +24,6 @@ func TestCrashLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test runs real processes")
 	}
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "logs")
-	os.Mkdir(logs, 0o755)
 	const files, perFile, kills = 2, 3000, 22
 	config := func(exitOnEOF bool) string {
 		return fmt.Sprintf(`
@@ -47,35 +44,46 @@ pipeline:
       path: out.log
 `, exitOnEOF)
 	}
-	os.WriteFile(filepath.Join(dir, "mark.policy"), []byte("policy \"mark\"\n\nset .seen = true\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "crash.yaml"), []byte(config(false)), 0o644)
-	os.WriteFile(filepath.Join(dir, "final.yaml"), []byte(config(true)), 0o644)
+	dir := writeFiles(t, map[string]string{
+		"mark.policy": "policy \"mark\"\n\nset .seen = true\n",
+		"crash.yaml":  config(false),
+		"final.yaml":  config(true),
+	})
+	logs := filepath.Join(dir, "logs")
+	if err := os.Mkdir(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	// The writer appends lines in small bursts, with one move-and-create
 	// rotation of the first file halfway through; the pattern also matches
 	// the rotated name, as agents are often set up, so the rotated file is
 	// followed by identity and finished even when the rotation happens
-	// while the agent is down.
+	// while the agent is down. It runs on a goroutine of its own, where a
+	// failure to write the input cannot stop the test: it panics.
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		rng := rand.New(rand.NewPCG(1, 2))
-		open := func(name string) *os.File {
-			f, err := os.OpenFile(filepath.Join(logs, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		must := func(err error) {
 			if err != nil {
 				panic(err)
 			}
+		}
+		open := func(name string) *os.File {
+			f, err := os.OpenFile(filepath.Join(logs, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			must(err)
 			return f
 		}
 		out := []*os.File{open("f0.log"), open("f1.log")}
 		for n := 0; n < perFile; n++ {
 			for i, f := range out {
-				fmt.Fprintf(f, `{"src":%d,"n":%d,"pad":"%s"}`+"\n", i, n, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+				_, err := fmt.Fprintf(f, `{"src":%d,"n":%d,"pad":"%s"}`+"\n", i, n, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+				must(err)
 			}
 			if n == perFile/2 {
-				out[0].Close()
-				os.Rename(filepath.Join(logs, "f0.log"), filepath.Join(logs, "f0.log.1"))
+				must(out[0].Close())
+				must(os.Rename(filepath.Join(logs, "f0.log"), filepath.Join(logs, "f0.log.1")))
 				out[0] = open("f0.log")
 			}
 			// About 6 s of writing: the kills fall while lines arrive.
@@ -84,14 +92,12 @@ pipeline:
 			}
 		}
 		for _, f := range out {
-			f.Close()
+			must(f.Close())
 		}
 	}()
 
 	start := func(cfg string) (*exec.Cmd, *bytes.Buffer) {
-		cmd := exec.Command(os.Args[0], "run", "--quiet", cfg)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "POLICYRUN_AS_CLI=1")
+		cmd := cliCommand(dir, "run", "--quiet", cfg)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

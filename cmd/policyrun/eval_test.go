@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+// runWith runs the command with args and stdin as its input, and returns
+// its exit code, stdout and stderr.
 func runWith(stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, strings.NewReader(stdin), &out, &errb)

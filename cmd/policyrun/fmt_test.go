@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
 
 const (
@@ -16,8 +17,8 @@ const (
 
 // fmtTree makes a directory with a messy, a clean and a non-policy file,
 // and a nested directory with another messy file.
+// The files are 0640, a mode fmt -w must keep.
 func fmtTree(t *testing.T) string {
-	dir := t.TempDir()
 	files := map[string]string{
 		"messy.policy":     fmtMessy,
 		"clean.policy":     fmtClean,
@@ -25,22 +26,18 @@ func fmtTree(t *testing.T) string {
 		"sub/deep.policy":  fmtMessy,
 		".hidden/x.policy": fmtMessy,
 	}
-	for name, src := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o640); err != nil {
+	dir := writeFiles(t, files)
+	for name := range files {
+		if err := os.Chmod(filepath.Join(dir, name), 0o640); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
 }
 
+// runFmtArgs runs policyrun fmt with args and fmtMessy as its input.
 func runFmtArgs(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(append([]string{"fmt"}, args...), strings.NewReader(fmtMessy), &out, &errb)
-	return code, out.String(), errb.String()
+	return runWith(fmtMessy, append([]string{"fmt"}, args...)...)
 }
 
 func TestFmtPrints(t *testing.T) {
@@ -50,7 +47,7 @@ func TestFmtPrints(t *testing.T) {
 		t.Errorf("fmt FILE: code %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// The file itself is untouched.
-	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtMessy {
+	if testfs.Read(t, filepath.Join(dir, "messy.policy")) != fmtMessy {
 		t.Errorf("fmt without -w changed the file")
 	}
 	code, out, _ = runFmtArgs("-")
@@ -80,21 +77,27 @@ func TestFmtWrite(t *testing.T) {
 	}
 	for _, name := range []string{"messy.policy", "clean.policy", "sub/deep.policy"} {
 		path := filepath.Join(dir, name)
-		b, _ := os.ReadFile(path)
-		if string(b) != fmtClean {
+		if b := testfs.Read(t, path); b != fmtClean {
 			t.Errorf("%s after -w: %q", name, b)
 		}
-		if info, _ := os.Stat(path); info.Mode().Perm() != 0o640 {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o640 {
 			t.Errorf("%s: mode %v, want 0640 kept", name, info.Mode().Perm())
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, ".hidden", "x.policy")); string(b) != fmtMessy {
+	if testfs.Read(t, filepath.Join(dir, ".hidden", "x.policy")) != fmtMessy {
 		t.Errorf("hidden directory was formatted")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "set .a=1" {
+	if testfs.Read(t, filepath.Join(dir, "notes.txt")) != "set .a=1" {
 		t.Errorf("non-policy file was touched")
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".fmt-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
@@ -127,10 +130,10 @@ func TestFmtSyntaxErrors(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 	// The bad file is left alone, the good ones are still formatted.
-	if b, _ := os.ReadFile(bad); string(b) != fmtBad {
+	if testfs.Read(t, bad) != fmtBad {
 		t.Errorf("file with errors was rewritten")
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "messy.policy")); string(b) != fmtClean {
+	if testfs.Read(t, filepath.Join(dir, "messy.policy")) != fmtClean {
 		t.Errorf("a syntax error elsewhere stopped the other files")
 	}
 }

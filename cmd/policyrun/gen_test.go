@@ -10,10 +10,9 @@ import (
 	"github.com/policyrun/policyrun/pipeline/gen"
 )
 
+// runGenArgs runs policyrun gen with args.
 func runGenArgs(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(append([]string{"gen"}, args...), strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	return runWith("", append([]string{"gen"}, args...)...)
 }
 
 func TestGenCommand(t *testing.T) {
@@ -66,7 +65,9 @@ func TestGenToFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	gen.Write(&want, "flat", 1000, 1)
+	if err := gen.Write(&want, "flat", 1000, 1); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(got, want.Bytes()) || bytes.Count(got, []byte("\n")) != 1000 {
 		t.Fatalf("file holds %d bytes, want %d", len(got), want.Len())
 	}

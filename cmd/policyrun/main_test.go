@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -14,4 +15,13 @@ func TestMain(m *testing.M) {
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// cliCommand is policyrun with args as a child process in dir: the test
+// binary, which TestMain makes policyrun itself.
+func cliCommand(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "POLICYRUN_AS_CLI=1")
+	return cmd
 }

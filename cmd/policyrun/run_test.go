@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testfs"
 )
 
 // TestRunSecondSignal checks that a second SIGINT ends a run whose drain is
@@ -18,10 +19,10 @@ func TestRunSecondSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real process")
 	}
-	dir := t.TempDir()
 	line := `{"msg":"` + strings.Repeat("x", 200) + `"}` + "\n"
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(strings.Repeat(line, 5000)), 0o644)
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(`
+	dir := writeFiles(t, map[string]string{
+		"a.log": strings.Repeat(line, 5000),
+		"p.yaml": `
 pipeline:
   inputs:
     - name: tail
@@ -29,20 +30,21 @@ pipeline:
       read_from_head: true
   outputs:
     - name: stdout
-`), 0o644)
+`,
+	})
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(os.Args[0], "run", "--quiet", "p.yaml")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "POLICYRUN_AS_CLI=1")
+	cmd := cliCommand(dir, "run", "--quiet", "p.yaml")
 	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	time.Sleep(300 * time.Millisecond) // the pipe is full: the output blocks
@@ -65,9 +67,7 @@ pipeline:
 // without creating them or cutting the partial last line of one that exists,
 // and still finds an output whose directory is missing.
 func TestRunCheckChangesNothing(t *testing.T) {
-	dir := t.TempDir()
 	partial := "{\"a\":1}\n{\"partial"
-	os.WriteFile(filepath.Join(dir, "out.log"), []byte(partial), 0o644)
 	cfg := `
 pipeline:
   inputs:
@@ -79,18 +79,18 @@ pipeline:
     - name: file
       path: new.log
 `
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(cfg), 0o644)
+	dir := writeFiles(t, map[string]string{"out.log": partial, "p.yaml": cfg})
 	var stdout, stderr bytes.Buffer
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); string(b) != partial {
+	if b := testfs.Read(t, filepath.Join(dir, "out.log")); b != partial {
 		t.Errorf("--check changed out.log to %q", b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new.log")); err == nil {
 		t.Error("--check created new.log")
 	}
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(strings.Replace(cfg, "new.log", "nodir/new.log", 1)), 0o644)
+	testfs.Write(t, filepath.Join(dir, "p.yaml"), strings.Replace(cfg, "new.log", "nodir/new.log", 1))
 	stderr.Reset()
 	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "output at line 9") {

@@ -3,12 +3,12 @@ package check
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/golden"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -237,17 +237,19 @@ set .ip = m["ip"] ?? ""
 // TestEveryExprTyped checks that the clean golden policies leave no
 // expression the back ends will evaluate without a type in Info.Types.
 func TestEveryExprTyped(t *testing.T) {
-	files, _ := filepath.Glob("testdata/ok_*.policy")
-	if len(files) == 0 {
-		t.Fatal("no clean policies")
-	}
-	for _, file := range files {
-		src, _ := os.ReadFile(file)
+	for _, file := range golden.Glob(t, "testdata/ok_*.policy") {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
 		f, errs := policy.ParseFile(file, src)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", file, errs)
 		}
-		info, _ := Check(f)
+		info, diags := Check(f)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", file, diags)
+		}
 		skip := map[policy.Node]bool{}
 		for _, s := range f.Stmts {
 			policy.Inspect(s, func(n policy.Node) bool {

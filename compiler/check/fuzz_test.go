@@ -3,17 +3,16 @@ package check
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/golden"
 )
 
 // FuzzCheck parses and checks any input and renders the diagnostics: no
 // panic, no hang. The golden policies are the seed corpus.
 func FuzzCheck(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.policy")
-	for _, file := range files {
+	for _, file := range golden.Glob(f, "testdata/*.policy") {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -27,8 +26,12 @@ func FuzzCheck(f *testing.F) {
 		if err := diag.WriteText(&b, src, ds); err != nil {
 			t.Fatal(err)
 		}
-		diag.WriteJSON(&b, ds)
-		diag.WriteGitHub(&b, ds)
+		if err := diag.WriteJSON(&b, ds); err != nil {
+			t.Fatal(err)
+		}
+		if err := diag.WriteGitHub(&b, ds); err != nil {
+			t.Fatal(err)
+		}
 		if info == nil {
 			return
 		}

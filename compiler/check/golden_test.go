@@ -2,17 +2,15 @@ package check
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/golden"
 	"github.com/policyrun/policyrun/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the .golden files of testdata")
 
 // checkSource parses and checks src as the check command does.
 func checkSource(name string, src []byte) (*Info, []diag.Diagnostic) {
@@ -30,11 +28,7 @@ func checkSource(name string, src []byte) (*Info, []diag.Diagnostic) {
 // TestGolden checks every testdata/*.policy and compares the rendered
 // diagnostics with its .golden file (empty for clean policies).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.policy")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden inputs: %v", err)
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, "testdata/*.policy") {
 		name := strings.TrimSuffix(filepath.Base(file), ".policy")
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(file)
@@ -43,21 +37,10 @@ func TestGolden(t *testing.T) {
 			}
 			_, ds := checkSource(filepath.Base(file), src)
 			var b bytes.Buffer
-			diag.WriteText(&b, src, ds)
-			golden := strings.TrimSuffix(file, ".policy") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
+			if err := diag.WriteText(&b, src, ds); err != nil {
+				t.Fatal(err)
 			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("diagnostics differ from %s\n--- got\n%s\n--- want\n%s", golden, b.String(), want)
-			}
+			golden.Check(t, strings.TrimSuffix(file, ".policy")+".golden", b.Bytes())
 			// Clean policies (named ok_*) must stay clean, and every
 			// mistake file must report something.
 			if strings.HasPrefix(name, "ok_") && len(ds) > 0 {

@@ -61,7 +61,9 @@ error[E0999]: multi-line
 func TestWriteTextWideGutter(t *testing.T) {
 	d := Diagnostic{Code: "E0101", Pos: policy.Pos{Offset: 0, Line: 120, Col: 1}, End: policy.Pos{Offset: 3, Line: 120, Col: 4}, Msg: "m", Filename: "f", Hint: "h"}
 	var b bytes.Buffer
-	WriteText(&b, []byte("abc"), []Diagnostic{d})
+	if err := WriteText(&b, []byte("abc"), []Diagnostic{d}); err != nil {
+		t.Fatal(err)
+	}
 	want := "error[E0101]: m\n    --> f:120:1\n     |\n 120 | abc\n     | ^^^\n     = help: h\n"
 	if b.String() != want {
 		t.Errorf("got:\n%q\nwant:\n%q", b.String(), want)
@@ -89,7 +91,9 @@ func TestWriteJSON(t *testing.T) {
 		}
 	}
 	b.Reset()
-	WriteJSON(&b, nil)
+	if err := WriteJSON(&b, nil); err != nil {
+		t.Fatal(err)
+	}
 	if strings.TrimSpace(b.String()) != "[]" {
 		t.Errorf("empty: %q", b.String())
 	}
@@ -100,7 +104,9 @@ func TestWriteGitHub(t *testing.T) {
 	d := classic
 	d.Filename = "a,b:c.policy"
 	w := Diagnostic{Code: "W0001", Severity: Warning, Pos: pos(8, 1), End: pos(8, 5), Msg: "100% dead", Filename: "x.policy"}
-	WriteGitHub(&b, []Diagnostic{d, w})
+	if err := WriteGitHub(&b, []Diagnostic{d, w}); err != nil {
+		t.Fatal(err)
+	}
 	want := "::error file=a%2Cb%3Ac.policy,line=8,col=11,endLine=8,endColumn=26,title=E0301::cannot compare int with string: .status is int (declared at line 4)%0Ahelp: compare with the number 500, or write to_string(.status) == \"500\"\n" +
 		"::warning file=x.policy,line=8,col=1,endLine=8,endColumn=4,title=W0001::100%25 dead\n"
 	if b.String() != want {

@@ -57,15 +57,7 @@ func TestRoundTrip(t *testing.T) {
 					}
 				}
 			}
-			enc := Encoder{Format: f}
-			data, err := enc.Encode(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gf, err := Decode(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, gf := roundTrip(t, &Encoder{Format: f}, want)
 			if gf != f {
 				t.Errorf("format = %v, want %v", gf, f)
 			}
@@ -76,6 +68,20 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// roundTrip encodes c with enc and decodes it again.
+func roundTrip(t *testing.T, enc *Encoder, c *Checkpoint) (*Checkpoint, Format) {
+	t.Helper()
+	data, err := enc.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, f, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, f
+}
+
 func TestEncoderReuse(t *testing.T) {
 	// A second, smaller checkpoint through the same Encoder must not carry
 	// anything over from the first.
@@ -84,15 +90,7 @@ func TestEncoderReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := &Checkpoint{Files: []File{{Path: "/a", Offset: 1, Attributes: []Attr{{"k", "v"}}}}}
-	data, err := enc.Encode(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Equal(small) {
+	if got, _ := roundTrip(t, &enc, small); !got.Equal(small) {
 		t.Errorf("got %+v, want %+v", got, small)
 	}
 	allocs := testing.AllocsPerRun(20, func() {

@@ -2,15 +2,13 @@ package checkpoint
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the fuzz seed corpus in testdata")
+	"github.com/policyrun/policyrun/internal/golden"
+)
 
 // seeds are the seed corpus: small on purpose, since the fuzzer minimises
 // every new input it finds and large ones make that slow.
@@ -44,21 +42,7 @@ func seeds(t testing.TB) map[string][]byte {
 func TestSeedCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzCheckpointDecode")
 	for name, data := range seeds(t) {
-		path := filepath.Join(dir, name)
-		want := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s is missing or stale (%v); run go test -run TestSeedCorpus -update", path, err)
-		}
+		golden.Check(t, filepath.Join(dir, name), []byte("go test fuzz v1\n[]byte("+strconv.Quote(string(data))+")\n"))
 	}
 }
 

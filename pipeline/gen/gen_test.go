@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/golden"
 )
 
 func generate(t *testing.T, kind string, n int, seed uint64) []byte {
@@ -41,8 +41,6 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // TestGolden pins the output of seed 1, so that a change to the
 // generators, which changes every benchmark's input, is deliberate: the
 // first lines of each kind as text, and a SHA-256 of 2,000 lines.
@@ -57,20 +55,7 @@ func TestGolden(t *testing.T) {
 		files[kind+".golden"] = generate(t, kind, 20, 1)
 	}
 	for name, got := range files {
-		path := filepath.Join("testdata", name)
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("output differs from %s", path)
-		}
+		golden.Check(t, filepath.Join("testdata", name), got)
 	}
 }
 
@@ -178,7 +163,10 @@ func TestUnknownKind(t *testing.T) {
 func BenchmarkGenerate(b *testing.B) {
 	for _, kind := range Kinds {
 		b.Run(kind, func(b *testing.B) {
-			g, _ := New(kind, 1)
+			g, err := New(kind, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var buf []byte
 			b.ReportAllocs()
 			for range b.N {

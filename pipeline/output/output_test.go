@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/internal/testfs"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -22,6 +23,21 @@ func batch(t *testing.T, lines ...string) []*record.Record {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// writeOne writes {"x":true} to a new file output at path and closes it.
+func writeOne(t *testing.T, path string) {
+	t.Helper()
+	f, err := NewFile(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write(batch(t, `{"x":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestNullAndStream(t *testing.T) {
@@ -82,14 +98,9 @@ func TestFileRotation(t *testing.T) {
 
 func TestFileAppends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.log")
-	os.WriteFile(path, []byte("old\n"), 0o644)
-	f, err := NewFile(path, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(batch(t, `{"x":true}`))
-	f.Close()
-	if b, _ := os.ReadFile(path); string(b) != "old\n{\"x\":true}\n" {
+	testfs.Write(t, path, "old\n")
+	writeOne(t, path)
+	if b := testfs.Read(t, path); b != "old\n{\"x\":true}\n" {
 		t.Errorf("file = %q", b)
 	}
 }
@@ -97,7 +108,9 @@ func TestFileAppends(t *testing.T) {
 func TestNullAllocs(t *testing.T) {
 	recs := batch(t, `{"a":1,"b":"hello","c":[1,2,3]}`)
 	n := NewNull()
-	n.Write(recs)
+	if err := n.Write(recs); err != nil {
+		t.Fatal(err)
+	}
 	if allocs := testing.AllocsPerRun(100, func() { n.Write(recs) }); allocs != 0 {
 		t.Errorf("null output: %v allocs per batch, want 0", allocs)
 	}
@@ -112,14 +125,9 @@ func TestFileCutsPartialLastLine(t *testing.T) {
 		{"{\"a\":1}\n", "{\"a\":1}\n{\"x\":true}\n"},
 		{"{\"a\":1}\n" + strings.Repeat("y", 200<<10), "{\"a\":1}\n{\"x\":true}\n"},
 	} {
-		os.WriteFile(path, []byte(tt.before), 0o644)
-		f, err := NewFile(path, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Write(batch(t, `{"x":true}`))
-		f.Close()
-		if b, _ := os.ReadFile(path); string(b) != tt.after {
+		testfs.Write(t, path, tt.before)
+		writeOne(t, path)
+		if b := testfs.Read(t, path); b != tt.after {
 			t.Errorf("after %q: file = %q, want %q", tt.before[:min(len(tt.before), 20)], b, tt.after)
 		}
 	}

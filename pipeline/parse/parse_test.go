@@ -134,16 +134,27 @@ func TestParsers(t *testing.T) {
 }
 
 func TestCRISourcesAreSeparate(t *testing.T) {
-	p, _ := New("cri")
+	p, err := New("cri")
+	if err != nil {
+		t.Fatal(err)
+	}
 	a := record.NewArena()
-	if r, _ := p.Parse(a, "a", []byte("2026-11-29T21:00:00Z stdout P a1 ")); r != nil {
+	parse := func(source, line string) *record.Record {
+		t.Helper()
+		r, err := p.Parse(a, source, []byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return r
+	}
+	if r := parse("a", "2026-11-29T21:00:00Z stdout P a1 "); r != nil {
 		t.Fatal("partial line emitted")
 	}
-	r, _ := p.Parse(a, "b", []byte("2026-11-29T21:00:00Z stdout F b1"))
+	r := parse("b", "2026-11-29T21:00:00Z stdout F b1")
 	if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"log":"b1"`) {
 		t.Errorf("source b = %s", js)
 	}
-	r, _ = p.Parse(a, "a", []byte("2026-11-29T21:00:00Z stdout F a2"))
+	r = parse("a", "2026-11-29T21:00:00Z stdout F a2")
 	if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"log":"a1 a2"`) {
 		t.Errorf("source a = %s", js)
 	}
@@ -166,7 +177,10 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, name := range Names {
-			p, _ := New(name)
+			p, err := New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
 			a := record.NewArena()
 			r, err := p.Parse(a, "s", line)
 			if r == nil && err == nil && !p.Pending("s") {

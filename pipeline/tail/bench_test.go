@@ -23,8 +23,13 @@ func BenchmarkRead(b *testing.B) {
 	if err := gen.Write(f, "flat", 100_000, 1); err != nil {
 		b.Fatal(err)
 	}
-	f.Close()
-	fi, _ := os.Stat(p)
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(fi.Size())
 	b.ReportAllocs()
 	for range b.N {

@@ -2,14 +2,13 @@ package tail
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testfs"
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
 
@@ -29,26 +28,10 @@ func simulateCrashes(t *testing.T, rotation string) {
 	const n, every, kills = 20000, 4000, 25
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, "")
-	rotate := func(gen int, f *os.File) *os.File {
-		if rotation == "copy-truncate" {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Error(err)
-			}
-			if err := os.WriteFile(fmt.Sprintf("%s.%d", p, gen), data, 0o644); err != nil {
-				t.Error(err)
-			}
-			if err := f.Truncate(0); err != nil {
-				t.Error(err)
-			}
-			return f
-		}
-		f.Close()
-		if err := os.Rename(p, fmt.Sprintf("%s.%d", p, gen)); err != nil {
-			t.Error(err)
-		}
-		return nil
+	testfs.Write(t, p, "")
+	rotate := moveCreate(t, p, 0)
+	if rotation == "copy-truncate" {
+		rotate = copyTruncate(t, p)
 	}
 	wait := writer(t, p, n, every, rotate)
 	writerDone := make(chan struct{})

@@ -22,7 +22,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	os.WriteFile(filepath.Join(dir, "app.log"), []byte("first\r\nsecond\nthird"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "app.log"), []byte("first\r\nsecond\nthird"), 0o644); err != nil {
+		log.Fatal(err)
+	}
 
 	store := checkpoint.NewStore(checkpoint.FileStorage{Path: filepath.Join(dir, "tail.db")})
 	cp, _, err := store.Load()
@@ -54,7 +56,10 @@ func Example() {
 			log.Fatal(err)
 		}
 	}
-	saved, format, _ := store.Load()
+	saved, format, err := store.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(format, saved.Files[0].Offset, saved.Files[0].RecordNum)
 	// Output:
 	// app.log:1 "first"

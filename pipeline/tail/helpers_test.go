@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +61,14 @@ func (h *harness) poll() (int, error) {
 	return len(b.Lines), nil
 }
 
+// step runs one poll cycle, failing the test on an error.
+func (h *harness) step() {
+	h.t.Helper()
+	if _, err := h.poll(); err != nil {
+		h.t.Fatalf("Poll: %v", err)
+	}
+}
+
 // until polls until cond holds, failing the test after a deadline.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
@@ -106,27 +113,6 @@ func (h *harness) count() map[string]int {
 		m[string(l.Bytes)]++
 	}
 	return m
-}
-
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendFile(t *testing.T, path, data string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // numbered returns lines "prefix-000000" … for i in [from, to).

@@ -2,7 +2,6 @@ package tail
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,13 +9,50 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/pipeline/checkpoint"
+	"github.com/policyrun/policyrun/internal/testfs"
 )
+
+// A rotation is what a writer does to its file every so many lines: it
+// returns the file to write on, or nil to create the path anew.
+type rotation func(gen int, f *os.File) *os.File
+
+// moveCreate closes the file, renames it to path.GEN and pauses; the
+// writer then creates path anew.
+func moveCreate(t *testing.T, path string, pause time.Duration) rotation {
+	return func(gen int, f *os.File) *os.File {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(pause)
+		return nil
+	}
+}
+
+// copyTruncate is logrotate's copytruncate: it copies the file to path.GEN
+// and truncates it; the writer keeps its O_APPEND file.
+func copyTruncate(t *testing.T, path string) rotation {
+	return func(gen int, f *os.File) *os.File {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(fmt.Sprintf("%s.%d", path, gen), data, 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := f.Truncate(0); err != nil {
+			t.Error(err)
+		}
+		return f
+	}
+}
 
 // writer appends numbered lines to path from a goroutine, rotating the file
 // every `every` lines with rotate, and pausing now and then so that the
 // tail runs alongside.
-func writer(t *testing.T, path string, n, every int, rotate func(gen int, f *os.File) *os.File) (wait func()) {
+func writer(t *testing.T, path string, n, every int, rotate rotation) (wait func()) {
 	t.Helper()
 	open := func() *os.File {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -47,7 +83,9 @@ func writer(t *testing.T, path string, n, every int, rotate func(gen int, f *os.
 				time.Sleep(time.Millisecond)
 			}
 		}
-		f.Close()
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
 	}()
 	return wg.Wait
 }
@@ -84,85 +122,41 @@ func TestRotationUnderLoad(t *testing.T) {
 	tests := []struct {
 		name    string
 		pattern string
-		rotate  func(t *testing.T, path string) func(int, *os.File) *os.File
+		rotate  func(t *testing.T, path string) rotation
 		noDups  bool
 	}{
 		{
 			// The rotated files are not matched: each is drained until
-			// rotate_wait expires.
+			// rotate_wait expires. The pause gives the tail a poll to see
+			// the new file under the old name; otherwise a generation
+			// could pass unseen. (20 ms, four polls, was not enough under
+			// go test -race on two busy cores: a generation was lost.)
 			name: "move-create", pattern: "app.log", noDups: true,
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					f.Close()
-					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
-						t.Error(err)
-					}
-					// Give the tail a poll to see the new file under the
-					// old name; otherwise a generation could pass unseen.
-					// (20 ms, four polls, was not enough under go test
-					// -race on two busy cores: a generation was lost.)
-					time.Sleep(100 * time.Millisecond)
-					return nil
-				}
-			},
+			rotate: func(t *testing.T, path string) rotation { return moveCreate(t, path, 100*time.Millisecond) },
 		},
 		{
 			// The rotated files are matched too, under new names.
 			name: "move-create matched", pattern: "app.log*", noDups: true,
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					f.Close()
-					if err := os.Rename(path, fmt.Sprintf("%s.%d", path, gen)); err != nil {
-						t.Error(err)
-					}
-					return nil
-				}
-			},
+			rotate: func(t *testing.T, path string) rotation { return moveCreate(t, path, 0) },
 		},
-		{
-			// logrotate's copytruncate: the writer keeps its O_APPEND file.
-			name: "copy-truncate", pattern: "app.log*",
-			rotate: func(t *testing.T, path string) func(int, *os.File) *os.File {
-				return func(gen int, f *os.File) *os.File {
-					src, err := os.Open(path)
-					if err != nil {
-						t.Error(err)
-						return f
-					}
-					dst, err := os.Create(fmt.Sprintf("%s.%d", path, gen))
-					if err != nil {
-						t.Error(err)
-						return f
-					}
-					if _, err := io.Copy(dst, src); err != nil {
-						t.Error(err)
-					}
-					src.Close()
-					dst.Close()
-					if err := f.Truncate(0); err != nil {
-						t.Error(err)
-					}
-					return f
-				}
-			},
-		},
+		{name: "copy-truncate", pattern: "app.log*", rotate: copyTruncate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, "app.log")
-			writeFile(t, p, "")
+			testfs.Write(t, p, "")
 			cfg := fastConfig(filepath.Join(dir, tt.pattern))
 			cfg.RotateWait = 300 * time.Millisecond
 			h := newHarness(t, cfg, nil)
-			h.poll()
+			h.step()
 			wait := writer(t, p, n, every, tt.rotate(t, p))
 			h.until("every line", seenAll(h, n))
 			wait()
 			// Let rotations and rescans settle, then count.
 			deadline := time.Now().Add(cfg.RotateWait + 2*cfg.RefreshInterval)
 			for time.Now().Before(deadline) {
-				h.poll()
+				h.step()
 			}
 			dups := checkAll(t, h, n)
 			t.Logf("%d lines, %d duplicates, stats %+v", len(h.lines), dups, h.tail.Stats())
@@ -179,12 +173,12 @@ func TestRotationUnderLoad(t *testing.T) {
 func TestSameFirstBytes(t *testing.T) {
 	dir := t.TempDir()
 	header := strings.Repeat("Nov 29 21:00:00 host kernel: boot message\n", 30) // > 1,000 bytes
-	writeFile(t, filepath.Join(dir, "messages"), header+"messages-1\n")
+	testfs.Write(t, filepath.Join(dir, "messages"), header+"messages-1\n")
 	cfg := fastConfig(filepath.Join(dir, "*"))
 	h := newHarness(t, cfg, nil)
 	h.until("messages", func() bool { return h.count()["messages-1"] == 1 })
 	// syslog appears later, with the same first bytes.
-	writeFile(t, filepath.Join(dir, "syslog"), header+"syslog-1\n")
+	testfs.Write(t, filepath.Join(dir, "syslog"), header+"syslog-1\n")
 	h.until("syslog", func() bool { return h.count()["syslog-1"] == 1 })
 	if c := h.count(); c["Nov 29 21:00:00 host kernel: boot message"] != 60 {
 		t.Fatalf("header lines seen %d times, want 60", c["Nov 29 21:00:00 host kernel: boot message"])
@@ -196,11 +190,11 @@ func TestSameFirstBytes(t *testing.T) {
 	h.tail.Close()
 
 	// Restart: each file resumes from its own entry.
-	appendFile(t, filepath.Join(dir, "messages"), "messages-2\n")
-	appendFile(t, filepath.Join(dir, "syslog"), "syslog-2\n")
+	testfs.Append(t, filepath.Join(dir, "messages"), "messages-2\n")
+	testfs.Append(t, filepath.Join(dir, "syslog"), "syslog-2\n")
 	h2 := newHarness(t, cfg, cp)
 	h2.until("both", func() bool { return len(h2.lines) >= 2 })
-	h2.poll()
+	h2.step()
 	c := h2.count()
 	if len(h2.lines) != 2 || c["messages-2"] != 1 || c["syslog-2"] != 1 {
 		t.Fatalf("after restart: %q", h2.text())
@@ -218,11 +212,11 @@ func TestDeletedWhileReading(t *testing.T) {
 	const n = 50000
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, numbered("line", 0, n))
+	testfs.Write(t, p, numbered("line", 0, n))
 	cfg := fastConfig(p)
 	cfg.MaxBatchBytes = 32 << 10 // many polls
 	h := newHarness(t, cfg, nil)
-	h.poll()
+	h.step()
 	if len(h.lines) == 0 || len(h.lines) >= n {
 		t.Fatalf("first poll read %d lines", len(h.lines))
 	}
@@ -245,29 +239,27 @@ func TestDeletedWhileReading(t *testing.T) {
 func TestCopyTruncateWhileStopped(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, numbered("line", 0, 100))
+	testfs.Write(t, p, numbered("line", 0, 100))
 	cfg := fastConfig(filepath.Join(dir, "app.log*"))
 	cfg.ReadFromHead = false
 	h := newHarness(t, cfg, nil)
-	h.poll()
-	appendFile(t, p, numbered("line", 100, 200))
+	h.step()
+	testfs.Append(t, p, numbered("line", 100, 200))
 	h.until("lines 100-199", func() bool { return len(h.lines) == 100 })
 	cp := h.tail.Checkpoint()
 	h.tail.Close()
 
-	appendFile(t, p, numbered("line", 200, 300)) // unread when stopped
-	data, _ := os.ReadFile(p)
-	writeFile(t, p+".1", string(data))
-	writeFile(t, p, numbered("line", 300, 310)) // truncated, new content
+	testfs.Append(t, p, numbered("line", 200, 300)) // unread when stopped
+	testfs.Write(t, p+".1", testfs.Read(t, p))
+	testfs.Write(t, p, numbered("line", 300, 310)) // truncated, new content
 
 	h2 := newHarness(t, cfg, cp)
 	h2.until("lines 200-309", func() bool { return len(h2.lines) >= 110 })
-	h2.poll()
+	h2.step()
 	c := h2.count()
 	if len(h2.lines) != 110 || len(missing(c, "line", 310)) != 200 {
 		t.Fatalf("after restart read %d lines: %q…", len(h2.lines), h2.text()[:3])
 	}
-	_ = checkpoint.Protobuf
 }
 
 // TestMoveCreateBetweenScans: with scans far apart, a rotation is still
@@ -275,7 +267,7 @@ func TestCopyTruncateWhileStopped(t *testing.T) {
 func TestMoveCreateBetweenScans(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, "gen-0\n")
+	testfs.Write(t, p, "gen-0\n")
 	cfg := fastConfig(p)
 	cfg.RefreshInterval = time.Hour
 	cfg.RotateWait = time.Hour
@@ -285,9 +277,9 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 		if err := os.Rename(p, fmt.Sprintf("%s.%d", p, gen)); err != nil {
 			t.Fatal(err)
 		}
-		h.poll() // sees the path empty
-		h.poll()
-		writeFile(t, p, fmt.Sprintf("gen-%d\n", gen))
+		h.step() // sees the path empty
+		h.step()
+		testfs.Write(t, p, fmt.Sprintf("gen-%d\n", gen))
 		h.until(fmt.Sprintf("generation %d", gen), func() bool { return len(h.lines) == gen+1 })
 	}
 	if s := h.tail.Stats(); s.Files != 4 || s.Rotations != 3 {
@@ -300,24 +292,23 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 func TestCopySeenBeforeTruncate(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, numbered("line", 0, 100))
+	testfs.Write(t, p, numbered("line", 0, 100))
 	cfg := fastConfig(filepath.Join(dir, "app.log*"))
 	cfg.RotateWait = time.Hour // only the truncation may decide
 	h := newHarness(t, cfg, nil)
 	h.until("first lines", func() bool { return len(h.lines) == 100 })
-	appendFile(t, p, numbered("line", 100, 120)) // not read before the copy
-	data, _ := os.ReadFile(p)
-	writeFile(t, p+".1", string(data))
+	testfs.Append(t, p, numbered("line", 100, 120)) // not read before the copy
+	testfs.Write(t, p+".1", testfs.Read(t, p))
 	deadline := time.Now().Add(3 * cfg.RefreshInterval)
 	for time.Now().Before(deadline) {
-		h.poll()
+		h.step()
 	}
 	if h.tail.Stats().Files != 2 {
 		t.Fatalf("the copy was not found: %+v", h.tail.Stats())
 	}
-	writeFile(t, p, numbered("line", 120, 130)) // the truncation, and new lines
+	testfs.Write(t, p, numbered("line", 120, 130)) // the truncation, and new lines
 	h.until("all lines", func() bool { return len(missing(h.count(), "line", 130)) == 0 })
-	h.poll()
+	h.step()
 	if len(h.lines) != 130 {
 		t.Fatalf("%d lines for 130: the copy was read twice", len(h.lines))
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testfs"
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
 
@@ -46,7 +47,7 @@ func TestLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "a.log"), tt.data)
+			testfs.Write(t, filepath.Join(dir, "a.log"), tt.data)
 			cfg := fastConfig(filepath.Join(dir, "*.log"))
 			cfg.ExitOnEOF = true
 			if tt.cfg != nil {
@@ -79,7 +80,7 @@ func TestLines(t *testing.T) {
 func TestOffsetsAndAttributes(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, "one\ntwo\r\nthree\n")
+	testfs.Write(t, p, "one\ntwo\r\nthree\n")
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	cfg.ExitOnEOF = true
 	cfg.Attributes = []string{checkpoint.AttrFileName, checkpoint.AttrFilePath, checkpoint.AttrFilePathResolved}
@@ -94,7 +95,10 @@ func TestOffsetsAndAttributes(t *testing.T) {
 		}
 	}
 	f := h.lines[0].File
-	resolved, _ := filepath.EvalSymlinks(p)
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []checkpoint.Attr{
 		{Key: checkpoint.AttrFileName, Value: "app.log"},
 		{Key: checkpoint.AttrFilePath, Value: p},
@@ -108,7 +112,7 @@ func TestOffsetsAndAttributes(t *testing.T) {
 func TestPartialLineFlushTimeout(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, "first\nhalf")
+	testfs.Write(t, p, "first\nhalf")
 	h := newHarness(t, fastConfig(p), nil)
 	h.until("first line", func() bool { return len(h.lines) >= 1 })
 	if got := h.text(); !slices.Equal(got, []string{"a.log:first"}) {
@@ -123,7 +127,7 @@ func TestPartialLineFlushTimeout(t *testing.T) {
 	if got := h.text(); !slices.Equal(got, []string{"a.log:first", "a.log:half"}) {
 		t.Fatalf("lines = %q", got)
 	}
-	appendFile(t, p, "more\n")
+	testfs.Append(t, p, "more\n")
 	h.until("next line", func() bool { return len(h.lines) >= 3 })
 	if got := string(h.lines[2].Bytes); got != "more" {
 		t.Fatalf("after flush got %q", got)
@@ -135,13 +139,13 @@ func TestReadFromHead(t *testing.T) {
 		t.Run(map[bool]string{false: "tail", true: "head"}[head], func(t *testing.T) {
 			dir := t.TempDir()
 			old := filepath.Join(dir, "old.log")
-			writeFile(t, old, "before-1\nbefore-2\n")
+			testfs.Write(t, old, "before-1\nbefore-2\n")
 			cfg := fastConfig(filepath.Join(dir, "*.log"))
 			cfg.ReadFromHead = head
 			h := newHarness(t, cfg, nil)
-			h.poll()
-			appendFile(t, old, "after\n")
-			writeFile(t, filepath.Join(dir, "new.log"), "new-1\n") // found later: from the start
+			h.step()
+			testfs.Append(t, old, "after\n")
+			testfs.Write(t, filepath.Join(dir, "new.log"), "new-1\n") // found later: from the start
 			h.until("both files", func() bool { return h.count()["after"] == 1 && h.count()["new-1"] == 1 })
 			c := h.count()
 			if head != (c["before-1"] == 1 && c["before-2"] == 1) || len(h.lines) != map[bool]int{false: 2, true: 4}[head] {
@@ -157,7 +161,7 @@ func TestReadFromHead(t *testing.T) {
 func TestCommitIsDurability(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, "1\n2\n")
+	testfs.Write(t, p, "1\n2\n")
 	cfg := fastConfig(p)
 	h := newHarness(t, cfg, nil)
 	h.noAuto = true
@@ -167,7 +171,7 @@ func TestCommitIsDurability(t *testing.T) {
 	}
 	first := b.Cursor
 	h.tail.Commit(first)
-	appendFile(t, p, "3\n")
+	testfs.Append(t, p, "3\n")
 	b, err = h.tail.Poll(context.Background())
 	if err != nil || len(b.Lines) != 1 {
 		t.Fatalf("Poll = %v, %v", b, err)
@@ -200,16 +204,16 @@ func TestCommitIsDurability(t *testing.T) {
 func TestRestartThroughStore(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, "tiny\n") // shorter than the fingerprint
+	testfs.Write(t, p, "tiny\n") // shorter than the fingerprint
 	store := checkpoint.NewStore(checkpoint.FileStorage{Path: filepath.Join(dir, "tail.db")})
 	cfg := fastConfig(p)
 	cfg.FlushTimeout = time.Hour
 
 	h := newHarness(t, cfg, nil)
 	h.until("tiny", func() bool { return len(h.lines) == 1 })
-	appendFile(t, p, strings.Repeat("grow\n", 300)+"hal")
+	testfs.Append(t, p, strings.Repeat("grow\n", 300)+"hal")
 	h.until("growth", func() bool { return len(h.lines) == 301 })
-	h.poll()
+	h.step()
 	if err := store.Save(h.tail.Checkpoint()); err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +226,10 @@ func TestRestartThroughStore(t *testing.T) {
 	if f := cp.Files[0]; len(f.Fingerprint) != cfg.withDefaults(t).FingerprintSize || string(f.Partial) != "hal" {
 		t.Fatalf("saved state: fingerprint %d bytes, partial %q", len(f.Fingerprint), f.Partial)
 	}
-	appendFile(t, p, "f\nnext\n")
+	testfs.Append(t, p, "f\nnext\n")
 	h2 := newHarness(t, cfg, cp)
 	h2.until("resumed lines", func() bool { return len(h2.lines) >= 2 })
-	h2.poll()
+	h2.step()
 	if got := h2.text(); !slices.Equal(got, []string{"a.log:half", "a.log:next"}) {
 		t.Fatalf("after restart: %q", got)
 	}
@@ -242,7 +246,7 @@ func TestRestartThroughStore(t *testing.T) {
 func TestCorruptCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, "1\n2\n")
+	testfs.Write(t, p, "1\n2\n")
 	db := filepath.Join(dir, "tail.db")
 	store := checkpoint.NewStore(checkpoint.FileStorage{Path: db})
 	cfg := fastConfig(p)
@@ -252,8 +256,8 @@ func TestCorruptCheckpoint(t *testing.T) {
 	if err := store.Save(h.tail.Checkpoint()); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(db)
-	writeFile(t, db, string(raw[:len(raw)/2]))
+	raw := testfs.Read(t, db)
+	testfs.Write(t, db, raw[:len(raw)/2])
 
 	cp, _, err := store.Load()
 	if !errors.Is(err, checkpoint.ErrCorrupt) || cp != nil {
@@ -269,7 +273,7 @@ func TestCorruptCheckpoint(t *testing.T) {
 func TestExitOnEOF(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"a", "b", "c"} {
-		writeFile(t, filepath.Join(dir, n+".log"), numbered(n, 0, 5000))
+		testfs.Write(t, filepath.Join(dir, n+".log"), numbered(n, 0, 5000))
 	}
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	cfg.ExitOnEOF = true
@@ -312,8 +316,8 @@ func TestConfigErrors(t *testing.T) {
 func TestUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.log"), filepath.Join(dir, "bad.log")
-	writeFile(t, good, "g\n")
-	writeFile(t, bad, "b\n")
+	testfs.Write(t, good, "g\n")
+	testfs.Write(t, bad, "b\n")
 	// Root reads files whatever their mode, so the refusal is injected.
 	denied := true
 	openFile = func(name string) (*os.File, error) {
@@ -336,13 +340,13 @@ func TestUnreadableFile(t *testing.T) {
 func TestFileShrinks(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.log")
-	writeFile(t, p, "old-1\nold-2\nold-3\n")
+	testfs.Write(t, p, "old-1\nold-2\nold-3\n")
 	h := newHarness(t, fastConfig(p), nil)
 	h.until("old lines", func() bool { return len(h.lines) == 3 })
-	writeFile(t, p, "new\n") // truncates, shorter
+	testfs.Write(t, p, "new\n") // truncates, shorter
 	h.until("new line", func() bool { return h.count()["new"] == 1 })
 	// Truncated and rewritten longer than before between two polls.
-	writeFile(t, p, "rewritten-1\nrewritten-2\nrewritten-3\n")
+	testfs.Write(t, p, "rewritten-1\nrewritten-2\nrewritten-3\n")
 	h.until("rewritten lines", func() bool { return h.count()["rewritten-3"] == 1 })
 	if got := h.count(); got["rewritten-1"] != 1 || got["old-1"] != 1 || h.tail.Stats().Truncations < 2 {
 		t.Fatalf("lines %q stats %+v", h.text(), h.tail.Stats())
@@ -359,7 +363,7 @@ func TestHugeLine(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				dir := t.TempDir()
 				p := filepath.Join(dir, "a.log")
-				writeFile(t, p, "before\n")
+				testfs.Write(t, p, "before\n")
 				cfg := fastConfig(p)
 				cfg.SkipLongLines = skip
 				cfg.FlushTimeout = time.Hour
@@ -367,10 +371,10 @@ func TestHugeLine(t *testing.T) {
 				h.until("first line", func() bool { return len(h.lines) == 1 })
 				step := len(huge) / pieces
 				for i := 0; i < len(huge); i += step {
-					appendFile(t, p, string(huge[i:min(i+step, len(huge))]))
-					h.poll()
+					testfs.Append(t, p, string(huge[i:min(i+step, len(huge))]))
+					h.step()
 				}
-				appendFile(t, p, "\nafter\n")
+				testfs.Append(t, p, "\nafter\n")
 				h.until("last line", func() bool { return h.count()["after"] == 1 })
 				want := []string{"before", "after"}
 				if !skip {
@@ -408,24 +412,24 @@ func lens(s []string) []int {
 // it is read from its start even without ReadFromHead.
 func TestResumeReadsNewFilesFromStart(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.log"), "a-old\n")
+	testfs.Write(t, filepath.Join(dir, "a.log"), "a-old\n")
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	cfg.ReadFromHead = false
 	h := newHarness(t, cfg, nil)
-	h.poll()
+	h.step()
 	cp := h.tail.Checkpoint() // a.log, at its end
 	if len(cp.Files) != 1 || cp.Files[0].Offset != 6 || len(h.lines) != 0 {
 		t.Fatalf("fresh start: lines %q, checkpoint %+v", h.text(), cp.Files)
 	}
 	h.noAuto = true // the crash: what follows is never committed
-	writeFile(t, filepath.Join(dir, "b.log"), "b-1\n")
-	appendFile(t, filepath.Join(dir, "a.log"), "a-1\n")
+	testfs.Write(t, filepath.Join(dir, "b.log"), "b-1\n")
+	testfs.Append(t, filepath.Join(dir, "a.log"), "a-1\n")
 	h.until("delivery before the crash", func() bool { return len(h.lines) == 2 })
 	h.tail.Close()
 
 	h2 := newHarness(t, cfg, h.tail.Checkpoint())
 	h2.until("both lines again", func() bool { return len(h2.lines) == 2 })
-	h2.poll()
+	h2.step()
 	if c := h2.count(); len(h2.lines) != 2 || c["a-1"] != 1 || c["b-1"] != 1 {
 		t.Fatalf("after restart: %q", h2.text())
 	}
@@ -436,7 +440,7 @@ func TestResumeReadsNewFilesFromStart(t *testing.T) {
 func TestInvalidUTF8Path(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "bad-\xff\xfe.log")
-	writeFile(t, p, "1\n")
+	testfs.Write(t, p, "1\n")
 	store := checkpoint.NewStore(checkpoint.FileStorage{Path: filepath.Join(dir, "tail.db")})
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	h := newHarness(t, cfg, nil)
@@ -449,7 +453,7 @@ func TestInvalidUTF8Path(t *testing.T) {
 	if err != nil || len(cp.Files) != 1 || cp.Files[0].Path != p || cp.Files[0].Attributes[0].Value != "bad-\xff\xfe.log" {
 		t.Fatalf("Load = %+v, %v", cp, err)
 	}
-	appendFile(t, p, "2\n")
+	testfs.Append(t, p, "2\n")
 	h2 := newHarness(t, cfg, cp)
 	h2.until("line 2", func() bool { return len(h2.lines) == 1 })
 	if got := h2.text(); !slices.Equal(got, []string{"bad-\xff\xfe.log:2"}) {
@@ -459,7 +463,7 @@ func TestInvalidUTF8Path(t *testing.T) {
 
 func TestFingerprintSize(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.log"), "0123456789abcdef\n")
+	testfs.Write(t, filepath.Join(dir, "a.log"), "0123456789abcdef\n")
 	cfg := fastConfig(filepath.Join(dir, "*.log"))
 	cfg.FingerprintSize = 10
 	h := newHarness(t, cfg, nil)
@@ -475,7 +479,7 @@ func TestFingerprintSize(t *testing.T) {
 func TestMaxBatchLines(t *testing.T) {
 	dir := t.TempDir()
 	const n = 100000
-	writeFile(t, filepath.Join(dir, "e.log"), strings.Repeat("\n", n-1)+"last\n")
+	testfs.Write(t, filepath.Join(dir, "e.log"), strings.Repeat("\n", n-1)+"last\n")
 	cfg := fastConfig(filepath.Join(dir, "e.log"))
 	cfg.ExitOnEOF = true
 	cfg.MaxBatchLines = 1000
@@ -515,12 +519,12 @@ func TestMaxBatchLines(t *testing.T) {
 func TestFingerprintWhenBatchFull(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
-	writeFile(t, p, "")
+	testfs.Write(t, p, "")
 	cfg := fastConfig(p)
 	cfg.MaxBatchLines = 10
 	h := newHarness(t, cfg, nil)
-	h.poll()
-	appendFile(t, p, numbered("line", 0, 1000))
+	h.step()
+	testfs.Append(t, p, numbered("line", 0, 1000))
 	if n, err := h.poll(); err != nil || n != 10 {
 		t.Fatalf("poll: %d lines, %v; want 10", n, err)
 	}

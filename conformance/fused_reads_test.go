@@ -11,9 +11,12 @@ import (
 )
 
 // countOp returns how many instructions of op prog has.
-func countOp(prog *vm.Program, op string) int {
+func countOp(t *testing.T, prog *vm.Program, op string) int {
+	t.Helper()
 	var b strings.Builder
-	prog.Disasm(&b)
+	if err := prog.Disasm(&b); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	for _, l := range strings.Split(b.String(), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[1] == op {
@@ -23,11 +26,11 @@ func countOp(prog *vm.Program, op string) int {
 	return n
 }
 
-// TestReviewGETG runs policies whose reads the compiler fuses into GETG
+// TestFusedReadsAgreeAcrossBackends runs policies whose reads the compiler fuses into GETG
 // (and some it must not fuse) on the VM and on every backend: outcome and
 // output must agree, a failing guard faults type_mismatch and leaves the
 // record as it came in.
-func TestReviewGETG(t *testing.T) {
+func TestFusedReadsAgreeAcrossBackends(t *testing.T) {
 	tests := []struct {
 		name, src string
 		lines     []string
@@ -56,10 +59,10 @@ func TestReviewGETG(t *testing.T) {
 		}
 		// A read of an undeclared field has no guard: nothing to fuse.
 		// (A declared optional one is guarded absent|null|T and fused.)
-		if !strings.Contains(src, "schema") && countOp(prog, "GET") == 0 {
+		if !strings.Contains(src, "schema") && countOp(t, prog, "GET") == 0 {
 			t.Errorf("%s: an unguarded read was fused", tt.name)
 		}
-		if n := countOp(prog, "GETG"); n < tt.minGETG {
+		if n := countOp(t, prog, "GETG"); n < tt.minGETG {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: %d GETG, want at least %d\n%s", tt.name, n, tt.minGETG, b.String())
@@ -103,10 +106,10 @@ func TestReviewGETG(t *testing.T) {
 	}
 }
 
-// TestReviewGETGAssembled runs GETG and the GET, GUARD pair it replaces,
+// TestGETGFaultsAsGetGuard runs GETG and the GET, GUARD pair it replaces,
 // assembled by hand, over every kind and a spread of masks (the optional
 // reads' absent bit included): their faults must be the same.
-func TestReviewGETGAssembled(t *testing.T) {
+func TestGETGFaultsAsGetGuard(t *testing.T) {
 	paths := []vm.Path{{Steps: record.MustParsePath(".v")}, {Steps: record.MustParsePath(".m.k")}, {Steps: record.MustParsePath(".arr[-1]")}}
 	lines := []string{`{"v":1}`, `{"v":"s","m":{"k":null}}`, `{"v":1.5,"arr":[true]}`, `{"v":null,"m":{"k":[1]}}`,
 		`{"v":{"a":1},"arr":[{"x":1}]}`, `{"v":[],"m":{"k":{}}}`, `{"v":false,"m":{"k":"x"},"arr":[2]}`, `{}`}
@@ -126,8 +129,14 @@ func TestReviewGETGAssembled(t *testing.T) {
 			}
 			for _, line := range lines {
 				a := record.NewArena()
-				r1, _ := a.DecodeJSON([]byte(line), record.Referenced)
-				r2, _ := a.DecodeJSON([]byte(line), record.Referenced)
+				r1, err := a.DecodeJSON([]byte(line), record.Referenced)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r2, err := a.DecodeJSON([]byte(line), record.Referenced)
+				if err != nil {
+					t.Fatal(err)
+				}
 				g1, g2 := fused.Run(r1), pair.Run(r2)
 				if g1 != g2 {
 					t.Errorf("%v mask %#x on %s: GETG %v, GET+GUARD %v", paths[pi].Steps, mask, line, g1, g2)

@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+)
+
+func TestCorruptCheckpointStartsFromHead(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.log", "one\ntwo\n")
+	writeFile(t, dir, "tail.db", "\x01\x02\x03")
+	cfg := tailConfig(t, dir, toStdout, "a.log", "exit_on_eof: true", "poll_interval: 10ms", "db: tail.db")
+	var out bytes.Buffer
+	p := runPipeline(t, cfg, Options{Stdout: &out})
+	if out.String() != "{\"log\":\"one\"}\n{\"log\":\"two\"}\n" {
+		t.Errorf("output = %q", out.String())
+	}
+	if p.stats.BadCheckpoints.Load() != 1 {
+		t.Error("the corrupt checkpoint was not counted")
+	}
+	if sum := summaryText(p.Summary()); !strings.Contains(sum, "checkpoint errors: unreadable 1, not saved 0\n") {
+		t.Errorf("the summary does not report the corrupt checkpoint:\n%s", sum)
+	}
+}
+
+// TestJSONCheckpointUpgraded: a checkpoint in the older JSON layout is
+// resumed from and rewritten as protobuf by the next save.
+func TestJSONCheckpointUpgraded(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.log", "one\ntwo\n")
+	cfg := tailConfig(t, dir, toNull, "a.log", "exit_on_eof: true", "poll_interval: 10ms", "db: tail.db")
+	if s := runPipeline(t, cfg, Options{}).Summary(); s.In != 2 {
+		t.Fatalf("first run read %d records", s.In)
+	}
+	cp, _, err := checkpoint.Decode([]byte(readFile(t, dir, "tail.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := checkpoint.Encoder{Format: checkpoint.JSON}
+	js, err := enc.Encode(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "tail.db", string(js))
+	appendFile(t, dir, "a.log", "three\n")
+	if s := runPipeline(t, cfg, Options{}).Summary(); s.In != 1 {
+		t.Fatalf("run from the JSON checkpoint read %d records, want 1", s.In)
+	}
+	if _, format, err := checkpoint.Decode([]byte(readFile(t, dir, "tail.db"))); err != nil || format != checkpoint.Protobuf {
+		t.Errorf("checkpoint after the run: format %v, err %v; want protobuf", format, err)
+	}
+}
+
+// TestCheckpointDirMissing checks that a db in a directory that does not
+// exist stops the pipeline at start, rather than warning at every batch.
+func TestCheckpointDirMissing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tailConfig(t, dir, toNull, "a.log", "db: state/tail.db")
+	p, err := New(cfg, Options{})
+	if err == nil {
+		p.Close()
+		t.Fatal("New accepted a db in a missing directory")
+	}
+	if !strings.Contains(err.Error(), "input at line 4: db state/tail.db: its directory does not exist") {
+		t.Errorf("error = %v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCRIHeldParts checks what happens to CRI P parts whose F line does not
+// come: after flush_timeout they are delivered (logtag P) and the checkpoint
+// moves past them; at the end of input they are delivered and the
+// checkpoint covers them, so that a second run reads nothing again.
+func TestCRIHeldParts(t *testing.T) {
+	const lines = "2026-11-29T21:00:00Z stdout F one\n2026-11-29T21:00:00Z stdout P never-ended\n"
+	for _, exitOnEOF := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exit_on_eof=%v", exitOnEOF), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "c.log", lines)
+			cfg := tailConfig(t, dir, toFile, "c.log", "parser: cri", fmt.Sprintf("exit_on_eof: %v", exitOnEOF),
+				"poll_interval: 10ms", "flush_timeout: 50ms", "db: tail.db")
+			run := func() {
+				if exitOnEOF {
+					runPipeline(t, cfg, Options{})
+					return
+				}
+				stop := startPipeline(t, cfg, Options{})
+				eventually(10*time.Second, func() bool { return strings.Contains(readFile(t, dir, "out.log"), "never-ended") })
+				// The checkpoint is saved after the batch is delivered.
+				time.Sleep(100 * time.Millisecond)
+				stop()
+			}
+			run()
+			run()
+			want := `{"stream":"stdout","logtag":"F","log":"one"}` + "\n" +
+				`{"stream":"stdout","logtag":"P","log":"never-ended"}` + "\n"
+			if got := readFile(t, dir, "out.log"); got != want {
+				t.Errorf("after two runs, out.log =\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestCRIHeldPartsOtherStreamBusy checks that a stdout join that never
+// ends is delivered after flush_timeout even while stderr lines keep
+// coming: lines that do not end the join must not restart its wait.
+func TestCRIHeldPartsOtherStreamBusy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "c.log", "2026-11-29T21:00:00Z stdout P never-ended\n")
+	cfg := tailConfig(t, dir, toFile, "c.log", "parser: cri", "poll_interval: 10ms", "flush_timeout: 100ms")
+	stop := startPipeline(t, cfg, Options{})
+	flushed := false
+	for i := 0; i < 100 && !flushed; i++ {
+		appendFile(t, dir, "c.log", fmt.Sprintf("2026-11-29T21:00:00Z stderr F busy %d\n", i))
+		time.Sleep(20 * time.Millisecond)
+		flushed = strings.Contains(readFile(t, dir, "out.log"), "never-ended")
+	}
+	stop()
+	if !flushed {
+		t.Error("the stdout join was held for 2 s with flush_timeout 100ms while stderr lines came")
+	}
+}

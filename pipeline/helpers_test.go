@@ -1,0 +1,157 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/record"
+)
+
+// writeConfig writes body to dir/pipeline.yaml and loads it.
+func writeConfig(t *testing.T, dir, body string) *config.Config {
+	t.Helper()
+	writeFile(t, dir, "pipeline.yaml", body)
+	cfg, err := config.Load(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// tailConfig writes and loads a pipeline config of one tail input that
+// reads path from its head, with the further settings of the input given
+// as "key: value", and rest after the inputs: the filters and outputs
+// sections (indented by two, as toStdout is), and maybe a service section.
+func tailConfig(t *testing.T, dir, rest, path string, settings ...string) *config.Config {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("\npipeline:\n  inputs:\n    - name: tail\n      path: " + path + "\n      read_from_head: true\n")
+	for _, s := range settings {
+		b.WriteString("      " + s + "\n")
+	}
+	b.WriteString(rest)
+	return writeConfig(t, dir, b.String())
+}
+
+// The outputs sections of tailConfig, and a filter whose processor comes
+// from Options.NewProcessor.
+const (
+	toStdout   = "  outputs:\n    - name: stdout\n"
+	toNull     = "  outputs:\n    - name: null\n"
+	toFile     = "  outputs:\n    - name: file\n      path: out.log\n"
+	testFilter = "  filters:\n    - name: policy\n      file: unused.policy\n"
+)
+
+// runPipeline builds the pipeline of cfg, runs it until its inputs end
+// (exit_on_eof), or 20 s at most, and closes it.
+func runPipeline(t *testing.T, cfg *config.Config, opts Options) *Pipeline {
+	t.Helper()
+	p, err := New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startPipeline builds the pipeline of cfg and runs it in the background
+// until stop, which ends the run, waits for it and closes the pipeline.
+func startPipeline(t *testing.T, cfg *config.Config, opts Options) (stop func()) {
+	t.Helper()
+	p, err := New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	return func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// eventually polls cond every 10 ms until it holds or d has passed, and
+// reports whether it held.
+func eventually(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// summaryText is the run summary as policyrun run prints it.
+func summaryText(s Summary) string {
+	var b bytes.Buffer
+	s.Write(&b)
+	return b.String()
+}
+
+// every is an Options.NewProcessor that gives every filter proc.
+func every(proc Processor) func(config.Filter, string) (Processor, error) {
+	return func(config.Filter, string) (Processor, error) { return proc, nil }
+}
+
+// dropDebug drops records whose "level" is "debug" and counts a fault for
+// records with "fault": true: a processor for testing the plumbing around
+// stages, not a stand-in for a backend (stage_test.go runs the real ones).
+var dropDebug = ProcessorFunc(func(recs []*record.Record) ([]*record.Record, StageCounts) {
+	var c StageCounts
+	out := recs[:0]
+	for _, r := range recs {
+		if v, ok := r.Get(record.NewPath("level")); ok && r.Str(v) == "debug" {
+			c.Dropped++
+			continue
+		}
+		if v, ok := r.Get(record.NewPath("fault")); ok && v.Bool() {
+			c.Faulted++
+			c.Faults = map[string]int64{"type_mismatch": 1}
+		}
+		out = append(out, r)
+	}
+	return out, c
+})
+
+// readFile returns the content of dir/name, "" when there is no such file.
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// writeFile writes data to dir/name, making the directories it needs.
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	testfs.Write(t, filepath.Join(dir, name), data)
+}
+
+// appendFile appends data to dir/name.
+func appendFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	testfs.Append(t, filepath.Join(dir, name), data)
+}
