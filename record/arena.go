@@ -89,10 +89,6 @@ func (a *Arena) Reset() {
 	a.nrec = 0
 }
 
-// Records returns the records decoded or created since the last Reset, in order.
-// The slice is the arena's: it is valid until the next Reset.
-func (a *Arena) Records() []*Record { return a.recs[:a.nrec] }
-
 // Reserved returns the bytes the arena has reserved: node and slab capacity
 // plus the Record structs.
 func (a *Arena) Reserved() int {
@@ -217,20 +213,9 @@ func (a *Arena) WriteString(s string) { a.slab = append(a.slab, s...) }
 // WriteByte appends c to the string being built.
 func (a *Arena) WriteByte(c byte) error { a.slab = append(a.slab, c); return nil }
 
-// Building returns the bytes written so far to the string being built, for
-// in-place changes (such as lowering); they move as the slab grows.
-func (a *Arena) Building() []byte { return a.slab[a.strMark:] }
-
 // EndString finishes the string being built and returns it.
 func (a *Arena) EndString() Value {
 	return strValue(String, 0, uint32(a.strMark), uint32(len(a.slab)-a.strMark))
-}
-
-// EndBytes finishes the string being built and returns it as Bytes.
-func (a *Arena) EndBytes() Value {
-	v := a.EndString()
-	v.setKind(Bytes)
-	return v
 }
 
 // Len returns the length of a string or bytes (in bytes), the number of

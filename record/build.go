@@ -124,9 +124,6 @@ func (b *Builder) Append(val Value) {
 	b.n++
 }
 
-// Len returns the number of entries added so far.
-func (b *Builder) Len() int { return b.n }
-
 // Finish returns the built value. The builder must not be used afterwards.
 func (b *Builder) Finish() Value {
 	n := b.n

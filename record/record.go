@@ -217,12 +217,6 @@ func (r *Record) GetBytes(p Path) ([]byte, bool) {
 	return r.a.AsBytes(v)
 }
 
-// Exists reports whether p is present (a null counts as present).
-func (r *Record) Exists(p Path) bool {
-	_, ok := r.Get(p)
-	return ok
-}
-
 // Key looks key up in the map v.
 func (r *Record) Key(v Value, key []byte) (Value, bool) { return r.a.Key(v, key) }
 
@@ -237,9 +231,6 @@ func (r *Record) Entry(v Value, i int) (key, val Value) { return r.a.Entry(v, i)
 
 // Iter iterates over a map or array value.
 func (r *Record) Iter(v Value) Iter { return r.a.Iter(v) }
-
-// Bytes returns the bytes of a String or Bytes value.
-func (r *Record) Bytes(v Value) []byte { return r.a.Bytes(v) }
 
 // Str returns the bytes of a String or Bytes value as a string, without copying.
 func (r *Record) Str(v Value) string { return r.a.Str(v) }

@@ -99,9 +99,6 @@ func (v Value) Kind() Kind { return v.kind() }
 // Exists reports whether v is not Absent.
 func (v Value) Exists() bool { return v.kind() != Absent }
 
-// IsNull reports whether v is null.
-func (v Value) IsNull() bool { return v.kind() == Null }
-
 // Int returns the int payload; it is meaningful only for kind Int.
 func (v Value) Int() int64 { return int64(v.u) }
 
@@ -126,9 +123,6 @@ func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.k
 
 // AsBool returns v's bool and whether v is a Bool.
 func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind() == Bool }
-
-// AsTime returns v's unix nanoseconds and whether v is a Timestamp.
-func (v Value) AsTime() (int64, bool) { return int64(v.u), v.kind() == Timestamp }
 
 // IsContainer reports whether v is an array or a map.
 func (v Value) IsContainer() bool { return v.kind() == Array || v.kind() == Map }
