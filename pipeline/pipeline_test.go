@@ -60,7 +60,7 @@ func (dropStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) 
 	var c StageCounts
 	out := recs[:0]
 	for _, r := range recs {
-		if v, ok := r.Get(record.NewPath("level")); ok && r.Str(v) == "debug" {
+		if v, ok := r.Get(record.NewPath("level")); ok && r.Arena().Str(v) == "debug" {
 			c.Dropped++
 			continue
 		}
@@ -599,7 +599,7 @@ func (s *orderStage) Process(recs []*record.Record) ([]*record.Record, StageCoun
 	s.biggest = max(s.biggest, len(recs))
 	for _, r := range recs {
 		v, _ := r.Get(record.NewPath("log"))
-		if got, want := r.Str(v)[:4], fmt.Sprintf("%04d", s.seen); got != want && s.disorder == "" {
+		if got, want := r.Arena().Str(v)[:4], fmt.Sprintf("%04d", s.seen); got != want && s.disorder == "" {
 			s.disorder = fmt.Sprintf("record %d is line %s", s.seen, got)
 		}
 		s.seen++

@@ -168,14 +168,6 @@ func (a *Arena) Str(v Value) string {
 	return a.str(v)
 }
 
-// AsBytes returns v's bytes and whether v is a String or Bytes.
-func (a *Arena) AsBytes(v Value) ([]byte, bool) {
-	if v.kind() != String && v.kind() != Bytes {
-		return nil, false
-	}
-	return a.raw(v), true
-}
-
 // NewString copies b into the slab and returns it as a String value.
 func (a *Arena) NewString(b []byte) Value {
 	off := len(a.slab)

@@ -118,8 +118,8 @@ func BenchmarkEditChain(b *testing.B) {
 		}
 		var existing []Path
 		for _, i := range []int{0, n / 2, n - 1} {
-			k, _ := r.Entry(r.Root(), i)
-			existing = append(existing, NewPath(r.Str(k)))
+			k, _ := r.a.Entry(r.Root(), i)
+			existing = append(existing, NewPath(r.a.Str(k)))
 		}
 		added := []Path{NewPath("added_service"), NewPath("edited"), NewPath("env")}
 		// edits0 passes the unchanged line through; edits0_reencode
@@ -191,8 +191,8 @@ func BenchmarkSideBySide(b *testing.B) {
 	wr, _ := NewArena().DecodeJSON(wide, Owned)
 	var ps []Path
 	for _, j := range []int{0, 64, 127} {
-		k, _ := wr.Entry(wr.Root(), j)
-		ps = append(ps, NewPath(wr.Str(k)))
+		k, _ := wr.a.Entry(wr.Root(), j)
+		ps = append(ps, NewPath(wr.a.Str(k)))
 	}
 	ps = append(ps, NewPath("added_service"), NewPath("edited"), NewPath("env"))
 	out := make([]byte, 0, 2*len(wide))

@@ -114,9 +114,6 @@ func (b *Builder) Add(key, val Value) {
 	b.n++
 }
 
-// AddKey is Add with the key copied from b.
-func (b *Builder) AddKey(key []byte, val Value) { b.Add(b.a.NewString(key), val) }
-
 // Append appends val to an array builder.
 func (b *Builder) Append(val Value) {
 	b.room()

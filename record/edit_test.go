@@ -176,11 +176,11 @@ func TestBuilders(t *testing.T) {
 	a.WriteBytes([]byte("llo"))
 	a.WriteByte('!')
 	s := a.EndString()
-	outer.AddKey([]byte("s"), s)
-	outer.AddKey([]byte("arr"), inner.Finish())
+	outer.Add(a.NewStringFrom("s"), s)
+	outer.Add(a.NewStringFrom("arr"), inner.Finish())
 	m, _ := r.Get(NewPath("m"))
-	outer.AddKey([]byte("m"), m)
-	outer.AddKey([]byte("s"), IntValue(1)) // last wins, first position
+	outer.Add(a.NewStringFrom("m"), m)
+	outer.Add(a.NewStringFrom("s"), IntValue(1)) // last wins, first position
 	v := outer.Finish()
 	if err := r.Set(NewPath("new"), v); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func checkAgainst(t *testing.T, r *Record, m *omodel, where func() string) {
 			t.Fatalf("%s: Get(%v) = %s, want %s", where(), p, g, w)
 		}
 	}
-	if n := r.Len(r.Root()); n != len(m.root.keys) {
+	if n := r.a.Len(r.Root()); n != len(m.root.keys) {
 		t.Fatalf("%s: root has %d keys, model %d", where(), n, len(m.root.keys))
 	}
 	checkKeyFilter(t, r, where)

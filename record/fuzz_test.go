@@ -90,8 +90,8 @@ func fuzzEdits(t *testing.T, r *Record) {
 			t.Fatalf("key %q not found", k)
 		}
 	}
-	for i := 0; i < r.Len(root) && i < 3; i++ {
-		k, v := r.Entry(r.Root(), i)
+	for i := 0; i < r.a.Len(root) && i < 3; i++ {
+		k, v := r.a.Entry(r.Root(), i)
 		p := Path{KeyStepBytes(a.Bytes(k))}
 		switch i {
 		case 0:

@@ -29,8 +29,8 @@ func TestGoConversions(t *testing.T) {
 		t.Errorf("ToGo:\n got %#v\nwant %#v", got, want)
 	}
 	// Keys of Go maps come in sorted order.
-	if k, _ := r.Entry(r.Root(), 0); r.Str(k) != "arr" {
-		t.Errorf("first key %q", r.Str(k))
+	if k, _ := r.a.Entry(r.Root(), 0); r.a.Str(k) != "arr" {
+		t.Errorf("first key %q", r.a.Str(k))
 	}
 	if _, err := a.FromGo(struct{}{}); err == nil {
 		t.Error("FromGo(struct{}) did not fail")

@@ -24,9 +24,9 @@ const (
 // Fluent Bit v2 events, a metadata map. Records live in an Arena and are
 // valid until its next Reset.
 //
-// Reads (Get, Key, Index, Len, Entry, Iter) see every edit made so far. A
-// map or array Value read before an edit is a snapshot: read the path again
-// after editing it.
+// Get, and the Arena's reads of the values it returns (Arena.Key, Index,
+// Len, Iter, Bytes, Str), see every edit made so far. A map or array Value
+// read before an edit is a snapshot: read the path again after editing it.
 type Record struct {
 	a          *Arena
 	root, base Value
@@ -181,56 +181,3 @@ func (r *Record) addRootKey(k Value) {
 	}
 	r.keys.add(sig)
 }
-
-// GetInt returns the int at p and whether p holds an int.
-func (r *Record) GetInt(p Path) (int64, bool) {
-	v, _ := r.Get(p)
-	return v.AsInt()
-}
-
-// GetFloat returns the float at p and whether p holds a float.
-func (r *Record) GetFloat(p Path) (float64, bool) {
-	v, _ := r.Get(p)
-	return v.AsFloat()
-}
-
-// GetBool returns the bool at p and whether p holds a bool.
-func (r *Record) GetBool(p Path) (bool, bool) {
-	v, _ := r.Get(p)
-	return v.AsBool()
-}
-
-// GetString returns the string at p, as a view (see Arena.Str), and
-// whether p holds a string.
-func (r *Record) GetString(p Path) (string, bool) {
-	v, _ := r.Get(p)
-	if v.kind() != String {
-		return "", false
-	}
-	return r.a.Str(v), true
-}
-
-// GetBytes returns the bytes of the string or bytes value at p, as a view,
-// and whether p holds one.
-func (r *Record) GetBytes(p Path) ([]byte, bool) {
-	v, _ := r.Get(p)
-	return r.a.AsBytes(v)
-}
-
-// Key looks key up in the map v.
-func (r *Record) Key(v Value, key []byte) (Value, bool) { return r.a.Key(v, key) }
-
-// Index returns element i of the array v; negative i counts from the end.
-func (r *Record) Index(v Value, i int) (Value, bool) { return r.a.Index(v, i) }
-
-// Len returns the length of a string, bytes, array or map value.
-func (r *Record) Len(v Value) int { return r.a.Len(v) }
-
-// Entry returns entry i of the map v.
-func (r *Record) Entry(v Value, i int) (key, val Value) { return r.a.Entry(v, i) }
-
-// Iter iterates over a map or array value.
-func (r *Record) Iter(v Value) Iter { return r.a.Iter(v) }
-
-// Str returns the bytes of a String or Bytes value as a string, without copying.
-func (r *Record) Str(v Value) string { return r.a.Str(v) }

@@ -96,9 +96,6 @@ func TimestampValue(unixNanos int64) Value { return Value{h: uint32(Timestamp), 
 // Kind returns the kind of v.
 func (v Value) Kind() Kind { return v.kind() }
 
-// Exists reports whether v is not Absent.
-func (v Value) Exists() bool { return v.kind() != Absent }
-
 // Int returns the int payload; it is meaningful only for kind Int.
 func (v Value) Int() int64 { return int64(v.u) }
 
@@ -114,15 +111,6 @@ func (v Value) Time() int64 { return int64(v.u) }
 // Bits returns the payload of a scalar as it is stored: an int's two's
 // complement, a float's IEEE 754 bits, a timestamp's nanoseconds, 0 or 1.
 func (v Value) Bits() uint64 { return v.u }
-
-// AsInt returns v's int and whether v is an Int.
-func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind() == Int }
-
-// AsFloat returns v's float and whether v is a Float.
-func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.kind() == Float }
-
-// AsBool returns v's bool and whether v is a Bool.
-func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind() == Bool }
 
 // IsContainer reports whether v is an array or a map.
 func (v Value) IsContainer() bool { return v.kind() == Array || v.kind() == Map }
