@@ -89,9 +89,9 @@ func (a *Arena) Reset() {
 	a.nrec = 0
 }
 
-// Reserved returns the bytes the arena has reserved: node and slab capacity
+// reserved returns the bytes the arena has reserved: node and slab capacity
 // plus the Record structs.
-func (a *Arena) Reserved() int {
+func (a *Arena) reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
 		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
 		len(a.recs)*int(unsafe.Sizeof(Record{}))
@@ -235,8 +235,8 @@ func (a *Arena) Index(v Value, i int) (Value, bool) {
 	return a.nodes[int(v.off())+i], true
 }
 
-// Entry returns entry i (in order) of a map.
-func (a *Arena) Entry(v Value, i int) (key, val Value) {
+// entry returns entry i (in order) of a map.
+func (a *Arena) entry(v Value, i int) (key, val Value) {
 	if v.kind() != Map || uint(i) >= uint(v.n()) {
 		return Value{}, Value{}
 	}
@@ -324,7 +324,7 @@ func (a *Arena) Iter(v Value) Iter { return Iter{a: a, v: v, i: -1} }
 // Next advances to the next entry and reports whether there is one.
 func (it *Iter) Next() bool {
 	it.i++
-	if !it.v.IsContainer() || it.i >= int(it.v.n()) {
+	if !it.v.isContainer() || it.i >= int(it.v.n()) {
 		return false
 	}
 	if it.v.kind() == Map {

@@ -43,7 +43,7 @@ func BenchmarkRecordDecode(b *testing.B) {
 		for i := 0; i < batch; i++ {
 			decode(a)
 		}
-		b.ReportMetric(float64(a.Reserved())/batch, "arena-B/record")
+		b.ReportMetric(float64(a.reserved())/batch, "arena-B/record")
 	}
 	msg := func(mode Mode) func(a *Arena) {
 		return func(a *Arena) {
@@ -118,7 +118,7 @@ func BenchmarkEditChain(b *testing.B) {
 		}
 		var existing []Path
 		for _, i := range []int{0, n / 2, n - 1} {
-			k, _ := r.a.Entry(r.Root(), i)
+			k, _ := r.a.entry(r.Root(), i)
 			existing = append(existing, NewPath(r.a.Str(k)))
 		}
 		added := []Path{NewPath("added_service"), NewPath("edited"), NewPath("env")}
@@ -191,7 +191,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	wr, _ := NewArena().DecodeJSON(wide, Owned)
 	var ps []Path
 	for _, j := range []int{0, 64, 127} {
-		k, _ := wr.a.Entry(wr.Root(), j)
+		k, _ := wr.a.entry(wr.Root(), j)
 		ps = append(ps, NewPath(wr.a.Str(k)))
 	}
 	ps = append(ps, NewPath("added_service"), NewPath("edited"), NewPath("env"))
@@ -262,7 +262,7 @@ func BenchmarkEncodeJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 		ma := NewArena()
-		made, err := ma.FromGo(r.ToGo())
+		made, err := ma.fromGo(r.ToGo())
 		if err != nil {
 			b.Fatal(err)
 		}

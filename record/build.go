@@ -27,7 +27,7 @@ func width(k Kind) int {
 // that an edit overlay may still change in place are deep-copied (their
 // read-only parts are shared), so that a stored value behaves as a copy.
 func (a *Arena) share(v Value) Value {
-	if !v.IsContainer() || !v.writable() {
+	if !v.isContainer() || !v.writable() {
 		return v
 	}
 	w, n := width(v.kind()), int(v.n())
@@ -43,7 +43,7 @@ func (a *Arena) share(v Value) Value {
 // it, in place: only containers of one record's overlay are writable, so
 // nothing else refers to them.
 func (a *Arena) freeze(v Value) Value {
-	if !v.IsContainer() || !v.writable() {
+	if !v.isContainer() || !v.writable() {
 		return v
 	}
 	w, n, off := width(v.kind()), int(v.n()), int(v.off())

@@ -24,7 +24,7 @@ func TestEdits(t *testing.T) {
 	}
 	remove := func(p string) op { return func(r *Record) error { r.Remove(MustParsePath(p)); return nil } }
 	rename := func(f, to string) op {
-		return func(r *Record) error { return r.Rename(MustParsePath(f), MustParsePath(to)) }
+		return func(r *Record) error { return r.rename(MustParsePath(f), MustParsePath(to)) }
 	}
 	lift := func(p, prefix string) op {
 		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
@@ -226,7 +226,7 @@ func TestCopyRecord(t *testing.T) {
 	r.SetTime(42)
 	r.Set(MustParsePath(".b.c"), src.NewStringFrom("edited"))
 	dst := NewArena()
-	c := dst.CopyRecord(r)
+	c := dst.copyRecord(r)
 	want := string(r.AppendJSON(nil))
 	src.Reset()
 	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
@@ -278,7 +278,7 @@ func TestCommitShallow(t *testing.T) {
 	r.Discard()
 	check("shallow", `{"a":{"b":1},"d":3}`)
 	r.Set(MustParsePath(".a.b"), IntValue(6))
-	if err := r.Rename(NewPath("a"), NewPath("d")); err != nil {
+	if err := r.rename(NewPath("a"), NewPath("d")); err != nil {
 		t.Fatal(err)
 	}
 	r.Commit()

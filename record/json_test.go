@@ -56,7 +56,7 @@ func TestJSONKinds(t *testing.T) {
 			if v.Kind() != tt.kind {
 				t.Errorf("mode %d: %s kind %v, want %v", mode, tt.path, v.Kind(), tt.kind)
 			}
-			if got := a.ToGo(v); !reflect.DeepEqual(got, tt.want) {
+			if got := a.toGo(v); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("mode %d: %s = %#v, want %#v", mode, tt.path, got, tt.want)
 			}
 		}
@@ -81,7 +81,7 @@ func TestJSONAccessors(t *testing.T) {
 	if _, ok := a.Key(m, []byte("c")); ok {
 		t.Error("Key c found")
 	}
-	k, v := a.Entry(m, 0)
+	k, v := a.entry(m, 0)
 	if a.Str(k) != "a" || v.Int() != 1 {
 		t.Errorf("Entry 0 = %q %v", a.Str(k), v)
 	}
@@ -133,7 +133,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			// Kinds survive: decoding the output gives an equal record.
 			b := NewArena()
 			r2 := mustDecode(t, b, string(out), Owned)
-			if !r.Equal(r2) {
+			if !r.equal(r2) {
 				t.Errorf("kinds changed: %s -> %s", line, out)
 			}
 		}
@@ -212,7 +212,7 @@ func TestJSONDuplicateKeys(t *testing.T) {
 		}
 	}
 	// First position is kept.
-	k, _ := r.a.Entry(r.Root(), 1)
+	k, _ := r.a.entry(r.Root(), 1)
 	if r.a.Str(k) != "kb" {
 		t.Errorf("order: %s", r.a.Str(k))
 	}
@@ -322,7 +322,7 @@ func TestReferencedAndOwned(t *testing.T) {
 		t.Errorf("owned changed with input: %s", got)
 	}
 	// (the keys point into the input too, so look by position)
-	if _, v := ref.a.Entry(ref.Root(), 0); ref.a.Str(v) != "XXX" {
+	if _, v := ref.a.entry(ref.Root(), 0); ref.a.Str(v) != "XXX" {
 		t.Errorf("referenced string does not point into the input: %q", ref.a.Str(v))
 	}
 }

@@ -169,7 +169,7 @@ func TestEditsModel(t *testing.T) {
 						m.set(to, v)
 					}
 				}
-				gotErr = r.Rename(pathOf(from), pathOf(to)) != nil
+				gotErr = r.rename(pathOf(from), pathOf(to)) != nil
 			case 5:
 				p := randPath(1)
 				desc = "lift " + pathOf(p).String()

@@ -1,15 +1,15 @@
 package record
 
-// Layout is the shape of a record in msgpack.
-type Layout uint8
+// layout is the shape of a record in msgpack.
+type layout uint8
 
 const (
-	// LayoutMap is a bare map (and the layout of records decoded from JSON).
-	LayoutMap Layout = iota
-	// LayoutEventV1 is Fluent Bit's [timestamp, map].
-	LayoutEventV1
-	// LayoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
-	LayoutEventV2
+	// layoutMap is a bare map (and the layout of records decoded from JSON).
+	layoutMap layout = iota
+	// layoutEventV1 is Fluent Bit's [timestamp, map].
+	layoutEventV1
+	// layoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
+	layoutEventV2
 )
 
 // How an event's timestamp was written, so that it is written back the same way.
@@ -34,8 +34,8 @@ type Record struct {
 	baseTag    Value
 	time       int64
 	baseTime   int64
-	meta       Value
-	layout     Layout
+	meta       Value  // a Fluent Bit v2 event's metadata map, else Absent
+	layout     layout // the msgpack layout decoded from
 	timeFmt    uint8
 	// decoded is the root as decoded from text, a JSON line that may
 	// stand for it; text is Absent when there is none (see passThrough).
@@ -58,12 +58,6 @@ func (r *Record) Arena() *Arena { return r.a }
 
 // Root returns the root map, edits included.
 func (r *Record) Root() Value { return r.root }
-
-// Layout returns the msgpack layout the record was decoded from.
-func (r *Record) Layout() Layout { return r.layout }
-
-// Meta returns the metadata map of a Fluent Bit v2 event (Absent otherwise).
-func (r *Record) Meta() Value { return r.meta }
 
 // Tag returns the record's tag as a view into the arena.
 func (r *Record) Tag() []byte { return r.a.Bytes(r.tag) }

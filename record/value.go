@@ -112,8 +112,8 @@ func (v Value) Time() int64 { return int64(v.u) }
 // complement, a float's IEEE 754 bits, a timestamp's nanoseconds, 0 or 1.
 func (v Value) Bits() uint64 { return v.u }
 
-// IsContainer reports whether v is an array or a map.
-func (v Value) IsContainer() bool { return v.kind() == Array || v.kind() == Map }
+// isContainer reports whether v is an array or a map.
+func (v Value) isContainer() bool { return v.kind() == Array || v.kind() == Map }
 
 // off and n unpack the payload of strings and containers.
 func (v Value) off() uint32 { return uint32(v.u >> 32) }

@@ -376,7 +376,8 @@ func (m *Machine) edit(in Instr) spec.Reason {
 	return spec.NoFault
 }
 
-// rename moves the value at from to to. Unlike record.Rename it always
+// rename moves the value at from to to. Unlike the record package's own
+// rename (which renames a key where it stands when it can) it always
 // puts a new key at the end of its map (semantics.md: where a new key would
 // go); the record is discarded anyway if the write faults.
 func (m *Machine) rename(from, to record.Path) spec.Reason {
