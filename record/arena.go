@@ -189,24 +189,39 @@ func (a *Arena) NewBytes(b []byte) Value {
 	return v
 }
 
-// StartString begins building a string directly in the slab: write to it
-// with WriteBytes, WriteString and WriteByte, then call EndString. One string
-// is built at a time, and until EndString nothing else may add to the slab
-// (no decode, NewString, builder key or record edit); the bytes of other
-// values may be read and written into it.
-func (a *Arena) StartString() { a.strMark = len(a.slab) }
+// StringBuilder builds a string directly in an arena's slab, for backends
+// that make strings while they run (the VM's concatenation and string
+// built-ins): no heap allocation, and the string lives as long as the
+// batch. An embedder that has the bytes already uses Arena.NewString.
+//
+// Call Start, write with WriteString, WriteBytes and WriteByte, then call
+// End. One string is built at a time in an arena, and until End nothing
+// else may add to the slab (no decode, NewString, builder key or record
+// edit); the bytes of other values may be read and written into it.
+//
+// A StringBuilder is a handle on its arena's one builder, costing nothing
+// to get or copy: Arena.StringBuilder may be called for each step. The
+// zero StringBuilder is not usable.
+type StringBuilder struct{ a *Arena }
 
-// WriteBytes appends b to the string being built.
-func (a *Arena) WriteBytes(b []byte) { a.slab = append(a.slab, b...) }
+// StringBuilder returns the arena's string builder.
+func (a *Arena) StringBuilder() StringBuilder { return StringBuilder{a} }
+
+// Start begins a string.
+func (b StringBuilder) Start() { b.a.strMark = len(b.a.slab) }
+
+// WriteBytes appends p to the string being built.
+func (b StringBuilder) WriteBytes(p []byte) { b.a.slab = append(b.a.slab, p...) }
 
 // WriteString appends s to the string being built.
-func (a *Arena) WriteString(s string) { a.slab = append(a.slab, s...) }
+func (b StringBuilder) WriteString(s string) { b.a.slab = append(b.a.slab, s...) }
 
 // WriteByte appends c to the string being built.
-func (a *Arena) WriteByte(c byte) error { a.slab = append(a.slab, c); return nil }
+func (b StringBuilder) WriteByte(c byte) error { b.a.slab = append(b.a.slab, c); return nil }
 
-// EndString finishes the string being built and returns it.
-func (a *Arena) EndString() Value {
+// End finishes the string being built and returns it.
+func (b StringBuilder) End() Value {
+	a := b.a
 	return strValue(String, 0, uint32(a.strMark), uint32(len(a.slab)-a.strMark))
 }
 

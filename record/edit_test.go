@@ -171,11 +171,12 @@ func TestBuilders(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		inner.Append(IntValue(int64(i)))
 	}
-	a.StartString()
-	a.WriteString("he")
-	a.WriteBytes([]byte("llo"))
-	a.WriteByte('!')
-	s := a.EndString()
+	sb := a.StringBuilder()
+	sb.Start()
+	sb.WriteString("he")
+	sb.WriteBytes([]byte("llo"))
+	sb.WriteByte('!')
+	s := sb.End()
 	outer.Add(a.NewStringFrom("s"), s)
 	outer.Add(a.NewStringFrom("arr"), inner.Finish())
 	m, _ := r.Get(NewPath("m"))

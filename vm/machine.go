@@ -210,10 +210,10 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if len(x)+len(y) > m.lim.MaxString {
 				return spec.Keep, spec.StringTooLong
 			}
-			a.StartString()
-			a.WriteString(x)
-			a.WriteString(y)
-			v := a.EndString()
+			a.StringBuilder().Start()
+			a.StringBuilder().WriteString(x)
+			a.StringBuilder().WriteString(y)
+			v := a.StringBuilder().End()
 			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
 		case EQ_INT:
 			setBool(&regs[in.A], regs[in.B].N == regs[in.C].N)
