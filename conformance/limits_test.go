@@ -164,8 +164,8 @@ func checkRun(t *testing.T, backend string, r backend.Program, line []byte, outc
 // lastOf returns the int at .last, or -1 when there is none.
 func lastOf(rec *record.Record) int64 {
 	v, ok := rec.Get(record.NewPath("last"))
-	if n, isInt := v.AsInt(); ok && isInt {
-		return n
+	if ok && v.Kind() == record.Int {
+		return v.Int()
 	}
 	return -1
 }

@@ -290,7 +290,7 @@ func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) 
 				if err != nil {
 					return record.Value{}, err
 				}
-				b.AddKey([]byte(k), val)
+				b.Add(a.NewStringFrom(k), val)
 			}
 		}
 		type entry struct {
@@ -325,7 +325,7 @@ func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) 
 			if err != nil {
 				return record.Value{}, err
 			}
-			b.AddKey([]byte(e.k), val)
+			b.Add(a.NewStringFrom(e.k), val)
 		}
 		return b.Finish(), nil
 	}

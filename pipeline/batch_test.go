@@ -48,7 +48,7 @@ func TestChunks(t *testing.T) {
 		biggest = max(biggest, len(recs))
 		for _, r := range recs {
 			v, _ := r.Get(record.NewPath("log"))
-			if got, want := r.Str(v)[:4], fmt.Sprintf("%04d", seen); got != want && disorder == "" {
+			if got, want := r.Arena().Str(v)[:4], fmt.Sprintf("%04d", seen); got != want && disorder == "" {
 				disorder = fmt.Sprintf("record %d is line %s", seen, got)
 			}
 			seen++

@@ -121,7 +121,7 @@ var dropDebug = ProcessorFunc(func(recs []*record.Record) ([]*record.Record, Sta
 	var c StageCounts
 	out := recs[:0]
 	for _, r := range recs {
-		if v, ok := r.Get(record.NewPath("level")); ok && r.Str(v) == "debug" {
+		if v, ok := r.Get(record.NewPath("level")); ok && r.Arena().Str(v) == "debug" {
 			c.Dropped++
 			continue
 		}

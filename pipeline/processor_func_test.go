@@ -74,7 +74,7 @@ pipeline:
 		var c pipeline.StageCounts
 		kept := recs[:0]
 		for _, r := range recs {
-			if v, ok := r.Get(level); ok && r.Str(v) == "debug" {
+			if v, ok := r.Get(level); ok && r.Arena().Str(v) == "debug" {
 				c.Dropped++
 				continue
 			}

@@ -89,13 +89,9 @@ func (a *Arena) Reset() {
 	a.nrec = 0
 }
 
-// Records returns the records decoded or created since the last Reset, in order.
-// The slice is the arena's: it is valid until the next Reset.
-func (a *Arena) Records() []*Record { return a.recs[:a.nrec] }
-
-// Reserved returns the bytes the arena has reserved: node and slab capacity
+// reserved returns the bytes the arena has reserved: node and slab capacity
 // plus the Record structs.
-func (a *Arena) Reserved() int {
+func (a *Arena) reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
 		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
 		len(a.recs)*int(unsafe.Sizeof(Record{}))
@@ -172,14 +168,6 @@ func (a *Arena) Str(v Value) string {
 	return a.str(v)
 }
 
-// AsBytes returns v's bytes and whether v is a String or Bytes.
-func (a *Arena) AsBytes(v Value) ([]byte, bool) {
-	if v.kind() != String && v.kind() != Bytes {
-		return nil, false
-	}
-	return a.raw(v), true
-}
-
 // NewString copies b into the slab and returns it as a String value.
 func (a *Arena) NewString(b []byte) Value {
 	off := len(a.slab)
@@ -201,36 +189,40 @@ func (a *Arena) NewBytes(b []byte) Value {
 	return v
 }
 
-// StartString begins building a string directly in the slab: write to it
-// with WriteBytes, WriteString and WriteByte, then call EndString. One string
-// is built at a time, and until EndString nothing else may add to the slab
-// (no decode, NewString, builder key or record edit); the bytes of other
-// values may be read and written into it.
-func (a *Arena) StartString() { a.strMark = len(a.slab) }
+// StringBuilder builds a string directly in an arena's slab, for backends
+// that make strings while they run (the VM's concatenation and string
+// built-ins): no heap allocation, and the string lives as long as the
+// batch. An embedder that has the bytes already uses Arena.NewString.
+//
+// Call Start, write with WriteString, WriteBytes and WriteByte, then call
+// End. One string is built at a time in an arena, and until End nothing
+// else may add to the slab (no decode, NewString, builder key or record
+// edit); the bytes of other values may be read and written into it.
+//
+// A StringBuilder is a handle on its arena's one builder, costing nothing
+// to get or copy: Arena.StringBuilder may be called for each step. The
+// zero StringBuilder is not usable.
+type StringBuilder struct{ a *Arena }
 
-// WriteBytes appends b to the string being built.
-func (a *Arena) WriteBytes(b []byte) { a.slab = append(a.slab, b...) }
+// StringBuilder returns the arena's string builder.
+func (a *Arena) StringBuilder() StringBuilder { return StringBuilder{a} }
+
+// Start begins a string.
+func (b StringBuilder) Start() { b.a.strMark = len(b.a.slab) }
+
+// WriteBytes appends p to the string being built.
+func (b StringBuilder) WriteBytes(p []byte) { b.a.slab = append(b.a.slab, p...) }
 
 // WriteString appends s to the string being built.
-func (a *Arena) WriteString(s string) { a.slab = append(a.slab, s...) }
+func (b StringBuilder) WriteString(s string) { b.a.slab = append(b.a.slab, s...) }
 
 // WriteByte appends c to the string being built.
-func (a *Arena) WriteByte(c byte) error { a.slab = append(a.slab, c); return nil }
+func (b StringBuilder) WriteByte(c byte) error { b.a.slab = append(b.a.slab, c); return nil }
 
-// Building returns the bytes written so far to the string being built, for
-// in-place changes (such as lowering); they move as the slab grows.
-func (a *Arena) Building() []byte { return a.slab[a.strMark:] }
-
-// EndString finishes the string being built and returns it.
-func (a *Arena) EndString() Value {
+// End finishes the string being built and returns it.
+func (b StringBuilder) End() Value {
+	a := b.a
 	return strValue(String, 0, uint32(a.strMark), uint32(len(a.slab)-a.strMark))
-}
-
-// EndBytes finishes the string being built and returns it as Bytes.
-func (a *Arena) EndBytes() Value {
-	v := a.EndString()
-	v.setKind(Bytes)
-	return v
 }
 
 // Len returns the length of a string or bytes (in bytes), the number of
@@ -258,8 +250,8 @@ func (a *Arena) Index(v Value, i int) (Value, bool) {
 	return a.nodes[int(v.off())+i], true
 }
 
-// Entry returns entry i (in order) of a map.
-func (a *Arena) Entry(v Value, i int) (key, val Value) {
+// entry returns entry i (in order) of a map.
+func (a *Arena) entry(v Value, i int) (key, val Value) {
 	if v.kind() != Map || uint(i) >= uint(v.n()) {
 		return Value{}, Value{}
 	}
@@ -347,7 +339,7 @@ func (a *Arena) Iter(v Value) Iter { return Iter{a: a, v: v, i: -1} }
 // Next advances to the next entry and reports whether there is one.
 func (it *Iter) Next() bool {
 	it.i++
-	if !it.v.IsContainer() || it.i >= int(it.v.n()) {
+	if !it.v.isContainer() || it.i >= int(it.v.n()) {
 		return false
 	}
 	if it.v.kind() == Map {

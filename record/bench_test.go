@@ -41,7 +41,7 @@ func BenchmarkRecordDecode(b *testing.B) {
 		for i := 0; i < batch; i++ {
 			decode(a)
 		}
-		b.ReportMetric(float64(a.Reserved())/batch, "arena-B/record")
+		b.ReportMetric(float64(a.reserved())/batch, "arena-B/record")
 	}
 	msg := func(mode Mode) func(a *Arena) {
 		return func(a *Arena) {
@@ -116,8 +116,8 @@ func BenchmarkEditChain(b *testing.B) {
 		}
 		var existing []Path
 		for _, i := range []int{0, n / 2, n - 1} {
-			k, _ := r.Entry(r.Root(), i)
-			existing = append(existing, NewPath(r.Str(k)))
+			k, _ := r.a.entry(r.Root(), i)
+			existing = append(existing, NewPath(r.a.Str(k)))
 		}
 		added := []Path{NewPath("added_service"), NewPath("edited"), NewPath("env")}
 		// edits0 passes the unchanged line through; edits0_reencode
@@ -187,8 +187,8 @@ func BenchmarkSideBySide(b *testing.B) {
 	wr := mustDecode(b, NewArena(), string(wide), Owned)
 	var ps []Path
 	for _, j := range []int{0, 64, 127} {
-		k, _ := wr.Entry(wr.Root(), j)
-		ps = append(ps, NewPath(wr.Str(k)))
+		k, _ := wr.a.entry(wr.Root(), j)
+		ps = append(ps, NewPath(wr.a.Str(k)))
 	}
 	ps = append(ps, NewPath("added_service"), NewPath("edited"), NewPath("env"))
 	out := make([]byte, 0, 2*len(wide))
@@ -258,7 +258,7 @@ func BenchmarkEncodeJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 		ma := NewArena()
-		made, err := ma.FromGo(r.ToGo())
+		made, err := ma.fromGo(r.ToGo())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func width(k Kind) int {
 // that an edit overlay may still change in place are deep-copied (their
 // read-only parts are shared), so that a stored value behaves as a copy.
 func (a *Arena) share(v Value) Value {
-	if !v.IsContainer() || !v.writable() {
+	if !v.isContainer() || !v.writable() {
 		return v
 	}
 	w, n := width(v.kind()), int(v.n())
@@ -43,7 +43,7 @@ func (a *Arena) share(v Value) Value {
 // it, in place: only containers of one record's overlay are writable, so
 // nothing else refers to them.
 func (a *Arena) freeze(v Value) Value {
-	if !v.IsContainer() || !v.writable() {
+	if !v.isContainer() || !v.writable() {
 		return v
 	}
 	w, n, off := width(v.kind()), int(v.n()), int(v.off())
@@ -114,18 +114,12 @@ func (b *Builder) Add(key, val Value) {
 	b.n++
 }
 
-// AddKey is Add with the key copied from b.
-func (b *Builder) AddKey(key []byte, val Value) { b.Add(b.a.NewString(key), val) }
-
 // Append appends val to an array builder.
 func (b *Builder) Append(val Value) {
 	b.room()
 	b.a.nodes[b.first+b.n] = b.a.share(val)
 	b.n++
 }
-
-// Len returns the number of entries added so far.
-func (b *Builder) Len() int { return b.n }
 
 // Finish returns the built value. The builder must not be used afterwards.
 func (b *Builder) Finish() Value {

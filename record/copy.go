@@ -1,9 +1,9 @@
 package record
 
-// CopyValue copies v, a value of arena src, into a (strings into a's slab),
+// copyValue copies v, a value of arena src, into a (strings into a's slab),
 // so that it outlives src's next Reset; for buffers that keep records
 // across batches.
-func (a *Arena) CopyValue(src *Arena, v Value) Value {
+func (a *Arena) copyValue(src *Arena, v Value) Value {
 	switch v.kind() {
 	case String, Bytes:
 		c := a.NewString(src.raw(v))
@@ -13,7 +13,7 @@ func (a *Arena) CopyValue(src *Arena, v Value) Value {
 		w, n := width(v.kind()), int(v.n())
 		first := a.alloc(w * n)
 		for i := 0; i < w*n; i++ {
-			a.nodes[first+i] = a.CopyValue(src, src.nodes[int(v.off())+i])
+			a.nodes[first+i] = a.copyValue(src, src.nodes[int(v.off())+i])
 		}
 		return containerValue(v.kind(), uint32(first), uint32(n))
 	}
@@ -21,14 +21,14 @@ func (a *Arena) CopyValue(src *Arena, v Value) Value {
 	return v
 }
 
-// CopyRecord copies r (edits included, as its decoded state) into a new
+// copyRecord copies r (edits included, as its decoded state) into a new
 // record of a.
-func (a *Arena) CopyRecord(r *Record) *Record {
+func (a *Arena) copyRecord(r *Record) *Record {
 	c := a.newRecord()
-	c.base = a.CopyValue(r.a, r.root)
+	c.base = a.copyValue(r.a, r.root)
 	c.root = c.base
 	if r.tag.kind() == String {
-		c.tag = a.CopyValue(r.a, r.tag)
+		c.tag = a.copyValue(r.a, r.tag)
 	}
 	c.baseTag = c.tag
 	if r.passThrough() { // the copy still stands for its line: keep it
@@ -36,7 +36,7 @@ func (a *Arena) CopyRecord(r *Record) *Record {
 	}
 	c.time, c.baseTime = r.time, r.time
 	if r.meta.kind() == Map {
-		c.meta = a.CopyValue(r.a, r.meta)
+		c.meta = a.copyValue(r.a, r.meta)
 	}
 	c.layout, c.timeFmt = r.layout, r.timeFmt
 	return c

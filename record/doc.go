@@ -10,6 +10,15 @@
 // their payload, strings and containers refer to the arena that made them.
 // Values are valid until the arena's next Reset.
 //
+// The API in one pass: Arena.DecodeJSON and Arena.DecodeMsgpack make a
+// Record; Record.Get reads a Path, and the Arena reads the values it
+// returns (Key, Index, Len, Iter, Bytes, Str; Value has the kind and the
+// scalars); Record.Set, SetIfAbsent, Remove, Take and Lift edit;
+// Record.AppendJSON and AppendMsgpack encode; Arena.Reset starts the next
+// batch. Values are made with IntValue and its siblings, Arena.NewString,
+// Arena.BeginMap and BeginArray, and, for a backend building strings while
+// it runs, Arena.StringBuilder.
+//
 // Edits are copy-on-write: the first edit of a map (or array) in a record
 // copies it, with spare capacity, into new arena nodes, together with every
 // container on the path from the root; later edits change the copy in place.

@@ -293,15 +293,15 @@ func (r *Record) setAny(p Path, v Value) error {
 		r.Remove(p)
 		return nil
 	}
-	if v.IsContainer() && v.writable() {
+	if v.isContainer() && v.writable() {
 		v = r.a.share(v)
 	}
 	return r.set(p, v)
 }
 
 func (r *Record) set(p Path, v Value) error {
-	if v.IsContainer() && v.writable() {
-		r.deep = true // a detached value (Rename) may keep its mark
+	if v.isContainer() && v.writable() {
+		r.deep = true // a detached value (rename) may keep its mark
 	}
 	if len(p) == 0 {
 		if v.kind() != Map {
@@ -349,7 +349,7 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		if j >= 0 && a.nodes[j+1].kind() != Null {
 			return false, nil
 		}
-		if v.IsContainer() && v.writable() {
+		if v.isContainer() && v.writable() {
 			v = a.share(v)
 		}
 		rel := j - int(r.root.off())
@@ -375,7 +375,7 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if v.IsContainer() && v.writable() {
+	if v.isContainer() && v.writable() {
 		v = r.a.share(v)
 	}
 	r.setAt(p, l, v)
@@ -423,10 +423,10 @@ func (r *Record) Take(p Path) (Value, bool) {
 	return v, ok
 }
 
-// Rename moves the value at from to to, overwriting to; it is a no-op when
+// rename moves the value at from to to, overwriting to; it is a no-op when
 // from is absent or to is the same place. Both paths must end in a map
 // key. On error the record is unchanged.
-func (r *Record) Rename(from, to Path) error {
+func (r *Record) rename(from, to Path) error {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
 		return ErrNotContainer
 	}

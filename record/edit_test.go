@@ -24,7 +24,7 @@ func TestEdits(t *testing.T) {
 	}
 	remove := func(p string) op { return func(r *Record) error { r.Remove(MustParsePath(p)); return nil } }
 	rename := func(f, to string) op {
-		return func(r *Record) error { return r.Rename(MustParsePath(f), MustParsePath(to)) }
+		return func(r *Record) error { return r.rename(MustParsePath(f), MustParsePath(to)) }
 	}
 	lift := func(p, prefix string) op {
 		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
@@ -171,16 +171,17 @@ func TestBuilders(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		inner.Append(IntValue(int64(i)))
 	}
-	a.StartString()
-	a.WriteString("he")
-	a.WriteBytes([]byte("llo"))
-	a.WriteByte('!')
-	s := a.EndString()
-	outer.AddKey([]byte("s"), s)
-	outer.AddKey([]byte("arr"), inner.Finish())
+	sb := a.StringBuilder()
+	sb.Start()
+	sb.WriteString("he")
+	sb.WriteBytes([]byte("llo"))
+	sb.WriteByte('!')
+	s := sb.End()
+	outer.Add(a.NewStringFrom("s"), s)
+	outer.Add(a.NewStringFrom("arr"), inner.Finish())
 	m, _ := r.Get(NewPath("m"))
-	outer.AddKey([]byte("m"), m)
-	outer.AddKey([]byte("s"), IntValue(1)) // last wins, first position
+	outer.Add(a.NewStringFrom("m"), m)
+	outer.Add(a.NewStringFrom("s"), IntValue(1)) // last wins, first position
 	v := outer.Finish()
 	if err := r.Set(NewPath("new"), v); err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestCopyRecord(t *testing.T) {
 	r.SetTime(42)
 	r.Set(MustParsePath(".b.c"), src.NewStringFrom("edited"))
 	dst := NewArena()
-	c := dst.CopyRecord(r)
+	c := dst.copyRecord(r)
 	want := string(r.AppendJSON(nil))
 	src.Reset()
 	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
@@ -298,7 +299,7 @@ func TestCommitShallow(t *testing.T) {
 	r.Discard()
 	check("shallow", `{"a":{"b":1},"d":3}`)
 	r.Set(MustParsePath(".a.b"), IntValue(6))
-	if err := r.Rename(NewPath("a"), NewPath("d")); err != nil {
+	if err := r.rename(NewPath("a"), NewPath("d")); err != nil {
 		t.Fatal(err)
 	}
 	r.Commit()

@@ -36,7 +36,7 @@ func checkAgainst(t *testing.T, r *Record, m *omodel, where func() string) {
 			t.Fatalf("%s: Get(%v) = %s, want %s", where(), p, g, w)
 		}
 	}
-	if n := r.Len(r.Root()); n != len(m.root.keys) {
+	if n := r.a.Len(r.Root()); n != len(m.root.keys) {
 		t.Fatalf("%s: root has %d keys, model %d", where(), n, len(m.root.keys))
 	}
 	checkKeyFilter(t, r, where)
@@ -50,7 +50,7 @@ func checkKeyFilter(t *testing.T, r *Record, where func() string) {
 		return
 	}
 	for i := 0; i < int(r.root.n()); i++ {
-		k, _ := r.a.Entry(r.root, i)
+		k, _ := r.a.entry(r.root, i)
 		raw := r.a.raw(k)
 		if !r.keys.has(keySig(raw)) {
 			t.Fatalf("%s: root key %q (sig %#x) missing from the key filter", where(), raw, keySig(raw))
@@ -213,7 +213,7 @@ func TestEditsAgainstOrderedModel(t *testing.T) {
 							}
 							desc = fmt.Sprintf("rename %v to %v", from, to)
 							wantErr = m.orename(from, to)
-							gotErr = r.Rename(from, to)
+							gotErr = r.rename(from, to)
 						case op < 17:
 							p := randKeyPath()
 							prefix := []string{"", "p_", "a"}[rng.IntN(3)]
@@ -296,7 +296,7 @@ func TestEditEdgeCases(t *testing.T) {
 		}
 	}
 	rename := func(from, to string) op {
-		return func(r *Record) error { return r.Rename(MustParsePath(from), MustParsePath(to)) }
+		return func(r *Record) error { return r.rename(MustParsePath(from), MustParsePath(to)) }
 	}
 	lift := func(p, prefix string) op {
 		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
@@ -392,7 +392,7 @@ func TestRenameIntoOwnSubtreeLeavesRecordUnchanged(t *testing.T) {
 	} {
 		a := NewArena()
 		r := mustDecode(t, a, tc.in, Owned)
-		err := r.Rename(MustParsePath(tc.from), MustParsePath(tc.to))
+		err := r.rename(MustParsePath(tc.from), MustParsePath(tc.to))
 		out := string(r.AppendJSON(nil))
 		if !errors.Is(err, ErrIndexRange) || out != tc.in {
 			t.Errorf("Rename(%s, %s) on %s: error %v, and the record is now %s", tc.from, tc.to, tc.in, err, out)
@@ -405,7 +405,7 @@ func TestRenameIntoOwnSubtreeLeavesRecordUnchanged(t *testing.T) {
 func TestRenameWithinMapByOtherIndexSpelling(t *testing.T) {
 	a := NewArena()
 	r := mustDecode(t, a, `{"a":[{"x":1,"z":2}]}`, Owned)
-	if err := r.Rename(MustParsePath(".a[0].x"), MustParsePath(".a[-1].y")); err != nil {
+	if err := r.rename(MustParsePath(".a[0].x"), MustParsePath(".a[-1].y")); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := string(r.AppendJSON(nil)), `{"a":[{"y":1,"z":2}]}`; got != want {

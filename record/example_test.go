@@ -41,7 +41,7 @@ func Example() {
 }
 
 // Strings made at run time are written into the arena's slab.
-func ExampleArena_StartString() {
+func ExampleStringBuilder() {
 	a := record.NewArena()
 	r, err := a.DecodeJSON([]byte(`{"user":"Alice","host":"web"}`), record.Owned)
 	if err != nil {
@@ -49,11 +49,12 @@ func ExampleArena_StartString() {
 	}
 	user, _ := r.Get(record.NewPath("user"))
 	host, _ := r.Get(record.NewPath("host"))
-	a.StartString()
-	a.WriteBytes(a.Bytes(user))
-	a.WriteByte('@')
-	a.WriteBytes(a.Bytes(host))
-	r.Set(record.NewPath("who"), a.EndString())
+	sb := a.StringBuilder()
+	sb.Start()
+	sb.WriteBytes(a.Bytes(user))
+	sb.WriteByte('@')
+	sb.WriteBytes(a.Bytes(host))
+	r.Set(record.NewPath("who"), sb.End())
 	fmt.Println(string(r.AppendJSON(nil)))
 	// Output: {"user":"Alice","host":"web","who":"Alice@web"}
 }

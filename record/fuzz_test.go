@@ -46,7 +46,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		if !json.Valid(line) {
 			t.Fatalf("accepted invalid JSON")
 		}
-		if !r.Equal(ro) {
+		if !r.equal(ro) {
 			t.Fatal("referenced and owned differ")
 		}
 		out := r.AppendJSON(nil)
@@ -61,14 +61,14 @@ func FuzzDecodeJSON(f *testing.F) {
 			t.Fatalf("round trip changed the value:\n in  %q\n out %q", line, out)
 		}
 		r2, err := a.DecodeJSON(out, Owned)
-		if err != nil || !r.Equal(r2) {
+		if err != nil || !r.equal(r2) {
 			t.Fatalf("re-decode: %v", err)
 		}
 		// A pass-through line is one line and means what the encoder's
 		// output means.
 		plain := a.AppendJSON(nil, r.Root())
 		r3, err := a.DecodeJSON(plain, Owned)
-		if err != nil || !r2.Equal(r3) || bytes.ContainsAny(out, "\r\n") {
+		if err != nil || !r2.equal(r3) || bytes.ContainsAny(out, "\r\n") {
 			t.Fatalf("pass-through %q, encoder %q: %v", out, plain, err)
 		}
 		fuzzEdits(t, r)
@@ -90,8 +90,8 @@ func fuzzEdits(t *testing.T, r *Record) {
 			t.Fatalf("key %q not found", k)
 		}
 	}
-	for i := 0; i < r.Len(root) && i < 3; i++ {
-		k, v := r.Entry(r.Root(), i)
+	for i := 0; i < r.a.Len(root) && i < 3; i++ {
+		k, v := r.a.entry(r.Root(), i)
 		p := Path{KeyStepBytes(a.Bytes(k))}
 		switch i {
 		case 0:
@@ -100,7 +100,7 @@ func fuzzEdits(t *testing.T, r *Record) {
 			if v.Kind() == Map {
 				r.Lift(p, []byte("l_"))
 			} else {
-				r.Rename(p, NewPath("renamed"))
+				r.rename(p, NewPath("renamed"))
 			}
 		case 2:
 			r.Remove(p)
@@ -146,19 +146,19 @@ func FuzzDecodeMsgpack(f *testing.F) {
 			}
 			return
 		}
-		if n <= 0 || n > len(in) || !r.Equal(ro) {
-			t.Fatalf("n %d of %d, equal %v", n, len(in), r.Equal(ro))
+		if n <= 0 || n > len(in) || !r.equal(ro) {
+			t.Fatalf("n %d of %d, equal %v", n, len(in), r.equal(ro))
 		}
 		out := r.AppendMsgpack(nil)
 		r2, n2, err := a.DecodeMsgpack(out, Owned)
-		if err != nil || n2 != len(out) || !r.Equal(r2) || r2.Layout() != r.Layout() {
+		if err != nil || n2 != len(out) || !r.equal(r2) || r2.layout != r.layout {
 			t.Fatalf("round trip: %v", err)
 		}
 		var lib map[string]any
-		if err := msgpack.Unmarshal(r.AppendMsgpackAs(nil, LayoutMap), &lib); err != nil {
+		if err := msgpack.Unmarshal(r.appendMsgpackAs(nil, layoutMap), &lib); err != nil {
 			t.Fatalf("msgpack/v5 rejects our output: %v", err)
 		}
-		libv, err := a.FromGo(normGo(lib))
+		libv, err := a.fromGo(normGo(lib))
 		if err != nil || !ValueEqual(a, libv, a, r.Root()) {
 			t.Fatalf("msgpack/v5 reads\n %v\nwant %v", lib, r.ToGo())
 		}

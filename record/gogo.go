@@ -7,16 +7,17 @@ import (
 	"time"
 )
 
-// ToGo returns the record's map (edits included) as Go values; see
-// Arena.ToGo. It allocates: it is for tests and the Lua backend, not the hot path.
+// ToGo returns the record's map (edits included) as Go values: nil (null),
+// bool, int64, float64, string, []byte, time.Time (UTC), []any and
+// map[string]any. It allocates: it is for tests, not the hot path.
 func (r *Record) ToGo() map[string]any {
-	m, _ := r.a.ToGo(r.root).(map[string]any)
+	m, _ := r.a.toGo(r.root).(map[string]any)
 	return m
 }
 
-// ToGo converts v to Go values: nil (null and absent), bool, int64, float64,
+// toGo converts v to Go values: nil (null and absent), bool, int64, float64,
 // string, []byte, time.Time (UTC), []any and map[string]any.
-func (a *Arena) ToGo(v Value) any {
+func (a *Arena) toGo(v Value) any {
 	switch v.kind() {
 	case Bool:
 		return v.Bool()
@@ -33,23 +34,23 @@ func (a *Arena) ToGo(v Value) any {
 	case Array:
 		out := make([]any, 0, v.n())
 		for it := a.Iter(v); it.Next(); {
-			out = append(out, a.ToGo(it.Value()))
+			out = append(out, a.toGo(it.Value()))
 		}
 		return out
 	case Map:
 		out := make(map[string]any, v.n())
 		for it := a.Iter(v); it.Next(); {
-			out[string(a.raw(it.Key()))] = a.ToGo(it.Value())
+			out[string(a.raw(it.Key()))] = a.toGo(it.Value())
 		}
 		return out
 	}
 	return nil
 }
 
-// NewRecordFromGo returns a new record holding m (keys in sorted order, as
+// newRecordFromGo returns a new record holding m (keys in sorted order, as
 // Go maps have none).
-func (a *Arena) NewRecordFromGo(m map[string]any) (*Record, error) {
-	v, err := a.FromGo(m)
+func (a *Arena) newRecordFromGo(m map[string]any) (*Record, error) {
+	v, err := a.fromGo(m)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +59,11 @@ func (a *Arena) NewRecordFromGo(m map[string]any) (*Record, error) {
 	return r, nil
 }
 
-// FromGo converts a Go value to a Value of the arena. It accepts nil, bool,
+// fromGo converts a Go value to a Value of the arena. It accepts nil, bool,
 // every int and uint type (uints above MaxInt64 become floats), float32 and
 // float64, string, []byte, time.Time, []any, []string, map[string]any and
 // map[string]string. Map keys are added in sorted order.
-func (a *Arena) FromGo(x any) (Value, error) {
+func (a *Arena) fromGo(x any) (Value, error) {
 	switch x := x.(type) {
 	case nil:
 		return NullValue(), nil
@@ -109,7 +110,7 @@ func (a *Arena) FromGo(x any) (Value, error) {
 	case []any:
 		b := a.BeginArray(len(x))
 		for _, e := range x {
-			v, err := a.FromGo(e)
+			v, err := a.fromGo(e)
 			if err != nil {
 				return Value{}, err
 			}
@@ -127,7 +128,7 @@ func (a *Arena) FromGo(x any) (Value, error) {
 		keys := sortedKeys(x)
 		b := a.BeginMap(len(x))
 		for _, k := range keys {
-			v, err := a.FromGo(x[k])
+			v, err := a.fromGo(x[k])
 			if err != nil {
 				return Value{}, err
 			}
@@ -154,9 +155,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// Equal reports whether the record maps, tags and times of r and o are
+// equal reports whether the record maps, tags and times of r and o are
 // equal (see ValueEqual).
-func (r *Record) Equal(o *Record) bool {
+func (r *Record) equal(o *Record) bool {
 	return r.time == o.time && string(r.Tag()) == string(o.Tag()) &&
 		ValueEqual(r.a, r.root, o.a, o.root)
 }

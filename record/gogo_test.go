@@ -21,7 +21,7 @@ func TestGoConversions(t *testing.T) {
 		"arr": []any{int64(1), "a", []any{"p", "q"}}, "m": map[string]any{"k": map[string]any{"z": "y"}},
 	}
 	a := NewArena()
-	r, err := a.NewRecordFromGo(in)
+	r, err := a.newRecordFromGo(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,19 +29,19 @@ func TestGoConversions(t *testing.T) {
 		t.Errorf("ToGo:\n got %#v\nwant %#v", got, want)
 	}
 	// Keys of Go maps come in sorted order.
-	if k, _ := r.Entry(r.Root(), 0); r.Str(k) != "arr" {
-		t.Errorf("first key %q", r.Str(k))
+	if k, _ := r.a.entry(r.Root(), 0); r.a.Str(k) != "arr" {
+		t.Errorf("first key %q", r.a.Str(k))
 	}
-	if _, err := a.FromGo(struct{}{}); err == nil {
+	if _, err := a.fromGo(struct{}{}); err == nil {
 		t.Error("FromGo(struct{}) did not fail")
 	}
 	// The same record from another arena and from JSON is Equal.
 	b := NewArena()
-	r2, err := b.NewRecordFromGo(in)
+	r2, err := b.newRecordFromGo(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Equal(r2) {
+	if !r.equal(r2) {
 		t.Error("records from the same Go value differ")
 	}
 }

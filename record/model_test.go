@@ -172,7 +172,7 @@ func TestEditsModel(t *testing.T) {
 						m.set(to, v)
 					}
 				}
-				gotErr = r.Rename(pathOf(from), pathOf(to)) != nil
+				gotErr = r.rename(pathOf(from), pathOf(to)) != nil
 			case 5:
 				p := randPath(1)
 				desc = "lift " + pathOf(p).String()
@@ -207,7 +207,7 @@ func TestEditsModel(t *testing.T) {
 				t.Fatalf("round %d step %d %s:\n got %v\nwant %v", round, step, desc, got, want)
 			}
 			// A key set twice would collapse in ToGo's map: count them.
-			if n := r.Len(r.Root()); n != len(m.m) {
+			if n := r.a.Len(r.Root()); n != len(m.m) {
 				t.Fatalf("round %d step %d %s: the root has %d keys, the model %d", round, step, desc, n, len(m.m))
 			}
 		}

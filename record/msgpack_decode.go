@@ -49,9 +49,9 @@ func (a *Arena) own(m mark, ref uint32, in []byte) error {
 	return nil
 }
 
-// DecodeMsgpackValue decodes one msgpack value from the start of b (strings
+// decodeMsgpackValue decodes one msgpack value from the start of b (strings
 // copied into the slab) and returns it and the bytes consumed.
-func (a *Arena) DecodeMsgpackValue(b []byte) (Value, int, error) {
+func (a *Arena) decodeMsgpackValue(b []byte) (Value, int, error) {
 	m := a.mark()
 	d := a.newMsgpackDecoder(b, Owned)
 	v, n, err := d.value(0, 0)
@@ -109,7 +109,7 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 		return nil, 0, d.truncated(0)
 	}
 	var (
-		layout  = LayoutMap
+		layout  = layoutMap
 		ts      int64
 		timeFmt = timeEventTime
 		meta    Value
@@ -117,16 +117,16 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 		err     error
 	)
 	if c := b[0]; c == 0x92 {
-		layout = LayoutEventV1
+		layout = layoutEventV1
 		i = 1
 		if i < len(b) && b[i] == 0x92 {
-			layout = LayoutEventV2
+			layout = layoutEventV2
 			i++
 		}
 		if ts, timeFmt, i, err = d.timestamp(i); err != nil {
 			return nil, 0, err
 		}
-		if layout == LayoutEventV2 {
+		if layout == layoutEventV2 {
 			if i >= len(b) {
 				return nil, 0, d.truncated(i)
 			}

@@ -9,25 +9,25 @@ import (
 // decoded from (a bare map for records decoded from JSON or made in Go),
 // with its event time written as it was read (integer seconds become an
 // EventTime when the time has nanoseconds).
-func (r *Record) AppendMsgpack(dst []byte) []byte { return r.AppendMsgpackAs(dst, r.layout) }
+func (r *Record) AppendMsgpack(dst []byte) []byte { return r.appendMsgpackAs(dst, r.layout) }
 
-// AppendMsgpackAs appends the record to dst in the given layout. A v2 event
+// appendMsgpackAs appends the record to dst in the given layout. A v2 event
 // without metadata gets an empty metadata map.
-func (r *Record) AppendMsgpackAs(dst []byte, l Layout) []byte {
+func (r *Record) appendMsgpackAs(dst []byte, l layout) []byte {
 	switch l {
-	case LayoutEventV1:
+	case layoutEventV1:
 		dst = append(dst, 0x92)
 		dst = r.appendEventTime(dst)
-	case LayoutEventV2:
+	case layoutEventV2:
 		dst = append(dst, 0x92, 0x92)
 		dst = r.appendEventTime(dst)
 		if r.meta.kind() == Map {
-			dst = r.a.AppendMsgpack(dst, r.meta)
+			dst = r.a.appendMsgpack(dst, r.meta)
 		} else {
 			dst = append(dst, 0x80)
 		}
 	}
-	return r.a.AppendMsgpack(dst, r.root)
+	return r.a.appendMsgpack(dst, r.root)
 }
 
 func (r *Record) appendEventTime(dst []byte) []byte {
@@ -119,9 +119,9 @@ func appendStr(dst, s []byte) []byte {
 	return append(dst, s...)
 }
 
-// AppendMsgpack appends v to dst in msgpack: ints in their smallest form,
+// appendMsgpack appends v to dst in msgpack: ints in their smallest form,
 // floats as float64, timestamps as the msgpack timestamp extension (-1).
-func (a *Arena) AppendMsgpack(dst []byte, v Value) []byte {
+func (a *Arena) appendMsgpack(dst []byte, v Value) []byte {
 	switch v.kind() {
 	case Absent, Null:
 		return append(dst, 0xc0)
@@ -146,7 +146,7 @@ func (a *Arena) AppendMsgpack(dst []byte, v Value) []byte {
 		first, n := int(v.off()), int(v.n())
 		dst = appendHeader(dst, 0x90, 15, 0, 0xdc, 0xdd, n)
 		for i := 0; i < n; i++ {
-			dst = a.AppendMsgpack(dst, a.nodes[first+i])
+			dst = a.appendMsgpack(dst, a.nodes[first+i])
 		}
 		return dst
 	case Map:
@@ -154,7 +154,7 @@ func (a *Arena) AppendMsgpack(dst []byte, v Value) []byte {
 		dst = appendHeader(dst, 0x80, 15, 0, 0xde, 0xdf, n)
 		for i := 0; i < n; i++ {
 			dst = appendStr(dst, a.raw(a.nodes[first+2*i]))
-			dst = a.AppendMsgpack(dst, a.nodes[first+2*i+1])
+			dst = a.appendMsgpack(dst, a.nodes[first+2*i+1])
 		}
 		return dst
 	}

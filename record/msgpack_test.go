@@ -91,8 +91,8 @@ func TestMsgpackAgainstLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != len(raw) || r.Layout() != LayoutMap {
-			t.Errorf("n %d of %d, layout %v", n, len(raw), r.Layout())
+		if n != len(raw) || r.layout != layoutMap {
+			t.Errorf("n %d of %d, layout %v", n, len(raw), r.layout)
 		}
 		want := normGo(in)
 		if got := r.ToGo(); !reflect.DeepEqual(got, want) {
@@ -110,7 +110,7 @@ func TestMsgpackAgainstLibrary(t *testing.T) {
 		// And by us: msgpack -> record -> msgpack -> record.
 		b := NewArena()
 		r2, _, err := b.DecodeMsgpack(out, Owned)
-		if err != nil || !r.Equal(r2) {
+		if err != nil || !r.equal(r2) {
 			t.Errorf("round trip: %v", err)
 		}
 	}
@@ -132,20 +132,20 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     []byte
-		layout Layout
+		layout layout
 		time   int64
 		meta   bool
 		out    []byte // when not written back as read
 	}{
-		{"v1 eventtime", cat([]byte{0x92}, eventTime(sec, nsec), body), LayoutEventV1, sec*1e9 + nsec, false, nil},
-		{"v1 eventtime ext8", cat([]byte{0x92}, ext8, body), LayoutEventV1, sec*1e9 + nsec, false,
+		{"v1 eventtime", cat([]byte{0x92}, eventTime(sec, nsec), body), layoutEventV1, sec*1e9 + nsec, false, nil},
+		{"v1 eventtime ext8", cat([]byte{0x92}, ext8, body), layoutEventV1, sec*1e9 + nsec, false,
 			cat([]byte{0x92}, eventTime(sec, nsec), body)},
-		{"v1 int", cat([]byte{0x92}, mp(sec), body), LayoutEventV1, sec * 1e9, false, nil},
-		{"v1 float", cat([]byte{0x92}, mp(1_700_000_000.5), body), LayoutEventV1, sec*1e9 + 5e8, false, nil},
-		{"v1 timestamp ext", cat([]byte{0x92}, mp(time.Unix(sec, nsec)), body), LayoutEventV1, sec*1e9 + nsec, false, nil},
-		{"v2", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body), LayoutEventV2, sec*1e9 + nsec, true, nil},
-		{"v2 empty meta", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80}, body), LayoutEventV2, sec*1e9 + nsec, false, nil},
-		{"bare map", body, LayoutMap, 0, false, nil},
+		{"v1 int", cat([]byte{0x92}, mp(sec), body), layoutEventV1, sec * 1e9, false, nil},
+		{"v1 float", cat([]byte{0x92}, mp(1_700_000_000.5), body), layoutEventV1, sec*1e9 + 5e8, false, nil},
+		{"v1 timestamp ext", cat([]byte{0x92}, mp(time.Unix(sec, nsec)), body), layoutEventV1, sec*1e9 + nsec, false, nil},
+		{"v2", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body), layoutEventV2, sec*1e9 + nsec, true, nil},
+		{"v2 empty meta", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80}, body), layoutEventV2, sec*1e9 + nsec, false, nil},
+		{"bare map", body, layoutMap, 0, false, nil},
 	}
 	for _, tt := range tests {
 		for _, mode := range []Mode{Referenced, Owned} {
@@ -155,15 +155,15 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
-			if n != len(tt.in) || r.Layout() != tt.layout || r.Time() != tt.time {
-				t.Errorf("%s: n %d/%d layout %v time %d, want %v %d", tt.name, n, len(tt.in), r.Layout(), r.Time(), tt.layout, tt.time)
+			if n != len(tt.in) || r.layout != tt.layout || r.Time() != tt.time {
+				t.Errorf("%s: n %d/%d layout %v time %d, want %v %d", tt.name, n, len(tt.in), r.layout, r.Time(), tt.layout, tt.time)
 			}
 			if got := r.ToGo(); got["log"] != "hello" || got["n"] != int64(1) {
 				t.Errorf("%s: body %v", tt.name, got)
 			}
 			if tt.meta {
-				if v, ok := a.Key(r.Meta(), []byte("otlp")); !ok || v.Kind() != Map {
-					t.Errorf("%s: meta %v", tt.name, a.ToGo(r.Meta()))
+				if v, ok := a.Key(r.meta, []byte("otlp")); !ok || v.Kind() != Map {
+					t.Errorf("%s: meta %v", tt.name, a.toGo(r.meta))
 				}
 			}
 			// Written back byte for byte.
@@ -190,7 +190,7 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 	r := mustDecode(t, a, `{"a":1}`, Referenced)
 	r.SetTime(sec*1e9 + nsec)
 	want := cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80, 0x81, 0xa1, 'a', 0x01})
-	if out := r.AppendMsgpackAs(nil, LayoutEventV2); !bytes.Equal(out, want) {
+	if out := r.appendMsgpackAs(nil, layoutEventV2); !bytes.Equal(out, want) {
 		t.Errorf("v2 from JSON: %x", out)
 	}
 	// Integer seconds gain an EventTime when the time has nanoseconds.
@@ -297,7 +297,7 @@ func b2Msgpack(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	r.SetTime(1_700_000_000_123_456_789)
-	return r.AppendMsgpackAs(nil, LayoutEventV1)
+	return r.appendMsgpackAs(nil, layoutEventV1)
 }
 
 // b2Map is the B2 record as msgpack/v5 encodes the map json.Unmarshal
@@ -333,7 +333,7 @@ func TestMsgpackOwned(t *testing.T) {
 		}
 	}
 	in, _ := msgpack.Marshal("top")
-	v, n, err := a.DecodeMsgpackValue(append(in, 0xc0))
+	v, n, err := a.decodeMsgpackValue(append(in, 0xc0))
 	if err != nil || n != len(in) || a.Str(v) != "top" {
 		t.Errorf("DecodeMsgpackValue: %q %d %v", a.Str(v), n, err)
 	}

@@ -89,7 +89,7 @@ func TestPassThroughCopyRecord(t *testing.T) {
 	e := mustDecode(t, src, `{"a": 1}`, Referenced)
 	e.Set(NewPath("b"), IntValue(2))
 	dst := NewArena()
-	cj, ce := dst.CopyRecord(j), dst.CopyRecord(e)
+	cj, ce := dst.copyRecord(j), dst.copyRecord(e)
 	src.Reset()
 	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
 	if got := string(cj.AppendJSON(nil)); got != string(line) {

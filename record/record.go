@@ -1,15 +1,15 @@
 package record
 
-// Layout is the shape of a record in msgpack.
-type Layout uint8
+// layout is the shape of a record in msgpack.
+type layout uint8
 
 const (
-	// LayoutMap is a bare map (and the layout of records decoded from JSON).
-	LayoutMap Layout = iota
-	// LayoutEventV1 is Fluent Bit's [timestamp, map].
-	LayoutEventV1
-	// LayoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
-	LayoutEventV2
+	// layoutMap is a bare map (and the layout of records decoded from JSON).
+	layoutMap layout = iota
+	// layoutEventV1 is Fluent Bit's [timestamp, map].
+	layoutEventV1
+	// layoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
+	layoutEventV2
 )
 
 // How an event's timestamp was written, so that it is written back the same way.
@@ -24,9 +24,9 @@ const (
 // Fluent Bit v2 events, a metadata map. Records live in an Arena and are
 // valid until its next Reset.
 //
-// Reads (Get, Key, Index, Len, Entry, Iter) see every edit made so far. A
-// map or array Value read before an edit is a snapshot: read the path again
-// after editing it.
+// Get, and the Arena's reads of the values it returns (Arena.Key, Index,
+// Len, Iter, Bytes, Str), see every edit made so far. A map or array Value
+// read before an edit is a snapshot: read the path again after editing it.
 type Record struct {
 	a          *Arena
 	root, base Value
@@ -34,8 +34,8 @@ type Record struct {
 	baseTag    Value
 	time       int64
 	baseTime   int64
-	meta       Value
-	layout     Layout
+	meta       Value  // a Fluent Bit v2 event's metadata map, else Absent
+	layout     layout // the msgpack layout decoded from
 	timeFmt    uint8
 	// decoded is the root as decoded from text, a JSON line that may
 	// stand for it; text is Absent when there is none (see passThrough).
@@ -58,12 +58,6 @@ func (r *Record) Arena() *Arena { return r.a }
 
 // Root returns the root map, edits included.
 func (r *Record) Root() Value { return r.root }
-
-// Layout returns the msgpack layout the record was decoded from.
-func (r *Record) Layout() Layout { return r.layout }
-
-// Meta returns the metadata map of a Fluent Bit v2 event (Absent otherwise).
-func (r *Record) Meta() Value { return r.meta }
 
 // Tag returns the record's tag as a view into the arena.
 func (r *Record) Tag() []byte { return r.a.Bytes(r.tag) }
@@ -181,65 +175,3 @@ func (r *Record) addRootKey(k Value) {
 	}
 	r.keys.add(sig)
 }
-
-// GetInt returns the int at p and whether p holds an int.
-func (r *Record) GetInt(p Path) (int64, bool) {
-	v, _ := r.Get(p)
-	return v.AsInt()
-}
-
-// GetFloat returns the float at p and whether p holds a float.
-func (r *Record) GetFloat(p Path) (float64, bool) {
-	v, _ := r.Get(p)
-	return v.AsFloat()
-}
-
-// GetBool returns the bool at p and whether p holds a bool.
-func (r *Record) GetBool(p Path) (bool, bool) {
-	v, _ := r.Get(p)
-	return v.AsBool()
-}
-
-// GetString returns the string at p, as a view (see Arena.Str), and
-// whether p holds a string.
-func (r *Record) GetString(p Path) (string, bool) {
-	v, _ := r.Get(p)
-	if v.kind() != String {
-		return "", false
-	}
-	return r.a.Str(v), true
-}
-
-// GetBytes returns the bytes of the string or bytes value at p, as a view,
-// and whether p holds one.
-func (r *Record) GetBytes(p Path) ([]byte, bool) {
-	v, _ := r.Get(p)
-	return r.a.AsBytes(v)
-}
-
-// Exists reports whether p is present (a null counts as present).
-func (r *Record) Exists(p Path) bool {
-	_, ok := r.Get(p)
-	return ok
-}
-
-// Key looks key up in the map v.
-func (r *Record) Key(v Value, key []byte) (Value, bool) { return r.a.Key(v, key) }
-
-// Index returns element i of the array v; negative i counts from the end.
-func (r *Record) Index(v Value, i int) (Value, bool) { return r.a.Index(v, i) }
-
-// Len returns the length of a string, bytes, array or map value.
-func (r *Record) Len(v Value) int { return r.a.Len(v) }
-
-// Entry returns entry i of the map v.
-func (r *Record) Entry(v Value, i int) (key, val Value) { return r.a.Entry(v, i) }
-
-// Iter iterates over a map or array value.
-func (r *Record) Iter(v Value) Iter { return r.a.Iter(v) }
-
-// Bytes returns the bytes of a String or Bytes value.
-func (r *Record) Bytes(v Value) []byte { return r.a.Bytes(v) }
-
-// Str returns the bytes of a String or Bytes value as a string, without copying.
-func (r *Record) Str(v Value) string { return r.a.Str(v) }

@@ -96,12 +96,6 @@ func TimestampValue(unixNanos int64) Value { return Value{h: uint32(Timestamp), 
 // Kind returns the kind of v.
 func (v Value) Kind() Kind { return v.kind() }
 
-// Exists reports whether v is not Absent.
-func (v Value) Exists() bool { return v.kind() != Absent }
-
-// IsNull reports whether v is null.
-func (v Value) IsNull() bool { return v.kind() == Null }
-
 // Int returns the int payload; it is meaningful only for kind Int.
 func (v Value) Int() int64 { return int64(v.u) }
 
@@ -118,20 +112,8 @@ func (v Value) Time() int64 { return int64(v.u) }
 // complement, a float's IEEE 754 bits, a timestamp's nanoseconds, 0 or 1.
 func (v Value) Bits() uint64 { return v.u }
 
-// AsInt returns v's int and whether v is an Int.
-func (v Value) AsInt() (int64, bool) { return int64(v.u), v.kind() == Int }
-
-// AsFloat returns v's float and whether v is a Float.
-func (v Value) AsFloat() (float64, bool) { return math.Float64frombits(v.u), v.kind() == Float }
-
-// AsBool returns v's bool and whether v is a Bool.
-func (v Value) AsBool() (bool, bool) { return v.u != 0, v.kind() == Bool }
-
-// AsTime returns v's unix nanoseconds and whether v is a Timestamp.
-func (v Value) AsTime() (int64, bool) { return int64(v.u), v.kind() == Timestamp }
-
-// IsContainer reports whether v is an array or a map.
-func (v Value) IsContainer() bool { return v.kind() == Array || v.kind() == Map }
+// isContainer reports whether v is an array or a map.
+func (v Value) isContainer() bool { return v.kind() == Array || v.kind() == Map }
 
 // off and n unpack the payload of strings and containers.
 func (v Value) off() uint32 { return uint32(v.u >> 32) }

@@ -252,42 +252,42 @@ func (m *Machine) replace(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 		return spec.NoFault
 	}
 	a := m.a
-	a.StartString()
+	a.StringBuilder().Start()
 	for {
 		i := strings.Index(s, old)
 		if i < 0 {
 			break
 		}
-		a.WriteString(s[:i])
-		a.WriteString(new)
+		a.StringBuilder().WriteString(s[:i])
+		a.StringBuilder().WriteString(new)
 		s = s[i+len(old):]
 	}
-	a.WriteString(s)
+	a.StringBuilder().WriteString(s)
 	m.endString(dst)
 	return spec.NoFault
 }
 
 func (m *Machine) join(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 	a, sep := m.a, args[1].S
-	a.StartString()
+	a.StringBuilder().Start()
 	n := 0
 	for it := a.Iter(args[0].V); it.Next(); {
 		v := it.Value()
 		if v.Kind() != record.String {
-			a.EndString()
+			a.StringBuilder().End()
 			return spec.TypeMismatch
 		}
 		if it.Index() > 0 {
-			a.WriteString(sep)
+			a.StringBuilder().WriteString(sep)
 			n += len(sep)
 		}
 		b := a.Bytes(v)
 		n += len(b)
 		if n > m.lim.MaxString {
-			a.EndString()
+			a.StringBuilder().End()
 			return spec.StringTooLong
 		}
-		a.WriteBytes(b)
+		a.StringBuilder().WriteBytes(b)
 	}
 	m.endString(dst)
 	return spec.NoFault
@@ -304,7 +304,7 @@ func clamp(i int64, n int) int {
 }
 
 func (m *Machine) endString(dst *Reg) {
-	v := m.a.EndString()
+	v := m.a.StringBuilder().End()
 	*dst = Reg{K: record.String, S: m.a.Str(v), V: v}
 }
 
@@ -328,8 +328,8 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) spec.Reas
 		return spec.NoFault
 	}
 	a := m.a
-	a.StartString()
-	a.WriteString(s[:i])
+	a.StringBuilder().Start()
+	a.StringBuilder().WriteString(s[:i])
 	var rb [utf8.UTFMax]byte
 	for i < len(s) {
 		c := s[i]
@@ -337,16 +337,16 @@ func (m *Machine) mapCase(dst, x *Reg, f func(rune) rune, lo, hi byte) spec.Reas
 			if lo <= c && c <= hi {
 				c ^= 0x20
 			}
-			a.WriteByte(c)
+			a.StringBuilder().WriteByte(c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			a.WriteString("\uFFFD") // as strings.ToLower does
+			a.StringBuilder().WriteString("\uFFFD") // as strings.ToLower does
 		} else {
 			k := utf8.EncodeRune(rb[:], f(r))
-			a.WriteBytes(rb[:k])
+			a.StringBuilder().WriteBytes(rb[:k])
 		}
 		i += n
 	}

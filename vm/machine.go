@@ -210,10 +210,10 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if len(x)+len(y) > m.lim.MaxString {
 				return spec.Keep, spec.StringTooLong
 			}
-			a.StartString()
-			a.WriteString(x)
-			a.WriteString(y)
-			v := a.EndString()
+			a.StringBuilder().Start()
+			a.StringBuilder().WriteString(x)
+			a.StringBuilder().WriteString(y)
+			v := a.StringBuilder().End()
 			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
 		case EQ_INT:
 			setBool(&regs[in.A], regs[in.B].N == regs[in.C].N)
@@ -376,7 +376,8 @@ func (m *Machine) edit(in Instr) spec.Reason {
 	return spec.NoFault
 }
 
-// rename moves the value at from to to. Unlike record.Rename it always
+// rename moves the value at from to to. Unlike the record package's own
+// rename (which renames a key where it stands when it can) it always
 // puts a new key at the end of its map (semantics.md: where a new key would
 // go); the record is discarded anyway if the write faults.
 func (m *Machine) rename(from, to record.Path) spec.Reason {

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 
 	"github.com/policyrun/policyrun/record"
@@ -60,9 +59,6 @@ type Stream struct {
 	w    *bufio.Writer
 	buf  []byte
 }
-
-// NewStdout returns the stdout output.
-func NewStdout() *Stream { return NewStream("stdout", os.Stdout) }
 
 // NewStream writes JSON lines to w.
 func NewStream(name string, w io.Writer) *Stream {

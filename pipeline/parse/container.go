@@ -20,8 +20,8 @@ func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Recor
 		return unparsed(a, line, err)
 	}
 	if v, ok := r.Get(pathTime); ok {
-		if b, ok := a.AsBytes(v); ok {
-			if t, err := time.Parse(time.RFC3339Nano, string(b)); err == nil {
+		if k := v.Kind(); k == record.String || k == record.Bytes {
+			if t, err := time.Parse(time.RFC3339Nano, string(a.Bytes(v))); err == nil {
 				r.SetTime(t.UnixNano())
 				r.Remove(pathTime)
 				r.Commit()
