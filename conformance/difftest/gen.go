@@ -289,17 +289,15 @@ func (g *Gen) narrowIf(indent int) {
 	}
 	switch g.r.IntN(6) {
 	case 0:
-		if f := g.field(".i2"); f.gone {
-			break
+		if !g.field(".i2").gone {
+			ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
+			return
 		}
-		ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
-		return
 	case 1:
-		if f := g.field(".s2"); f.gone {
-			break
+		if !g.field(".s2").gone {
+			ifSet(".s2 != null", "upper(.s2)")
+			return
 		}
-		ifSet(".s2 != null", "upper(.s2)")
-		return
 	case 2:
 		g.line(indent, "if is_string(.extra) {")
 		g.line(indent+1, "set %s = .extra + %s", out, g.strLit())
@@ -314,12 +312,12 @@ func (g *Gen) narrowIf(indent int) {
 		ifSet(name+" != null", name+`["k"] + ":" + `+name+`["v"]`)
 		return
 	case 4:
-		if f := g.field(".f2"); f.gone {
-			break
+		if !g.field(".f2").gone {
+			ifSet("exists(.f2) && .f2 != null", ".f2 * 2.0")
+			return
 		}
-		ifSet("exists(.f2) && .f2 != null", ".f2 * 2.0")
-		return
 	}
+	// The last form, also for the cases above whose field is gone.
 	ifSet("is_map(.extra)", "len(keys(as_map(.extra) ?? {}))")
 }
 
