@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/vmtest"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
@@ -64,23 +65,6 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// count returns how many instructions of op the program has.
-func count(t *testing.T, prog *vm.Program, op string) int {
-	t.Helper()
-	var b strings.Builder
-	if err := prog.Disasm(&b); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, l := range strings.Split(b.String(), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 2 && f[1] == op {
-			n++
-		}
-	}
-	return n
-}
-
 func TestOptimisations(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -103,7 +87,7 @@ func TestOptimisations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		prog := compile(t, "policy \"t\"\n"+tt.src)
-		if got := count(t, prog, tt.op); got != tt.want {
+		if got := vmtest.CountOp(t, prog, tt.op); got != tt.want {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: %d %s, want %d\n%s", tt.name, got, tt.op, tt.want, b.String())

@@ -63,11 +63,7 @@ func BenchmarkBackends(b *testing.B) {
 			runBackendBatch(b, ls, func(rec *record.Record) { m.Run(rec) })
 		})
 		b.Run(c.name+"/lua_transpiled", func(b *testing.B) {
-			r, err := c.transpiled.NewRunner()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			r := newRunner(b, c.transpiled.NewRunner)
 			runBackendBatch(b, ls, func(rec *record.Record) {
 				if _, err := r.Run(rec); err != nil {
 					b.Fatal(err)
@@ -75,11 +71,7 @@ func BenchmarkBackends(b *testing.B) {
 			})
 		})
 		b.Run(c.name+"/lua_handwritten", func(b *testing.B) {
-			r, err := c.script.NewRunner()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			r := newRunner(b, c.script.NewRunner)
 			runBackendBatch(b, ls, func(rec *record.Record) { r.Run(rec) })
 		})
 		b.Run(c.name+"/expr", func(b *testing.B) {

@@ -65,6 +65,18 @@ func baseCases(tb testing.TB) []baseCase {
 	return out
 }
 
+// newRunner returns a runner that newR makes (a Lua program's or script's
+// NewRunner), closed when the test or benchmark ends.
+func newRunner[R interface{ Close() }](tb testing.TB, newR func() (R, error)) R {
+	tb.Helper()
+	r, err := newR()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(r.Close)
+	return r
+}
+
 // genLines returns n generated B1 lines of kind for seed.
 func genLines(tb testing.TB, kind string, seed uint64, n int) [][]byte {
 	g, err := gen.New(kind, seed)
@@ -99,16 +111,8 @@ func TestBaselinesAgree(t *testing.T) {
 	for _, c := range baseCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			m := vm.NewMachine(c.prog)
-			tr, err := c.transpiled.NewRunner()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
-			sr, err := c.script.NewRunner()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sr.Close()
+			tr := newRunner(t, c.transpiled.NewRunner)
+			sr := newRunner(t, c.script.NewRunner)
 			var er exprbaseline.Runner
 			a := record.NewArena()
 			kept := 0

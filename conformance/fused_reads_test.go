@@ -5,26 +5,11 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/internal/vmtest"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
-
-// countOp returns how many instructions of op prog has.
-func countOp(t *testing.T, prog *vm.Program, op string) int {
-	t.Helper()
-	var b strings.Builder
-	if err := prog.Disasm(&b); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, l := range strings.Split(b.String(), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[1] == op {
-			n++
-		}
-	}
-	return n
-}
 
 // TestFusedReadsAgreeAcrossBackends runs policies whose reads the compiler fuses into GETG
 // (and some it must not fuse) on the VM and on every backend: outcome and
@@ -59,10 +44,10 @@ func TestFusedReadsAgreeAcrossBackends(t *testing.T) {
 		}
 		// A read of an undeclared field has no guard: nothing to fuse.
 		// (A declared optional one is guarded absent|null|T and fused.)
-		if !strings.Contains(src, "schema") && countOp(t, prog, "GET") == 0 {
+		if !strings.Contains(src, "schema") && vmtest.CountOp(t, prog, "GET") == 0 {
 			t.Errorf("%s: an unguarded read was fused", tt.name)
 		}
-		if n := countOp(t, prog, "GETG"); n < tt.minGETG {
+		if n := vmtest.CountOp(t, prog, "GETG"); n < tt.minGETG {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: %d GETG, want at least %d\n%s", tt.name, n, tt.minGETG, b.String())

@@ -30,16 +30,8 @@ func BenchmarkBackendRatios(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			ls := lines[c.kind]
 			m := vm.NewMachine(c.prog)
-			lt, err := c.transpiled.NewRunner()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer lt.Close()
-			lh, err := c.script.NewRunner()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer lh.Close()
+			lt := newRunner(b, c.transpiled.NewRunner)
+			lh := newRunner(b, c.script.NewRunner)
 			var er exprbaseline.Runner
 			backends := []func(*record.Record){
 				func(rec *record.Record) { m.Run(rec) },

@@ -266,10 +266,7 @@ func (s *state) toInt(v glua.LValue) glua.LValue {
 		}
 		return glua.LNumber(i)
 	case record.Bool:
-		if v.(glua.LBool) {
-			return glua.LNumber(1)
-		}
-		return glua.LNumber(0)
+		return glua.LNumber(boolNum(v))
 	case record.Timestamp:
 		return glua.LNumber(tsNanos(v.(*glua.LTable)))
 	}
@@ -293,12 +290,18 @@ func (s *state) toFloat(v glua.LValue) glua.LValue {
 		}
 		return s.box(f)
 	case record.Bool:
-		if v.(glua.LBool) {
-			return s.box(1)
-		}
-		return s.box(0)
+		return s.box(boolNum(v))
 	}
 	return s.null
+}
+
+// boolNum is the number to_int and to_float make of the Lua boolean v: 1
+// or 0.
+func boolNum(v glua.LValue) float64 {
+	if v.(glua.LBool) {
+		return 1
+	}
+	return 0
 }
 
 func (s *state) toBool(v glua.LValue) glua.LValue {

@@ -238,25 +238,30 @@ func (g *gen) binary(x *policy.BinaryExpr, t *types.Type) string {
 		case rt.Kind == types.String:
 			return g.tmp(fmt.Sprintf("cat(%s, %s)", a, b))
 		case rt.Kind == types.Int:
-			switch x.Op {
-			case policy.QUO:
-				return g.tmp(fmt.Sprintf("idiv(%s, %s)", a, b))
-			case policy.REM:
-				return g.tmp(fmt.Sprintf("imod(%s, %s)", a, b))
-			}
-			return g.tmp(fmt.Sprintf("%s %s %s", a, opText(x.Op), b))
+			return g.arith(x.Op, a, b, "idiv", "imod", false)
 		default:
-			switch x.Op {
-			case policy.QUO:
-				return g.tmp(fmt.Sprintf("fdiv(%s, %s)", a, b))
-			case policy.REM:
-				return g.tmp(fmt.Sprintf("fmod(%s, %s)", a, b))
-			}
-			return g.tmp(fmt.Sprintf("fin(%s %s %s)", a, opText(x.Op), b))
+			return g.arith(x.Op, a, b, "fdiv", "fmod", true)
 		}
 	}
 	g.fail("unknown operator %v", x.Op)
 	return ""
+}
+
+// arith is the arithmetic a op b on ints or floats: / and % call the
+// runtime's div and mod, + - * are Lua's, their result checked finite
+// (fin) when finite is set.
+func (g *gen) arith(op policy.Token, a, b, div, mod string, finite bool) string {
+	switch op {
+	case policy.QUO:
+		return g.tmp(fmt.Sprintf("%s(%s, %s)", div, a, b))
+	case policy.REM:
+		return g.tmp(fmt.Sprintf("%s(%s, %s)", mod, a, b))
+	}
+	e := fmt.Sprintf("%s %s %s", a, opText(op), b)
+	if finite {
+		e = "fin(" + e + ")"
+	}
+	return g.tmp(e)
 }
 
 func opText(op policy.Token) string {

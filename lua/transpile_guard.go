@@ -40,26 +40,9 @@ func (g *gen) guardCall(v string, t *types.Type) string {
 
 func guardKind(t *types.Type) (string, bool) {
 	opt := t.IsOptional()
-	base := types.NonOptional(t)
-	switch base.Kind {
-	case types.Any:
-		return "any", opt
-	case types.Null:
-		return "null", opt
-	case types.Bool:
-		return "bool", opt
-	case types.Int:
-		return "int", opt
-	case types.Float:
-		return "float", opt
-	case types.String:
-		return "string", opt
-	case types.Bytes:
-		return "bytes", opt
-	case types.Timestamp:
-		return "timestamp", opt
-	case types.Array:
-		return "array", opt
+	switch k := types.NonOptional(t).Kind; k {
+	case types.Any, types.Null, types.Bool, types.Int, types.Float, types.String, types.Bytes, types.Timestamp, types.Array:
+		return k.String(), opt // the runtime's chk knows the kinds by these names
 	case types.Map, types.Object:
 		return "map", opt
 	}

@@ -63,21 +63,11 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		}
 	}
 	store, cp := p.checkpointStore(db)
-	t, err := tail.New(tail.Config{
-		Paths:           paths,
-		ExcludePaths:    excludes,
-		ReadFromHead:    ic.ReadFromHead,
-		PollInterval:    ic.PollInterval,
-		RefreshInterval: ic.RefreshInterval,
-		RotateWait:      ic.RotateWait,
-		FlushTimeout:    ic.FlushTimeout,
-		FingerprintSize: ic.FingerprintSize,
-		MaxLineSize:     ic.MaxLineSize,
-		SkipLongLines:   ic.SkipLongLines,
-		ExitOnEOF:       ic.ExitOnEOF,
-		MaxBatchLines:   p.cfg.Service.BatchSize,
-		Logger:          p.log,
-	}, cp)
+	tc := ic.Config
+	tc.Paths, tc.ExcludePaths = paths, excludes
+	tc.MaxBatchLines = p.cfg.Service.BatchSize
+	tc.Logger = p.log
+	t, err := tail.New(tc, cp)
 	if err != nil {
 		return nil, err
 	}

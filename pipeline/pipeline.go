@@ -279,18 +279,16 @@ func removeDropped(recs, sel, kept []*record.Record) []*record.Record {
 	if len(kept) == len(sel) {
 		return recs
 	}
-	dropped, k := sel[:0], 0
-	for _, r := range sel {
-		if k < len(kept) && kept[k] == r {
-			k++
-			continue
-		}
-		dropped = append(dropped, r)
-	}
-	out, d := recs[:0], 0
+	return without(recs, without(sel, kept))
+}
+
+// without removes from recs, in place, the records of sub, which follow
+// the order of recs.
+func without(recs, sub []*record.Record) []*record.Record {
+	out, k := recs[:0], 0
 	for _, r := range recs {
-		if d < len(dropped) && dropped[d] == r {
-			d++
+		if k < len(sub) && sub[k] == r {
+			k++
 			continue
 		}
 		out = append(out, r)

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -14,13 +13,7 @@ import (
 // formats to itself. The seed corpus in testdata/fuzz/FuzzParse runs as
 // an ordinary test; the golden inputs are seeds too.
 func FuzzParse(f *testing.F) {
-	for _, in := range golden.Glob(f, filepath.Join("testdata", "format", "*.input")) {
-		src, err := os.ReadFile(in)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
+	golden.Seed(f, filepath.Join("testdata", "format", "*.input"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, errs := ParseFile("fuzz.policy", src)
 		if file == nil {

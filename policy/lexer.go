@@ -195,6 +195,27 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 	return pos, tok, lit
 }
 
+// orEq returns withEq, taking the '=', when one follows: the second
+// character of ==, !=, <= and >=; tok otherwise.
+func (s *Scanner) orEq(withEq, tok Token) Token {
+	if s.ch == '=' {
+		s.next()
+		return withEq
+	}
+	return tok
+}
+
+// doubled returns tok, taking the second ch, for the operators || and &&,
+// written with ch twice; a lone ch, at pos, is an invalid character.
+func (s *Scanner) doubled(ch rune, pos Pos, tok Token, hint string) Token {
+	if s.ch == ch {
+		s.next()
+		return tok
+	}
+	s.errorf(pos, pos.Advance(string(ch)), CodeInvalidChar, hint, "invalid character '%c'", ch)
+	return ILLEGAL
+}
+
 func (s *Scanner) operator(ch rune, start int) Token {
 	pos := s.pos(start)
 	switch ch {
@@ -232,43 +253,17 @@ func (s *Scanner) operator(ch rune, start int) Token {
 	case '}':
 		return RBRACE
 	case '=':
-		if s.ch == '=' {
-			s.next()
-			return EQL
-		}
-		return ASSIGN
+		return s.orEq(EQL, ASSIGN)
 	case '!':
-		if s.ch == '=' {
-			s.next()
-			return NEQ
-		}
-		return NOT
+		return s.orEq(NEQ, NOT)
 	case '<':
-		if s.ch == '=' {
-			s.next()
-			return LEQ
-		}
-		return LSS
+		return s.orEq(LEQ, LSS)
 	case '>':
-		if s.ch == '=' {
-			s.next()
-			return GEQ
-		}
-		return GTR
+		return s.orEq(GEQ, GTR)
 	case '|':
-		if s.ch == '|' {
-			s.next()
-			return LOR
-		}
-		s.errorf(pos, pos.Advance("|"), CodeInvalidChar, "use || for a logical or", "invalid character '|'")
-		return ILLEGAL
+		return s.doubled('|', pos, LOR, "use || for a logical or")
 	case '&':
-		if s.ch == '&' {
-			s.next()
-			return LAND
-		}
-		s.errorf(pos, pos.Advance("&"), CodeInvalidChar, "use && for a logical and", "invalid character '&'")
-		return ILLEGAL
+		return s.doubled('&', pos, LAND, "use && for a logical and")
 	case '+':
 		return ADD
 	case '-':

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // This file parses the declarations around the statements: the schema block
 // with its types, and the test blocks.
@@ -50,19 +53,14 @@ func (p *parser) seek(j int) {
 func (p *parser) parseObjectType() *ObjectType {
 	t := &ObjectType{Lbrace: p.t.pos}
 	p.next()
+	// A statement keyword ends it, unless it is a field of that name.
+	ends := func(tok Token) bool { return isStmtStart(tok) && p.peek().tok != COLON }
 	for {
-		p.skipNewlines()
-		switch {
-		case p.t.tok == RBRACE:
-			t.Rbrace = p.t.pos
-			p.next()
+		if rbrace, done := p.bodyEnd(t.Lbrace, ends, "add a } after the last field", "this object type"); done {
+			t.Rbrace = rbrace
 			return t
-		case p.t.tok == EOF || p.t.bol && isStmtStart(p.t.tok) && p.peek().tok != COLON:
-			p.errorAt(t.Lbrace, t.Lbrace.Advance("{"), CodeUnclosed, "add a } after the last field",
-				"the '{' of this object type is never closed (found %s)", p.describe())
-			t.Rbrace = p.prevEnd()
-			return t
-		case p.t.tok == ELLIPSIS:
+		}
+		if p.t.tok == ELLIPSIS {
 			if t.Open {
 				p.errorHere(CodeSchemaField, "", "second '...' in one object type")
 			}
@@ -227,20 +225,14 @@ func (p *parser) parseTest() *Test {
 	}
 	t.Lbrace = p.t.pos
 	p.next()
+	what := "test " + strconv.Quote(t.Name)
 	var tagPos Pos
-loop:
 	for {
-		p.skipNewlines()
+		if rbrace, done := p.bodyEnd(t.Lbrace, isStmtStart, "add a } after the test's expect line", what); done {
+			t.Rbrace = rbrace
+			break
+		}
 		switch tok := p.t.tok; {
-		case tok == RBRACE:
-			t.Rbrace = p.t.pos
-			p.next()
-			break loop
-		case tok == EOF || p.t.bol && isStmtStart(tok):
-			p.errorAt(t.Lbrace, t.Lbrace.Advance("{"), CodeUnclosed, "add a } after the test's expect line",
-				"the '{' of test %q is never closed (found %s)", t.Name, p.describe())
-			t.Rbrace = p.prevEnd()
-			break loop
 		case tok == INPUT:
 			if t.InputPos.IsValid() {
 				p.errorHere(CodeTestBlock, "", "second input in test %q; the first is at %s", t.Name, t.InputPos)

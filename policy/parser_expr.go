@@ -251,21 +251,33 @@ func (p *parser) parseArgs() (lparen Pos, args []Expr, rparen Pos) {
 	p.next()
 	for p.t.tok != RPAREN && !p.atUnclosedEnd() {
 		args = append(args, p.parseExpr())
-		if p.t.tok == COMMA {
-			p.next()
-			continue
-		}
-		if p.t.tok != RPAREN {
-			if !p.atUnclosedEnd() {
-				p.errorHere(CodeUnexpected, "", "expected ',' or ')' in the argument list, found %s", p.describe())
-				p.skipToClose(RPAREN)
-			}
+		if !p.elemEnd(RPAREN, "argument list", "") {
 			break
 		}
 	}
 	p.exprLev--
 	rparen = p.expectClose(RPAREN, lparen, "argument list")
 	return lparen, args, rparen
+}
+
+// elemEnd ends an element of a comma-separated list that close closes: it
+// takes the comma and reports whether another element may follow. Any
+// other token but close is an error, with commaHint as the hint when the
+// element ended its line, after which the list is skipped to close.
+func (p *parser) elemEnd(close Token, what, commaHint string) bool {
+	if p.t.tok == COMMA {
+		p.next()
+		return true
+	}
+	if p.t.tok != close && !p.atUnclosedEnd() {
+		hint := ""
+		if p.afterNL {
+			hint = commaHint
+		}
+		p.errorHere(CodeUnexpected, hint, "expected ',' or '%s' in the %s, found %s", close, what, p.describe())
+		p.skipToClose(close)
+	}
+	return false
 }
 
 func (p *parser) parseList() Expr { return p.parseListIn(RBRACK, "list") }
@@ -278,19 +290,7 @@ func (p *parser) parseListIn(close Token, what string) *ListLit {
 	p.next()
 	for p.t.tok != close && !p.atUnclosedEnd() {
 		l.Elems = append(l.Elems, p.parseExpr())
-		if p.t.tok == COMMA {
-			p.next()
-			continue
-		}
-		if p.t.tok != close {
-			hint := ""
-			if p.afterNL {
-				hint = "separate the elements with commas"
-			}
-			if !p.atUnclosedEnd() {
-				p.errorHere(CodeUnexpected, hint, "expected ',' or '%s' in the %s, found %s", close, what, p.describe())
-				p.skipToClose(close)
-			}
+		if !p.elemEnd(close, what, "separate the elements with commas") {
 			break
 		}
 	}
@@ -332,19 +332,7 @@ func (p *parser) parseMap() Expr {
 		p.next()
 		e.Value = p.parseExpr()
 		m.Entries = append(m.Entries, e)
-		if p.t.tok == COMMA {
-			p.next()
-			continue
-		}
-		if p.t.tok != RBRACE {
-			hint := ""
-			if p.afterNL {
-				hint = "separate the entries with commas"
-			}
-			if !p.atUnclosedEnd() {
-				p.errorHere(CodeUnexpected, hint, "expected ',' or '}' in the map literal, found %s", p.describe())
-				p.skipToClose(RBRACE)
-			}
+		if !p.elemEnd(RBRACE, "map literal", "separate the entries with commas") {
 			break
 		}
 	}

@@ -260,20 +260,35 @@ func (p *parser) parseBlockBody() *Block {
 	b := &Block{Lbrace: p.t.pos}
 	p.next()
 	for {
-		p.skipNewlines()
-		switch tok := p.t.tok; {
-		case tok == RBRACE:
-			b.Rbrace = p.t.pos
-			p.next()
-			return b
-		case tok == EOF || p.t.bol && (tok == TEST || tok == SCHEMA || tok == POLICY):
-			p.errorAt(b.Lbrace, b.Lbrace.Advance("{"), CodeUnclosed, "add a } to close the block",
-				"the '{' of this block is never closed (found %s)", p.describe())
-			b.Rbrace = p.prevEnd()
+		if rbrace, done := p.bodyEnd(b.Lbrace, startsDecl, "add a } to close the block", "this block"); done {
+			b.Rbrace = rbrace
 			return b
 		}
 		b.Stmts = append(b.Stmts, p.parseStmt())
 	}
+}
+
+// startsDecl reports whether tok starts what only the top level holds.
+func startsDecl(tok Token) bool { return tok == TEST || tok == SCHEMA || tok == POLICY }
+
+// bodyEnd is called before each item of a {...} body (a block, a test, an
+// object type) whose '{' is at lbrace, and skips the blank lines before
+// it. At '}' it takes the brace; at the end of the file, or on a line that
+// starts with what ends says cannot be inside, it reports the '{' of what
+// as never closed. Either way the body is over: it returns where it ends
+// and true. Otherwise an item follows: false.
+func (p *parser) bodyEnd(lbrace Pos, ends func(Token) bool, hint, what string) (Pos, bool) {
+	p.skipNewlines()
+	switch tok := p.t.tok; {
+	case tok == RBRACE:
+		rbrace := p.t.pos
+		p.next()
+		return rbrace, true
+	case tok == EOF || p.t.bol && ends(tok):
+		p.errorAt(lbrace, lbrace.Advance("{"), CodeUnclosed, hint, "the '{' of %s is never closed (found %s)", what, p.describe())
+		return p.prevEnd(), true
+	}
+	return Pos{}, false
 }
 
 func (p *parser) parseLet() Stmt {

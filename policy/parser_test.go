@@ -17,13 +17,14 @@ func dump(n Node) string {
 
 func dumpTo(b *strings.Builder, n Node) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	list := func(open, close string, xs []Stmt) {
+	// seq writes open, the n items separated by sep, and close.
+	seq := func(open, sep, close string, n int, item func(i int)) {
 		w("%s", open)
-		for i, s := range xs {
+		for i := range n {
 			if i > 0 {
-				w("; ")
+				w("%s", sep)
 			}
-			dumpTo(b, s)
+			item(i)
 		}
 		w("%s", close)
 	}
@@ -94,24 +95,12 @@ func dumpTo(b *strings.Builder, n Node) {
 			w("str:%q", n.Str)
 		}
 	case *ListLit:
-		w("[")
-		for i, e := range n.Elems {
-			if i > 0 {
-				w(" ")
-			}
-			dumpTo(b, e)
-		}
-		w("]")
+		seq("[", " ", "]", len(n.Elems), func(i int) { dumpTo(b, n.Elems[i]) })
 	case *MapLit:
-		w("{")
-		for i, e := range n.Entries {
-			if i > 0 {
-				w(" ")
-			}
-			w("%q:", e.Key.Str)
-			dumpTo(b, e.Value)
-		}
-		w("}")
+		seq("{", " ", "}", len(n.Entries), func(i int) {
+			w("%q:", n.Entries[i].Key.Str)
+			dumpTo(b, n.Entries[i].Value)
+		})
 	case *BadExpr:
 		w("BAD")
 	case *SetStmt:
@@ -150,7 +139,7 @@ func dumpTo(b *strings.Builder, n Node) {
 		}
 		w(")")
 	case *Block:
-		list("{", "}", n.Stmts)
+		seq("{", "; ", "}", len(n.Stmts), func(i int) { dumpTo(b, n.Stmts[i]) })
 	case *LetStmt:
 		sexp("let "+n.Name.Name, n.Value)
 	case *ForStmt:
@@ -171,22 +160,19 @@ func dumpTo(b *strings.Builder, n Node) {
 		dumpTo(b, n.Elem)
 		w("?")
 	case *ObjectType:
-		w("{")
-		for i, f := range n.Fields {
-			if i > 0 {
-				w(" ")
-			}
+		close := "}"
+		if n.Open {
+			close = " ...}"
+		}
+		seq("{", " ", close, len(n.Fields), func(i int) {
+			f := n.Fields[i]
 			if f.Quoted {
 				w("%q:", f.Name)
 			} else {
 				w("%s:", f.Name)
 			}
 			dumpTo(b, f.Type)
-		}
-		if n.Open {
-			w(" ...")
-		}
-		w("}")
+		})
 	case *BadType:
 		w("BADTYPE")
 	default:

@@ -21,9 +21,7 @@ import (
 // end of input. Every line written must be in the output at least once; the
 // duplicates are what each kill re-read, at most the batch in flight.
 func TestCrashLosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crash test runs real processes")
-	}
+	needChildProcess(t)
 	const files, perFile, kills = 2, 3000, 22
 	config := func(exitOnEOF bool) string {
 		return fmt.Sprintf(`

@@ -17,6 +17,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// needChildProcess skips the test under -short: it runs policyrun as a
+// child process (cliCommand), which takes real time.
+func needChildProcess(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs policyrun as a child process")
+	}
+}
+
 // cliCommand is policyrun with args as a child process in dir: the test
 // binary, which TestMain makes policyrun itself.
 func cliCommand(dir string, args ...string) *exec.Cmd {

@@ -16,9 +16,7 @@ import (
 // stuck on an output that does not take data (stdout into a pipe nobody
 // reads): the first asks for a clean stop, the second must not be ignored.
 func TestRunSecondSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real process")
-	}
+	needChildProcess(t)
 	line := `{"msg":"` + strings.Repeat("x", 200) + `"}` + "\n"
 	dir := writeFiles(t, map[string]string{
 		"a.log": strings.Repeat(line, 5000),

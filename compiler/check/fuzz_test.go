@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -12,13 +11,7 @@ import (
 // FuzzCheck parses and checks any input and renders the diagnostics: no
 // panic, no hang. The golden policies are the seed corpus.
 func FuzzCheck(f *testing.F) {
-	for _, file := range golden.Glob(f, "testdata/*.policy") {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
+	golden.Seed(f, "testdata/*.policy")
 	f.Add([]byte("policy \"x\"\nfor a, b in .x {\n for c, d in .y {\n  for e, g in .z {\n   set .w = .w + 1\n  }\n }\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		info, ds := checkSource("fuzz.policy", src)

@@ -108,37 +108,28 @@ func TestJoinMerge(t *testing.T) {
 }
 
 func TestComparableOrdered(t *testing.T) {
-	cmp := []struct {
-		a, b *Type
-		want bool
+	tests := []struct {
+		a, b                *Type
+		comparable, ordered bool
 	}{
-		{IntType, StringType, false},
-		{IntType, FloatType, true},
-		{strOpt, StringType, true},
-		{strOpt, NullType, true},
-		{OptionalOf(AnyType), StringType, true},
-		{BoolType, IntType, false},
-		{MapOf(StringType), MapOf(StringType), true},
-		{TimestampType, StringType, false},
+		{IntType, StringType, false, false},
+		{IntType, FloatType, true, true},
+		{strOpt, StringType, true, false},
+		{strOpt, NullType, true, false},
+		{OptionalOf(AnyType), StringType, true, false},
+		{BoolType, IntType, false, false},
+		{BoolType, BoolType, true, false},
+		{MapOf(StringType), MapOf(StringType), true, false},
+		{TimestampType, StringType, false, false},
+		{StringType, StringType, true, true},
+		{StringType, IntType, false, false},
+		{TimestampType, TimestampType, true, true},
 	}
-	for _, tt := range cmp {
-		if got := Comparable(tt.a, tt.b); got != tt.want {
+	for _, tt := range tests {
+		if got := Comparable(tt.a, tt.b); got != tt.comparable {
 			t.Errorf("Comparable(%s, %s) = %v", tt.a, tt.b, got)
 		}
-	}
-	ord := []struct {
-		a, b *Type
-		want bool
-	}{
-		{IntType, FloatType, true},
-		{StringType, StringType, true},
-		{TimestampType, TimestampType, true},
-		{strOpt, StringType, false},
-		{BoolType, BoolType, false},
-		{StringType, IntType, false},
-	}
-	for _, tt := range ord {
-		if got := Ordered(tt.a, tt.b); got != tt.want {
+		if got := Ordered(tt.a, tt.b); got != tt.ordered {
 			t.Errorf("Ordered(%s, %s) = %v", tt.a, tt.b, got)
 		}
 	}

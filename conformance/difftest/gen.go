@@ -281,23 +281,23 @@ func (g *Gen) narrowIf(indent int) {
 	g.depth++
 	defer func() { g.depth-- }()
 	out := g.outName()
+	// ifSet writes if cond { set out = value }.
+	ifSet := func(cond, value string) {
+		g.line(indent, "if %s {", cond)
+		g.line(indent+1, "set %s = %s", out, value)
+		g.line(indent, "}")
+	}
 	switch g.r.IntN(6) {
 	case 0:
-		if f := g.field(".i2"); f.gone {
-			break
+		if !g.field(".i2").gone {
+			ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
+			return
 		}
-		g.line(indent, "if %s(.i2) {", g.pick("exists", "is_int"))
-		g.line(indent+1, "set %s = .i2 + %s", out, g.expr("int", 2))
-		g.line(indent, "}")
-		return
 	case 1:
-		if f := g.field(".s2"); f.gone {
-			break
+		if !g.field(".s2").gone {
+			ifSet(".s2 != null", "upper(.s2)")
+			return
 		}
-		g.line(indent, "if .s2 != null {")
-		g.line(indent+1, "set %s = upper(.s2)", out)
-		g.line(indent, "}")
-		return
 	case 2:
 		g.line(indent, "if is_string(.extra) {")
 		g.line(indent+1, "set %s = .extra + %s", out, g.strLit())
@@ -309,22 +309,16 @@ func (g *Gen) narrowIf(indent int) {
 		g.nlocal++
 		name := "c" + strconv.Itoa(g.nlocal)
 		g.line(indent, "let %s = capture(%s, `(?P<k>[a-z]+)=(?P<v>[0-9]*)`)", name, g.expr("string", 1))
-		g.line(indent, "if %s != null {", name)
-		g.line(indent+1, "set %s = %s[\"k\"] + \":\" + %s[\"v\"]", out, name, name)
-		g.line(indent, "}")
+		ifSet(name+" != null", name+`["k"] + ":" + `+name+`["v"]`)
 		return
 	case 4:
-		if f := g.field(".f2"); f.gone {
-			break
+		if !g.field(".f2").gone {
+			ifSet("exists(.f2) && .f2 != null", ".f2 * 2.0")
+			return
 		}
-		g.line(indent, "if exists(.f2) && .f2 != null {")
-		g.line(indent+1, "set %s = .f2 * 2.0", out)
-		g.line(indent, "}")
-		return
 	}
-	g.line(indent, "if is_map(.extra) {")
-	g.line(indent+1, "set %s = len(keys(as_map(.extra) ?? {}))", out)
-	g.line(indent, "}")
+	// The last form, also for the cases above whose field is gone.
+	ifSet("is_map(.extra)", "len(keys(as_map(.extra) ?? {}))")
 }
 
 func (g *Gen) block(indent int) {

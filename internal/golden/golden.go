@@ -1,7 +1,8 @@
 // Package golden is for tests: it compares output with the golden files in
 // testdata, rewriting them under go test -update, and finds a test's
-// fixtures, failing when there are none. It imports only the standard
-// library, so that any package's tests can use it.
+// fixtures (and a fuzz test's seeds), failing when there are none. It
+// imports only the standard library, so that any package's tests can use
+// it.
 package golden
 
 import (
@@ -89,4 +90,18 @@ func Glob(t testing.TB, pattern string) []string {
 		t.Fatalf("no files match %s", pattern)
 	}
 	return files
+}
+
+// Seed adds the content of every file that matches pattern to the seed
+// corpus of f, stopping the fuzz test, as Glob does, when none matches or
+// a file cannot be read.
+func Seed(f *testing.F, pattern string) {
+	f.Helper()
+	for _, file := range Glob(f, pattern) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
 }

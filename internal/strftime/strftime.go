@@ -210,20 +210,17 @@ func (p *timeParser) parse(layout string) bool {
 			p.year, ok = p.num(4, 4)
 		case 'm':
 			p.month, ok = p.num(1, 2)
-		case 'd':
-			p.day, ok = p.num(1, 2)
-			p.hasDay = true
-		case 'e':
-			if p.s != "" && p.s[0] == ' ' {
-				p.s = p.s[1:]
+		case 'd', 'e':
+			if layout[i] == 'e' && p.s != "" && p.s[0] == ' ' {
+				p.s = p.s[1:] // %e pads to two with a space
 			}
 			p.day, ok = p.num(1, 2)
 			p.hasDay = true
-		case 'H':
+		case 'H', 'I':
 			p.hour, ok = p.num(1, 2)
-		case 'I':
-			p.hour, ok = p.num(1, 2)
-			p.hour12 = true
+			if layout[i] == 'I' {
+				p.hour12 = true
+			}
 		case 'p':
 			switch {
 			case len(p.s) >= 2 && strings.EqualFold(p.s[:2], "AM"):

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/policyrun/policyrun/backend"
 
@@ -46,21 +45,18 @@ type Service struct {
 type Input struct {
 	Line int // line of the section in the config, for later messages
 
-	Name            string // "tail"
-	Tag             string
-	Paths           []string // glob patterns
-	ExcludePaths    []string
-	Parser          string // json | cri | docker | logfmt | raw
-	ReadFromHead    bool
-	PollInterval    time.Duration
-	RefreshInterval time.Duration
-	RotateWait      time.Duration
-	FlushTimeout    time.Duration
-	FingerprintSize int
-	MaxLineSize     int
-	SkipLongLines   bool
-	ExitOnEOF       bool
-	DB              string // checkpoint file; empty means no checkpoints
+	Name   string // "tail"
+	Tag    string
+	Parser string // json | cri | docker | logfmt | raw
+	DB     string // checkpoint file; empty means no checkpoints
+
+	// Config is the tail's part of the section, with the tail's defaults
+	// where the section says nothing. Paths and ExcludePaths are the glob
+	// patterns as written (the pipeline resolves relative ones against
+	// Dir). MaxBatchBytes, MaxBatchLines, Attributes and Logger are not
+	// read from the section: the pipeline sets MaxBatchLines from
+	// Service.BatchSize, and its Logger.
+	tail.Config
 }
 
 // Filter is one policy stage.
@@ -181,15 +177,17 @@ func (d *decoder) pipeline(n *yaml.Node, cfg *Config) {
 
 func (d *decoder) input(n *yaml.Node) Input {
 	in := Input{
-		Line:            n.Line,
-		PollInterval:    tail.DefaultPollInterval,
-		RefreshInterval: tail.DefaultRefreshInterval,
-		RotateWait:      tail.DefaultRotateWait,
-		FlushTimeout:    tail.DefaultFlushTimeout,
-		FingerprintSize: tail.DefaultFingerprintSize,
-		MaxLineSize:     tail.DefaultMaxLineSize,
-		Parser:          "raw",
-		Tag:             "tail",
+		Line:   n.Line,
+		Parser: "raw",
+		Tag:    "tail",
+		Config: tail.Config{
+			PollInterval:    tail.DefaultPollInterval,
+			RefreshInterval: tail.DefaultRefreshInterval,
+			RotateWait:      tail.DefaultRotateWait,
+			FlushTimeout:    tail.DefaultFlushTimeout,
+			FingerprintSize: tail.DefaultFingerprintSize,
+			MaxLineSize:     tail.DefaultMaxLineSize,
+		},
 	}
 	name := d.sectionName(n, "input", []string{"tail"})
 	in.Name = name

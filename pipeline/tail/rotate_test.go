@@ -233,14 +233,22 @@ func TestDeletedWhileReading(t *testing.T) {
 	}
 }
 
+// copiedLog writes lines 0 to n-1 to app.log in a new directory and
+// returns its path and a fast config that tails it and its copies
+// (app.log*), for the copy-truncate tests.
+func copiedLog(t *testing.T, n int) (string, Config) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	testfs.Write(t, p, numbered("line", 0, n))
+	return p, fastConfig(filepath.Join(dir, "app.log*"))
+}
+
 // TestCopyTruncateWhileStopped: the file was copied and truncated while no
 // tail ran. The copy (new inode, same first bytes) resumes at the saved
 // offset; the truncated original is read from its start.
 func TestCopyTruncateWhileStopped(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "app.log")
-	testfs.Write(t, p, numbered("line", 0, 100))
-	cfg := fastConfig(filepath.Join(dir, "app.log*"))
+	p, cfg := copiedLog(t, 100)
 	cfg.ReadFromHead = false
 	h := newHarness(t, cfg, nil)
 	h.step()
@@ -290,10 +298,7 @@ func TestMoveCreateBetweenScans(t *testing.T) {
 // TestCopySeenBeforeTruncate: a scan that lands between the copy and the
 // truncation must not read the copy from its start.
 func TestCopySeenBeforeTruncate(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "app.log")
-	testfs.Write(t, p, numbered("line", 0, 100))
-	cfg := fastConfig(filepath.Join(dir, "app.log*"))
+	p, cfg := copiedLog(t, 100)
 	cfg.RotateWait = time.Hour // only the truncation may decide
 	h := newHarness(t, cfg, nil)
 	h.until("first lines", func() bool { return len(h.lines) == 100 })
