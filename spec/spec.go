@@ -4,7 +4,7 @@
 //
 // It imports nothing of ours, so that the VM, the Lua backend, the
 // pipeline, the test runner and embedders all read one definition
-// (docs/semantics.md, "Faults" and "Limits").
+// (docs/semantics.md, "Faults"; docs/language.md, "Limits").
 package spec
 
 import (
