@@ -37,6 +37,7 @@ type input struct {
 	cursor   tail.Cursor
 	uncommit bool
 	saved    *checkpoint.Checkpoint // the last checkpoint written
+	stats    inputStats
 }
 
 func (p *Pipeline) newInput(ic config.Input) (*input, error) {
@@ -62,11 +63,11 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 			return nil, fmt.Errorf("db %s: its directory does not exist", ic.DB)
 		}
 	}
-	store, cp := p.checkpointStore(db)
+	store, cp := p.checkpointStore(ic.Alias, db)
 	tc := ic.Config
 	tc.Paths, tc.ExcludePaths = paths, excludes
 	tc.MaxBatchLines = p.cfg.Service.BatchSize
-	tc.Logger = p.log
+	tc.Logger = p.log.With("input", ic.Alias)
 	t, err := tail.New(tc, cp)
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("tail: %w", err)
+			return fmt.Errorf("input %s: %w", in.cfg.Alias, err)
 		}
 		if err := p.deliver(in, batch); err != nil {
 			return err
@@ -124,6 +125,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 		r, err := in.parser.Parse(in.arena, l.File.Path, l.Bytes)
 		if err != nil {
 			p.stats.Unparsed.Add(1)
+			in.stats.unparsed.Add(1)
 		}
 		if r == nil || len(in.held) > 0 {
 			in.noteHeld(l.File.Path, wall)
@@ -151,6 +153,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	}
 	pending := len(in.held) > 0
 	p.stats.BytesIn.Add(bytesIn)
+	in.stats.bytes.Add(bytesIn)
 	if err := p.processChunk(in, chunk); err != nil {
 		return err
 	}
@@ -180,6 +183,7 @@ func (p *Pipeline) processChunk(in *input, from int) error {
 		return nil
 	}
 	p.stats.In.Add(int64(len(recs)))
+	in.stats.in.Add(int64(len(recs)))
 	return p.process(recs, in.tags, &in.sc)
 }
 
@@ -234,6 +238,7 @@ func (p *Pipeline) flushPending(in *input) error {
 	}
 	if len(in.recs) > 0 {
 		p.stats.In.Add(int64(len(in.recs)))
+		in.stats.in.Add(int64(len(in.recs)))
 		if err := p.process(in.recs, in.tags, &in.sc); err != nil {
 			return err
 		}
@@ -257,7 +262,7 @@ func (p *Pipeline) saveCheckpoint(in *input) {
 	in.saved = cp
 	if err := in.store.Save(cp); err != nil {
 		p.stats.CheckpointErrors.Add(1)
-		p.log.Warn("cannot save checkpoint", "err", err)
+		p.log.Warn("cannot save checkpoint", "input", in.cfg.Alias, "err", err)
 	}
 }
 

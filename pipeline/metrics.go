@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -69,13 +70,50 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	fmt.Fprintf(w, "# HELP policyrun_peak_rss_bytes Peak resident memory (getrusage).\n# TYPE policyrun_peak_rss_bytes gauge\npolicyrun_peak_rss_bytes %d\n", s.PeakRSS)
 	if len(s.Faults) > 0 {
 		fmt.Fprintf(w, "# HELP policyrun_faults_total Policy faults by reason.\n# TYPE policyrun_faults_total counter\n")
-		reasons := make([]string, 0, len(s.Faults))
-		for k := range s.Faults {
-			reasons = append(reasons, k)
-		}
-		sort.Strings(reasons)
-		for _, k := range reasons {
+		for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
 			fmt.Fprintf(w, "policyrun_faults_total{reason=%q} %d\n", k, s.Faults[k])
 		}
 	}
+
+	// The same per input, filter and output: the total's name with
+	// input_, filter_ or output_ after policyrun_, labelled with the
+	// section's alias as name (aliases need no escaping: config allows
+	// letters, digits and _ . - only).
+	family := func(name, help string, n int, sample func(i int) (alias string, v int64)) {
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+		for i := range n {
+			alias, v := sample(i)
+			fmt.Fprintf(w, "%s{name=%q} %d\n", name, alias, v)
+		}
+	}
+	in, f, out := s.Inputs, s.Filters, s.Outputs
+	family("policyrun_input_records_in_total", "Records read and parsed, by input.", len(in),
+		func(i int) (string, int64) { return in[i].Alias, in[i].In })
+	family("policyrun_input_records_unparsed_total", "Lines that did not parse, passed on raw, by input.", len(in),
+		func(i int) (string, int64) { return in[i].Alias, in[i].Unparsed })
+	family("policyrun_input_bytes_in_total", "Bytes of lines read, by input.", len(in),
+		func(i int) (string, int64) { return in[i].Alias, in[i].BytesIn })
+	family("policyrun_filter_records_in_total", "Records a filter ran on.", len(f),
+		func(i int) (string, int64) { return f[i].Alias, f[i].In })
+	family("policyrun_filter_records_dropped_total", "Records dropped, by filter.", len(f),
+		func(i int) (string, int64) { return f[i].Alias, f[i].Dropped })
+	family("policyrun_filter_records_faulted_total", "Records on which a filter faulted.", len(f),
+		func(i int) (string, int64) { return f[i].Alias, f[i].Faulted })
+	wroteHead := false
+	for _, f := range f {
+		for _, k := range slices.Sorted(maps.Keys(f.Faults)) {
+			if !wroteHead {
+				wroteHead = true
+				fmt.Fprintf(w, "# HELP policyrun_filter_faults_total Faults by filter and reason.\n# TYPE policyrun_filter_faults_total counter\n")
+			}
+			fmt.Fprintf(w, "policyrun_filter_faults_total{name=%q,reason=%q} %d\n", f.Alias, k, f.Faults[k])
+		}
+	}
+	family("policyrun_output_records_out_total", "Records handed to an output.", len(out),
+		func(i int) (string, int64) { return out[i].Alias, out[i].Out })
+	family("policyrun_output_bytes_out_total", "Bytes written, by output.", len(out),
+		func(i int) (string, int64) { return out[i].Alias, out[i].BytesOut })
 }

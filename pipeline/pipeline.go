@@ -36,7 +36,25 @@ type StageCounts struct {
 	Faulted int64
 	// Faults counts faults by reason (nil when there were none).
 	Faults map[string]int64
+	// Messages describe some of the batch's faults, at most
+	// MaxFaultMessages, for the stages that can say what went wrong (a
+	// Lua error's message); faults without one are only counted. The
+	// pipeline logs the first MaxFaultMessages of each filter and counts
+	// the rest.
+	Messages []FaultMessage
 }
+
+// FaultMessage is what a stage says of one fault.
+type FaultMessage struct {
+	Reason string // as in StageCounts.Faults: "lua_error"
+	Msg    string // "f.lua:4: attempt to index a nil value"
+}
+
+// MaxFaultMessages is how many fault messages a stage need give per batch,
+// and how many the pipeline logs of each filter in a run: a broken filter,
+// faulting on every record, must not flood the log. Further faults are
+// counted in the summary and the metrics.
+const MaxFaultMessages = 5
 
 // Options are the parts of a run that do not come from the config.
 type Options struct {
@@ -68,9 +86,10 @@ type Pipeline struct {
 }
 
 type stage struct {
-	cfg  config.Filter
-	proc Processor
-	all  bool // match "*": no tag to read
+	cfg   config.Filter
+	proc  Processor
+	all   bool // match "*": no tag to read
+	stats stageStats
 }
 
 type outSlot struct {
@@ -175,6 +194,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	p.ended.Store(time.Now().UnixNano())
+	p.logUnloggedFaults()
 	return errors.Join(errs...)
 }
 
@@ -199,8 +219,9 @@ func (p *Pipeline) Close() error {
 func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
 	for si, s := range p.stages {
 		if s.all {
+			n := len(recs)
 			kept, counts := s.proc.Process(recs)
-			p.stats.addStage(counts)
+			p.addStage(s, n, counts)
 			recs = kept
 			continue
 		}
@@ -215,7 +236,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 			continue
 		case len(recs):
 			kept, counts := s.proc.Process(recs)
-			p.stats.addStage(counts)
+			p.addStage(s, n, counts)
 			recs = kept
 			continue
 		}
@@ -230,7 +251,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 		}
 		sc.orig = append(sc.orig, sc.sel...)
 		kept, counts := s.proc.Process(sc.sel)
-		p.stats.addStage(counts)
+		p.addStage(s, n, counts)
 		recs = removeDropped(recs, sc.orig, kept)
 	}
 	// A record whose tag no output matches (a policy may have changed it)
@@ -260,7 +281,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 			continue
 		}
 		if err := o.out.Write(sel); err != nil {
-			return fmt.Errorf("output %s: %w", o.out.Name(), err)
+			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
 		}
 	}
 	p.stats.Out.Add(int64(len(recs)) - unrouted)
@@ -325,7 +346,7 @@ func Match(pattern, tag string) bool {
 // checkpointStore opens the checkpoint file of an input and loads it. A
 // checkpoint that cannot be read is reported and ignored: the input then
 // starts as read_from_head says, and the next save replaces the file.
-func (p *Pipeline) checkpointStore(path string) (*checkpoint.Store, *checkpoint.Checkpoint) {
+func (p *Pipeline) checkpointStore(alias, path string) (*checkpoint.Store, *checkpoint.Checkpoint) {
 	if path == "" {
 		return nil, nil
 	}
@@ -335,11 +356,11 @@ func (p *Pipeline) checkpointStore(path string) (*checkpoint.Store, *checkpoint.
 	case errors.Is(err, os.ErrNotExist):
 		return store, nil
 	case err != nil:
-		p.log.Warn("checkpoint unreadable; starting as read_from_head says", "file", path, "err", err)
+		p.log.Warn("checkpoint unreadable; starting as read_from_head says", "input", alias, "file", path, "err", err)
 		p.stats.BadCheckpoints.Add(1)
 		return store, nil
 	case format == checkpoint.JSON:
-		p.log.Info("checkpoint in the older JSON layout; it is rewritten as protobuf on the next save", "file", path)
+		p.log.Info("checkpoint in the older JSON layout; it is rewritten as protobuf on the next save", "input", alias, "file", path)
 	}
 	return store, cp
 }

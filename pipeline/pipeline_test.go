@@ -147,8 +147,8 @@ pipeline:
 	if ctx.Err() != nil {
 		t.Fatal("the run went on after an output failed")
 	}
-	if err == nil || !strings.Contains(err.Error(), "no space left") || strings.Count(err.Error(), "output file") != 1 {
-		t.Errorf("Run = %v, want the output's error, named once", err)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || strings.Count(err.Error(), "output file.0: ") != 1 {
+		t.Errorf("Run = %v, want the output's error, named once by its alias", err)
 	}
 }
 

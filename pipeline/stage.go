@@ -74,6 +74,14 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 		*res = make([]spec.Result, len(recs))
 	}
 	results := (*res)[:len(recs)]
+	var c StageCounts
+	// note keeps the first few fault messages of the batch: the pipeline
+	// logs them with the filter's alias.
+	note := func(reason spec.Reason, err error) {
+		if len(c.Messages) < MaxFaultMessages {
+			c.Messages = append(c.Messages, FaultMessage{Reason: reason.String(), Msg: err.Error()})
+		}
+	}
 	if bp, ok := s.prog.(backend.BatchProgram); ok {
 		if err := bp.RunBatch(recs, results); err != nil {
 			// A batch program fails only as a whole; pass every record
@@ -81,18 +89,23 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 			for i := range results {
 				results[i] = spec.Result{Fault: spec.LuaError}
 			}
+			note(spec.LuaError, err)
 		}
 	} else {
 		for i, r := range recs {
 			var err error
 			if results[i], err = s.prog.Run(r); err != nil {
-				// A failure of the backend itself: the record goes on as
-				// it came in, counted as the Lua error it is.
-				results[i] = spec.Result{Fault: spec.LuaError}
+				// An error with a fault describes it (a Lua script's
+				// error: "f.lua:4: attempt to index a nil value"). One
+				// without is a failure of the backend itself: the record
+				// goes on as it came in, counted as the Lua error it is.
+				if results[i].Fault == spec.NoFault {
+					results[i] = spec.Result{Fault: spec.LuaError}
+				}
+				note(results[i].Fault, err)
 			}
 		}
 	}
-	var c StageCounts
 	kept := recs[:0]
 	for i, r := range recs {
 		out := results[i]

@@ -61,6 +61,13 @@ func TestStageBackends(t *testing.T) {
 			if s.In != 300 || s.Dropped != 100 || s.Faulted != 40 || s.Out != 200 {
 				t.Errorf("summary = %+v", s)
 			}
+			reason := "division_by_zero"
+			if backend == "lua_script" {
+				reason = "lua_error"
+			}
+			if want := "filter policy.0: in 300, dropped 100, faulted 40 (" + reason + " 40)\n"; !strings.Contains(summaryText(s), want) {
+				t.Errorf("summary lacks %q:\n%s", want, summaryText(s))
+			}
 			if got := strings.Count(out.String(), `"seen":true`); got != 160 {
 				t.Errorf("%d records edited, want 160", got)
 			}

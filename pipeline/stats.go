@@ -3,7 +3,9 @@ package pipeline
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -49,6 +51,96 @@ func (s *Stats) FaultsByReason() map[string]int64 {
 	return m
 }
 
+// inputStats counts what one input read.
+type inputStats struct{ in, unparsed, bytes atomic.Int64 }
+
+// stageStats counts what one filter did, and which of its fault messages
+// were logged.
+type stageStats struct {
+	in, dropped, faulted atomic.Int64
+
+	mu       sync.Mutex
+	faults   map[string]int64 // by reason
+	logged   map[string]int64 // messages logged, by reason
+	nlogged  int
+	withheld bool // a message was not logged, and the log said so
+}
+
+// addStage counts what stage s did to a batch of n records, and logs the
+// first MaxFaultMessages fault messages of the stage: a broken filter
+// faults on every record, and its log must stay readable. When one is
+// withheld the log says so, once; the end of the run counts the rest
+// (logUnloggedFaults).
+func (p *Pipeline) addStage(s *stage, n int, c StageCounts) {
+	p.stats.addStage(c)
+	st := &s.stats
+	st.in.Add(int64(n))
+	st.dropped.Add(c.Dropped)
+	st.faulted.Add(c.Faulted)
+	if len(c.Faults) == 0 && len(c.Messages) == 0 {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.faults == nil {
+		st.faults, st.logged = map[string]int64{}, map[string]int64{}
+	}
+	for k, v := range c.Faults {
+		st.faults[k] += v
+	}
+	for _, m := range c.Messages {
+		if st.nlogged < MaxFaultMessages {
+			st.nlogged++
+			st.logged[m.Reason]++
+			p.log.Warn("fault", "filter", s.cfg.Alias, "reason", m.Reason, "err", m.Msg)
+			continue
+		}
+		if !st.withheld {
+			st.withheld = true
+			p.log.Warn(fmt.Sprintf("%s has logged %d faults; the rest are counted, not logged (the summary and the metrics count them)",
+				s.cfg.Alias, MaxFaultMessages), "filter", s.cfg.Alias)
+		}
+		break
+	}
+}
+
+// logUnloggedFaults says, for each filter whose fault messages were
+// logged, how many of its faults were not, by reason.
+func (p *Pipeline) logUnloggedFaults() {
+	for _, s := range p.stages {
+		st := &s.stats
+		st.mu.Lock()
+		if st.nlogged > 0 {
+			for _, reason := range slices.Sorted(maps.Keys(st.faults)) {
+				if more := st.faults[reason] - st.logged[reason]; more > 0 {
+					p.log.Warn(fmt.Sprintf("… and %d more %s faults in %s (the summary counts them)", more, reason, s.cfg.Alias),
+						"filter", s.cfg.Alias, "reason", reason, "more", more)
+				}
+			}
+		}
+		st.mu.Unlock()
+	}
+}
+
+// InputSummary is what one input read.
+type InputSummary struct {
+	Alias                 string
+	In, Unparsed, BytesIn int64
+}
+
+// FilterSummary is what one filter did: In is the records it ran on.
+type FilterSummary struct {
+	Alias                string
+	In, Dropped, Faulted int64
+	Faults               map[string]int64 // by reason; nil when none
+}
+
+// OutputSummary is what one output wrote.
+type OutputSummary struct {
+	Alias         string
+	Out, BytesOut int64
+}
+
 // Summary is the end-of-run report.
 type Summary struct {
 	In, Out, Dropped, Faulted, Unparsed int64
@@ -62,8 +154,12 @@ type Summary struct {
 	OpenErrors, ReadErrors          int64
 	BadCheckpoints, CheckpointSaves int64
 	Faults                          map[string]int64
-	Wall, User, System              time.Duration
-	PeakRSS                         int64 // bytes
+	// The same per input, filter and output, in config order.
+	Inputs             []InputSummary
+	Filters            []FilterSummary
+	Outputs            []OutputSummary
+	Wall, User, System time.Duration
+	PeakRSS            int64 // bytes
 }
 
 // Summary gathers the run's counters and the process's CPU time and peak
@@ -87,10 +183,22 @@ func (p *Pipeline) Summary() Summary {
 		s.Wall = time.Duration(end - start)
 	}
 	for _, o := range p.outputs {
-		_, b := o.out.Stats()
+		n, b := o.out.Stats()
 		s.BytesOut += b
+		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: n, BytesOut: b})
+	}
+	for _, st := range p.stages {
+		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}
+		st.stats.mu.Lock()
+		if len(st.stats.faults) > 0 {
+			f.Faults = maps.Clone(st.stats.faults)
+		}
+		st.stats.mu.Unlock()
+		s.Filters = append(s.Filters, f)
 	}
 	for _, in := range p.inputs {
+		s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.stats.in.Load(),
+			Unparsed: in.stats.unparsed.Load(), BytesIn: in.stats.bytes.Load()})
 		ts := in.tail.Stats()
 		s.TruncatedLines += ts.TruncatedLines
 		s.SkippedLines += ts.SkippedLines
@@ -117,20 +225,20 @@ func (s Summary) Write(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if len(s.Faults) > 0 {
-		reasons := make([]string, 0, len(s.Faults))
-		for k := range s.Faults {
-			reasons = append(reasons, k)
-		}
-		sort.Strings(reasons)
-		fmt.Fprint(w, "faults:")
-		for i, k := range reasons {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(w, "%s %s %d", sep, k, s.Faults[k])
+		fmt.Fprintf(w, "faults: %s\n", byReason(s.Faults))
+	}
+	for _, in := range s.Inputs {
+		fmt.Fprintf(w, "input %s: in %d, unparsed %d, bytes %d\n", in.Alias, in.In, in.Unparsed, in.BytesIn)
+	}
+	for _, f := range s.Filters {
+		fmt.Fprintf(w, "filter %s: in %d, dropped %d, faulted %d", f.Alias, f.In, f.Dropped, f.Faulted)
+		if len(f.Faults) > 0 {
+			fmt.Fprintf(w, " (%s)", byReason(f.Faults))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, o := range s.Outputs {
+		fmt.Fprintf(w, "output %s: out %d, bytes %d\n", o.Alias, o.Out, o.BytesOut)
 	}
 	if s.TruncatedLines > 0 || s.SkippedLines > 0 {
 		fmt.Fprintf(w, "long lines: truncated %d, skipped %d\n", s.TruncatedLines, s.SkippedLines)
@@ -144,4 +252,16 @@ func (s Summary) Write(w io.Writer) {
 	fmt.Fprintf(w, "bytes: in %d, out %d\n", s.BytesIn, s.BytesOut)
 	fmt.Fprintf(w, "time: wall %.3fs, user %.3fs, sys %.3fs; peak RSS %.1f MiB\n",
 		s.Wall.Seconds(), s.User.Seconds(), s.System.Seconds(), float64(s.PeakRSS)/(1<<20))
+}
+
+// byReason writes fault counts as "division_by_zero 2, lua_error 1".
+func byReason(faults map[string]int64) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(faults)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", k, faults[k])
+	}
+	return b.String()
 }

@@ -95,3 +95,50 @@ pipeline:
 		t.Errorf("missing directory: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestRunSummaryByAlias checks that the summary of policyrun run has a
+// line per input, filter and output, keyed by alias, with a filter's
+// faults by reason (here a Lua script that raises an error).
+func TestRunSummaryByAlias(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.log": "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n",
+		"bad.lua": `
+function cb(tag, ts, record)
+  if record["n"] > 1 then
+    error("n too big")
+  end
+  return 0, ts, record
+end
+`,
+		"p.yaml": `
+pipeline:
+  inputs:
+    - name: tail
+      alias: app
+      path: a.log
+      parser: json
+      read_from_head: true
+      exit_on_eof: true
+  filters:
+    - name: lua
+      script: bad.lua
+      call: cb
+  outputs:
+    - name: null
+`,
+	})
+	var stdout, stderr bytes.Buffer
+	if code := runPipeline([]string{filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"faults: lua_error 2\n",
+		"input app: in 3, unparsed 0, bytes 24\n",
+		"filter lua.0: in 3, dropped 0, faulted 2 (lua_error 2)\n",
+		"output null.0: out 3, bytes ",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}

@@ -46,6 +46,7 @@ type Input struct {
 	Line int // line of the section in the config, for later messages
 
 	Name   string // "tail"
+	Alias  string // names the input in logs, metrics and the summary; tail.0 … by default
 	Tag    string
 	Parser string // json | cri | docker | logfmt | raw
 	DB     string // checkpoint file; empty means no checkpoints
@@ -64,6 +65,7 @@ type Filter struct {
 	Line int
 
 	Name    string // "policy" (a compiled policy) or "lua" (a Fluent Bit-style script)
+	Alias   string // names the filter in logs, metrics and the summary; policy.0, lua.0 … by default
 	Match   string // tag pattern with '*' wildcards; "*" by default
 	File    string // the .policy file or, for lua, the script
 	Backend string // vm | lua | lua_script
@@ -75,6 +77,7 @@ type Output struct {
 	Line int
 
 	Name     string // null | stdout | file
+	Alias    string // names the output in logs, metrics and the summary; file.0 … by default
 	Match    string
 	Path     string // file: the file to append to
 	MaxSize  int64  // file: rotate when the file would pass this size; 0 = never
@@ -146,6 +149,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if root.Kind == yaml.MappingNode && len(cfg.Inputs) == 0 && !d.hasKey(root, "pipeline") {
 		d.errorf(root.Line, "no pipeline section: write pipeline: {inputs: [...], outputs: [...]}")
 	}
+	d.aliases(cfg)
 	d.validate(cfg)
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
@@ -193,6 +197,7 @@ func (d *decoder) input(n *yaml.Node) Input {
 	in.Name = name
 	d.mapping(n, "input "+name, map[string]func(*yaml.Node){
 		"name":             func(*yaml.Node) {},
+		"alias":            func(v *yaml.Node) { in.Alias = d.alias(v) },
 		"tag":              func(v *yaml.Node) { in.Tag = d.str(v) },
 		"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
 		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
@@ -225,6 +230,7 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 	f.Name = name
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
+		"alias": func(v *yaml.Node) { f.Alias = d.alias(v) },
 		"match": func(v *yaml.Node) { f.Match = d.str(v) },
 	}
 	switch name {
@@ -264,6 +270,7 @@ func (d *decoder) output(n *yaml.Node) Output {
 	o.Name = name
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
+		"alias": func(v *yaml.Node) { o.Alias = d.alias(v) },
 		"match": func(v *yaml.Node) { o.Match = d.str(v) },
 	}
 	if name == "file" {
@@ -280,6 +287,44 @@ func (d *decoder) output(n *yaml.Node) Output {
 		d.errorf(n.Line, "output file needs path: the file to append records to")
 	}
 	return o
+}
+
+// aliases gives every section without an alias its default, as Fluent Bit
+// names plugin instances: the plugin's name and its index among the
+// sections of that name, in config order (tail.0, policy.1, lua.0,
+// file.0), counting the sections that have an alias too. Aliases name a
+// section in logs, metric labels and the run summary, so two sections of
+// the pipeline, of any kind, cannot share one.
+func (d *decoder) aliases(cfg *Config) {
+	index := map[string]int{}
+	owners := map[string]string{} // alias → "the filter at line 12"
+	name := func(kind, name string, alias *string, line int) {
+		if name == "" {
+			return // an unknown plugin, already reported
+		}
+		i := index[kind+" "+name]
+		index[kind+" "+name]++
+		if *alias == "" {
+			*alias = fmt.Sprintf("%s.%d", name, i)
+		}
+		if first, taken := owners[*alias]; taken {
+			d.errorf(line, "alias %s is already the alias of %s; each input, filter and output needs its own", *alias, first)
+			return
+		}
+		owners[*alias] = fmt.Sprintf("the %s at line %d", kind, line)
+	}
+	for i := range cfg.Inputs {
+		in := &cfg.Inputs[i]
+		name("input", in.Name, &in.Alias, in.Line)
+	}
+	for i := range cfg.Filters {
+		f := &cfg.Filters[i]
+		name("filter", f.Name, &f.Alias, f.Line)
+	}
+	for i := range cfg.Outputs {
+		o := &cfg.Outputs[i]
+		name("output", o.Name, &o.Alias, o.Line)
+	}
 }
 
 // validate checks what no single section can: that there is something to read

@@ -269,3 +269,104 @@ func TestClaim(t *testing.T) {
 		t.Errorf("owners = %v, want %v", owners, want)
 	}
 }
+
+// TestAliases checks the default aliases (the plugin's name and its index
+// among the sections of that name, as Fluent Bit names instances), that
+// an alias given replaces it without shifting the others' indexes, and
+// that a duplicate, given or default, is an error with its line.
+func TestAliases(t *testing.T) {
+	head := "pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n"
+	tests := []struct {
+		name    string
+		src     string
+		inputs  []string
+		filters []string
+		outputs []string
+		err     string
+	}{
+		{name: "defaults", src: head + `    - name: tail
+      path: b.log
+  filters:
+    - name: policy
+      file: a.policy
+    - name: lua
+      script: a.lua
+      call: cb
+    - name: policy
+      file: b.policy
+      backend: lua_script
+      call: cb
+  outputs:
+    - name: file
+      path: out.log
+    - name: stdout
+    - name: file
+      path: out2.log
+`, inputs: []string{"tail.0", "tail.1"}, filters: []string{"policy.0", "lua.0", "policy.1"}, outputs: []string{"file.0", "stdout.0", "file.1"}},
+		{name: "given", src: head + `      alias: app
+    - name: tail
+      path: b.log
+  filters:
+    - name: policy
+      alias: redact-pii
+      file: a.policy
+    - name: policy
+      file: b.policy
+  outputs:
+    - name: null
+      alias: Discard_1
+`, inputs: []string{"app", "tail.1"}, filters: []string{"redact-pii", "policy.1"}, outputs: []string{"Discard_1"}},
+		{name: "duplicate given", src: head + `      alias: x
+  filters:
+    - name: policy
+      file: a.policy
+      alias: x
+  outputs:
+    - name: null
+`, err: "p.yaml:7: alias x is already the alias of the input at line 3; each input, filter and output needs its own"},
+		{name: "given clashes with a default", src: head + `  filters:
+    - name: policy
+      file: a.policy
+      alias: policy.1
+    - name: policy
+      file: b.policy
+  outputs:
+    - name: null
+`, err: "p.yaml:9: alias policy.1 is already the alias of the filter at line 6"},
+		{name: "bad characters", src: head + `      alias: "my input"
+  outputs:
+    - name: null
+`, err: `p.yaml:5: alias "my input": use letters, digits and _ . - only`},
+		{name: "empty", src: head + `      alias: ""
+  outputs:
+    - name: null
+`, err: `p.yaml:5: alias "": use letters, digits and _ . - only`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse("p.yaml", []byte(tt.src))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Count(err.Error(), "\n") != 0 {
+					t.Fatalf("err = %v, want one error containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inputs, filters, outputs []string
+			for _, in := range cfg.Inputs {
+				inputs = append(inputs, in.Alias)
+			}
+			for _, f := range cfg.Filters {
+				filters = append(filters, f.Alias)
+			}
+			for _, o := range cfg.Outputs {
+				outputs = append(outputs, o.Alias)
+			}
+			if !reflect.DeepEqual(inputs, tt.inputs) || !reflect.DeepEqual(filters, tt.filters) || !reflect.DeepEqual(outputs, tt.outputs) {
+				t.Errorf("aliases %v %v %v, want %v %v %v", inputs, filters, outputs, tt.inputs, tt.filters, tt.outputs)
+			}
+		})
+	}
+}

@@ -179,6 +179,26 @@ func (d *decoder) oneOf(n *yaml.Node, what string, allowed ...string) string {
 	return s
 }
 
+// alias reads a section's alias: letters, digits and _ . -, so that it
+// reads plainly in logs and needs no escaping as a metric label.
+func (d *decoder) alias(n *yaml.Node) string {
+	s, ok := d.scalar(n, "an alias such as app_logs")
+	if !ok {
+		return ""
+	}
+	bad := s == ""
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			bad = true
+		}
+	}
+	if bad {
+		d.errorf(n.Line, "alias %q: use letters, digits and _ . - only", s)
+		return ""
+	}
+	return s
+}
+
 // duration reads "200ms", "5s", "1m" or, as Fluent Bit does, a bare number of seconds.
 func (d *decoder) duration(n *yaml.Node) time.Duration {
 	s, ok := d.scalar(n, "a duration")
