@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -268,4 +270,76 @@ func TestClaim(t *testing.T) {
 	if want := map[string]int{"a/out.log": 3, "b/out.log": 5, "out.log": 13}; !reflect.DeepEqual(owners, want) {
 		t.Errorf("owners = %v, want %v", owners, want)
 	}
+}
+
+// TestPathsCompareResolved checks that the db, output and read-back checks
+// compare the files, not their spellings: an absolute spelling of a
+// relative path, a path through a symlinked directory, a pattern through
+// one.
+func TestPathsCompareResolved(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("logs", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	src := `
+pipeline:
+  inputs:
+    - name: tail
+      path: link/*.log
+      db: tail.db
+    - name: tail
+      path: other.log
+      db: ` + filepath.Join(dir, "tail.db") + `
+  outputs:
+    - name: file
+      path: out.log
+    - name: file
+      path: ` + filepath.Join(dir, "out.log") + `
+    - name: file
+      path: ` + filepath.Join(dir, "logs", "app.log") + `
+    - name: file
+      path: ` + filepath.Join(dir, "link", "..", "self.log") + `
+    - name: file
+      path: self.log
+    - name: file
+      path: tail.db
+`
+	name := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(name)
+	want := []string{
+		`p.yaml:7: db ` + filepath.Join(dir, "tail.db") + ` is already the checkpoint file of the input at line 4`,
+		`p.yaml:13: output file ` + filepath.Join(dir, "out.log") + ` is already written by the output at line 11`,
+		`p.yaml:15: output file ` + filepath.Join(dir, "logs", "app.log") + ` would be read back by the input at line 4 (path link/*.log)`,
+		`p.yaml:19: output file self.log is already written by the output at line 17`,
+		`p.yaml:21: output file tail.db is the checkpoint file (db) of the input at line 4`,
+	}
+	list, _ := err.(ErrorList)
+	if len(list) != len(want) {
+		t.Fatalf("got %v, want %d errors", err, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(list[i].Error(), w) {
+			t.Errorf("error %d = %q, want %q", i, list[i].Error(), w)
+		}
+	}
+	// link/../self.log: the lexical clean gives dir/self.log, as the
+	// pipeline's own path joining does.
+	if got, want := Canonical(dir, "link/x/y.log"), filepath.Join(evalDir(t, dir), "logs", "x", "y.log"); got != want {
+		t.Errorf("Canonical = %s, want %s", got, want)
+	}
+}
+
+func evalDir(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
