@@ -12,18 +12,16 @@ import (
 )
 
 // ServeMetrics serves the run's counters in the Prometheus text format at
-// /metrics on addr, which must be a loopback address: the endpoint has no
-// authentication. It returns once the listener is up; the server stops when
-// ctx is done.
+// /metrics on addr: a loopback address or localhost (the endpoint has no
+// authentication; localhost binds only a loopback address it resolves to),
+// or another IP address written out, as config.SplitMetricsAddr says. It
+// returns once the listener is up; the server stops when ctx is done.
 func (p *Pipeline) ServeMetrics(ctx context.Context, addr string) (net.Addr, error) {
-	host, _, err := net.SplitHostPort(addr)
+	listen, err := p.metricsListenAddr(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics address %q: %w", addr, err)
+		return nil, err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("metrics address %q: only loopback addresses (127.0.0.1, [::1], localhost) are allowed", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, err
 	}

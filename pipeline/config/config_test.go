@@ -153,7 +153,7 @@ pipeline:
 		}},
 		{"metrics, max_files, long duration", `
 service:
-  metrics: 0.0.0.0:2021
+  metrics: myhost:2021
 pipeline:
   inputs:
     - name: tail
@@ -168,6 +168,12 @@ pipeline:
 			`p.yaml:8: duration "1e300" is too long`,
 			`p.yaml:12: max_files must be at least 1`,
 		}},
+		{"metrics port out of range", "service:\n  metrics: localhost:65536\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics address "localhost:65536": the port must be a number from 0 to 65535`}},
+		{"metrics port not a number", "service:\n  metrics: 127.0.0.1:http\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics address "127.0.0.1:http": the port must be a number`}},
+		{"metrics on every interface unsaid", "service:\n  metrics: :2021\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics must listen on a loopback address`}},
 		{"metrics without port", "service:\n  metrics: localhost\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
 			[]string{`p.yaml:2: expected an address such as 127.0.0.1:2021, found "localhost"`}},
 		{"shared db, output paths, output read back", `
@@ -342,4 +348,17 @@ func evalDir(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+func TestMetricsAddr(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:2021", "[::1]:0", "localhost:65535", "0.0.0.0:2021", "[::]:2021", "10.0.0.5:9000"} {
+		if _, _, err := SplitMetricsAddr(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []string{"localhost:65536", "127.0.0.1:99999999999", "127.0.0.1:-1", "127.0.0.1:+80", ":2021", "example.com:80", "localhost"} {
+		if _, _, err := SplitMetricsAddr(s); err == nil {
+			t.Errorf("%s: accepted", s)
+		}
+	}
 }
