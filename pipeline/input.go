@@ -61,6 +61,10 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		if fi, err := os.Stat(filepath.Dir(db)); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("db %s: its directory does not exist", ic.DB)
 		}
+		fst := checkpoint.FileStorage{Path: db}
+		if err := fst.CheckWritable(); err != nil {
+			return nil, fmt.Errorf("db %s: %w", ic.DB, err)
+		}
 	}
 	store, cp := p.checkpointStore(db)
 	tc := ic.Config
