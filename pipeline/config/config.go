@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
@@ -394,11 +395,11 @@ func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
 
 // matchesOutput returns the pattern of patterns that matches the output
 // file, resolved (path) or only made absolute (abs), or its first rotated
-// name, or "".
+// name or its state file, or "".
 func matchesOutput(dir string, patterns []string, path, abs string) string {
 	for _, pat := range patterns {
 		for _, m := range [][2]string{{canonicalPattern(dir, pat), path}, {absClean(dir, pat), abs}} {
-			for _, name := range []string{m[1], m[1] + ".1"} {
+			for _, name := range []string{m[1], m[1] + ".1", output.StatePath(m[1])} {
 				if ok, _ := filepath.Match(m[0], name); ok {
 					return pat
 				}
