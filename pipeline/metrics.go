@@ -62,6 +62,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_checkpoint_errors_total", "Checkpoints that could not be read or saved.", s.BadCheckpoints+s.CheckpointSaves)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
 	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
+	fmt.Fprintf(w, "# HELP policyrun_tail_patterns_unmatched Input path patterns that matched no file at the last scan.\n# TYPE policyrun_tail_patterns_unmatched gauge\npolicyrun_tail_patterns_unmatched %d\n", s.UnmatchedPatterns)
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",
 		(s.User + s.System).Seconds())
 	fmt.Fprintf(w, "# HELP policyrun_peak_rss_bytes Peak resident memory (getrusage).\n# TYPE policyrun_peak_rss_bytes gauge\npolicyrun_peak_rss_bytes %d\n", s.PeakRSS)

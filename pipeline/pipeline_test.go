@@ -109,6 +109,23 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 }
 
+// TestUnmatchedPatternMetric checks that a path pattern that matches
+// nothing is warned of and counted in the metrics.
+func TestUnmatchedPatternMetric(t *testing.T) {
+	dir := t.TempDir()
+	var logs strings.Builder
+	cfg := tailConfig(t, dir, toNull, "missing-*.log", "exit_on_eof: true", "poll_interval: 10ms")
+	p := runPipeline(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	var m strings.Builder
+	p.WriteMetrics(&m)
+	if !strings.Contains(m.String(), "policyrun_tail_patterns_unmatched 1\n") {
+		t.Errorf("metrics:\n%s", m.String())
+	}
+	if !strings.Contains(logs.String(), "path pattern matches no file") {
+		t.Errorf("no warning: %s", logs.String())
+	}
+}
+
 // TestMetricsLocalhost checks that localhost binds only a loopback address
 // it resolves to, and is refused when it resolves to none.
 func TestMetricsLocalhost(t *testing.T) {

@@ -62,8 +62,11 @@ type Summary struct {
 	OpenErrors, ReadErrors          int64
 	BadCheckpoints, CheckpointSaves int64
 	Faults                          map[string]int64
-	Wall, User, System              time.Duration
-	PeakRSS                         int64 // bytes
+	// UnmatchedPatterns is how many input path patterns matched no file
+	// at their input's last scan.
+	UnmatchedPatterns  int64
+	Wall, User, System time.Duration
+	PeakRSS            int64 // bytes
 }
 
 // Summary gathers the run's counters and the process's CPU time and peak
@@ -96,6 +99,7 @@ func (p *Pipeline) Summary() Summary {
 		s.SkippedLines += ts.SkippedLines
 		s.OpenErrors += ts.OpenErrors
 		s.ReadErrors += ts.ReadErrors
+		s.UnmatchedPatterns += int64(ts.UnmatchedPatterns)
 	}
 	s.BadCheckpoints = p.stats.BadCheckpoints.Load()
 	s.CheckpointSaves = p.stats.CheckpointErrors.Load()

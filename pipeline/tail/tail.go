@@ -164,6 +164,9 @@ type Stats struct {
 	OpenErrors       int64
 	ReadErrors       int64
 	CheckpointResume int64 // files resumed from the checkpoint
+	// UnmatchedPatterns is how many of Config.Paths matched no file (that
+	// is not excluded) at the last scan.
+	UnmatchedPatterns int
 }
 
 // Tail follows the files matched by a Config. Poll must be called from one
@@ -197,7 +200,7 @@ type Tail struct {
 	stats struct {
 		lines, bytes, truncated, skipped, rotations, truncations,
 		openErrors, readErrors, resumed atomic.Int64
-		files atomic.Int32
+		files, unmatched atomic.Int32
 	}
 }
 
@@ -290,6 +293,8 @@ func (t *Tail) Stats() Stats {
 		OpenErrors:       s.openErrors.Load(),
 		ReadErrors:       s.readErrors.Load(),
 		CheckpointResume: s.resumed.Load(),
+
+		UnmatchedPatterns: int(s.unmatched.Load()),
 	}
 }
 
