@@ -107,3 +107,32 @@ func TestCheckpointDirNotWritable(t *testing.T) {
 		t.Errorf("db a directory: %v", err)
 	}
 }
+
+// TestStaleCheckpointTempFiles checks that the temporary files of saves a
+// kill interrupted are removed at start (not by run --check), and no other
+// file is.
+func TestStaleCheckpointTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".tail.db.tmp123", ".tail.db.tmp", ".other.db.tmp1", "tail.db.tmp9"} {
+		writeFile(t, dir, name, "x")
+	}
+	cfg := tailConfig(t, dir, toNull, "a.log", "db: tail.db")
+	p, err := New(cfg, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := os.Stat(filepath.Join(dir, ".tail.db.tmp123")); err != nil {
+		t.Errorf("run --check removed a temporary file: %v", err)
+	}
+	p, err = New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	for name, want := range map[string]bool{".tail.db.tmp123": false, ".tail.db.tmp": false, ".other.db.tmp1": true, "tail.db.tmp9": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", name, err == nil, want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
 
 // TestUnmatchedPatterns checks that a pattern that matches nothing is
@@ -44,5 +46,31 @@ func TestUnmatchedPatterns(t *testing.T) {
 	}
 	if c := strings.Count(logs.String(), "path pattern matches no file"); c != 2 {
 		t.Errorf("%d warnings, want 2", c)
+	}
+}
+
+// TestEmptyFingerprintEntry checks that a checkpoint entry with no
+// fingerprint but an offset matches no file (an empty fingerprint is a
+// prefix of every file) and is reported once: the file is read as new.
+func TestEmptyFingerprintEntry(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.log"), []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	cfg.ExitOnEOF = true
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	cp := &checkpoint.Checkpoint{Files: []checkpoint.File{
+		{Offset: 6, Path: filepath.Join(dir, "gone.log")},
+		{Offset: 0, Path: filepath.Join(dir, "empty.log")}, // an empty file: fine
+	}}
+	h := newHarness(t, cfg, cp)
+	h.drain()
+	if got := strings.Join(h.text(), ","); got != "a.log:hello,a.log:world" {
+		t.Errorf("lines %s, want a.log read from its start", got)
+	}
+	if c := strings.Count(logs.String(), "without a fingerprint"); c != 1 || !strings.Contains(logs.String(), "gone.log") {
+		t.Errorf("warnings:\n%s", logs.String())
 	}
 }
