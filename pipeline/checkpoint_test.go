@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,5 +68,71 @@ func TestCheckpointDirMissing(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "input at line 4: db state/tail.db: its directory does not exist") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestCheckpointDirNotWritable checks that a db whose directory cannot be
+// written stops the pipeline at start (and run --check), rather than
+// warning at every batch's save.
+func TestCheckpointDirNotWritable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ro", "tail.db")
+	if err := os.Mkdir(filepath.Dir(db), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		// Permissions do not stop root: /proc takes no new files.
+		if fi, err := os.Stat("/proc/self"); err != nil || !fi.IsDir() {
+			t.Skip("running as root without /proc")
+		}
+		db = "/proc/policyrun-test-tail.db"
+	}
+	for _, check := range []bool{false, true} {
+		cfg := tailConfig(t, dir, toNull, "a.log", "db: "+db)
+		p, err := New(cfg, Options{Check: check})
+		if err == nil {
+			p.Close()
+			t.Fatalf("check=%v: New accepted a db in a directory it cannot write", check)
+		}
+		if !strings.Contains(err.Error(), "input at line 4: db "+db+": checkpoint: cannot write in the directory") {
+			t.Errorf("check=%v: error = %v", check, err)
+		}
+	}
+	// A db that is a directory cannot be replaced by a rename.
+	cfg := tailConfig(t, dir, toNull, "a.log", "db: "+dir)
+	if p, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		if p != nil {
+			p.Close()
+		}
+		t.Errorf("db a directory: %v", err)
+	}
+}
+
+// TestStaleCheckpointTempFiles checks that the temporary files of saves a
+// kill interrupted are removed at start (not by run --check), and no other
+// file is.
+func TestStaleCheckpointTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".tail.db.tmp123", ".tail.db.tmp", ".other.db.tmp1", "tail.db.tmp9"} {
+		writeFile(t, dir, name, "x")
+	}
+	cfg := tailConfig(t, dir, toNull, "a.log", "db: tail.db")
+	p, err := New(cfg, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := os.Stat(filepath.Join(dir, ".tail.db.tmp123")); err != nil {
+		t.Errorf("run --check removed a temporary file: %v", err)
+	}
+	p, err = New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	for name, want := range map[string]bool{".tail.db.tmp123": false, ".tail.db.tmp": false, ".other.db.tmp1": true, "tail.db.tmp9": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", name, err == nil, want)
+		}
 	}
 }

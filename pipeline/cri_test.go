@@ -60,3 +60,36 @@ func TestCRIHeldPartsOtherStreamBusy(t *testing.T) {
 		t.Error("the stdout join was held for 2 s with flush_timeout 100ms while stderr lines came")
 	}
 }
+
+// TestDockerHeldParts is TestCRIHeldParts for Docker's json-file partial
+// entries (a log without its final newline): joined with what follows,
+// delivered after flush_timeout or at the end of input when the rest does
+// not come, and the checkpoint covers them only once delivered.
+func TestDockerHeldParts(t *testing.T) {
+	const lines = `{"log":"one-","stream":"stdout"}` + "\n" + `{"log":"two\n","stream":"stdout"}` + "\n" +
+		`{"log":"never-ended","stream":"stdout"}` + "\n"
+	for _, exitOnEOF := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exit_on_eof=%v", exitOnEOF), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "d.log", lines)
+			cfg := tailConfig(t, dir, toFile, "d.log", "parser: docker", fmt.Sprintf("exit_on_eof: %v", exitOnEOF),
+				"poll_interval: 10ms", "flush_timeout: 50ms", "db: tail.db")
+			run := func() {
+				if exitOnEOF {
+					runPipeline(t, cfg, Options{})
+					return
+				}
+				stop := startPipeline(t, cfg, Options{})
+				eventually(10*time.Second, func() bool { return strings.Contains(readFile(t, dir, "out.log"), "never-ended") })
+				time.Sleep(100 * time.Millisecond)
+				stop()
+			}
+			run()
+			run()
+			want := `{"log":"one-two\n","stream":"stdout"}` + "\n" + `{"log":"never-ended","stream":"stdout"}` + "\n"
+			if got := readFile(t, dir, "out.log"); got != want {
+				t.Errorf("after two runs, out.log =\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}

@@ -62,6 +62,20 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		if fi, err := os.Stat(filepath.Dir(db)); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("db %s: its directory does not exist", ic.DB)
 		}
+		fst := checkpoint.FileStorage{Path: db}
+		if !p.check {
+			// Temporary files of a save that a kill interrupted.
+			removed, err := fst.RemoveStale()
+			for _, f := range removed {
+				p.log.Info("removed a temporary checkpoint file left by an interrupted save", "file", f)
+			}
+			if err != nil {
+				p.log.Warn("cannot remove stale temporary checkpoint files", "db", ic.DB, "err", err)
+			}
+		}
+		if err := fst.CheckWritable(); err != nil {
+			return nil, fmt.Errorf("db %s: %w", ic.DB, err)
+		}
 	}
 	store, cp := p.checkpointStore(ic.Alias, db)
 	tc := ic.Config

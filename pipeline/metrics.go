@@ -13,18 +13,16 @@ import (
 )
 
 // ServeMetrics serves the run's counters in the Prometheus text format at
-// /metrics on addr, which must be a loopback address: the endpoint has no
-// authentication. It returns once the listener is up; the server stops when
-// ctx is done.
+// /metrics on addr: a loopback address or localhost (the endpoint has no
+// authentication; localhost binds only a loopback address it resolves to),
+// or another IP address written out, as config.SplitMetricsAddr says. It
+// returns once the listener is up; the server stops when ctx is done.
 func (p *Pipeline) ServeMetrics(ctx context.Context, addr string) (net.Addr, error) {
-	host, _, err := net.SplitHostPort(addr)
+	listen, err := p.metricsListenAddr(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics address %q: %w", addr, err)
+		return nil, err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("metrics address %q: only loopback addresses (127.0.0.1, [::1], localhost) are allowed", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +63,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_checkpoint_errors_total", "Checkpoints that could not be read or saved.", s.BadCheckpoints+s.CheckpointSaves)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
 	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
+	fmt.Fprintf(w, "# HELP policyrun_tail_patterns_unmatched Input path patterns that matched no file at the last scan.\n# TYPE policyrun_tail_patterns_unmatched gauge\npolicyrun_tail_patterns_unmatched %d\n", s.UnmatchedPatterns)
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",
 		(s.User + s.System).Seconds())
 	fmt.Fprintf(w, "# HELP policyrun_peak_rss_bytes Peak resident memory (getrusage).\n# TYPE policyrun_peak_rss_bytes gauge\npolicyrun_peak_rss_bytes %d\n", s.PeakRSS)

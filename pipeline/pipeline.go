@@ -78,6 +78,7 @@ type Pipeline struct {
 	outputs []*outSlot
 	outMu   sync.Mutex // outputs are written by one input at a time
 	anyAll  bool       // some output matches "*": every record is routed
+	check   bool       // Options.Check
 
 	stats Stats
 	// started and ended are UnixNano times of Run, read by the metrics
@@ -102,7 +103,7 @@ type outSlot struct {
 // New builds a pipeline from cfg: it opens outputs, compiles policies and
 // loads checkpoints, so that every problem shows before anything runs.
 func New(cfg *config.Config, opts Options) (*Pipeline, error) {
-	p := &Pipeline{cfg: cfg, log: opts.Logger}
+	p := &Pipeline{cfg: cfg, log: opts.Logger, check: opts.Check}
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -78,8 +79,10 @@ func TestMetricsEndpoint(t *testing.T) {
 	p := &Pipeline{log: slog.Default()}
 	p.stats.In.Add(3)
 	p.stats.addStage(StageCounts{Faulted: 2, Faults: map[string]int64{"division_by_zero": 2}})
-	if _, err := p.ServeMetrics(context.Background(), "10.1.2.3:9000"); err == nil {
-		t.Fatal("a non-loopback address was accepted")
+	for _, bad := range []string{"example.com:9000", "127.0.0.1:65536", ":9000"} {
+		if _, err := p.ServeMetrics(context.Background(), bad); err == nil {
+			t.Fatalf("%s was accepted", bad)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -103,6 +106,69 @@ func TestMetricsEndpoint(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)
 		}
+	}
+}
+
+// TestUnmatchedPatternMetric checks that a path pattern that matches
+// nothing is warned of and counted in the metrics.
+func TestUnmatchedPatternMetric(t *testing.T) {
+	dir := t.TempDir()
+	var logs strings.Builder
+	cfg := tailConfig(t, dir, toNull, "missing-*.log", "exit_on_eof: true", "poll_interval: 10ms")
+	p := runPipeline(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	var m strings.Builder
+	p.WriteMetrics(&m)
+	if !strings.Contains(m.String(), "policyrun_tail_patterns_unmatched 1\n") {
+		t.Errorf("metrics:\n%s", m.String())
+	}
+	if !strings.Contains(logs.String(), "path pattern matches no file") {
+		t.Errorf("no warning: %s", logs.String())
+	}
+}
+
+// TestMetricsLocalhost checks that localhost binds only a loopback address
+// it resolves to, and is refused when it resolves to none.
+func TestMetricsLocalhost(t *testing.T) {
+	var logs strings.Builder
+	p := &Pipeline{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	defer func(f func(context.Context, string) ([]net.IPAddr, error)) { lookupIP = f }(lookupIP)
+	resolves := func(ips ...string) {
+		lookupIP = func(_ context.Context, host string) ([]net.IPAddr, error) {
+			if host != "localhost" {
+				t.Errorf("looked up %q", host)
+			}
+			var out []net.IPAddr
+			for _, s := range ips {
+				out = append(out, net.IPAddr{IP: net.ParseIP(s)})
+			}
+			return out, nil
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resolves("10.0.0.5")
+	if _, err := p.ServeMetrics(ctx, "localhost:0"); err == nil || !strings.Contains(err.Error(), "no loopback address") {
+		t.Errorf("localhost resolving to 10.0.0.5: %v", err)
+	}
+	resolves("10.0.0.5", "::1", "127.0.0.1")
+	addr, err := p.ServeMetrics(ctx, "localhost:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip := addr.(*net.TCPAddr).IP; !ip.Equal(net.ParseIP("127.0.0.1")) {
+		t.Errorf("listening on %v, want 127.0.0.1", addr)
+	}
+	if !strings.Contains(logs.String(), "ignored=[10.0.0.5]") {
+		t.Errorf("no warning of the ignored address: %s", logs.String())
+	}
+	// An address written out is the user's choice, with a warning.
+	logs.Reset()
+	addr, err = p.ServeMetrics(ctx, "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !addr.(*net.TCPAddr).IP.IsUnspecified() || !strings.Contains(logs.String(), "non-loopback") {
+		t.Errorf("0.0.0.0: listening on %v, log %s", addr, logs.String())
 	}
 }
 

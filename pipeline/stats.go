@@ -155,9 +155,12 @@ type Summary struct {
 	BadCheckpoints, CheckpointSaves int64
 	Faults                          map[string]int64
 	// The same per input, filter and output, in config order.
-	Inputs             []InputSummary
-	Filters            []FilterSummary
-	Outputs            []OutputSummary
+	Inputs  []InputSummary
+	Filters []FilterSummary
+	Outputs []OutputSummary
+	// UnmatchedPatterns is how many input path patterns matched no file
+	// at their input's last scan.
+	UnmatchedPatterns  int64
 	Wall, User, System time.Duration
 	PeakRSS            int64 // bytes
 }
@@ -204,6 +207,7 @@ func (p *Pipeline) Summary() Summary {
 		s.SkippedLines += ts.SkippedLines
 		s.OpenErrors += ts.OpenErrors
 		s.ReadErrors += ts.ReadErrors
+		s.UnmatchedPatterns += int64(ts.UnmatchedPatterns)
 	}
 	s.BadCheckpoints = p.stats.BadCheckpoints.Load()
 	s.CheckpointSaves = p.stats.CheckpointErrors.Load()

@@ -127,6 +127,12 @@ func FuzzDecodeMsgpack(f *testing.F) {
 		[]byte{0x92, 0x01, 0x81, 0xa1, 'a', 0xc0},
 		[]byte{0xdf, 0xff, 0xff, 0xff, 0xff},
 		[]byte{0x81, 0xa1, 'a', 0xd7, 0xff, 0, 0, 0, 1, 0, 0, 0, 1},
+		// The array and map headers Fluent Bit writes: array16 and array32
+		// events, map16 and map32 bodies and metadata.
+		append([]byte{0xdc, 0, 2}, append(eventTime(1, 2), 0xde, 0, 1, 0xa1, 'a', 0x01)...),
+		append([]byte{0xdd, 0, 0, 0, 2, 0xdc, 0, 2, 0x01, 0xdf, 0, 0, 0, 0}, 0xdf, 0, 0, 0, 1, 0xa1, 'a', 0xc0),
+		[]byte{0xdc, 0, 3, 0x01, 0x80, 0x80},
+		[]byte{0xdd, 0, 0, 0},
 	)
 	for _, s := range seeds {
 		f.Add(s)
@@ -138,6 +144,12 @@ func FuzzDecodeMsgpack(f *testing.F) {
 		ro, no, erro := a.DecodeMsgpack(in, Owned)
 		if (err == nil) != (erro == nil) || n != no {
 			t.Fatalf("modes disagree: %v / %v", err, erro)
+		}
+		// The extent of a value is known whenever it decodes, and is what
+		// the decoder consumed.
+		skip, ok := MsgpackLen(in)
+		if ok && (skip <= 0 || skip > len(in)) || err == nil && (!ok || skip != n) {
+			t.Fatalf("MsgpackLen %d %v, decoded %d %v", skip, ok, n, err)
 		}
 		if err != nil {
 			var de *DecodeError

@@ -116,12 +116,18 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 		i       int
 		err     error
 	)
-	if c := b[0]; c == 0x92 {
+	if n, j, ok := d.arrayHeader(0); ok {
+		if n != 2 {
+			return nil, 0, decodeErr(0, ErrNotMap, "an event is an array of 2, not of "+strconv.Itoa(n))
+		}
 		layout = layoutEventV1
-		i = 1
-		if i < len(b) && b[i] == 0x92 {
+		i = j
+		if n, j, ok := d.arrayHeader(i); ok {
+			if n != 2 {
+				return nil, 0, decodeErr(i, ErrSyntax, "an event's [time, metadata] is an array of 2, not of "+strconv.Itoa(n))
+			}
 			layout = layoutEventV2
-			i++
+			i = j
 		}
 		if ts, timeFmt, i, err = d.timestamp(i); err != nil {
 			return nil, 0, err
@@ -137,7 +143,10 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 				return nil, 0, err
 			}
 		}
-	} else if !isMap(c) {
+	} else if !isMap(b[0]) {
+		if isArray(b[0]) {
+			return nil, 0, d.truncated(len(b)) // an array16 or array32 header cut short
+		}
 		return nil, 0, decodeErr(0, ErrNotMap, "expected a map or a Fluent Bit event")
 	}
 	if i >= len(b) {
@@ -157,7 +166,29 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 	return r, i, nil
 }
 
-func isMap(c byte) bool { return c&0xf0 == 0x80 || c == 0xde || c == 0xdf }
+func isMap(c byte) bool   { return c&0xf0 == 0x80 || c == 0xde || c == 0xdf }
+func isArray(c byte) bool { return c&0xf0 == 0x90 || c == 0xdc || c == 0xdd }
+
+// arrayHeader reads an array header (fixarray, array16 or array32, all of
+// which Fluent Bit writes) at i: its length and where its first element
+// starts. ok is false when there is no whole array header at i.
+func (d *msgpackDecoder) arrayHeader(i int) (n, next int, ok bool) {
+	if i >= len(d.b) {
+		return 0, i, false
+	}
+	switch c := d.b[i]; {
+	case c&0xf0 == 0x90:
+		return int(c & 0x0f), i + 1, true
+	case c == 0xdc || c == 0xdd:
+		size := 2 << (c - 0xdc)
+		u, err := d.uint(i+1, size)
+		if err != nil {
+			return 0, i, false
+		}
+		return int(u), i + 1 + size, true
+	}
+	return 0, i, false
+}
 
 // timestamp reads an event time at i.
 func (d *msgpackDecoder) timestamp(i int) (int64, uint8, int, error) {
@@ -453,4 +484,82 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		n = a.dedup(a.nodes[first : first+2*n])
 	}
 	return containerValue(Map, uint32(first), uint32(n)), i, nil
+}
+
+// MsgpackLen returns the length in bytes of the msgpack value at the start
+// of b, read from its headers alone: what a reader skips to get past a value
+// that DecodeMsgpack rejects (not an event, bad UTF-8, a key that is not a
+// string, an unknown ext type, too deep, too large) and go on with the next
+// one. ok is false when the value's extent is unknown: b ends inside it
+// (a header that claims more than b holds) or it holds the type byte 0xc1,
+// which has no length. It does not recurse, so any depth is walked.
+func MsgpackLen(b []byte) (n int, ok bool) {
+	i := 0
+	for left := uint64(1); left > 0; left-- {
+		if i >= len(b) {
+			return 0, false
+		}
+		c := b[i]
+		var size, body uint64 // header bytes after the type byte, payload bytes
+		var children uint64
+		switch {
+		case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+		case c <= 0x8f:
+			children = 2 * uint64(c&0x0f)
+		case c <= 0x9f:
+			children = uint64(c & 0x0f)
+		case c <= 0xbf:
+			body = uint64(c & 0x1f)
+		case c == 0xc1:
+			return 0, false
+		case c == 0xca:
+			body = 4
+		case c == 0xcb:
+			body = 8
+		case c >= 0xcc && c <= 0xcf:
+			body = 1 << (c - 0xcc)
+		case c >= 0xd0 && c <= 0xd3:
+			body = 1 << (c - 0xd0)
+		case c >= 0xd4 && c <= 0xd8:
+			body = 1 + 1<<(c-0xd4) // type byte and data
+		default:
+			var base uint64
+			switch {
+			case c >= 0xc4 && c <= 0xc6: // bin
+				size = 1 << (c - 0xc4)
+			case c >= 0xc7 && c <= 0xc9: // ext: length, then a type byte
+				size, base = 1<<(c-0xc7), 1
+			case c >= 0xd9 && c <= 0xdb: // str
+				size = 1 << (c - 0xd9)
+			case c == 0xdc || c == 0xdd, c == 0xde || c == 0xdf:
+				size = 2 << ((c - 0xdc) & 1)
+			}
+			if uint64(len(b)-i-1) < size {
+				return 0, false
+			}
+			var u uint64
+			for _, x := range b[i+1 : i+1+int(size)] {
+				u = u<<8 | uint64(x)
+			}
+			switch {
+			case c == 0xdc || c == 0xdd:
+				children = u
+			case c == 0xde || c == 0xdf:
+				children = 2 * u
+			default:
+				body = base + u
+			}
+		}
+		if uint64(len(b)-i-1)-size < body {
+			return 0, false
+		}
+		i += 1 + int(size) + int(body)
+		// Every value takes at least a byte: more children than bytes
+		// left means b ends inside this value.
+		if children > uint64(len(b)-i) {
+			return 0, false
+		}
+		left += children
+	}
+	return i, true
 }

@@ -146,6 +146,21 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 		{"v2", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body), layoutEventV2, sec*1e9 + nsec, true, nil},
 		{"v2 empty meta", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), []byte{0x80}, body), layoutEventV2, sec*1e9 + nsec, false, nil},
 		{"bare map", body, layoutMap, 0, false, nil},
+		// Every array and map header Fluent Bit writes; written back in
+		// the smallest header.
+		{"v1 array16", cat([]byte{0xdc, 0, 2}, eventTime(sec, nsec), body), layoutEventV1, sec*1e9 + nsec, false,
+			cat([]byte{0x92}, eventTime(sec, nsec), body)},
+		{"v1 array32 int", cat([]byte{0xdd, 0, 0, 0, 2}, mp(sec), body), layoutEventV1, sec * 1e9, false,
+			cat([]byte{0x92}, mp(sec), body)},
+		{"v1 array16 float", cat([]byte{0xdc, 0, 2}, mp(1_700_000_000.5), body), layoutEventV1, sec*1e9 + 5e8, false,
+			cat([]byte{0x92}, mp(1_700_000_000.5), body)},
+		{"v2 array16 array32", cat([]byte{0xdc, 0, 2, 0xdd, 0, 0, 0, 2}, ext8, meta, body), layoutEventV2, sec*1e9 + nsec, true,
+			cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body)},
+		{"v2 map16 meta map32 body", cat([]byte{0x92, 0x92}, eventTime(sec, nsec), map16(meta), map32(body)), layoutEventV2, sec*1e9 + nsec, true,
+			cat([]byte{0x92, 0x92}, eventTime(sec, nsec), meta, body)},
+		{"v1 map16 body", cat([]byte{0xdc, 0, 2}, mp(sec), map16(body)), layoutEventV1, sec * 1e9, false,
+			cat([]byte{0x92}, mp(sec), body)},
+		{"bare map32", map32(body), layoutMap, 0, false, body},
 	}
 	for _, tt := range tests {
 		for _, mode := range []Mode{Referenced, Owned} {
@@ -206,6 +221,53 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 
 func cloneBytes(b []byte) []byte { return append([]byte(nil), b...) }
 
+// map16 and map32 rewrite the header of m, a fixmap, as map16 or map32.
+func map16(m []byte) []byte { return append([]byte{0xde, 0, m[0] & 0x0f}, m[1:]...) }
+func map32(m []byte) []byte { return append([]byte{0xdf, 0, 0, 0, m[0] & 0x0f}, m[1:]...) }
+
+func TestMsgpackLen(t *testing.T) {
+	str := func(s string) []byte { return append([]byte{0xa0 | byte(len(s))}, s...) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	tests := []struct {
+		name string
+		in   []byte
+		n    int // 0: the extent is unknown
+	}{
+		{"int", []byte{0x01, 0xff}, 1},
+		{"array of 3", []byte{0x93, 1, 2, 3, 0xc0}, 4},
+		{"array16 of 3", []byte{0xdc, 0, 3, 1, 2, 3, 0xc0}, 6},
+		{"array32 event", cat([]byte{0xdd, 0, 0, 0, 2}, eventTime(1, 2), []byte{0x80}), 16},
+		{"map16", []byte{0xde, 0, 1, 0xa1, 'a', 0xc0, 0x01}, 6},
+		{"map32", []byte{0xdf, 0, 0, 0, 1, 0xa1, 'a', 0xc0, 0x01}, 8},
+		{"int key", []byte{0x81, 0x01, 0x01, 0x80}, 3},
+		{"bad utf8", cat([]byte{0x81}, str("a"), []byte{0xa2, 'x', 0xff}, []byte{0x80}), 6},
+		{"unknown ext", cat([]byte{0x81}, str("a"), []byte{0xd4, 0x05, 0x00, 0x80}), 6},
+		{"ext8", []byte{0xc7, 2, 5, 0, 0, 0x80}, 5},
+		{"str8 bin16", []byte{0x92, 0xd9, 1, 'x', 0xc5, 0, 1, 0, 0x80}, 8},
+		{"floats", []byte{0x92, 0xca, 0, 0, 0, 0, 0xcb, 0, 0, 0, 0, 0, 0, 0, 0, 0x80}, 15},
+		{"deep", append(bytes.Repeat([]byte{0x91}, 10000), 0x01, 0x80), 10001},
+		{"empty", nil, 0},
+		{"c1", []byte{0x91, 0xc1, 0x80}, 0},
+		{"truncated str", []byte{0xa5, 'a'}, 0},
+		{"truncated header", []byte{0xdd, 0, 0}, 0},
+		{"huge map", []byte{0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'a'}, 0},
+		{"truncated ext32", []byte{0xc9, 0, 0, 0, 1, 5}, 0},
+	}
+	for _, tt := range tests {
+		n, ok := MsgpackLen(tt.in)
+		if ok != (tt.n > 0) || n != tt.n {
+			t.Errorf("%s: %d %v, want %d", tt.name, n, ok, tt.n)
+		}
+	}
+	// Whatever decodes, MsgpackLen measures as the decoder does.
+	for _, x := range []any{sampleGo(), []any{1, "a", map[string]any{"b": []byte{1}}}, 1.5, "s", nil} {
+		b := mustMarshal(t, x)
+		if n, ok := MsgpackLen(b); !ok || n != len(b) {
+			t.Errorf("%v: %d %v, want %d", x, n, ok, len(b))
+		}
+	}
+}
+
 func TestMsgpackEdits(t *testing.T) {
 	raw := mustMarshal(t, map[string]any{"a": 1, "k": map[string]any{"x": "y", "z": 2}})
 	a := NewArena()
@@ -238,6 +300,11 @@ func TestMsgpackErrors(t *testing.T) {
 		{"empty", nil, ErrTruncated, 0},
 		{"not a map", []byte{0x01}, ErrNotMap, 0},
 		{"array of 3", []byte{0x93, 1, 2, 3}, ErrNotMap, 0},
+		{"array16 of 3", []byte{0xdc, 0, 3, 1, 2, 3}, ErrNotMap, 0},
+		{"array32 of 1", []byte{0xdd, 0, 0, 0, 1, 0x80}, ErrNotMap, 0},
+		{"cut array16 header", []byte{0xdc, 0}, ErrTruncated, 2},
+		{"v2 time array of 3", []byte{0x92, 0xdc, 0, 3, 1, 0x80, 0x80, 0x80}, ErrSyntax, 1},
+		{"array16 event body not map", []byte{0xdc, 0, 2, 0x01, 0x01}, ErrNotMap, 4},
 		{"truncated map", []byte{0x82, 0xa1, 'a', 0x01}, ErrTruncated, 4},
 		{"key without value", []byte{0x81, 0xa1, 'a'}, ErrTruncated, 3},
 		{"truncated str", cat([]byte{0x81, 0xa5, 'a'}), ErrTruncated, 3},

@@ -256,14 +256,25 @@ func (e *evaluator) msgpackInput(r io.Reader) error {
 		n++
 		rec, used, err := e.arena.DecodeMsgpack(data, record.Referenced)
 		if err != nil {
-			// Without a valid value there is no next boundary: the rest is
-			// passed through as it is.
 			e.stats.in++
 			e.stats.malformed++
 			e.stats.out++
-			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %v (the rest of the input is passed through unchanged)\n", i, err)
-			_, werr := e.out.Write(data)
-			return werr
+			// A value whose extent its headers give is passed through and
+			// the next one read. Without it (the input ends inside the
+			// value, or type byte 0xc1) there is no next boundary: the
+			// rest is passed through as it is.
+			skip, ok := record.MsgpackLen(data)
+			if !ok {
+				fmt.Fprintf(e.stderr, "policyrun eval: record %d: %v (the rest of the input is passed through unchanged)\n", i, err)
+				_, werr := e.out.Write(data)
+				return werr
+			}
+			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %v (its %d bytes passed through unchanged)\n", i, err, skip)
+			if _, werr := e.out.Write(data[:skip]); werr != nil {
+				return werr
+			}
+			data = data[skip:]
+			continue
 		}
 		if err := e.record(rec); err != nil {
 			return err

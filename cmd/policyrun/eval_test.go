@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/record"
 )
 
 // runWith runs the command with args and stdin as its input, and returns
@@ -62,6 +66,59 @@ func TestEvalMsgpack(t *testing.T) {
 	}
 	code, out, errs := runWith(packed, "eval", "--policy", p, "--in", "msgpack")
 	if code != 0 || out != `{"n":2,"half":5}`+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+}
+
+// Events in every array and map header Fluent Bit writes go through the
+// policy; a value that does not decode but whose extent is known is passed
+// through and the next one is read; one whose extent is unknown takes the
+// rest of the input with it.
+func TestEvalMsgpackHeaders(t *testing.T) {
+	p := writePolicy(t, evalPolicy)
+	ev := func(hdr []byte, n byte) []byte { // [1, {"n": n}] with header hdr
+		return append(append([]byte(nil), hdr...), 0x01, 0xde, 0, 1, 0xa1, 'n', n)
+	}
+	fix, a16, a32 := []byte{0x92}, []byte{0xdc, 0, 2}, []byte{0xdd, 0, 0, 0, 2}
+	notEvent := []byte{0xdc, 0, 3, 1, 2, 3}        // an array of 3
+	badKey := []byte{0xdf, 0, 0, 0, 1, 0x01, 0x02} // {1: 2}
+	in := bytes.Join([][]byte{
+		ev(fix, 2), ev(a16, 0xff), ev(a32, 5), notEvent,
+		append([]byte{0xdd, 0, 0, 0, 2, 0xdc, 0, 2, 0x01, 0x80}, 0xdf, 0, 0, 0, 1, 0xa1, 'n', 10), // v2
+		badKey, ev(a16, 1),
+	}, nil)
+	code, out, errs := runWith(string(in), "eval", "--policy", p, "--in", "msgpack", "--out", "msgpack")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	a := record.NewArena()
+	for b := []byte(out); len(b) > 0; {
+		r, n, err := a.DecodeMsgpack(b, record.Owned)
+		if err != nil {
+			skip, _ := record.MsgpackLen(b)
+			got = append(got, fmt.Sprintf("raw %x", b[:skip]))
+			b = b[skip:]
+			continue
+		}
+		got = append(got, string(r.AppendJSON(nil)))
+		b = b[n:]
+	}
+	want := []string{`{"n":2,"half":5}`, `{"n":5,"half":2}`, fmt.Sprintf("raw %x", notEvent),
+		`{"n":10,"half":1}`, fmt.Sprintf("raw %x", badKey), `{"n":1,"half":10}`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records\n%q\nwant\n%q", got, want)
+	}
+	for _, s := range []string{"record 4:", "record 6:", "its 6 bytes passed through", "its 7 bytes passed through",
+		"eval: 7 in, 6 out, 1 dropped, 0 faulted, 2 malformed passed through"} {
+		if !strings.Contains(errs, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errs)
+		}
+	}
+	// A value cut short has no known end: the rest goes through as it is.
+	code, out, errs = runWith(string(append(ev(a16, 2), 0xdc, 0, 2, 0x01, 0xde, 0, 9)), "eval", "--policy", p, "--in", "msgpack", "--out", "msgpack")
+	if code != 0 || !strings.HasSuffix(out, "\xdc\x00\x02\x01\xde\x00\x09") ||
+		!strings.Contains(errs, "record 2:") || !strings.Contains(errs, "the rest of the input is passed through unchanged") {
 		t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -57,10 +58,55 @@ func (s FileStorage) Load() ([]byte, error) {
 	return os.ReadFile(s.Path)
 }
 
+// tempPrefix starts the names of the temporary files Store writes.
+func (s FileStorage) tempPrefix() string { return "." + filepath.Base(s.Path) + ".tmp" }
+
+// RemoveStale removes the temporary files that a Store killed before its
+// rename left in the directory, and returns their paths. Call it at start,
+// before any Store: it would remove the file of a Store under way.
+func (s FileStorage) RemoveStale() ([]string, error) {
+	dir := filepath.Dir(s.Path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), s.tempPrefix()) || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, path)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("checkpoint: %w", err)
+	}
+	return removed, nil
+}
+
+// CheckWritable reports whether Store could work: Path is not a directory
+// and a temporary file can be created (and is removed at once) next to it.
+func (s FileStorage) CheckWritable() error {
+	if fi, err := os.Stat(s.Path); err == nil && fi.IsDir() {
+		return fmt.Errorf("checkpoint: %s is a directory", s.Path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.Path), s.tempPrefix()+"*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: cannot write in the directory of %s: %w", s.Path, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
 // Store replaces the file atomically.
 func (s FileStorage) Store(data []byte) (err error) {
 	dir := filepath.Dir(s.Path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.Path)+".tmp*")
+	tmp, err := os.CreateTemp(dir, s.tempPrefix()+"*")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
@@ -150,6 +151,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 		d.errorf(root.Line, "no pipeline section: write pipeline: {inputs: [...], outputs: [...]}")
 	}
 	d.aliases(cfg)
+	cfg.Dir = filepath.Dir(filename)
 	d.validate(cfg)
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
@@ -344,13 +346,15 @@ func (d *decoder) validate(cfg *Config) {
 	}
 	// Two inputs saving to one checkpoint file overwrite each other's
 	// state; two file outputs on one path corrupt it; an output that an
-	// input matches is read back for ever.
+	// input matches is read back for ever. Paths are compared resolved
+	// (absolute, cleaned, symlinks evaluated as far as the path exists), so
+	// that out.log, ./out.log and /abs/dir/out.log are one file.
 	dbs := map[string]int{}
 	for _, in := range cfg.Inputs {
 		if in.DB == "" {
 			continue
 		}
-		if first, taken := claim(dbs, in.DB, in.Line); taken {
+		if first, taken := claim(dbs, Canonical(cfg.Dir, in.DB), in.Line); taken {
 			d.errorf(in.Line, "db %s is already the checkpoint file of the input at line %d; each input needs its own", in.DB, first)
 		}
 	}
@@ -359,20 +363,24 @@ func (d *decoder) validate(cfg *Config) {
 		if o.Name != "file" || o.Path == "" {
 			continue
 		}
-		if first, taken := claim(outs, o.Path, o.Line); taken {
+		path := Canonical(cfg.Dir, o.Path)
+		if first, taken := claim(outs, path, o.Line); taken {
 			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
 			continue
 		}
-		path := filepath.Clean(o.Path)
+		if line, ok := dbs[path]; ok {
+			d.errorf(o.Line, "output file %s is the checkpoint file (db) of the input at line %d", o.Path, line)
+		}
+		abs := absClean(cfg.Dir, o.Path)
 		for _, in := range cfg.Inputs {
-			if pat := matchesOutput(in.Paths, path); pat != "" {
+			if pat := matchesOutput(cfg.Dir, in.Paths, path, abs); pat != "" {
 				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
 			}
 		}
 	}
 }
 
-// claim records in owners (cleaned path to line) that the section at line
+// claim records in owners (resolved path to line) that the section at line
 // uses the file path, one file however it is spelt (a/../b is b), unless a
 // section used it before: then it returns that section's line and taken.
 func claim(owners map[string]int, path string, line int) (first int, taken bool) {
@@ -383,13 +391,63 @@ func claim(owners map[string]int, path string, line int) (first int, taken bool)
 	return first, taken
 }
 
+// absClean is path, relative to dir unless absolute, made absolute and
+// cleaned.
+func absClean(dir, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return filepath.Clean(path)
+}
+
+// Canonical resolves path as the pipeline opens it (relative to dir unless
+// absolute), then makes it absolute and clean, and evaluates the symlinks
+// of its longest part that exists: the file itself when it exists, else
+// its directory, and so on up. Two spellings of one file, present or to be
+// created, give one string.
+func Canonical(dir, path string) string {
+	path = absClean(dir, path)
+	rest := ""
+	for p := path; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// canonicalPattern resolves a glob pattern as Canonical does its part
+// before the first element with a wildcard; the rest stays as written.
+func canonicalPattern(dir, pat string) string {
+	pat = absClean(dir, pat)
+	lit, rest := pat, ""
+	for hasMeta(lit) {
+		rest = filepath.Join(filepath.Base(lit), rest)
+		lit = filepath.Dir(lit)
+	}
+	return filepath.Join(Canonical("", lit), rest)
+}
+
+func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
+
 // matchesOutput returns the pattern of patterns that matches the output
-// file path or its first rotated name, or "".
-func matchesOutput(patterns []string, path string) string {
+// file, resolved (path) or only made absolute (abs), or its first rotated
+// name or its state file, or "".
+func matchesOutput(dir string, patterns []string, path, abs string) string {
 	for _, pat := range patterns {
-		for _, name := range []string{path, path + ".1"} {
-			if ok, _ := filepath.Match(filepath.Clean(pat), name); ok {
-				return pat
+		for _, m := range [][2]string{{canonicalPattern(dir, pat), path}, {absClean(dir, pat), abs}} {
+			for _, name := range []string{m[1], m[1] + ".1", output.StatePath(m[1])} {
+				if ok, _ := filepath.Match(m[0], name); ok {
+					return pat
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -151,7 +153,7 @@ pipeline:
 		}},
 		{"metrics, max_files, long duration", `
 service:
-  metrics: 0.0.0.0:2021
+  metrics: myhost:2021
 pipeline:
   inputs:
     - name: tail
@@ -166,6 +168,12 @@ pipeline:
 			`p.yaml:8: duration "1e300" is too long`,
 			`p.yaml:12: max_files must be at least 1`,
 		}},
+		{"metrics port out of range", "service:\n  metrics: localhost:65536\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics address "localhost:65536": the port must be a number from 0 to 65535`}},
+		{"metrics port not a number", "service:\n  metrics: 127.0.0.1:http\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics address "127.0.0.1:http": the port must be a number`}},
+		{"metrics on every interface unsaid", "service:\n  metrics: :2021\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{`p.yaml:2: metrics must listen on a loopback address`}},
 		{"metrics without port", "service:\n  metrics: localhost\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
 			[]string{`p.yaml:2: expected an address such as 127.0.0.1:2021, found "localhost"`}},
 		{"shared db, output paths, output read back", `
@@ -368,5 +376,90 @@ func TestAliases(t *testing.T) {
 				t.Errorf("aliases %v %v %v, want %v %v %v", inputs, filters, outputs, tt.inputs, tt.filters, tt.outputs)
 			}
 		})
+	}
+}
+
+// TestPathsCompareResolved checks that the db, output and read-back checks
+// compare the files, not their spellings: an absolute spelling of a
+// relative path, a path through a symlinked directory, a pattern through
+// one.
+func TestPathsCompareResolved(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("logs", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	src := `
+pipeline:
+  inputs:
+    - name: tail
+      path: link/*.log
+      db: tail.db
+    - name: tail
+      path: other.log
+      db: ` + filepath.Join(dir, "tail.db") + `
+  outputs:
+    - name: file
+      path: out.log
+    - name: file
+      path: ` + filepath.Join(dir, "out.log") + `
+    - name: file
+      path: ` + filepath.Join(dir, "logs", "app.log") + `
+    - name: file
+      path: ` + filepath.Join(dir, "link", "..", "self.log") + `
+    - name: file
+      path: self.log
+    - name: file
+      path: tail.db
+`
+	name := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(name)
+	want := []string{
+		`p.yaml:7: db ` + filepath.Join(dir, "tail.db") + ` is already the checkpoint file of the input at line 4`,
+		`p.yaml:13: output file ` + filepath.Join(dir, "out.log") + ` is already written by the output at line 11`,
+		`p.yaml:15: output file ` + filepath.Join(dir, "logs", "app.log") + ` would be read back by the input at line 4 (path link/*.log)`,
+		`p.yaml:19: output file self.log is already written by the output at line 17`,
+		`p.yaml:21: output file tail.db is the checkpoint file (db) of the input at line 4`,
+	}
+	list, _ := err.(ErrorList)
+	if len(list) != len(want) {
+		t.Fatalf("got %v, want %d errors", err, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(list[i].Error(), w) {
+			t.Errorf("error %d = %q, want %q", i, list[i].Error(), w)
+		}
+	}
+	// link/../self.log: the lexical clean gives dir/self.log, as the
+	// pipeline's own path joining does.
+	if got, want := Canonical(dir, "link/x/y.log"), filepath.Join(evalDir(t, dir), "logs", "x", "y.log"); got != want {
+		t.Errorf("Canonical = %s, want %s", got, want)
+	}
+}
+
+func evalDir(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestMetricsAddr(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:2021", "[::1]:0", "localhost:65535", "0.0.0.0:2021", "[::]:2021", "10.0.0.5:9000"} {
+		if _, _, err := SplitMetricsAddr(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []string{"localhost:65536", "127.0.0.1:99999999999", "127.0.0.1:-1", "127.0.0.1:+80", ":2021", "example.com:80", "localhost"} {
+		if _, _, err := SplitMetricsAddr(s); err == nil {
+			t.Errorf("%s: accepted", s)
+		}
 	}
 }

@@ -227,15 +227,32 @@ func (d *decoder) loopback(n *yaml.Node) string {
 	if !ok {
 		return ""
 	}
-	host, _, err := net.SplitHostPort(s)
-	if err != nil {
-		d.errorf(n.Line, "expected an address such as 127.0.0.1:2021, found %q", s)
-		return s
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		d.errorf(n.Line, "metrics must listen on a loopback address (127.0.0.1, [::1], localhost), not %q: the endpoint has no authentication", s)
+	if _, _, err := SplitMetricsAddr(s); err != nil {
+		d.errorf(n.Line, "%v", err)
 	}
 	return s
+}
+
+// SplitMetricsAddr checks a metrics address and splits it. The host must
+// be an IP address or localhost: a loopback address, or another one
+// written out (0.0.0.0, 10.0.0.5), which is the user's choice; not empty
+// (":2021" would listen everywhere without saying so) nor another name,
+// which could resolve to anything. The port is a number up to 65535 (0
+// picks a free one). localhost is resolved when the endpoint starts, and
+// only a loopback address it resolves to is used.
+func SplitMetricsAddr(s string) (host string, port int, err error) {
+	host, ps, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", 0, fmt.Errorf("expected an address such as 127.0.0.1:2021, found %q", s)
+	}
+	port, err = strconv.Atoi(ps)
+	if err != nil || port < 0 || port > 65535 || strings.HasPrefix(ps, "+") {
+		return "", 0, fmt.Errorf("metrics address %q: the port must be a number from 0 to 65535", s)
+	}
+	if host != "localhost" && net.ParseIP(host) == nil {
+		return "", 0, fmt.Errorf("metrics must listen on a loopback address (127.0.0.1, [::1], localhost) or an IP address written out (0.0.0.0), not %q: the endpoint has no authentication", s)
+	}
+	return host, port, nil
 }
 
 // size reads a byte count: 1000, 32k, 5M, 1G (powers of 1024, as Fluent Bit).

@@ -3,6 +3,7 @@ package output
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,11 +24,13 @@ type File struct {
 	maxSize  int64
 	maxFiles int
 
-	f    *os.File
-	w    *bufio.Writer
-	size int64
-	buf  []byte
-	line []byte
+	f        *os.File
+	dev, ino uint64   // of f
+	state    *os.File // see StatePath; nil until the first batch, or when it cannot be written
+	w        *bufio.Writer
+	size     int64
+	buf      []byte
+	line     []byte
 }
 
 // NewFile opens (creating if needed) the file at path for appending.
@@ -73,7 +76,7 @@ func (f *File) open() error {
 		fh.Close()
 		return fmt.Errorf("output file: %w", err)
 	}
-	size, err := trimPartialLine(fh, st.Size())
+	size, err := f.endPartialLine(fh, st)
 	if err != nil {
 		fh.Close()
 		return fmt.Errorf("output file: %w", err)
@@ -99,6 +102,7 @@ func (f *File) Write(recs []*record.Record) error {
 			return err
 		}
 	}
+	f.noteBatch(len(f.buf))
 	if _, err := f.w.Write(f.buf); err != nil {
 		return err
 	}
@@ -130,6 +134,9 @@ func (f *File) rotate() error {
 }
 
 func (f *File) Close() error {
+	if f.state != nil {
+		f.state.Close()
+	}
 	if err := f.w.Flush(); err != nil {
 		f.f.Close()
 		return err
@@ -137,27 +144,87 @@ func (f *File) Close() error {
 	return f.f.Close()
 }
 
-// trimPartialLine cuts a last line that has no newline: a process killed in
-// the middle of a write leaves one. Its batch was never checkpointed, so the
-// next run delivers it again, whole; without the cut the file would hold a
-// corrupt line.
-func trimPartialLine(fh *os.File, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	end := size
-	for end > 0 {
-		start := max(end-int64(len(buf)), 0)
-		chunk := buf[:end-start]
-		if _, err := fh.ReadAt(chunk, start); err != nil {
-			return 0, err
+// StatePath is the file in which the output at path notes, before each
+// batch, which file it writes (device, inode) and the bytes the batch is to
+// take (from, to), so that the next open can tell a partial last line of
+// its own (a kill in the middle of a write) from someone else's. It is
+// hidden next to path.
+func StatePath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".policyrun-state")
+}
+
+// noteBatch records in the state file that a batch of n bytes is about to
+// go at f.size of the open file. It is best effort: without it, the next
+// open only ends a partial line instead of cutting it.
+func (f *File) noteBatch(n int) {
+	if f.state == nil {
+		st, err := os.OpenFile(StatePath(f.path), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return
 		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			end = start + int64(i) + 1
-			break
-		}
-		end = start
+		f.state = st
 	}
-	if end == size {
+	var b [stateSize]byte
+	binary.BigEndian.PutUint64(b[0:], f.dev)
+	binary.BigEndian.PutUint64(b[8:], f.ino)
+	binary.BigEndian.PutUint64(b[16:], uint64(f.size))
+	binary.BigEndian.PutUint64(b[24:], uint64(f.size+int64(n)))
+	if _, err := f.state.WriteAt(b[:], 0); err != nil {
+		f.state.Close()
+		f.state = nil
+	}
+}
+
+// endPartialLine deals with a last line that has no newline. If the state
+// file says this output was writing a batch into this very file, and the
+// file ends inside the bytes that batch was to take, the line is this
+// output's, cut short by a kill: it is cut (its batch was never
+// checkpointed, so the next run delivers it again, whole). Otherwise the file may be someone else's
+// (a log without a final newline, or one long line): nothing is cut, the
+// line is ended with a newline so that what is appended starts a line.
+func (f *File) endPartialLine(fh *os.File, fi os.FileInfo) (int64, error) {
+	size := fi.Size()
+	f.dev, f.ino = fileID(fi)
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := fh.ReadAt(last[:], size-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
 		return size, nil
 	}
-	return end, fh.Truncate(end)
+	if start, end, ok := f.lastBatch(); ok && start < size && size < end {
+		tail := make([]byte, size-start)
+		if _, err := fh.ReadAt(tail, start); err != nil {
+			return 0, err
+		}
+		// The partial line starts after the last newline, or at start
+		// when the batch wrote none (the byte before start ended a line
+		// or the file was empty: a batch starts on a line).
+		end := start + int64(bytes.LastIndexByte(tail, '\n')+1)
+		return end, fh.Truncate(end)
+	}
+	if _, err := fh.Write([]byte{'\n'}); err != nil { // O_APPEND: at the end
+		return 0, err
+	}
+	return size + 1, nil
+}
+
+const stateSize = 32
+
+// lastBatch reads the state file: the bytes this output's last batch into
+// the file it has open (f.dev, f.ino) was to take.
+func (f *File) lastBatch() (start, end int64, ok bool) {
+	b, err := os.ReadFile(StatePath(f.path))
+	if err != nil || len(b) != stateSize {
+		return 0, 0, false
+	}
+	dev, ino := binary.BigEndian.Uint64(b[0:]), binary.BigEndian.Uint64(b[8:])
+	start, end = int64(binary.BigEndian.Uint64(b[16:])), int64(binary.BigEndian.Uint64(b[24:]))
+	if dev != f.dev || ino != f.ino || (dev == 0 && ino == 0) || start < 0 || end < start {
+		return 0, 0, false
+	}
+	return start, end, true
 }

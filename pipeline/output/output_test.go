@@ -116,19 +116,106 @@ func TestNullAllocs(t *testing.T) {
 	}
 }
 
-func TestFileCutsPartialLastLine(t *testing.T) {
+// TestFileKeepsPartialLastLine checks that a file output opened on a file
+// whose last line has no newline does not cut it when the line is not its
+// own (someone else's file, or one long line): it ends that line with a
+// newline and appends after it.
+func TestFileKeepsPartialLastLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.log")
+	big := strings.Repeat("y", 298_819)
 	for _, tt := range []struct{ before, after string }{
-		{"{\"a\":1}\n{\"b\":", "{\"a\":1}\n{\"x\":true}\n"},
-		{"{\"b\":", "{\"x\":true}\n"},
+		{"{\"a\":1}\n{\"b\":", "{\"a\":1}\n{\"b\":\n{\"x\":true}\n"},
+		{"{\"b\":", "{\"b\":\n{\"x\":true}\n"},
 		{"", "{\"x\":true}\n"},
 		{"{\"a\":1}\n", "{\"a\":1}\n{\"x\":true}\n"},
-		{"{\"a\":1}\n" + strings.Repeat("y", 200<<10), "{\"a\":1}\n{\"x\":true}\n"},
+		{"{\"a\":1}\n" + strings.Repeat("y", 200<<10), "{\"a\":1}\n" + strings.Repeat("y", 200<<10) + "\n{\"x\":true}\n"},
+		{big, big + "\n{\"x\":true}\n"},
 	} {
+		os.Remove(StatePath(path))
 		testfs.Write(t, path, tt.before)
 		writeOne(t, path)
 		if b := testfs.Read(t, path); b != tt.after {
-			t.Errorf("after %q: file = %q, want %q", tt.before[:min(len(tt.before), 20)], b, tt.after)
+			t.Errorf("after %q: file = %q…, want %q…", tt.before[:min(len(tt.before), 20)], b[:min(len(b), 40)], tt.after[:min(len(tt.after), 40)])
 		}
+	}
+	// The newline counts towards max_size.
+	testfs.Write(t, path, "abc")
+	f, err := NewFile(path, 1<<20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.size != 4 {
+		t.Errorf("size = %d, want 4", f.size)
+	}
+}
+
+// TestFileCutsOwnPartialLine checks that a partial last line that this
+// output was writing (a kill in the middle of a batch) is cut, and that
+// bytes someone else appended after a whole batch are not.
+func TestFileCutsOwnPartialLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.log")
+	testfs.Write(t, path, "theirs\n")
+	// killed writes f's batch as a kill in its middle would leave it.
+	killed := func(f *File, whole, part string) {
+		t.Helper()
+		f.noteBatch(len(whole) + 100)
+		if _, err := f.f.WriteString(whole + part); err != nil {
+			t.Fatal(err)
+		}
+		f.f.Close() // no Flush, no more writes: the process is gone
+		f.state.Close()
+	}
+	f, err := NewFile(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write(batch(t, `{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	killed(f, `{"b":2}`+"\n", `{"c":`)
+	writeOne(t, path)
+	want := "theirs\n{\"a\":1}\n{\"b\":2}\n{\"x\":true}\n"
+	if got := testfs.Read(t, path); got != want {
+		t.Errorf("after a kill: %q, want %q", got, want)
+	}
+	// A batch with no whole line before the kill.
+	f, err = NewFile(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed(f, "", `{"d":`)
+	writeOne(t, path)
+	if got := testfs.Read(t, path); got != want+"{\"x\":true}\n" {
+		t.Errorf("after a kill in the first line: %q", got)
+	}
+	// Someone else appends after a whole batch: not ours, not cut.
+	appendTo := func(s string) {
+		fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString(s)
+		fh.Close()
+	}
+	appendTo("foreign")
+	writeOne(t, path)
+	if got := testfs.Read(t, path); !strings.HasSuffix(got, "{\"x\":true}\nforeign\n{\"x\":true}\n") {
+		t.Errorf("foreign bytes after a whole batch: %q", got)
+	}
+	// The state of another file (rotated away, replaced) is not this one's.
+	f, err = NewFile(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed(f, "", `{"e":`)
+	if err := os.Rename(path, path+".old"); err != nil {
+		t.Fatal(err)
+	}
+	testfs.Write(t, path, `{"e":`)
+	writeOne(t, path)
+	if got := testfs.Read(t, path); got != "{\"e\":\n{\"x\":true}\n" {
+		t.Errorf("state of another file: %q", got)
 	}
 }

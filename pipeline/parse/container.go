@@ -12,13 +12,94 @@ import (
 // {"log":"...\n","stream":"stdout","time":"2026-11-29T21:00:00.123456789Z"}.
 // As Fluent Bit's docker parser does, the time moves into the record's
 // metadata and the time key is removed; a time that does not parse stays.
-type dockerParser struct{ stateless }
+//
+// Docker splits a long line (16 KiB) into entries whose log does not end
+// in "\n"; as Fluent Bit's docker_mode and Vector do, they are joined with
+// the entries after them up to the one that ends the line, per source and
+// stream, exactly as the cri parser joins P parts: the record is the first
+// entry's (its time, stream and other keys) with the joined log; a join
+// that a part would take past maxJoined bytes is emitted as it is and the
+// join starts again with that part; the pipeline flushes a join that waits
+// longer than flush_timeout.
+type dockerParser struct {
+	pending   map[criKey]*dockerPending
+	maxJoined int
+	joins     uint64 // joins started, to tell them apart (Held)
+}
 
-func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
+type dockerPending struct {
+	id    uint64
+	first []byte // the first entry's line
+	log   []byte // the joined log so far
+}
+
+func newDocker(maxJoined int) *dockerParser {
+	if maxJoined <= 0 {
+		maxJoined = DefaultMaxJoined
+	}
+	return &dockerParser{pending: map[criKey]*dockerPending{}, maxJoined: maxJoined}
+}
+
+var newline = []byte("\n")
+
+func (p *dockerParser) Parse(a *record.Arena, source string, line []byte) (*record.Record, error) {
 	r, err := a.DecodeJSON(line, record.Referenced)
 	if err != nil {
 		return unparsed(a, line, err)
 	}
+	v, ok := r.Get(pathLog)
+	if !ok || v.Kind() != record.String {
+		dockerTime(a, r)
+		return r, nil // no log to join
+	}
+	msg := a.Bytes(v)
+	partial := !bytes.HasSuffix(msg, newline)
+	key := criKey{source: source}
+	if s, ok := r.Get(pathStream); ok && s.Kind() == record.String {
+		key.stderr = string(a.Bytes(s)) == "stderr"
+	}
+	if pend := p.pending[key]; pend != nil {
+		if partial && len(pend.log)+len(msg) > p.maxJoined {
+			// Emit what is joined so far and start again with this part.
+			// (A last part is joined whatever its length: the tail bounds
+			// each line, so the record passes maxJoined by one line at most.)
+			out := pend.record(a)
+			p.joins++
+			pend.id = p.joins
+			pend.first = append(pend.first[:0], line...)
+			pend.log = append(pend.log[:0], msg...)
+			return out, nil
+		}
+		pend.log = append(pend.log, msg...)
+		if partial {
+			return nil, nil
+		}
+		delete(p.pending, key)
+		return pend.record(a), nil
+	}
+	if partial {
+		p.joins++
+		p.pending[key] = &dockerPending{id: p.joins, first: bytes.Clone(line), log: bytes.Clone(msg)}
+		return nil, nil
+	}
+	dockerTime(a, r)
+	return r, nil
+}
+
+// record makes the joined record: the first entry with the joined log.
+func (pend *dockerPending) record(a *record.Arena) *record.Record {
+	r, err := a.DecodeJSON(pend.first, record.Owned)
+	if err != nil { // it decoded before
+		r = a.NewRecord()
+	}
+	_ = r.Set(pathLog, a.NewString(pend.log))
+	r.Commit()
+	dockerTime(a, r)
+	return r
+}
+
+// dockerTime moves a time key that parses into the record's time.
+func dockerTime(a *record.Arena, r *record.Record) {
 	if v, ok := r.Get(pathTime); ok {
 		if k := v.Kind(); k == record.String || k == record.Bytes {
 			if t, err := time.Parse(time.RFC3339Nano, string(a.Bytes(v))); err == nil {
@@ -28,7 +109,35 @@ func (dockerParser) Parse(a *record.Arena, _ string, line []byte) (*record.Recor
 			}
 		}
 	}
-	return r, nil
+}
+
+// Pending reports whether either stream of source holds parts.
+func (p *dockerParser) Pending(source string) bool {
+	return p.pending[criKey{source, false}] != nil || p.pending[criKey{source, true}] != nil
+}
+
+// Held returns the id of the older join source holds.
+func (p *dockerParser) Held(source string) (uint64, bool) {
+	var id uint64
+	ok := false
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := p.pending[key]; pend != nil && (!ok || pend.id < id) {
+			id, ok = pend.id, true
+		}
+	}
+	return id, ok
+}
+
+// Flush emits the join one stream of source holds, stdout first; call it
+// until it returns nil.
+func (p *dockerParser) Flush(a *record.Arena, source string) *record.Record {
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := p.pending[key]; pend != nil {
+			delete(p.pending, key)
+			return pend.record(a)
+		}
+	}
+	return nil
 }
 
 // criParser reads the CRI log format of containerd and CRI-O:

@@ -57,13 +57,15 @@ type Parser interface {
 	Flush(a *record.Arena, source string) *record.Record
 }
 
-// DefaultMaxJoined bounds a line the cri parser joins from P parts.
+// DefaultMaxJoined bounds a line the cri parser joins from P parts and the
+// docker parser from partial entries.
 const DefaultMaxJoined = 1 << 20
 
 // New returns the parser called name.
 func New(name string) (Parser, error) { return NewSized(name, DefaultMaxJoined) }
 
-// NewSized is New with a bound on the lines a parser joins from parts (cri);
+// NewSized is New with a bound on the lines a parser joins from parts (cri,
+// docker);
 // the pipeline passes the input's max_line_size.
 func NewSized(name string, maxJoined int) (Parser, error) {
 	switch name {
@@ -72,7 +74,7 @@ func NewSized(name string, maxJoined int) (Parser, error) {
 	case "cri":
 		return newCRI(maxJoined), nil
 	case "docker":
-		return dockerParser{}, nil
+		return newDocker(maxJoined), nil
 	case "logfmt":
 		return &logfmtParser{}, nil
 	case "raw", "":

@@ -28,7 +28,25 @@ func TestParsers(t *testing.T) {
 			want:   []string{`{"log":"hi\n","stream":"stderr"}`},
 			time:   []int64{ts},
 		},
-		{parser: "docker", lines: []string{`{"log":"hi","time":"yesterday"}`}, want: []string{`{"log":"hi","time":"yesterday"}`}},
+		{parser: "docker", lines: []string{`{"log":"hi\n","time":"yesterday"}`}, want: []string{`{"log":"hi\n","time":"yesterday"}`}},
+		{parser: "docker", lines: []string{`{"log":1}`, `{"stream":"stdout"}`}, want: []string{`{"log":1}`, `{"stream":"stdout"}`}},
+		{
+			// Docker splits a long line into entries whose log does not
+			// end in a newline: they are joined, with the first one's time.
+			parser: "docker",
+			lines: []string{
+				`{"log":"part one, ","stream":"stdout","time":"2026-11-29T21:00:00.123456789Z"}`,
+				`{"log":"part two, ","stream":"stdout","time":"2026-11-29T21:00:01Z"}`,
+				`{"log":"end\n","stream":"stdout","time":"2026-11-29T21:00:02Z"}`,
+			},
+			want: []string{`{"log":"part one, part two, end\n","stream":"stdout"}`},
+			time: []int64{ts},
+		},
+		{
+			parser:  "docker",
+			lines:   []string{`{"log":"held","stream":"stdout","time":"2026-11-29T21:00:00Z"}`},
+			pending: true,
+		},
 		{
 			parser: "cri",
 			lines:  []string{`2026-11-29T21:00:00.123456789Z stdout F hello world`},
@@ -125,7 +143,7 @@ func TestParsers(t *testing.T) {
 				if r == nil || p.Pending("f") {
 					t.Fatal("Flush did not emit the held line")
 				}
-				if js := string(r.AppendJSON(nil)); !strings.Contains(js, `"logtag":"P"`) {
+				if js := string(r.AppendJSON(nil)); tt.parser == "cri" && !strings.Contains(js, `"logtag":"P"`) {
 					t.Errorf("flushed = %s, want logtag P", js)
 				}
 			}
@@ -170,7 +188,7 @@ func TestUnknownParser(t *testing.T) {
 // a record (now or at Flush) or is accounted as held back.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
-		`{"a":1}`, `{"log":"x","time":"2026-11-29T21:00:00Z"}`, `2026-11-29T21:00:00Z stdout P x`,
+		`{"a":1}`, `{"log":"x","time":"2026-11-29T21:00:00Z"}`, `{"log":"x\n","stream":"stderr"}`, `2026-11-29T21:00:00Z stdout P x`,
 		`2026-11-29T21:00:00Z stdout F`, `a=1 b="x\"y" c`, `msg="`, "\xff\xfe", ``,
 	} {
 		f.Add([]byte(s))
@@ -202,6 +220,7 @@ func FuzzParse(f *testing.F) {
 func TestCRIStreams(t *testing.T) {
 	tests := []struct {
 		name      string
+		parser    string // cri when empty
 		maxJoined int
 		lines     []string
 		want      []string
@@ -245,10 +264,59 @@ func TestCRIStreams(t *testing.T) {
 				`{"stream":"stdout","logtag":"F","log":"9abcd"}`,
 			},
 		},
+		// The docker parser joins partial entries (a log without a final
+		// newline) the same way.
+		{
+			name:   "docker interleaved",
+			parser: "docker",
+			lines: []string{
+				`{"log":"out-a-","stream":"stdout"}`,
+				`{"log":"err-a-","stream":"stderr"}`,
+				`not json`,
+				`{"log":"err-b\n","stream":"stderr"}`,
+				`{"log":"out-b\n","stream":"stdout"}`,
+			},
+			want: []string{
+				`{"log":"not json","parse_error":"record: record is not a map at byte 0: a JSON line must be an object"}`,
+				`{"log":"err-a-err-b\n","stream":"stderr"}`,
+				`{"log":"out-a-out-b\n","stream":"stdout"}`,
+			},
+		},
+		{
+			name:   "docker held at flush",
+			parser: "docker",
+			lines: []string{
+				`{"log":"e","stream":"stderr"}`,
+				`{"log":"o","stream":"stdout","attrs":{"k":"v"}}`,
+				`{"log":"o2","stream":"stdout"}`,
+			},
+			flushed: []string{
+				`{"log":"oo2","stream":"stdout","attrs":{"k":"v"}}`,
+				`{"log":"e","stream":"stderr"}`,
+			},
+		},
+		{
+			name:      "docker bounded",
+			parser:    "docker",
+			maxJoined: 8,
+			lines: []string{
+				`{"log":"1234","stream":"stdout"}`,
+				`{"log":"5678","stream":"stdout"}`,
+				`{"log":"9abc","stream":"stdout"}`,
+				`{"log":"d\n","stream":"stdout"}`,
+			},
+			want: []string{
+				`{"log":"12345678","stream":"stdout"}`,
+				`{"log":"9abcd\n","stream":"stdout"}`,
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := NewSized("cri", tt.maxJoined)
+			if tt.parser == "" {
+				tt.parser = "cri"
+			}
+			p, err := NewSized(tt.parser, tt.maxJoined)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +324,7 @@ func TestCRIStreams(t *testing.T) {
 			var got, flushed []string
 			for _, l := range tt.lines {
 				r, err := p.Parse(a, "f", []byte(l))
-				if err != nil {
+				if err != nil && l != "not json" {
 					t.Fatalf("Parse(%q): %v", l, err)
 				}
 				if r != nil {

@@ -32,7 +32,7 @@ func (t *Tail) scan(now time.Time) {
 
 	seen := map[fileID]bool{}
 	var cands []candidate
-	for _, path := range t.match() {
+	for _, path := range t.match(first) {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.openError(path, err)
@@ -66,22 +66,34 @@ func (t *Tail) scan(now time.Time) {
 }
 
 // match returns the paths matching the patterns and not excluded, sorted.
-func (t *Tail) match() []string {
+// It counts the patterns that match nothing (not excluded) and, on the
+// first scan, warns of each: a typo in a path is otherwise silent.
+func (t *Tail) match(first bool) []string {
 	var paths []string
+	unmatched := 0
 	for _, p := range t.cfg.Paths {
 		m, _ := filepath.Glob(p) // patterns were checked by New
-		paths = append(paths, m...)
-	}
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
-	return slices.DeleteFunc(paths, func(p string) bool {
-		for _, x := range t.cfg.ExcludePaths {
-			if ok, _ := filepath.Match(x, p); ok {
-				return true
+		m = slices.DeleteFunc(m, t.excluded)
+		if len(m) == 0 {
+			unmatched++
+			if first {
+				t.cfg.Logger.Warn("tail: path pattern matches no file (yet)", "pattern", p)
 			}
 		}
-		return false
-	})
+		paths = append(paths, m...)
+	}
+	t.stats.unmatched.Store(int32(unmatched))
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}
+
+func (t *Tail) excluded(p string) bool {
+	for _, x := range t.cfg.ExcludePaths {
+		if ok, _ := filepath.Match(x, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPaths is the cheap check run between scans: a file whose path now

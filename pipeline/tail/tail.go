@@ -164,6 +164,9 @@ type Stats struct {
 	OpenErrors       int64
 	ReadErrors       int64
 	CheckpointResume int64 // files resumed from the checkpoint
+	// UnmatchedPatterns is how many of Config.Paths matched no file (that
+	// is not excluded) at the last scan.
+	UnmatchedPatterns int
 }
 
 // Tail follows the files matched by a Config. Poll must be called from one
@@ -197,7 +200,7 @@ type Tail struct {
 	stats struct {
 		lines, bytes, truncated, skipped, rotations, truncations,
 		openErrors, readErrors, resumed atomic.Int64
-		files atomic.Int32
+		files, unmatched atomic.Int32
 	}
 }
 
@@ -217,10 +220,34 @@ func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 	}
 	if cp != nil {
 		t.resumed = true
-		t.known = slices.Clone(cp.Files) // matching deletes from it
-		t.committed = cp.Files
+		files := validEntries(cp.Files, cfg.Logger)
+		t.known = slices.Clone(files) // matching deletes from it
+		t.committed = files
 	}
 	return t, nil
+}
+
+// validEntries returns the checkpoint entries that can be matched to a
+// file. An entry with no fingerprint but an offset is dropped, and reported
+// once: the tail never writes one (the fingerprint grows with the file), and
+// an empty fingerprint is a prefix of every file, so it would resume any
+// file at that offset.
+func validEntries(files []checkpoint.File, log *slog.Logger) []checkpoint.File {
+	var bad []string
+	out := files[:0:0]
+	for _, e := range files {
+		if len(e.Fingerprint) == 0 && e.Offset > 0 {
+			bad = append(bad, e.Path)
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(bad) == 0 {
+		return files
+	}
+	log.Warn("tail: checkpoint entries without a fingerprint but with an offset match no file; their files are read as new",
+		"entries", len(bad), "paths", bad)
+	return out
 }
 
 // Poll runs one poll cycle and returns the lines it read. It waits for the
@@ -290,6 +317,8 @@ func (t *Tail) Stats() Stats {
 		OpenErrors:       s.openErrors.Load(),
 		ReadErrors:       s.readErrors.Load(),
 		CheckpointResume: s.resumed.Load(),
+
+		UnmatchedPatterns: int(s.unmatched.Load()),
 	}
 }
 
