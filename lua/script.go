@@ -403,11 +403,11 @@ func (r *ScriptRunner) tableKind(t *glua.LTable) (bool, int) {
 		return false, 0
 	}
 	var maxn float64
-	t.ForEach(func(k, _ glua.LValue) {
+	for k, _ := t.Next(glua.LNil); k != glua.LNil; k, _ = t.Next(k) {
 		if n, ok := k.(glua.LNumber); ok && float64(n) > maxn {
 			maxn = float64(n)
 		}
-	})
+	}
 	if maxn >= 1 && maxn == math.Trunc(maxn) {
 		return true, int(min(maxn, maxArray+1))
 	}
@@ -566,9 +566,15 @@ func (r *ScriptRunner) entry(a *record.Arena, k string, x glua.LValue, orig reco
 	if len(r.s.TypeArrayKeys) > 0 {
 		if t, ok := x.(*glua.LTable); ok && slices.Contains(r.s.TypeArrayKeys, k) {
 			v, err := r.toArray(a, t, t.Len(), orig, depth+1)
-			return v, within(err, "."+k)
+			if err != nil {
+				return v, within(err, "."+k)
+			}
+			return v, nil
 		}
 	}
 	v, err := r.toValue(a, x, orig, depth+1)
-	return v, within(err, "."+k)
+	if err != nil {
+		return v, within(err, "."+k)
+	}
+	return v, nil
 }
