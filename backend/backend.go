@@ -16,12 +16,28 @@ import (
 	"github.com/policyrun/policyrun/vm"
 )
 
-// Program is a policy loaded on one backend. Run is safe for concurrent
-// use. Its error is a failure of the backend itself, never a fault of the
-// policy (faults are in the Result); a record that meets one is left as it
-// came in.
+// Program is a policy (or a Fluent Bit-style Lua script) loaded on one
+// backend. Run is safe for concurrent use. Faults are in the Result; a
+// record that meets one is left as it came in. The error means one of two
+// things, told apart by the Result:
+//
+//   - when the Result is a fault, a non-nil error describes that fault
+//     (*lua.FaultError for scripts: the Lua message with script and line,
+//     or what the call returned); it may be nil, as the VM's always is;
+//   - when the Result is not a fault, a non-nil error is a failure of the
+//     backend itself.
 type Program interface {
 	Run(rec *record.Record) (spec.Result, error)
+}
+
+// SplitProgram is a Program that can turn one record into several, as a
+// Fluent Bit Lua filter that returns an array of records does: rec becomes
+// the first, and the others, new records of rec's arena, come back in
+// order, to be emitted right after rec. Run on a SplitProgram faults a
+// record that splits.
+type SplitProgram interface {
+	Program
+	RunSplit(rec *record.Record) (spec.Result, []*record.Record, error)
 }
 
 // BatchProgram is a Program that runs a batch in one call, cheaper than

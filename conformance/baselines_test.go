@@ -152,7 +152,7 @@ func TestBaselinesAgree(t *testing.T) {
 						return res.Action == spec.Drop, res.Fault.String()
 					}),
 					"lua_handwritten": run(func(rec *record.Record) (bool, string) {
-						res := sr.Run(rec)
+						res, _ := sr.Run(rec)
 						return res.Action == spec.Drop, res.Fault.String()
 					}),
 				}

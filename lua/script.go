@@ -2,11 +2,12 @@ package lua
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -18,12 +19,17 @@ import (
 // Script is a Fluent Bit-style Lua filter: a file that defines a function
 // FUNC(tag, timestamp, record) returning code, timestamp, record, with
 // Fluent Bit's codes: -1 drop, 0 keep unchanged, 1 modified with the new
-// timestamp, 2 modified keeping the old one. The source is compiled once;
-// runs use pooled LStates with only the safe libraries.
+// timestamp, 2 modified keeping the old one. A record returned as an array
+// of maps splits the record into several (RunSplit). The source is
+// compiled once; runs use pooled LStates with only the safe libraries.
 //
 // A call that raises an error, returns something else than those codes, or
 // runs past Timeout faults the record: it is passed through unchanged and
-// counted. Nothing a script does can crash the process.
+// counted, and Run's error (a *FaultError) says what happened. Nothing a
+// script does can crash the process.
+//
+// The fields after Call are Fluent Bit's options and policyrun's; set them
+// before the first Run, not while runs are under way.
 type Script struct {
 	Name string // the file name, for messages
 	Call string // the function called per record
@@ -32,9 +38,43 @@ type Script struct {
 	// benchmarks run without one, as Fluent Bit does.
 	Timeout time.Duration
 
+	// TimeAsTable passes the timestamp as a table {sec = s, nsec = ns}
+	// instead of float seconds (Fluent Bit's time_as_table).
+	TimeAsTable bool
+	// TypeIntKeys are map keys whose number values become ints, truncated,
+	// in the record a call returns, at any depth (type_int_key).
+	TypeIntKeys []string
+	// TypeArrayKeys are map keys whose table values are always arrays,
+	// even when empty (type_array_key).
+	TypeArrayKeys []string
+	// AllowGetenv lets os.getenv read the agent's environment; without it
+	// os.getenv raises an error.
+	AllowGetenv bool
+	// Stderr receives print's output (nil: os.Stderr), each line prefixed
+	// with PrintPrefix and ": " (PrintPrefix "": Name).
+	Stderr      io.Writer
+	PrintPrefix string
+	// Clock is what os.time and os.date read as now (nil: the wall
+	// clock); Location is their local time zone (nil: time.Local).
+	Clock    spec.Clock
+	Location *time.Location
+
 	proto   *glua.FunctionProto
 	runners runnerPool[*ScriptRunner]
+	printMu sync.Mutex
 }
+
+// FaultError is the error that comes with a faulted Result: the reason
+// again, and the message of what went wrong — the Lua error with its script
+// and line ("f.lua:4: bad argument #1 to 'lower'"), or what the call
+// returned ("returned code 7").
+type FaultError struct {
+	Reason spec.Reason
+	Msg    string
+}
+
+// Error is the message, without the reason.
+func (e *FaultError) Error() string { return e.Msg }
 
 // LoadScript compiles a filter script and checks that it defines call.
 func LoadScript(name string, src []byte, call string) (*Script, error) {
@@ -59,22 +99,30 @@ type ScriptRunner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	keys   keyCache
+	// arrMT and mapMT mark the tables made from a record's arrays and
+	// maps, as Fluent Bit's metatables do, so that they convert back as
+	// what they were (an array stays an array, a map a map, even empty).
+	arrMT, mapMT *glua.LTable
 }
 
 // NewRunner loads the script into a fresh LState.
 func (s *Script) NewRunner() (*ScriptRunner, error) {
 	L := newSandbox(spec.DefaultLimits.MaxString)
+	s.openScriptLibs(L)
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
 		L.Close()
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+		return nil, fmt.Errorf("%s: %s", s.Name, luaMessage(err))
 	}
 	fn, ok := L.GetGlobal(s.Call).(*glua.LFunction)
 	if !ok {
 		L.Close()
 		return nil, fmt.Errorf("%s: the script defines no function %s", s.Name, s.Call)
 	}
-	return &ScriptRunner{s: s, L: L, fn: fn}, nil
+	r := &ScriptRunner{s: s, L: L, fn: fn, arrMT: L.NewTable(), mapMT: L.NewTable()}
+	r.arrMT.RawSetString("type", glua.LString("array"))
+	r.mapMT.RawSetString("type", glua.LString("map"))
+	return r, nil
 }
 
 // Close releases the runner's LState.
@@ -85,26 +133,62 @@ func (r *ScriptRunner) Close() {
 	r.L.Close()
 }
 
-// Run runs the script on rec with a pooled runner.
+// Run runs the script on rec with a pooled runner. A call that splits the
+// record into more than one faults (bad_return): callers that can take
+// the extra records use RunSplit.
 func (s *Script) Run(rec *record.Record) (spec.Result, error) {
-	r, err := s.runners.get(s.NewRunner)
-	if err != nil {
-		return spec.Result{}, err
-	}
-	res := r.Run(rec)
-	s.runners.put(r)
-	return res, nil
+	res, _, err := s.run(rec, false)
+	return res, err
 }
 
-// Run calls the script's function on rec and applies what it returns.
-func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
+// RunSplit runs the script on rec with a pooled runner. When the call
+// returns an array of records, rec becomes the first and the others are
+// new records of rec's arena, with its tag, time and metadata, returned in
+// order; they are to be emitted right after rec.
+func (s *Script) RunSplit(rec *record.Record) (spec.Result, []*record.Record, error) {
+	return s.run(rec, true)
+}
+
+func (s *Script) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
+	r, err := s.runners.get(s.NewRunner)
+	if err != nil {
+		return spec.Result{}, nil, err
+	}
+	res, extra, err := r.run(rec, split)
+	s.runners.put(r)
+	return res, extra, err
+}
+
+// Run calls the script's function on rec and applies what it returns; a
+// call that splits the record faults (see Script.Run).
+func (r *ScriptRunner) Run(rec *record.Record) (spec.Result, error) {
+	res, _, err := r.run(rec, false)
+	return res, err
+}
+
+// RunSplit is Script.RunSplit on this runner.
+func (r *ScriptRunner) RunSplit(rec *record.Record) (spec.Result, []*record.Record, error) {
+	return r.run(rec, true)
+}
+
+func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
 	L := r.L
 	a := rec.Arena()
-	ts := float64(rec.Time()) / 1e9
 	L.Push(r.fn)
 	L.Push(glua.LString(string(rec.Tag())))
-	L.Push(glua.LNumber(ts))
-	L.Push(plainFromValue(L, a, rec.Root(), &r.keys))
+	if r.s.TimeAsTable {
+		sec, nsec := splitNanos(rec.Time())
+		t := L.CreateTable(0, 2)
+		t.RawSetString("sec", glua.LNumber(sec))
+		t.RawSetString("nsec", glua.LNumber(nsec))
+		L.Push(t)
+	} else {
+		// flb_time_to_double: seconds plus nanoseconds, which keeps the
+		// fraction of a current time as exact as a float64 can.
+		sec, nsec := splitNanos(rec.Time())
+		L.Push(glua.LNumber(float64(sec) + float64(nsec)/1e9))
+	}
+	L.Push(r.fromValue(a, rec.Root()))
 	var timer *time.Timer
 	if r.s.Timeout > 0 {
 		if r.cancel == nil {
@@ -120,62 +204,129 @@ func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
 		L.SetContext(r.ctx)
 		if err != nil {
 			L.SetTop(0)
-			return r.fault(spec.Timeout)
+			return fault(spec.Timeout, "%s: the call ran past its time limit of %v", r.s.Name, r.s.Timeout)
 		}
 	}
 	if err != nil {
 		L.SetTop(0)
-		return r.fault(spec.LuaError)
+		return fault(spec.LuaError, "%s", luaMessage(err))
 	}
 	code, nts, nrec := L.Get(-3), L.Get(-2), L.Get(-1)
 	L.Pop(3)
 	c, ok := code.(glua.LNumber)
 	if !ok {
-		return r.fault(spec.BadReturn)
+		if code == glua.LNil {
+			return fault(spec.BadReturn, "%s: %s returned no code", r.s.Name, r.s.Call)
+		}
+		return fault(spec.BadReturn, "%s: %s returned a %s as its code", r.s.Name, r.s.Call, code.Type())
 	}
 	switch c {
 	case -1:
-		return spec.Result{Action: spec.Drop}
+		return spec.Result{Action: spec.Drop}, nil, nil
 	case 0:
-		return spec.Result{Action: spec.Keep}
+		return spec.Result{Action: spec.Keep}, nil, nil
 	case 1, 2:
 	default:
-		return r.fault(spec.BadReturn)
+		return fault(spec.BadReturn, "%s: %s returned code %v (want -1, 0, 1 or 2)", r.s.Name, r.s.Call, c)
 	}
 	t, ok := nrec.(*glua.LTable)
 	if !ok {
-		return r.fault(spec.BadReturn)
+		if nrec == glua.LNil {
+			return fault(spec.BadReturn, "%s: %s returned code %v and no record", r.s.Name, r.s.Call, c)
+		}
+		return fault(spec.BadReturn, "%s: %s returned a %s as its record", r.s.Name, r.s.Call, nrec.Type())
 	}
-	var newTime int64
+	newTime := rec.Time()
 	if c == 1 {
 		ns, ok := luaTime(nts)
 		if !ok {
-			return r.fault(spec.BadReturn)
+			return fault(spec.BadReturn, "%s: %s returned code 1 with a timestamp that is neither seconds nor {sec = s, nsec = ns} (%s)",
+				r.s.Name, r.s.Call, nts.Type())
 		}
 		newTime = ns
 	}
-	v, err := plainToValue(a, t, rec.Root(), 0)
+	if isArr, n := r.tableKind(t); isArr {
+		return r.split(rec, t, n, newTime, split)
+	}
+	v, err := r.toValue(a, t, rec.Root(), 0)
 	if err != nil {
-		return r.fault(spec.BadReturn)
+		return fault(spec.BadReturn, "%s: %s returned a record %v", r.s.Name, r.s.Call, err)
 	}
 	if err := rec.Set(nil, v); err != nil {
-		return r.fault(spec.BadReturn)
+		return fault(spec.BadReturn, "%s: %s returned a record that cannot be set: %v", r.s.Name, r.s.Call, err)
 	}
-	if c == 1 {
-		rec.SetTime(newTime)
-	}
+	rec.SetTime(newTime)
 	rec.Commit()
-	return spec.Result{Action: spec.Keep}
+	return spec.Result{Action: spec.Keep}, nil, nil
+}
+
+// split applies a returned array of n records: rec becomes the first,
+// the others new records after it. Every element is converted before rec
+// changes, so that a bad one leaves rec as it came in.
+func (r *ScriptRunner) split(rec *record.Record, t *glua.LTable, n int, ts int64, split bool) (spec.Result, []*record.Record, error) {
+	if n > 1 && !split {
+		return fault(spec.BadReturn, "%s: %s split the record into %d, which this caller cannot take (it calls Run, not RunSplit)",
+			r.s.Name, r.s.Call, n)
+	}
+	a := rec.Arena()
+	vals := make([]record.Value, n)
+	for i := range vals {
+		el := t.RawGetInt(i + 1)
+		et, ok := el.(*glua.LTable)
+		if !ok {
+			return fault(spec.BadReturn, "%s: %s returned an array whose element %d is a %s, not a record", r.s.Name, r.s.Call, i+1, el.Type())
+		}
+		if isArr, _ := r.tableKind(et); isArr {
+			return fault(spec.BadReturn, "%s: %s returned an array whose element %d is an array, not a record", r.s.Name, r.s.Call, i+1)
+		}
+		v, err := r.toValue(a, et, rec.Root(), 1)
+		if err != nil {
+			return fault(spec.BadReturn, "%s: %s returned as its record %d a record %v", r.s.Name, r.s.Call, i+1, err)
+		}
+		vals[i] = v
+	}
+	var extra []*record.Record
+	for i, v := range vals {
+		out := rec
+		if i > 0 {
+			out = a.NewRecordLike(rec)
+			extra = append(extra, out)
+		}
+		if err := out.Set(nil, v); err != nil {
+			rec.Discard()
+			return fault(spec.BadReturn, "%s: %s returned a record that cannot be set: %v", r.s.Name, r.s.Call, err)
+		}
+		out.SetTime(ts)
+		out.Commit()
+	}
+	return spec.Result{Action: spec.Keep}, extra, nil
 }
 
 // fault passes the record through unchanged, as Fluent Bit does with a
-// filter that fails.
-func (r *ScriptRunner) fault(reason spec.Reason) spec.Result {
-	return spec.Result{Action: spec.Keep, Fault: reason}
+// filter that fails, with the message of what went wrong.
+func fault(reason spec.Reason, format string, args ...any) (spec.Result, []*record.Record, error) {
+	return spec.Result{Action: spec.Keep, Fault: reason}, nil, &FaultError{Reason: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// luaMessage is the message of a Lua error without gopher-lua's stack
+// trace: "f.lua:4: attempt to call a nil value".
+func luaMessage(err error) string {
+	if ae, ok := err.(*glua.ApiError); ok && ae.Object != nil {
+		return ae.Object.String()
+	}
+	return err.Error()
+}
+
+func splitNanos(ns int64) (sec, nsec int64) {
+	sec, nsec = ns/1e9, ns%1e9
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+1e9
+	}
+	return sec, nsec
 }
 
 // luaTime reads a returned timestamp: seconds as a number, or Fluent Bit's
-// table {sec = s, nsec = ns}.
+// table {sec = s, nsec = ns} (nsec 0 when missing).
 func luaTime(v glua.LValue) (int64, bool) {
 	switch v := v.(type) {
 	case glua.LNumber:
@@ -186,20 +337,24 @@ func luaTime(v glua.LValue) (int64, bool) {
 		sec := math.Floor(f)
 		return int64(sec)*1e9 + int64(math.Round((f-sec)*1e9)), true
 	case *glua.LTable:
-		sec, ok1 := v.RawGetString("sec").(glua.LNumber)
-		nsec, ok2 := v.RawGetString("nsec").(glua.LNumber)
-		if !ok1 || !ok2 {
+		sec, ok := v.RawGetString("sec").(glua.LNumber)
+		if !ok || math.Abs(float64(sec)) > 9e9 {
 			return 0, false
+		}
+		var nsec glua.LNumber
+		if n, ok := v.RawGetString("nsec").(glua.LNumber); ok {
+			nsec = n
 		}
 		return int64(sec)*1e9 + int64(nsec), true
 	}
 	return 0, false
 }
 
-// plainFromValue converts a record value as Fluent Bit does for its Lua
-// filter: maps and arrays become plain tables, ints and floats numbers,
-// null nil (so a null field is absent in Lua), timestamps seconds.
-func plainFromValue(L *glua.LState, a *record.Arena, v record.Value, keys *keyCache) glua.LValue {
+// fromValue converts a record value as Fluent Bit does for its Lua
+// filter: maps and arrays become plain tables (marked with the runner's
+// metatables), ints and floats numbers, null nil (so a null field is
+// absent in Lua), timestamps seconds.
+func (r *ScriptRunner) fromValue(a *record.Arena, v record.Value) glua.LValue {
 	switch v.Kind() {
 	case record.Bool:
 		return glua.LBool(v.Bool())
@@ -212,39 +367,88 @@ func plainFromValue(L *glua.LState, a *record.Arena, v record.Value, keys *keyCa
 	case record.Timestamp:
 		return glua.LNumber(float64(v.Time()) / 1e9)
 	case record.Array:
-		t := L.CreateTable(a.Len(v), 0)
+		t := r.L.CreateTable(a.Len(v), 0)
 		for it := a.Iter(v); it.Next(); {
-			t.RawSetInt(it.Index()+1, plainFromValue(L, a, it.Value(), keys))
+			t.RawSetInt(it.Index()+1, r.fromValue(a, it.Value()))
 		}
+		t.Metatable = r.arrMT
 		return t
 	case record.Map:
-		t := L.CreateTable(0, a.Len(v))
+		t := r.L.CreateTable(0, a.Len(v))
 		for it := a.Iter(v); it.Next(); {
-			t.RawSetString(string(keys.get(a.Bytes(it.Key()))), plainFromValue(L, a, it.Value(), keys))
+			t.RawSetString(string(r.keys.get(a.Bytes(it.Key()))), r.fromValue(a, it.Value()))
 		}
+		t.Metatable = r.mapMT
 		return t
 	}
 	return glua.LNil
 }
 
-var errBadValue = errors.New("a value Lua cannot give back")
+// maxArray is the longest array a table converts to: table.maxn of a
+// sparse table can ask for billions of nulls.
+const maxArray = 1 << 20
 
-// plainToValue converts a table returned by a script into the arena. orig
-// is the value that stood at the same place in the input (or Absent): its
-// keys keep their order, a float stays a float when the number is still
-// whole, and an empty table keeps being an array or a map. New keys follow
-// in sorted order (Lua tables have none).
-func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) (record.Value, error) {
+// tableKind says how a table returned by a script converts, as Fluent
+// Bit's flb_lua_tomsgpack does: a table made from a record's array (its
+// metatable) is an array of #t elements, one made from a map is a map;
+// any other table is an array when table.maxn(t), its largest positive
+// numeric key, is a whole number — elements 1..maxn, holes null, keys of
+// other kinds dropped (flb_lua_arraylength) — and a map otherwise (the
+// empty table too).
+func (r *ScriptRunner) tableKind(t *glua.LTable) (bool, int) {
+	switch t.Metatable {
+	case r.arrMT:
+		return true, t.Len()
+	case r.mapMT:
+		return false, 0
+	}
+	var maxn float64
+	for k, _ := t.Next(glua.LNil); k != glua.LNil; k, _ = t.Next(k) {
+		if n, ok := k.(glua.LNumber); ok && float64(n) > maxn {
+			maxn = float64(n)
+		}
+	}
+	if maxn >= 1 && maxn == math.Trunc(maxn) {
+		return true, int(min(maxn, maxArray+1))
+	}
+	return false, 0
+}
+
+// convError is what makes a returned record unconvertible, and where.
+type convError struct{ what, at string }
+
+func (e *convError) Error() string {
+	if e.at == "" {
+		return "with " + e.what
+	}
+	return "with " + e.what + " at " + e.at
+}
+
+// within prefixes err's place with step (".key" or "[i]").
+func within(err error, step string) error {
+	if ce, ok := err.(*convError); ok {
+		ce.at = step + ce.at
+	}
+	return err
+}
+
+// toValue converts a value returned by a script into the arena. orig is
+// the value that stood at the same place in the input (or Absent): a map's
+// keys keep its order, and a float stays a float when the number is still
+// whole. New keys follow in sorted order (Lua tables have none).
+func (r *ScriptRunner) toValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) (record.Value, error) {
 	if depth > record.DefaultMaxDepth {
-		return record.Value{}, errBadValue
+		return record.Value{}, &convError{what: "tables nested too deep"}
 	}
 	switch v := v.(type) {
+	case *glua.LNilType: // a hole in an array
+		return record.NullValue(), nil
 	case glua.LBool:
 		return record.BoolValue(bool(v)), nil
 	case glua.LNumber:
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return record.Value{}, errBadValue
+			return record.Value{}, &convError{what: "a number that is not finite"}
 		}
 		if f == math.Trunc(f) && math.Abs(f) < 1<<63 && orig.Kind() != record.Float {
 			return record.IntValue(int64(f)), nil
@@ -253,81 +457,124 @@ func plainToValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) 
 	case glua.LString:
 		return a.NewStringFrom(string(v)), nil
 	case *glua.LTable:
-		n := v.Len()
-		isArray := n > 0 || orig.Kind() == record.Array
-		if isArray {
-			// Any key outside 1..n makes it a map.
-			v.ForEach(func(k, _ glua.LValue) {
-				if kn, ok := k.(glua.LNumber); !ok || float64(kn) < 1 || float64(kn) > float64(n) || float64(kn) != math.Trunc(float64(kn)) {
-					isArray = false
-				}
-			})
+		if isArr, n := r.tableKind(v); isArr {
+			return r.toArray(a, v, n, orig, depth)
 		}
-		if isArray {
-			b := a.BeginArray(n)
-			for i := 1; i <= n; i++ {
-				var o record.Value
-				if orig.Kind() == record.Array {
-					o, _ = a.Index(orig, i-1)
-				}
-				x, err := plainToValue(a, v.RawGetInt(i), o, depth+1)
-				if err != nil {
-					return record.Value{}, err
-				}
-				b.Append(x)
+		return r.toMap(a, v, orig, depth)
+	}
+	return record.Value{}, &convError{what: "a " + v.Type().String()}
+}
+
+func (r *ScriptRunner) toArray(a *record.Arena, t *glua.LTable, n int, orig record.Value, depth int) (record.Value, error) {
+	if n > maxArray {
+		return record.Value{}, &convError{what: fmt.Sprintf("an array of over %d elements", maxArray)}
+	}
+	b := a.BeginArray(n)
+	for i := 1; i <= n; i++ {
+		var o record.Value
+		if orig.Kind() == record.Array {
+			o, _ = a.Index(orig, i-1)
+		}
+		x, err := r.toValue(a, t.RawGetInt(i), o, depth+1)
+		if err != nil {
+			return record.Value{}, within(err, fmt.Sprintf("[%d]", i))
+		}
+		b.Append(x)
+	}
+	return b.Finish(), nil
+}
+
+// keyString is a map key as the record spells it: Fluent Bit packs a
+// number or boolean key as itself, a record's keys are strings.
+func keyString(k glua.LValue) (string, bool) {
+	switch k := k.(type) {
+	case glua.LString:
+		return string(k), true
+	case glua.LNumber:
+		return k.String(), true
+	case glua.LBool:
+		if k {
+			return "true", true
+		}
+		return "false", true
+	}
+	return "", false
+}
+
+func (r *ScriptRunner) toMap(a *record.Arena, t *glua.LTable, orig record.Value, depth int) (record.Value, error) {
+	b := a.BeginMap(0)
+	if orig.Kind() == record.Map {
+		for it := a.Iter(orig); it.Next(); {
+			k := a.Str(it.Key())
+			x := t.RawGetString(k)
+			if x == glua.LNil {
+				continue
 			}
-			return b.Finish(), nil
-		}
-		b := a.BeginMap(0)
-		if orig.Kind() == record.Map {
-			for it := a.Iter(orig); it.Next(); {
-				k := a.Str(it.Key())
-				x := v.RawGetString(k)
-				if x == glua.LNil {
-					continue
-				}
-				val, err := plainToValue(a, x, it.Value(), depth+1)
-				if err != nil {
-					return record.Value{}, err
-				}
-				b.Add(a.NewStringFrom(k), val)
-			}
-		}
-		type entry struct {
-			k string
-			v glua.LValue
-		}
-		var extra []entry
-		bad := false
-		v.ForEach(func(k, x glua.LValue) {
-			ks, ok := k.(glua.LString)
-			if !ok {
-				if kn, isNum := k.(glua.LNumber); isNum {
-					ks = glua.LString(kn.String())
-				} else {
-					bad = true
-					return
-				}
-			}
-			if orig.Kind() == record.Map {
-				if _, found := a.Key(orig, []byte(ks)); found {
-					return
-				}
-			}
-			extra = append(extra, entry{string(ks), x})
-		})
-		if bad {
-			return record.Value{}, errBadValue
-		}
-		slices.SortFunc(extra, func(x, y entry) int { return strings.Compare(x.k, y.k) })
-		for _, e := range extra {
-			val, err := plainToValue(a, e.v, record.Value{}, depth+1)
+			val, err := r.entry(a, k, x, it.Value(), depth)
 			if err != nil {
 				return record.Value{}, err
 			}
-			b.Add(a.NewStringFrom(e.k), val)
+			b.Add(a.NewStringFrom(k), val)
 		}
-		return b.Finish(), nil
 	}
-	return record.Value{}, errBadValue
+	type entry struct {
+		k string
+		v glua.LValue
+	}
+	var extra []entry
+	var bad glua.LValue
+	t.ForEach(func(k, x glua.LValue) {
+		ks, ok := keyString(k)
+		if !ok {
+			bad = k
+			return
+		}
+		if _, isStr := k.(glua.LString); isStr && orig.Kind() == record.Map {
+			if _, found := a.Key(orig, []byte(ks)); found {
+				return
+			}
+		}
+		extra = append(extra, entry{ks, x})
+	})
+	if bad != nil {
+		return record.Value{}, &convError{what: "a key that is a " + bad.Type().String()}
+	}
+	slices.SortFunc(extra, func(x, y entry) int { return strings.Compare(x.k, y.k) })
+	for _, e := range extra {
+		val, err := r.entry(a, e.k, e.v, record.Value{}, depth)
+		if err != nil {
+			return record.Value{}, err
+		}
+		b.Add(a.NewStringFrom(e.k), val)
+	}
+	return b.Finish(), nil
+}
+
+// entry converts the value x of key k, with type_int_key and
+// type_array_key applied as Fluent Bit applies them (try_to_convert_data_type),
+// but matching the whole key.
+func (r *ScriptRunner) entry(a *record.Arena, k string, x glua.LValue, orig record.Value, depth int) (record.Value, error) {
+	if len(r.s.TypeIntKeys) > 0 {
+		if n, ok := x.(glua.LNumber); ok && slices.Contains(r.s.TypeIntKeys, k) {
+			f := math.Trunc(float64(n))
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return record.Value{}, &convError{what: "a number that is not finite", at: "." + k}
+			}
+			return record.IntValue(luaInt(f)), nil
+		}
+	}
+	if len(r.s.TypeArrayKeys) > 0 {
+		if t, ok := x.(*glua.LTable); ok && slices.Contains(r.s.TypeArrayKeys, k) {
+			v, err := r.toArray(a, t, t.Len(), orig, depth+1)
+			if err != nil {
+				return v, within(err, "."+k)
+			}
+			return v, nil
+		}
+	}
+	v, err := r.toValue(a, x, orig, depth+1)
+	if err != nil {
+		return v, within(err, "."+k)
+	}
+	return v, nil
 }

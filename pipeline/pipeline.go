@@ -42,6 +42,10 @@ type StageCounts struct {
 	// pipeline logs the first MaxFaultMessages of each filter and counts
 	// the rest.
 	Messages []FaultMessage
+	// Added counts the records the stage added by splitting records into
+	// several (a Lua script returning an array of records); each follows
+	// the record it came from in the kept slice.
+	Added int64
 }
 
 // FaultMessage is what a stage says of one fault.
@@ -113,6 +117,10 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	}
 	var errs []error
 	for _, f := range cfg.Filters {
+		if f.Backend == config.ScriptBackend && f.Name == "lua" && !f.ProtectedMode {
+			p.log.Warn("protected_mode: false is ignored: a Lua filter always runs protected, its errors faulting one record",
+				"filter_line", f.Line)
+		}
 		proc, err := newProc(f, cfg.Dir)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
@@ -253,7 +261,11 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 		sc.orig = append(sc.orig, sc.sel...)
 		kept, counts := s.proc.Process(sc.sel)
 		p.addStage(s, n, counts)
-		recs = removeDropped(recs, sc.orig, kept)
+		if counts.Added > 0 {
+			recs = mergeSplit(recs, sc.orig, kept)
+		} else {
+			recs = removeDropped(recs, sc.orig, kept)
+		}
 	}
 	// A record whose tag no output matches (a policy may have changed it)
 	// goes nowhere: count it, rather than let it vanish as "out".
@@ -302,6 +314,32 @@ func removeDropped(recs, sel, kept []*record.Record) []*record.Record {
 		return recs
 	}
 	return without(recs, without(sel, kept))
+}
+
+// mergeSplit puts what a stage kept of sel, the records of recs it ran
+// over, in their place: each record of sel is replaced by itself and the
+// records split from it, which follow it in kept, or by nothing when it
+// was dropped. It returns a new slice.
+func mergeSplit(recs, sel, kept []*record.Record) []*record.Record {
+	selected := make(map[*record.Record]bool, len(sel))
+	for _, r := range sel {
+		selected[r] = true
+	}
+	out := make([]*record.Record, 0, len(recs)-len(sel)+len(kept))
+	k := 0
+	for _, r := range recs {
+		if !selected[r] {
+			out = append(out, r)
+			continue
+		}
+		if k < len(kept) && kept[k] == r {
+			out = append(out, r)
+			for k++; k < len(kept) && !selected[kept[k]]; k++ {
+				out = append(out, kept[k])
+			}
+		}
+	}
+	return out
 }
 
 // without removes from recs, in place, the records of sub, which follow

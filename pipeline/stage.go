@@ -20,17 +20,13 @@ import (
 // or a Fluent Bit-style Lua script (backend lua_script). A policy with
 // errors fails here, with every diagnostic, before anything runs.
 func NewStage(f config.Filter, dir string) (Processor, error) {
+	if f.Backend == config.ScriptBackend {
+		return newScriptStage(f, dir)
+	}
 	path := resolve(dir, f.File)
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
-	}
-	if f.Backend == config.ScriptBackend {
-		s, err := lua.LoadScript(path, src, f.Call)
-		if err != nil {
-			return nil, err
-		}
-		return &policyStage{prog: s}, nil
 	}
 	name := f.Backend
 	if name == "" {
@@ -51,6 +47,31 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	return &policyStage{prog: prog}, nil
 }
 
+// newScriptStage loads a Fluent Bit-style Lua filter, from its script
+// or its inline code, with Fluent Bit's options. print writes to stderr,
+// prefixed with the script as the config names it.
+func newScriptStage(f config.Filter, dir string) (Processor, error) {
+	name, prefix, src := resolve(dir, f.File), f.File, []byte(f.Code)
+	if f.Code != "" {
+		// Fluent Bit's name for an inline script.
+		name, prefix = "fluentbit.lua", "fluentbit.lua"
+	} else {
+		var err error
+		if src, err = os.ReadFile(name); err != nil {
+			return nil, err
+		}
+	}
+	s, err := lua.LoadScript(name, src, f.Call)
+	if err != nil {
+		return nil, err
+	}
+	s.PrintPrefix = prefix
+	s.TimeAsTable = f.TimeAsTable
+	s.TypeIntKeys, s.TypeArrayKeys = f.TypeIntKeys, f.TypeArrayKeys
+	s.AllowGetenv = f.AllowGetenv
+	return &policyStage{prog: s}, nil
+}
+
 func policyErrors(src []byte, diags compiler.Diagnostics) error {
 	var b bytes.Buffer
 	diag.WriteText(&b, src, diags)
@@ -58,11 +79,18 @@ func policyErrors(src []byte, diags compiler.Diagnostics) error {
 }
 
 // policyStage runs a loaded program over a batch: in one RunBatch call
-// where the backend has one, else record by record. Programs are safe for
-// concurrent use, and so is the stage.
+// where the backend has one, record by record else (RunSplit for a
+// program that can split records). Programs are safe for concurrent use,
+// and so is the stage.
 type policyStage struct {
 	prog    backend.Program
 	results sync.Pool // []spec.Result scratch, one per concurrent batch
+}
+
+// split is the records a run split one record into, after it.
+type split struct {
+	i     int
+	extra []*record.Record
 }
 
 func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
@@ -75,13 +103,7 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 	}
 	results := (*res)[:len(recs)]
 	var c StageCounts
-	// note keeps the first few fault messages of the batch: the pipeline
-	// logs them with the filter's alias.
-	note := func(reason spec.Reason, err error) {
-		if len(c.Messages) < MaxFaultMessages {
-			c.Messages = append(c.Messages, FaultMessage{Reason: reason.String(), Msg: err.Error()})
-		}
-	}
+	var splits []split
 	if bp, ok := s.prog.(backend.BatchProgram); ok {
 		if err := bp.RunBatch(recs, results); err != nil {
 			// A batch program fails only as a whole; pass every record
@@ -89,24 +111,35 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 			for i := range results {
 				results[i] = spec.Result{Fault: spec.LuaError}
 			}
-			note(spec.LuaError, err)
+			whole := spec.Result{Fault: spec.LuaError}
+			noteErr(&c, &whole, err)
+		}
+	} else if sp, ok := s.prog.(backend.SplitProgram); ok {
+		for i, r := range recs {
+			var extra []*record.Record
+			var err error
+			results[i], extra, err = sp.RunSplit(r)
+			if err != nil {
+				noteErr(&c, &results[i], err)
+			}
+			if len(extra) > 0 {
+				splits = append(splits, split{i, extra})
+				c.Added += int64(len(extra))
+			}
 		}
 	} else {
 		for i, r := range recs {
 			var err error
 			if results[i], err = s.prog.Run(r); err != nil {
-				// An error with a fault describes it (a Lua script's
-				// error: "f.lua:4: attempt to index a nil value"). One
-				// without is a failure of the backend itself: the record
-				// goes on as it came in, counted as the Lua error it is.
-				if results[i].Fault == spec.NoFault {
-					results[i] = spec.Result{Fault: spec.LuaError}
-				}
-				note(results[i].Fault, err)
+				noteErr(&c, &results[i], err)
 			}
 		}
 	}
 	kept := recs[:0]
+	if len(splits) > 0 {
+		// The output is longer than the input: it cannot overwrite it.
+		kept = make([]*record.Record, 0, len(recs)+int(c.Added))
+	}
 	for i, r := range recs {
 		out := results[i]
 		if out.Fault != spec.NoFault {
@@ -121,9 +154,26 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 			continue
 		}
 		kept = append(kept, r)
+		if len(splits) > 0 && splits[0].i == i {
+			kept = append(kept, splits[0].extra...)
+			splits = splits[1:]
+		}
 	}
 	s.results.Put(res)
 	return kept, c
+}
+
+// noteErr applies the error of a run to its result: with a fault it
+// describes the fault, kept among the batch's first messages; without
+// one it is a failure of the backend itself, and the record goes on as it
+// came in, counted as the Lua error it is.
+func noteErr(c *StageCounts, res *spec.Result, err error) {
+	if !res.Faulted() {
+		*res = spec.Result{Fault: spec.LuaError}
+	}
+	if len(c.Messages) < MaxFaultMessages {
+		c.Messages = append(c.Messages, FaultMessage{Reason: res.Fault.String(), Msg: err.Error()})
+	}
 }
 
 func (s *policyStage) Close() error { return nil }

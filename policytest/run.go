@@ -111,7 +111,9 @@ func runOne(rn backend.Program, t *policy.Test) (r run, err error) {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	if r.out, err = rn.Run(rec); err != nil {
+	// An error with a fault describes the fault (backend.Program); without
+	// one it is the backend's own failure.
+	if r.out, err = rn.Run(rec); err != nil && !r.out.Faulted() {
 		return r, err
 	}
 	r.got = normalize(rec.ToGo())

@@ -41,3 +41,23 @@ func (a *Arena) copyRecord(r *Record) *Record {
 	c.layout, c.timeFmt = r.layout, r.timeFmt
 	return c
 }
+
+// NewRecordLike returns a new record of a with r's tag, time, and (for a
+// Fluent Bit event) metadata and msgpack layout, and an empty map at the
+// root: a record that r is split into, written out as r would be.
+func (a *Arena) NewRecordLike(r *Record) *Record {
+	c := a.NewRecord()
+	tag, meta := r.tag, r.meta
+	if r.a != a {
+		if tag.kind() == String {
+			tag = a.copyValue(r.a, tag)
+		}
+		if meta.kind() == Map {
+			meta = a.copyValue(r.a, meta)
+		}
+	}
+	c.tag, c.baseTag = tag, tag
+	c.time, c.baseTime = r.time, r.time
+	c.meta, c.layout, c.timeFmt = meta, r.layout, r.timeFmt
+	return c
+}

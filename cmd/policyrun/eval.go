@@ -52,13 +52,16 @@ func (s *evalStats) String() string {
 }
 
 const evalUsage = `
-usage: policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]
-       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--in json|msgpack] [--out json|msgpack]
+usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
+       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
 
 Runs the policy over the records on stdin and writes the records it keeps
 to stdout (dropped records are absent; a faulting record is written
-unchanged). A malformed input line is reported and passed through as it
-is. At the end one summary line goes to stderr.
+unchanged, and its fault reported on stderr with its number when the
+backend says more than the reason, as Lua scripts do). A script that
+splits a record writes each of its records. A malformed input line is
+reported and passed through as it is. At the end one summary line goes to
+stderr.
 `
 
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
@@ -71,8 +74,19 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
 	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
 	luaTimeout := fl.Duration("lua-timeout", time.Second, "stop a --lua call that runs longer and pass its record through (0: no limit)")
+	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
+	timeFlag := fl.String("time", "", "the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default 1970-01-01T00:00:00Z")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
+	}
+	var recTime int64
+	if *timeFlag != "" {
+		t, err := time.Parse(time.RFC3339Nano, *timeFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "policyrun eval: --time: %v\n", err)
+			return 2
+		}
+		recTime = t.UnixNano()
 	}
 	if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
 		fl.Usage()
@@ -98,7 +112,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runner = r
 	}
-	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat)
+	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat, []byte(*tag), recTime)
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
@@ -147,13 +161,15 @@ func loadPolicy(policyFile, name string, stderr io.Writer) (backend.Program, int
 }
 
 // evalRecords runs runner over the records of stdin.
-func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string) int {
+func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string, tag []byte, recTime int64) int {
 	var err error
 	e := &evaluator{
 		runner: runner, stats: evalStats{reasons: map[string]int{}},
 		out: bufio.NewWriterSize(stdout, 64<<10), stderr: stderr,
 		msgpack: outFormat == "msgpack", arena: record.NewArena(),
+		tag: tag, time: recTime,
 	}
+	e.splitter, _ = runner.(backend.SplitProgram)
 	if inFormat == "msgpack" {
 		err = e.msgpackInput(stdin)
 	} else {
@@ -171,37 +187,71 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 }
 
 type evaluator struct {
-	runner  backend.Program
-	stats   evalStats
-	out     *bufio.Writer
-	stderr  io.Writer
-	msgpack bool
-	arena   *record.Arena
-	buf     []byte
+	runner   backend.Program
+	splitter backend.SplitProgram // runner, when it can split records
+	tag      []byte               // --tag
+	time     int64                // --time, for records without one
+	stats    evalStats
+	out      *bufio.Writer
+	stderr   io.Writer
+	msgpack  bool
+	arena    *record.Arena
+	buf      []byte
 }
 
-// record runs the policy over one record and writes it when kept.
+// record runs the policy over one record and writes it, and the records
+// it was split into, when kept. A fault that comes with a message is
+// reported with the record's number.
 func (e *evaluator) record(rec *record.Record) error {
 	e.stats.in++
-	o, err := e.runner.Run(rec)
-	if err != nil {
-		return err
+	if len(e.tag) > 0 {
+		rec.SetTag(e.tag)
+	}
+	if rec.Time() == 0 {
+		rec.SetTime(e.time)
+	}
+	rec.Commit()
+	var o spec.Result
+	var extra []*record.Record
+	var err error
+	if e.splitter != nil {
+		o, extra, err = e.splitter.RunSplit(rec)
+	} else {
+		o, err = e.runner.Run(rec)
+	}
+	if err != nil && !o.Faulted() {
+		return err // the backend itself failed
 	}
 	if o.Fault != spec.NoFault {
 		e.stats.faulted++
 		e.stats.reasons[o.Fault.String()]++
+		if err != nil {
+			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %s: %v\n", e.stats.in, o.Fault, err)
+		}
 	}
 	if o.Action == spec.Drop {
 		e.stats.dropped++
 		return nil
 	}
+	if err := e.write(rec); err != nil {
+		return err
+	}
+	for _, r := range extra {
+		if err := e.write(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *evaluator) write(rec *record.Record) error {
 	e.stats.out++
 	if e.msgpack {
 		e.buf = rec.AppendMsgpack(e.buf[:0])
 	} else {
 		e.buf = append(rec.AppendJSON(e.buf[:0]), '\n')
 	}
-	_, err = e.out.Write(e.buf)
+	_, err := e.out.Write(e.buf)
 	return err
 }
 

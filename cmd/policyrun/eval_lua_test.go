@@ -47,3 +47,55 @@ func TestEvalLuaScript(t *testing.T) {
 		t.Errorf("a missing function: exit %d, %s", code, errs)
 	}
 }
+
+const evalCompatScript = `function cb(tag, ts, record)
+  if record.split then return 2, ts, {{part = 1}, {part = 2}} end
+  if record.code then return record.code, ts, record end
+  local r = record.k.x
+  r.tag = tag
+  r.date = os.date("!%Y-%m-%dT%H:%M:%S", ts)
+  return 2, ts, r
+end
+`
+
+func TestEvalLuaFaultsSplitsTagTime(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "f.lua")
+	if err := os.WriteFile(script, []byte(evalCompatScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"split":true}` + "\n" + `{"code":7}` + "\n" + `{"k":{"x":{"a":1}}}` + "\n" + `{"n":1}` + "\n"
+	code, out, errs := runWith(in, "eval", "--lua", script, "--call", "cb", "--tag", "app.log", "--time", "2026-11-30T14:05:09Z")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := `{"part":1}` + "\n" + `{"part":2}` + "\n" + `{"code":7}` + "\n" + `{"a":1,"date":"2026-11-30T14:05:09","tag":"app.log"}` + "\n" + `{"n":1}` + "\n"
+	if out != want {
+		t.Errorf("stdout\n%s\nwant\n%s", out, want)
+	}
+	for _, s := range []string{
+		"policyrun eval: record 2: bad_return: " + script + ": cb returned code 7 (want -1, 0, 1 or 2)\n",
+		"policyrun eval: record 4: lua_error: " + script + ":4: attempt to index a non-table object(nil) with key 'x'\n",
+		"eval: 4 in, 5 out, 0 dropped, 2 faulted (bad_return 1, lua_error 1)",
+	} {
+		if !strings.Contains(errs, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, errs)
+		}
+	}
+	if code, _, errs := runWith("", "eval", "--lua", script, "--call", "cb", "--time", "yesterday"); code != 2 || !strings.Contains(errs, "--time") {
+		t.Errorf("a bad --time: exit %d, %s", code, errs)
+	}
+}
+
+func TestEvalPolicyTagTime(t *testing.T) {
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	src := "policy \"meta\"\n\nset .tag = %tag\nset .time = format_time(%time, \"%Y-%m-%dT%H:%M:%S\")\n"
+	if err := os.WriteFile(pol, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []string{"vm", "lua"} {
+		code, out, errs := runWith(`{"a":1}`+"\n", "eval", "--policy", pol, "--backend", backend, "--tag", "kube.x", "--time", "2026-11-30T14:05:09.5+01:00")
+		if want := `{"a":1,"tag":"kube.x","time":"2026-11-30T13:05:09"}` + "\n"; code != 0 || out != want {
+			t.Errorf("%s: exit %d, stdout %s, want %s; stderr %s", backend, code, out, want, errs)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func Compare(f *policy.File, info *check.Info, src string, backends []backend.Ba
 			rec.SetTime(policytest.TestNow.UnixNano() + 123456789)
 			rec.Commit()
 			var got run
-			if got.out, err = rn.Run(rec); err != nil {
+			if got.out, err = rn.Run(rec); err != nil && !got.out.Faulted() {
 				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name, err)}
 			}
 			if got.out.Action == spec.Keep {

@@ -71,6 +71,16 @@ type Filter struct {
 	File    string // the .policy file or, for lua, the script
 	Backend string // vm | lua | lua_script
 	Call    string // the Lua function for lua_script
+
+	// Fluent Bit's options of its lua filter (filter lua only).
+	Code          string   // code: the script inline, instead of script (File "")
+	TimeAsTable   bool     // time_as_table: the timestamp as {sec, nsec}
+	TypeIntKeys   []string // type_int_key: keys whose numbers become ints
+	TypeArrayKeys []string // type_array_key: keys whose tables are arrays
+	// ProtectedMode is protected_mode, true unless set false; false is
+	// accepted with a warning, and the filter stays protected.
+	ProtectedMode bool
+	AllowGetenv   bool // allow_getenv: os.getenv reads the environment
 }
 
 // Output is one output section.
@@ -244,16 +254,26 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 	case "lua":
 		// Fluent Bit's own spelling of a Lua filter: script + call.
 		f.Backend = ScriptBackend
+		f.ProtectedMode = true
 		keys["script"] = func(v *yaml.Node) { f.File = d.str(v) }
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
+		keys["code"] = func(v *yaml.Node) { f.Code = d.str(v) }
+		keys["time_as_table"] = func(v *yaml.Node) { f.TimeAsTable = d.boolv(v) }
+		keys["type_int_key"] = func(v *yaml.Node) { f.TypeIntKeys = d.keyList(v) }
+		keys["type_array_key"] = func(v *yaml.Node) { f.TypeArrayKeys = d.keyList(v) }
+		keys["protected_mode"] = func(v *yaml.Node) { f.ProtectedMode = d.boolv(v) }
+		keys["allow_getenv"] = func(v *yaml.Node) { f.AllowGetenv = d.boolv(v) }
 	}
 	d.mapping(n, "filter "+name, keys)
 	if n.Kind != yaml.MappingNode || name == "" {
 		return f
 	}
 	switch {
-	case f.File == "" && name == "lua":
-		d.errorf(n.Line, "filter lua needs script: the Lua file to run")
+	case f.File != "" && f.Code != "":
+		d.errorf(n.Line, "filter lua takes script or code, not both")
+	case f.File == "" && f.Code == "" && name == "lua":
+		d.errorf(n.Line, "filter lua needs script (the Lua file to run) or code (the script inline)")
+	case name == "lua":
 	case f.File == "":
 		d.errorf(n.Line, "filter policy needs file: the .policy file to run")
 	}
@@ -264,6 +284,15 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		d.errorf(n.Line, "call is only for backend lua_script (a Fluent Bit-style Lua filter)")
 	}
 	return f
+}
+
+// keyList reads the keys of type_int_key and type_array_key: one string
+// of space-separated keys, as Fluent Bit reads them, or a list.
+func (d *decoder) keyList(n *yaml.Node) []string {
+	if n.Kind == yaml.SequenceNode {
+		return d.strList(n)
+	}
+	return strings.Fields(d.str(n))
 }
 
 func (d *decoder) output(n *yaml.Node) Output {
