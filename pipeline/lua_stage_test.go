@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
@@ -132,4 +133,20 @@ func TestMergeSplit(t *testing.T) {
 
 func testLogger(w *bytes.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// TestScriptPrintsWithAlias checks that print in a script names the filter
+// by its alias, as the logs and the summary do.
+func TestScriptPrintsWithAlias(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "p.lua", "function cb(tag, ts, r) print('hi') return 0, ts, r end\n")
+	for _, tt := range []struct{ alias, want string }{{"audit", "audit"}, {"", "p.lua"}} {
+		proc, err := NewStage(config.Filter{Name: "lua", Alias: tt.alias, Backend: config.ScriptBackend, File: "p.lua", Call: "cb"}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := proc.(*policyStage).prog.(*lua.Script).PrintPrefix; got != tt.want {
+			t.Errorf("alias %q: print prefix %q, want %q", tt.alias, got, tt.want)
+		}
+	}
 }

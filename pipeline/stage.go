@@ -49,7 +49,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 
 // newScriptStage loads a Fluent Bit-style Lua filter, from its script
 // or its inline code, with Fluent Bit's options. print writes to stderr,
-// prefixed with the script as the config names it.
+// prefixed with the filter's alias.
 func newScriptStage(f config.Filter, dir string) (Processor, error) {
 	name, prefix, src := resolve(dir, f.File), f.File, []byte(f.Code)
 	if f.Code != "" {
@@ -66,6 +66,9 @@ func newScriptStage(f config.Filter, dir string) (Processor, error) {
 		return nil, err
 	}
 	s.PrintPrefix = prefix
+	if f.Alias != "" {
+		s.PrintPrefix = f.Alias // the filter's name, as in the logs and the summary
+	}
 	s.TimeAsTable = f.TimeAsTable
 	s.TypeIntKeys, s.TypeArrayKeys = f.TypeIntKeys, f.TypeArrayKeys
 	s.AllowGetenv = f.AllowGetenv
