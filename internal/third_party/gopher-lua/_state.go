@@ -578,6 +578,7 @@ func newLState(options Options) *LState {
 		hasErrorFunc: false,
 		mainLoop:     mainLoop,
 		ctx:          nil,
+		memLeft:      math.MaxInt64, // policyrun patch
 	}
 	if options.MinimizeStackMemory {
 		ls.stack = newAutoGrowingCallFrameStack(options.CallStackSize)
@@ -1333,7 +1334,7 @@ func (ls *LState) Get(idx int) LValue {
 			return LNil
 		}
 	}
-	return LNil
+	// policyrun patch: no unreachable return LNil
 }
 
 func (ls *LState) Push(value LValue) {

@@ -678,6 +678,7 @@ func newLState(options Options) *LState {
 		hasErrorFunc: false,
 		mainLoop:     mainLoop,
 		ctx:          nil,
+		memLeft:      math.MaxInt64, // policyrun patch
 	}
 	if options.MinimizeStackMemory {
 		ls.stack = newAutoGrowingCallFrameStack(options.CallStackSize)
@@ -1546,7 +1547,7 @@ func (ls *LState) Get(idx int) LValue {
 			return LNil
 		}
 	}
-	return LNil
+	// policyrun patch: no unreachable return LNil
 }
 
 func (ls *LState) Push(value LValue) {

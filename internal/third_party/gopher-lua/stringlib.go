@@ -74,6 +74,7 @@ func strByte(L *LState) int {
 
 func strChar(L *LState) int {
 	top := L.GetTop()
+	L.chargeMem(top) // policyrun patch
 	bytes := make([]byte, L.GetTop())
 	for i := 1; i <= top; i++ {
 		bytes[i-1] = uint8(L.CheckInt(i))
@@ -140,19 +141,21 @@ func strFormat(L *LState) int {
 	for i := 2; i <= top; i++ {
 		args[i-2] = L.Get(i)
 	}
+	chargeFormat(L, str, args) // policyrun patch
 	npat := strings.Count(str, "%") - strings.Count(str, "%%")
 	L.Push(LString(fmt.Sprintf(str, args[:intMin(npat, len(args))]...)))
 	return 1
 }
 
 func strGsub(L *LState) int {
+	defer L.releaseHeld(L.memHeld) // policyrun patch
 	str := L.CheckString(1)
 	pat := L.CheckString(2)
 	L.CheckTypes(3, LTString, LTTable, LTFunction)
 	repl := L.CheckAny(3)
 	limit := L.OptInt(4, -1)
 
-	mds, err := pm.Find(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit)
+	mds, err := pm.FindCharged(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit, L.matchCharger()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}
@@ -200,34 +203,40 @@ func capturedString(L *LState, m *pm.MatchData, str string, idx int) string {
 
 }
 
-func strGsubDoReplace(str string, info []replaceInfo) string {
-	offset := 0
-	buf := []byte(str)
+// strGsubDoReplace (policyrun patch) builds the result in one pass and
+// charges it first; the original copied the whole string for each
+// replacement, quadratic in time and garbage.
+func strGsubDoReplace(L *LState, str string, info []replaceInfo) string {
+	n := len(str)
 	for _, replace := range info {
-		oldlen := len(buf)
-		b1 := append([]byte(""), buf[0:offset+replace.Indicies[0]]...)
-		b2 := []byte("")
-		index2 := offset + replace.Indicies[1]
-		if index2 <= len(buf) {
-			b2 = append(b2, buf[index2:len(buf)]...)
-		}
-		buf = append(b1, replace.String...)
-		buf = append(buf, b2...)
-		offset += len(buf) - oldlen
+		n += len(replace.String) - (replace.Indicies[1] - replace.Indicies[0])
 	}
-	return string(buf)
+	L.chargeMem(n)
+	var b strings.Builder
+	b.Grow(n)
+	prev := 0
+	for _, replace := range info {
+		b.WriteString(str[prev:replace.Indicies[0]])
+		b.WriteString(replace.String)
+		prev = replace.Indicies[1]
+	}
+	b.WriteString(str[prev:])
+	return b.String()
 }
 
 func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) string {
 	infoList := make([]replaceInfo, 0, len(matches))
 	for _, match := range matches {
 		start, end := match.Capture(0), match.Capture(1)
+		L.holdMem(len(repl)) // policyrun patch
 		sc := newFlagScanner('%', "", "", repl)
 		for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
 			if !sc.ChangeFlag {
 				if sc.HasFlag {
 					if c >= '0' && c <= '9' {
-						sc.AppendString(capturedString(L, match, str, 2*(int(c)-48)))
+						capture := capturedString(L, match, str, 2*(int(c)-48))
+						L.holdMem(len(capture)) // policyrun patch
+						sc.AppendString(capture)
 					} else {
 						sc.AppendChar('%')
 						sc.AppendChar(c)
@@ -241,7 +250,7 @@ func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) str
 		infoList = append(infoList, replaceInfo{[]int{start, end}, sc.String()})
 	}
 
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) string {
@@ -258,10 +267,11 @@ func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) 
 			value = L.GetField(repl, str[match.Capture(idx):match.Capture(idx+1)])
 		}
 		if !LVIsFalse(value) {
+			L.holdMem(len(LVAsString(value))) // policyrun patch
 			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, LVAsString(value)})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData) string {
@@ -286,10 +296,11 @@ func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData
 		L.Call(nargs, 1)
 		ret := L.reg.Pop()
 		if !LVIsFalse(ret) {
+			L.holdMem(len(LVAsString(ret))) // policyrun patch
 			infoList = append(infoList, replaceInfo{[]int{start, end}, LVAsString(ret)})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 type strMatchData struct {
@@ -325,9 +336,10 @@ func strGmatchIter(L *LState) int {
 }
 
 func strGmatch(L *LState) int {
+	defer L.releaseHeld(L.memHeld) // policyrun patch
 	str := L.CheckString(1)
 	pattern := L.CheckString(2)
-	mds, err := pm.Find(pattern, []byte(str), 0, -1)
+	mds, err := pm.FindCharged(pattern, []byte(str), 0, -1, L.matchCharger()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}
@@ -346,6 +358,7 @@ func strLen(L *LState) int {
 
 func strLower(L *LState) int {
 	str := L.CheckString(1)
+	L.chargeMem(len(str)) // policyrun patch
 	L.Push(LString(strings.ToLower(str)))
 	return 1
 }
@@ -395,6 +408,7 @@ func strRep(L *LState) int {
 	if n < 0 {
 		L.Push(emptyLString)
 	} else {
+		L.chargeMul(len(str), n) // policyrun patch
 		L.Push(LString(strings.Repeat(str, n)))
 	}
 	return 1
@@ -402,6 +416,7 @@ func strRep(L *LState) int {
 
 func strReverse(L *LState) int {
 	str := L.CheckString(1)
+	L.chargeMem(2 * len(str)) // policyrun patch
 	bts := []byte(str)
 	out := make([]byte, len(bts))
 	for i, j := 0, len(bts)-1; j >= 0; i, j = i+1, j-1 {
@@ -426,6 +441,7 @@ func strSub(L *LState) int {
 
 func strUpper(L *LState) int {
 	str := L.CheckString(1)
+	L.chargeMem(len(str)) // policyrun patch
 	L.Push(LString(strings.ToUpper(str)))
 	return 1
 }

@@ -195,6 +195,11 @@ type LState struct {
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
 	ctxCancelFn  context.CancelFunc
+
+	// policyrun patch: memory accounting (memory.go).
+	memLeft int64
+	memHeld int64 // bytes a library call in progress holds outside Lua's reach
+	memHook func(*LState, int)
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

@@ -657,8 +657,9 @@ func init() {
 			lbase := cf.LocalBase
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
-			B := int(inst & 0x1ff)    //GETB
-			C := int(inst>>9) & 0x1ff //GETC
+			B := int(inst & 0x1ff)     //GETB
+			C := int(inst>>9) & 0x1ff  //GETC
+			L.chargeMem(memTableEntry) // policyrun patch
 			L.setField(reg.Get(RA), L.rkValue(B), L.rkValue(C))
 			return 0
 		},
@@ -668,8 +669,9 @@ func init() {
 			lbase := cf.LocalBase
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
-			B := int(inst & 0x1ff)    //GETB
-			C := int(inst>>9) & 0x1ff //GETC
+			B := int(inst & 0x1ff)     //GETB
+			C := int(inst>>9) & 0x1ff  //GETC
+			L.chargeMem(memTableEntry) // policyrun patch
 			L.setFieldString(reg.Get(RA), L.rkString(B), L.rkValue(C))
 			return 0
 		},
@@ -679,8 +681,9 @@ func init() {
 			lbase := cf.LocalBase
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
-			B := int(inst & 0x1ff)    //GETB
-			C := int(inst>>9) & 0x1ff //GETC
+			B := int(inst & 0x1ff)                      //GETB
+			C := int(inst>>9) & 0x1ff                   //GETC
+			L.chargeMem(memTable + memTableEntry*(B+C)) // policyrun patch
 			v := newLTable(B, C)
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
@@ -1378,9 +1381,9 @@ func init() {
 				cf.Pc = 0
 				cf.Base = RA
 				cf.LocalBase = RA + 1
-				cf.ReturnBase = cf.ReturnBase
+				// cf.ReturnBase stays (policyrun patch: a self-assignment go vet rejects)
 				cf.NArgs = nargs
-				cf.NRet = cf.NRet
+				// cf.NRet stays (policyrun patch)
 				cf.TailCall++
 				lbase := cf.LocalBase
 				if meta {
@@ -2068,6 +2071,7 @@ func init() {
 			if B == 0 {
 				nelem = reg.Top() - RA - 1
 			}
+			L.chargeMem(memTableEntry * nelem) // policyrun patch
 			for i := 1; i <= nelem; i++ {
 				table.RawSetInt(offset+i, reg.Get(RA+i))
 			}
@@ -2108,6 +2112,7 @@ func init() {
 			RA := lbase + A
 			Bx := int(inst & 0x3ffff) //GETBX
 			proto := cf.Fn.Proto.FunctionPrototypes[Bx]
+			L.chargeMem(memFunction + memTableEntry*int(proto.NumUpvalues)) // policyrun patch
 			closure := newLFunctionL(proto, cf.Fn.Env, int(proto.NumUpvalues))
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
@@ -2294,8 +2299,7 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 		frhs := float64(rhs)
 		return LNumber(math.Pow(flhs, frhs))
 	}
-	panic("should not reach here")
-	return LNumber(0)
+	panic("should not reach here") // policyrun patch: no unreachable return
 }
 
 func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
@@ -2374,6 +2378,7 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			chargeStrings(L, buf) // policyrun patch
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}

@@ -614,6 +614,13 @@ redo:
 /* API {{{ */
 
 func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err error) {
+	return FindCharged(p, src, offset, limit, nil)
+}
+
+// FindCharged (policyrun patch) is Find calling charge, when not nil, with
+// the number of captures of each match before it is kept, so that the
+// caller can bound the memory of the match list.
+func FindCharged(p string, src []byte, offset, limit int, charge func(captures int)) (matches []*MatchData, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if perr, ok := v.(*Error); ok {
@@ -632,6 +639,9 @@ func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err er
 		if ok {
 			if sp < nsp {
 				sp = nsp
+			}
+			if charge != nil {
+				charge(len(ms.captures))
 			}
 			matches = append(matches, ms)
 		}
