@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -21,28 +22,41 @@ import (
 // timestamp, 2 modified keeping the old one. The source is compiled once;
 // runs use pooled LStates with only the safe libraries.
 //
-// A call that raises an error, returns something else than those codes, or
-// runs past Timeout faults the record: it is passed through unchanged and
-// counted. Nothing a script does can crash the process.
+// A call that raises an error, returns something else than those codes,
+// runs past Timeout or makes its state hold more than MemoryLimit faults
+// the record: it is passed through unchanged and counted. Nothing a script
+// does can crash the process (limits.go).
 type Script struct {
 	Name string // the file name, for messages
 	Call string // the function called per record
-	// Timeout bounds one call (0: no bound). gopher-lua checks the bound
-	// between instructions, which slows every instruction down, so the
-	// benchmarks run without one, as Fluent Bit does.
+	// Timeout bounds one call, and the top-level chunk at load (0: no
+	// bound); the time_limit of docs/lua.md.
 	Timeout time.Duration
+	// MemoryLimit bounds the bytes one LState holds (0: no bound); a call
+	// that would pass it faults with memory_limit and its LState is
+	// replaced. It applies to the LStates made after it is set.
+	MemoryLimit int64
 
 	proto   *glua.FunctionProto
 	runners runnerPool[*ScriptRunner]
+	stopMu  sync.Mutex
+	stop    context.Context // see BindContext
 }
 
-// LoadScript compiles a filter script and checks that it defines call.
+// LoadScript compiles a filter script and checks that it defines call,
+// with DefaultScriptLimits.
 func LoadScript(name string, src []byte, call string) (*Script, error) {
+	return LoadScriptLimits(name, src, call, DefaultScriptLimits)
+}
+
+// LoadScriptLimits is LoadScript with the given limits; the top-level
+// chunk runs within them too.
+func LoadScriptLimits(name string, src []byte, call string, lim ScriptLimits) (*Script, error) {
 	proto, err := compileLua(string(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &Script{Name: name, Call: call, proto: proto}
+	s := &Script{Name: name, Call: call, Timeout: lim.Time, MemoryLimit: lim.Memory, proto: proto}
 	r, err := s.NewRunner()
 	if err != nil {
 		return nil, err
@@ -54,27 +68,22 @@ func LoadScript(name string, src []byte, call string) (*Script, error) {
 // ScriptRunner runs a script on one LState; one goroutine at a time.
 type ScriptRunner struct {
 	s      *Script
-	L      *glua.LState
+	L      *glua.LState // nil after a renewal that failed
 	fn     *glua.LFunction
+	mem    *memGuard // nil without a memory limit
 	ctx    context.Context
 	cancel context.CancelFunc
+	parent context.Context // what ctx derives from: the script's stop context
 	keys   keyCache
 }
 
 // NewRunner loads the script into a fresh LState.
 func (s *Script) NewRunner() (*ScriptRunner, error) {
-	L := newSandbox(spec.DefaultLimits.MaxString)
-	L.Push(L.NewFunctionFromProto(s.proto))
-	if err := L.PCall(0, 0, nil); err != nil {
-		L.Close()
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	L, fn, mem, err := s.loadState()
+	if err != nil {
+		return nil, err
 	}
-	fn, ok := L.GetGlobal(s.Call).(*glua.LFunction)
-	if !ok {
-		L.Close()
-		return nil, fmt.Errorf("%s: the script defines no function %s", s.Name, s.Call)
-	}
-	return &ScriptRunner{s: s, L: L, fn: fn}, nil
+	return &ScriptRunner{s: s, L: L, fn: fn, mem: mem}, nil
 }
 
 // Close releases the runner's LState.
@@ -82,7 +91,9 @@ func (r *ScriptRunner) Close() {
 	if r.cancel != nil {
 		r.cancel()
 	}
-	r.L.Close()
+	if r.L != nil {
+		r.L.Close()
+	}
 }
 
 // Run runs the script on rec with a pooled runner.
@@ -98,6 +109,11 @@ func (s *Script) Run(rec *record.Record) (spec.Result, error) {
 
 // Run calls the script's function on rec and applies what it returns.
 func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
+	if r.L == nil {
+		if r.renew(); r.L == nil {
+			return r.fault(spec.LuaError)
+		}
+	}
 	L := r.L
 	a := rec.Arena()
 	ts := float64(rec.Time()) / 1e9
@@ -105,19 +121,24 @@ func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
 	L.Push(glua.LString(string(rec.Tag())))
 	L.Push(glua.LNumber(ts))
 	L.Push(plainFromValue(L, a, rec.Root(), &r.keys))
+	r.callContext()
 	var timer *time.Timer
 	if r.s.Timeout > 0 {
-		if r.cancel == nil {
-			r.ctx, r.cancel = context.WithCancel(context.Background())
-			L.SetContext(r.ctx)
-		}
 		timer = time.AfterFunc(r.s.Timeout, r.cancel)
 	}
 	err := L.PCall(3, 3, nil)
-	if timer != nil && !timer.Stop() {
-		// The budget ran out: a fresh context for the next call.
-		r.ctx, r.cancel = context.WithCancel(context.Background())
-		L.SetContext(r.ctx)
+	if r.mem != nil && r.mem.exceeded {
+		r.renew()
+		return r.fault(spec.MemoryLimit)
+	}
+	stopped := timer != nil && !timer.Stop()
+	if err != nil && r.ctx.Err() != nil {
+		// The budget ran out, or the script's stop context ended: a
+		// fresh context for the next call.
+		stopped = true
+	}
+	if stopped {
+		r.ctx = nil
 		if err != nil {
 			L.SetTop(0)
 			return r.fault(spec.Timeout)
