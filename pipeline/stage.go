@@ -26,7 +26,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 		return nil, err
 	}
 	if f.Backend == config.ScriptBackend {
-		s, err := lua.LoadScript(path, src, f.Call)
+		s, err := lua.LoadScriptLimits(path, src, f.Call, lua.ScriptLimits{Time: f.TimeLimit, Memory: f.MemoryLimit})
 		if err != nil {
 			return nil, err
 		}
