@@ -163,9 +163,35 @@ func (w *liveWalk) push(v glua.LValue) {
 }
 
 // A call's deadline. Each runner keeps one context, derived from the
-// script's stop context, for as long as it is not cancelled: a call with a
-// time limit starts a timer that cancels it, and a call that ran out makes
-// a new one for the next.
+// script's stop context, for as long as it is not cancelled, and one timer:
+// a call with a time limit arms the timer, which cancels the context when
+// it fires, and a call that ran out makes a new context for the next. One
+// timer per runner rather than one per call saves an allocation and the
+// timer's setup on every record.
+
+// armTimer arms the runner's timer for one call.
+func (r *ScriptRunner) armTimer(d time.Duration) {
+	if r.timer == nil {
+		r.fired = make(chan struct{}, 1)
+		r.timer = time.AfterFunc(d, func() {
+			(*r.cur.Load())()
+			r.fired <- struct{}{}
+		})
+		return
+	}
+	r.timer.Reset(d)
+}
+
+// disarmTimer stops the timer armed for the call that just ended and
+// reports whether it fired. When it did, it waits for the timer's function
+// to finish, so that the function cannot cancel the next call's context.
+func (r *ScriptRunner) disarmTimer() bool {
+	if r.timer.Stop() {
+		return false
+	}
+	<-r.fired
+	return true
+}
 
 // callContext returns the context of the runner's next call, making it
 // when there is none yet or the script's stop context changed.
@@ -177,6 +203,8 @@ func (r *ScriptRunner) callContext() {
 		}
 		r.parent = stop
 		r.ctx, r.cancel = context.WithCancel(stop)
+		cancel := r.cancel
+		r.cur.Store(&cancel)
 		r.L.SetContext(r.ctx)
 	}
 }
@@ -194,14 +222,14 @@ func (s *Script) stopContext() context.Context {
 
 // BindContext makes the script's calls end when ctx does: once ctx is
 // done, the calls in progress and those that start later have until the
-// time limit (DefaultTimeLimit when there is none) to finish, and are then
-// stopped, each faulting its record with timeout. A pipeline binds its
+// time limit, or a second if that is shorter or there is none, to finish,
+// and are then stopped, each faulting its record with timeout. A pipeline binds its
 // run's context so that a signal ends the run even while a script loops,
 // while the calls of a batch in hand that end in time finish as usual.
 func (s *Script) BindContext(ctx context.Context) {
-	grace := s.Timeout
-	if grace <= 0 {
-		grace = DefaultTimeLimit
+	grace := time.Second
+	if s.Timeout > 0 {
+		grace = min(s.Timeout, grace)
 	}
 	stop, cancel := context.WithCancel(context.Background())
 	context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -75,6 +76,11 @@ type ScriptRunner struct {
 	cancel context.CancelFunc
 	parent context.Context // what ctx derives from: the script's stop context
 	keys   keyCache
+	// The time limit's timer, made once and reset per call; it cancels
+	// cur, then signals fired (see armTimer).
+	timer *time.Timer
+	cur   atomic.Pointer[context.CancelFunc]
+	fired chan struct{}
 }
 
 // NewRunner loads the script into a fresh LState.
@@ -88,6 +94,9 @@ func (s *Script) NewRunner() (*ScriptRunner, error) {
 
 // Close releases the runner's LState.
 func (r *ScriptRunner) Close() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 	if r.cancel != nil {
 		r.cancel()
 	}
@@ -122,22 +131,22 @@ func (r *ScriptRunner) Run(rec *record.Record) spec.Result {
 	L.Push(glua.LNumber(ts))
 	L.Push(plainFromValue(L, a, rec.Root(), &r.keys))
 	r.callContext()
-	var timer *time.Timer
-	if r.s.Timeout > 0 {
-		timer = time.AfterFunc(r.s.Timeout, r.cancel)
+	timed := r.s.Timeout > 0
+	if timed {
+		r.armTimer(r.s.Timeout)
 	}
 	err := L.PCall(3, 3, nil)
+	stopped := timed && r.disarmTimer()
+	if err != nil && r.ctx.Err() != nil {
+		// The budget ran out, or the script's stop context ended.
+		stopped = true
+	}
 	if r.mem != nil && r.mem.exceeded {
 		r.renew()
 		return r.fault(spec.MemoryLimit)
 	}
-	stopped := timer != nil && !timer.Stop()
-	if err != nil && r.ctx.Err() != nil {
-		// The budget ran out, or the script's stop context ended: a
-		// fresh context for the next call.
-		stopped = true
-	}
 	if stopped {
+		// A fresh context for the next call.
 		r.ctx = nil
 		if err != nil {
 			L.SetTop(0)

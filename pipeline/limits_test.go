@@ -20,7 +20,7 @@ function cb(tag, ts, record)
   return 2, ts, record
 end
 `)
-	filter := "  filters:\n    - name: lua\n      script: s.lua\n      call: cb\n      time_limit: 100ms\n      memory_limit: 16M\n"
+	filter := "  filters:\n    - name: lua\n      script: s.lua\n      call: cb\n      time_limit: 1s\n      memory_limit: 16M\n"
 	cfg := tailConfig(t, dir, filter+toStdout, "in.log", "parser: json", "exit_on_eof: true", "poll_interval: 10ms")
 	var out bytes.Buffer
 	s := runPipeline(t, cfg, Options{Stdout: &out}).Summary()
