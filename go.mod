@@ -11,3 +11,6 @@ require (
 )
 
 require github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
+
+// A patched copy of gopher-lua v1.1.2: see internal/third_party/gopher-lua/POLICYRUN.md.
+replace github.com/yuin/gopher-lua => ./internal/third_party/gopher-lua

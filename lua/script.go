@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -23,20 +24,24 @@ import (
 // of maps splits the record into several (RunSplit). The source is
 // compiled once; runs use pooled LStates with only the safe libraries.
 //
-// A call that raises an error, returns something else than those codes, or
-// runs past Timeout faults the record: it is passed through unchanged and
-// counted, and Run's error (a *FaultError) says what happened. Nothing a
-// script does can crash the process.
+// A call that raises an error, returns something else than those codes,
+// runs past Timeout or makes its state hold more than MemoryLimit faults
+// the record: it is passed through unchanged and counted, and Run's error
+// (a *FaultError) says what happened. Nothing a script does can crash the
+// process (limits.go).
 //
 // The fields after Call are Fluent Bit's options and policyrun's; set them
 // before the first Run, not while runs are under way.
 type Script struct {
 	Name string // the file name, for messages
 	Call string // the function called per record
-	// Timeout bounds one call (0: no bound). gopher-lua checks the bound
-	// between instructions, which slows every instruction down, so the
-	// benchmarks run without one, as Fluent Bit does.
+	// Timeout bounds one call, and the top-level chunk at load (0: no
+	// bound); the time_limit of docs/lua.md.
 	Timeout time.Duration
+	// MemoryLimit bounds the bytes one LState holds (0: no bound); a call
+	// that would pass it faults with memory_limit and its LState is
+	// replaced. It applies to the LStates made after it is set.
+	MemoryLimit int64
 
 	// TimeAsTable passes the timestamp as a table {sec = s, nsec = ns}
 	// instead of float seconds (Fluent Bit's time_as_table).
@@ -62,6 +67,8 @@ type Script struct {
 	proto   *glua.FunctionProto
 	runners runnerPool[*ScriptRunner]
 	printMu sync.Mutex
+	stopMu  sync.Mutex
+	stop    context.Context // see BindContext
 }
 
 // FaultError is the error that comes with a faulted Result: the reason
@@ -76,13 +83,20 @@ type FaultError struct {
 // Error is the message, without the reason.
 func (e *FaultError) Error() string { return e.Msg }
 
-// LoadScript compiles a filter script and checks that it defines call.
+// LoadScript compiles a filter script and checks that it defines call,
+// with DefaultScriptLimits.
 func LoadScript(name string, src []byte, call string) (*Script, error) {
+	return LoadScriptLimits(name, src, call, DefaultScriptLimits)
+}
+
+// LoadScriptLimits is LoadScript with the given limits; the top-level
+// chunk runs within them too.
+func LoadScriptLimits(name string, src []byte, call string, lim ScriptLimits) (*Script, error) {
 	proto, err := compileLua(string(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &Script{Name: name, Call: call, proto: proto}
+	s := &Script{Name: name, Call: call, Timeout: lim.Time, MemoryLimit: lim.Memory, proto: proto}
 	r, err := s.NewRunner()
 	if err != nil {
 		return nil, err
@@ -94,11 +108,18 @@ func LoadScript(name string, src []byte, call string) (*Script, error) {
 // ScriptRunner runs a script on one LState; one goroutine at a time.
 type ScriptRunner struct {
 	s      *Script
-	L      *glua.LState
+	L      *glua.LState // nil after a renewal that failed
 	fn     *glua.LFunction
+	mem    *memGuard // nil without a memory limit
 	ctx    context.Context
 	cancel context.CancelFunc
+	parent context.Context // what ctx derives from: the script's stop context
 	keys   keyCache
+	// The time limit's timer, made once and reset per call; it cancels
+	// cur, then signals fired (see armTimer).
+	timer *time.Timer
+	cur   atomic.Pointer[context.CancelFunc]
+	fired chan struct{}
 	// arrMT and mapMT mark the tables made from a record's arrays and
 	// maps, as Fluent Bit's metatables do, so that they convert back as
 	// what they were (an array stays an array, a map a map, even empty).
@@ -107,30 +128,35 @@ type ScriptRunner struct {
 
 // NewRunner loads the script into a fresh LState.
 func (s *Script) NewRunner() (*ScriptRunner, error) {
-	L := newSandbox(spec.DefaultLimits.MaxString)
-	s.openScriptLibs(L)
-	L.Push(L.NewFunctionFromProto(s.proto))
-	if err := L.PCall(0, 0, nil); err != nil {
-		L.Close()
-		return nil, fmt.Errorf("%s: %s", s.Name, luaMessage(err))
+	L, fn, mem, err := s.loadState()
+	if err != nil {
+		return nil, err
 	}
-	fn, ok := L.GetGlobal(s.Call).(*glua.LFunction)
-	if !ok {
-		L.Close()
-		return nil, fmt.Errorf("%s: the script defines no function %s", s.Name, s.Call)
-	}
-	r := &ScriptRunner{s: s, L: L, fn: fn, arrMT: L.NewTable(), mapMT: L.NewTable()}
+	r := &ScriptRunner{s: s}
+	r.setState(L, fn, mem)
+	return r, nil
+}
+
+// setState gives the runner a loaded LState, with the metatables that
+// mark the tables made from a record's arrays and maps.
+func (r *ScriptRunner) setState(L *glua.LState, fn *glua.LFunction, mem *memGuard) {
+	r.L, r.fn, r.mem = L, fn, mem
+	r.arrMT, r.mapMT = L.NewTable(), L.NewTable()
 	r.arrMT.RawSetString("type", glua.LString("array"))
 	r.mapMT.RawSetString("type", glua.LString("map"))
-	return r, nil
 }
 
 // Close releases the runner's LState.
 func (r *ScriptRunner) Close() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 	if r.cancel != nil {
 		r.cancel()
 	}
-	r.L.Close()
+	if r.L != nil {
+		r.L.Close()
+	}
 }
 
 // Run runs the script on rec with a pooled runner. A call that splits the
@@ -172,6 +198,11 @@ func (r *ScriptRunner) RunSplit(rec *record.Record) (spec.Result, []*record.Reco
 }
 
 func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
+	if r.L == nil {
+		if r.renew(); r.L == nil {
+			return fault(spec.LuaError, "%s: the Lua state could not be made again after a memory fault", r.s.Name)
+		}
+	}
 	L := r.L
 	a := rec.Arena()
 	L.Push(r.fn)
@@ -189,19 +220,24 @@ func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*reco
 		L.Push(glua.LNumber(float64(sec) + float64(nsec)/1e9))
 	}
 	L.Push(r.fromValue(a, rec.Root()))
-	var timer *time.Timer
-	if r.s.Timeout > 0 {
-		if r.cancel == nil {
-			r.ctx, r.cancel = context.WithCancel(context.Background())
-			L.SetContext(r.ctx)
-		}
-		timer = time.AfterFunc(r.s.Timeout, r.cancel)
+	r.callContext()
+	timed := r.s.Timeout > 0
+	if timed {
+		r.armTimer(r.s.Timeout)
 	}
 	err := L.PCall(3, 3, nil)
-	if timer != nil && !timer.Stop() {
-		// The budget ran out: a fresh context for the next call.
-		r.ctx, r.cancel = context.WithCancel(context.Background())
-		L.SetContext(r.ctx)
+	stopped := timed && r.disarmTimer()
+	if err != nil && r.ctx.Err() != nil {
+		// The budget ran out, or the script's stop context ended.
+		stopped = true
+	}
+	if r.mem != nil && r.mem.exceeded {
+		r.renew()
+		return fault(spec.MemoryLimit, "%s: the call passed the memory limit of %d bytes (its Lua state is made again)", r.s.Name, r.s.MemoryLimit)
+	}
+	if stopped {
+		// A fresh context for the next call.
+		r.ctx = nil
 		if err != nil {
 			L.SetTop(0)
 			return fault(spec.Timeout, "%s: the call ran past its time limit of %v", r.s.Name, r.s.Timeout)

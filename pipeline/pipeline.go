@@ -190,6 +190,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	p.started.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	p.bindStages(ctx)
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.inputs))
 	for i, in := range p.inputs {

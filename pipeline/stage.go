@@ -61,7 +61,7 @@ func newScriptStage(f config.Filter, dir string) (Processor, error) {
 			return nil, err
 		}
 	}
-	s, err := lua.LoadScript(name, src, f.Call)
+	s, err := lua.LoadScriptLimits(name, src, f.Call, lua.ScriptLimits{Time: f.TimeLimit, Memory: f.MemoryLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -41,9 +41,10 @@ const (
 	RecordTooLarge
 	IterationLimit
 	// Faults of a Fluent Bit-style Lua script (docs/lua.md).
-	LuaError  // the call raised an error
-	BadReturn // the call returned no valid code and record
-	Timeout   // the call ran past its time budget
+	LuaError    // the call raised an error
+	BadReturn   // the call returned no valid code and record
+	Timeout     // the call ran past its time budget
+	MemoryLimit // the call would have made its state hold more than its memory limit
 	// NumReasons is one more than the largest Reason, for tables of counts.
 	NumReasons
 )
@@ -53,6 +54,7 @@ var reasonNames = [NumReasons]string{
 	NonFinite: "non_finite", PathConflict: "path_conflict", StringTooLong: "string_too_long",
 	RecordTooLarge: "record_too_large", IterationLimit: "iteration_limit",
 	LuaError: "lua_error", BadReturn: "bad_return", Timeout: "timeout",
+	MemoryLimit: "memory_limit",
 }
 
 // String is the reason as logs, summaries, metrics and test blocks spell it.

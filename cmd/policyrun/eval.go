@@ -53,7 +53,7 @@ func (s *evalStats) String() string {
 
 const evalUsage = `
 usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
-       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
+       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--lua-memory-limit SIZE] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
 
 Runs the policy over the records on stdin and writes the records it keeps
 to stdout (dropped records are absent; a faulting record is written
@@ -73,7 +73,9 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
 	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
-	luaTimeout := fl.Duration("lua-timeout", time.Second, "stop a --lua call that runs longer and pass its record through (0: no limit)")
+	luaTimeout := fl.Duration("lua-timeout", lua.DefaultTimeLimit, "the time limit of a --lua call, and of the script's top level at load: a call that runs longer is stopped and its record passed through (0: no limit)")
+	luaMemory := sizeFlag(lua.DefaultMemoryLimit)
+	fl.Var(&luaMemory, "lua-memory-limit", "the memory limit of the --lua script's state: a call that would pass it is stopped, its record passed through and the state replaced (0: no limit)")
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
 	timeFlag := fl.String("time", "", "the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default 1970-01-01T00:00:00Z")
 	if code, ok := parseFlags(fl, args); !ok {
@@ -100,7 +102,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var runner backend.Program
 	if *luaScript != "" {
-		r, code := loadLuaScript(*luaScript, *luaCall, *luaTimeout, stderr)
+		r, code := loadLuaScript(*luaScript, *luaCall, lua.ScriptLimits{Time: *luaTimeout, Memory: int64(luaMemory)}, stderr)
 		if r == nil {
 			return code
 		}
@@ -116,18 +118,17 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
-func loadLuaScript(file, call string, timeout time.Duration, stderr io.Writer) (backend.Program, int) {
+func loadLuaScript(file, call string, lim lua.ScriptLimits, stderr io.Writer) (backend.Program, int) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}
-	s, err := lua.LoadScript(file, src, call)
+	s, err := lua.LoadScriptLimits(file, src, call, lim)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1
 	}
-	s.Timeout = timeout
 	return s, 0
 }
 

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/policyrun/policyrun/backend"
+	"github.com/policyrun/policyrun/lua"
 
 	"go.yaml.in/yaml/v3"
 
@@ -81,6 +83,12 @@ type Filter struct {
 	// accepted with a warning, and the filter stays protected.
 	ProtectedMode bool
 	AllowGetenv   bool // allow_getenv: os.getenv reads the environment
+	// The limits of a lua_script's runs (docs/lua.md, "Limits"):
+	// time_limit per call and for the script's top level at load,
+	// memory_limit per LState; lua.DefaultScriptLimits unless the section
+	// says otherwise, 0 for none.
+	TimeLimit   time.Duration
+	MemoryLimit int64
 }
 
 // Output is one output section.
@@ -237,7 +245,7 @@ func (d *decoder) input(n *yaml.Node) Input {
 const ScriptBackend = "lua_script"
 
 func (d *decoder) filter(n *yaml.Node) Filter {
-	f := Filter{Line: n.Line, Match: "*"}
+	f := Filter{Line: n.Line, Match: "*", TimeLimit: lua.DefaultTimeLimit, MemoryLimit: lua.DefaultMemoryLimit}
 	name := d.sectionName(n, "filter", []string{"policy", "lua"})
 	f.Name = name
 	keys := map[string]func(*yaml.Node){
@@ -264,6 +272,11 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		keys["protected_mode"] = func(v *yaml.Node) { f.ProtectedMode = d.boolv(v) }
 		keys["allow_getenv"] = func(v *yaml.Node) { f.AllowGetenv = d.boolv(v) }
 	}
+	limitLine := 0
+	if name != "" {
+		keys["time_limit"] = func(v *yaml.Node) { f.TimeLimit, limitLine = d.duration(v), v.Line }
+		keys["memory_limit"] = func(v *yaml.Node) { f.MemoryLimit, limitLine = d.size(v), v.Line }
+	}
 	d.mapping(n, "filter "+name, keys)
 	if n.Kind != yaml.MappingNode || name == "" {
 		return f
@@ -282,6 +295,9 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		d.errorf(n.Line, "a Lua script filter needs call: the name of the function to call for each record")
 	case f.Backend != ScriptBackend && f.Call != "":
 		d.errorf(n.Line, "call is only for backend lua_script (a Fluent Bit-style Lua filter)")
+	}
+	if f.Backend != ScriptBackend && limitLine > 0 {
+		d.errorf(limitLine, "time_limit and memory_limit are only for backend lua_script (a Fluent Bit-style Lua filter)")
 	}
 	return f
 }

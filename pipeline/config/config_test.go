@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
@@ -63,7 +64,8 @@ func TestParseGood(t *testing.T) {
 	if f := cfg.Filters[0]; f.Backend != "vm" || f.File != "k8s.policy" || f.Match != "kube.*" {
 		t.Errorf("filter 0 = %+v", f)
 	}
-	if f := cfg.Filters[1]; f.Backend != "lua_script" || f.File != "filter.lua" || f.Call != "cb" || f.Match != "*" {
+	if f := cfg.Filters[1]; f.Backend != "lua_script" || f.File != "filter.lua" || f.Call != "cb" || f.Match != "*" ||
+		f.TimeLimit != lua.DefaultTimeLimit || f.MemoryLimit != lua.DefaultMemoryLimit {
 		t.Errorf("filter 1 = %+v", f)
 	}
 	if o := cfg.Outputs[0]; o.Name != "file" || o.MaxSize != 5<<20 || o.MaxFiles != DefaultMaxFiles {

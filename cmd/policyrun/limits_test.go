@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withDeadline runs f and fails the test if it does not end in time: the
+// scripts below hang or kill the process without their limits.
+func withDeadline(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("did not end within %v", d)
+	}
+}
+
+// TestEvalLuaLimits: eval --lua runs the script's top level within the
+// time limit, and faults a record that would pass the memory limit.
+func TestEvalLuaLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	spin := write("spin.lua", "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n")
+	big := write("big.lua", `
+function cb(tag, ts, record)
+  if record.big then local s = "x"; for i = 1, 40 do s = s .. s end end
+  record.ok = true
+  return 2, ts, record
+end
+`)
+	withDeadline(t, 10*time.Second, func() {
+		code, _, errs := runWith("", "eval", "--lua", spin, "--call", "cb", "--lua-timeout", "200ms")
+		if code != 1 || !strings.Contains(errs, "the top-level chunk ran past the time limit (200ms)") {
+			t.Errorf("a looping top level: exit %d, %s", code, errs)
+		}
+	})
+	withDeadline(t, 30*time.Second, func() {
+		code, out, errs := runWith(`{"big":true}`+"\n"+`{"n":1}`+"\n", "eval", "--lua", big, "--call", "cb", "--lua-memory-limit", "16M")
+		if code != 0 || out != `{"big":true}`+"\n"+`{"n":1,"ok":true}`+"\n" || !strings.Contains(errs, "1 faulted (memory_limit 1)") {
+			t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
+		}
+	})
+	if code, _, errs := runWith("", "eval", "--lua", big, "--call", "cb", "--lua-memory-limit", "lots"); code != 2 || !strings.Contains(errs, "expected a size") {
+		t.Errorf("a bad size: exit %d, %s", code, errs)
+	}
+}
+
+// TestRunCheckLuaTopLevel: run --check loads a script's top level within
+// its time_limit instead of hanging.
+func TestRunCheckLuaTopLevel(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"spin.lua": "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n",
+		"p.yaml": `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+  filters:
+    - name: lua
+      script: spin.lua
+      call: cb
+      time_limit: 200ms
+  outputs:
+    - name: null
+`,
+	})
+	withDeadline(t, 10*time.Second, func() {
+		code, _, errs := runCLI("run", "--check", filepath.Join(dir, "p.yaml"))
+		if code != 1 || !strings.Contains(errs, "the top-level chunk ran past the time limit (200ms)") {
+			t.Errorf("exit %d, %s", code, errs)
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package lua
+
+// policyrun patch: memory accounting. gopher-lua has no allocator hook, and
+// a script can ask for gigabytes in one instruction (s .. s) or one library
+// call (s:gsub("x", s)), so the VM and the string and table libraries
+// charge what they are about to allocate for strings, tables and closures
+// to the LState. When the charges pass the budget, the hook decides: it can
+// measure what the state really holds and set a new budget, or raise an
+// error before anything is allocated. See POLICYRUN.md.
+
+import (
+	"math"
+	"strings"
+)
+
+// Rough sizes charged for the VM's allocations; they need only be of the
+// right order, the hook measures what is really held.
+const (
+	memTable      = 64 // an empty LTable
+	memTableEntry = 32 // a key and a value
+	memFunction   = 64 // a closure
+)
+
+// SetMemoryHook makes the LState count the bytes the VM and the string and
+// table libraries are about to allocate. When the count passes budget,
+// hook is called with the size of the pending allocation; it must either
+// raise an error (L.RaiseError), which stops the allocation, or set a new
+// budget with SetMemoryBudget. A nil hook turns the counting off.
+func (ls *LState) SetMemoryHook(budget int64, hook func(L *LState, n int)) {
+	ls.memHook = hook
+	if hook == nil {
+		budget = math.MaxInt64
+	}
+	ls.memLeft = budget
+}
+
+// SetMemoryBudget sets how many more bytes may be charged before the hook
+// is called again.
+func (ls *LState) SetMemoryBudget(budget int64) { ls.memLeft = budget }
+
+// ChargeMemory charges n bytes, as the libraries do, for Go functions that
+// make large values.
+func (ls *LState) ChargeMemory(n int) { ls.chargeMem(n) }
+
+func (ls *LState) chargeMem(n int) {
+	ls.memLeft -= int64(n)
+	if ls.memLeft < 0 {
+		ls.memExceeded(n)
+	}
+}
+
+func (ls *LState) memExceeded(n int) {
+	if ls.memHook == nil {
+		ls.memLeft = math.MaxInt64
+		return
+	}
+	ls.memHook(ls, int(min(int64(n)+ls.memHeld, math.MaxInt32)))
+}
+
+// holdMem charges n bytes that the library call in progress keeps where
+// the hook cannot see them (a match list, the pieces of a gsub): the hook
+// is told about them with every pending allocation until the call ends
+// and releaseHeld puts the count back.
+func (ls *LState) holdMem(n int) {
+	ls.memHeld += int64(n)
+	ls.chargeMem(n)
+}
+
+func (ls *LState) releaseHeld(held int64) { ls.memHeld = held }
+
+// MemoryHeld returns the bytes held by the library call in progress.
+func (ls *LState) MemoryHeld() int64 { return ls.memHeld }
+
+// UserDataSize returns the bytes the library keeps in a userdata it made
+// (the matches of a string.gmatch iterator), 0 for any other.
+func UserDataSize(ud *LUserData) int {
+	if md, ok := ud.Value.(*strMatchData); ok {
+		n := 0
+		for _, m := range md.matches[md.pos:] {
+			n += matchSize(m.CaptureLength())
+		}
+		return n
+	}
+	return 0
+}
+
+func matchSize(captures int) int { return 48 + 4*captures }
+
+// chargeMul charges a*b bytes, saturating.
+func (ls *LState) chargeMul(a, b int) {
+	if a > 0 && b > 0 && a > math.MaxInt32/b {
+		ls.chargeMem(math.MaxInt32)
+		return
+	}
+	ls.chargeMem(a * b)
+}
+
+// matchCharger returns the charge of a pattern search's matches, or nil
+// when nothing is counted.
+func (ls *LState) matchCharger() func(int) {
+	if ls.memHook == nil {
+		return nil
+	}
+	return func(captures int) { ls.holdMem(matchSize(captures)) }
+}
+
+// chargeStrings charges the concatenation of parts.
+func chargeStrings(L *LState, parts []string) {
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
+	L.chargeMem(n)
+}
+
+// chargeFormat charges string.format's result: the format, the strings of
+// its arguments (four times: %q escapes a byte as \ddd) and every width and
+// precision written in the format (fmt caps each at a million).
+func chargeFormat(L *LState, format string, args []interface{}) {
+	n := len(format)
+	for _, a := range args {
+		if s, ok := a.(LString); ok {
+			n += 4 * len(s)
+		} else {
+			n += 32
+		}
+	}
+	for i := strings.IndexByte(format, '%'); i >= 0 && i < len(format); {
+		i++
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			i++
+		}
+		for w := 0; ; {
+			for i < len(format) && format[i] >= '0' && format[i] <= '9' && w < 1e7 {
+				w = w*10 + int(format[i]-'0')
+				i++
+			}
+			n += w
+			if i >= len(format) || format[i] != '.' {
+				break
+			}
+			i, w = i+1, 0
+		}
+		j := strings.IndexByte(format[i:], '%')
+		if j < 0 {
+			break
+		}
+		i += j
+	}
+	L.chargeMem(n)
+}
+
+// ForEachStackValue calls f with every value the LState's stack holds: the
+// registers of every frame in progress and the functions they run.
+// Together with the globals and the registry (G.Global, G.Registry) they
+// are the roots of what a script can reach.
+func (ls *LState) ForEachStackValue(f func(LValue)) {
+	for i := 0; i < ls.reg.top && i < len(ls.reg.array); i++ {
+		if v := ls.reg.array[i]; v != nil {
+			f(v)
+		}
+	}
+	for i := 0; i < ls.stack.Sp(); i++ {
+		if fn := ls.stack.At(i).Fn; fn != nil {
+			f(fn)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package lua
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/policyrun/policyrun/spec"
+)
+
+// The limits of a Fluent Bit-style script's runs unless its loader says
+// otherwise (docs/lua.md, "Limits").
+const (
+	// DefaultTimeLimit bounds one call, and the script's top-level chunk
+	// when it loads.
+	DefaultTimeLimit = time.Second
+	// DefaultMemoryLimit bounds what one LState holds: strings, tables
+	// and closures.
+	DefaultMemoryLimit = 64 << 20
+)
+
+// ScriptLimits are the bounds of a script's runs; 0 means no bound.
+type ScriptLimits struct {
+	Time   time.Duration // per call and for the top-level chunk at load
+	Memory int64         // bytes held by one LState
+}
+
+// DefaultScriptLimits are DefaultTimeLimit and DefaultMemoryLimit.
+var DefaultScriptLimits = ScriptLimits{Time: DefaultTimeLimit, Memory: DefaultMemoryLimit}
+
+// memGuard keeps one LState within its memory limit. The patched
+// gopher-lua (internal/third_party/gopher-lua) charges every string,
+// table entry and closure the VM and the libraries are about to allocate;
+// when the charges pass the budget, hook measures what the state really
+// holds (live) and either sets a new budget or, when live plus the pending
+// allocation (with what the library call in progress holds outside Lua's
+// reach) would pass the limit, raises an error before anything is
+// allocated. exceeded stays set, so that a script that catches the error
+// with pcall still faults, and every later allocation of the call fails
+// too.
+type memGuard struct {
+	limit    int64
+	exceeded bool
+	walk     liveWalk
+}
+
+func newMemGuard(L *glua.LState, limit int64) *memGuard {
+	g := &memGuard{limit: limit}
+	L.SetMemoryHook(limit, g.hook)
+	return g
+}
+
+func (g *memGuard) hook(L *glua.LState, n int) {
+	if !g.exceeded {
+		live := g.walk.live(L, g.limit)
+		if left := g.limit - live - int64(n); left >= 0 {
+			// Measure again when left is used up, or an eighth of the
+			// limit if that is more: a state near its limit is not walked
+			// at every allocation, and passes it by an eighth at most.
+			L.SetMemoryBudget(max(left, g.limit/8))
+			return
+		}
+		g.exceeded = true
+	}
+	L.SetMemoryBudget(0)
+	L.RaiseError("memory_limit: the script would hold over %d bytes", g.limit)
+}
+
+// liveWalk measures what an LState holds: everything reachable from its
+// globals, its registry and its stack. Strings count their bytes (one
+// string held in many places once), tables a header and their entries,
+// closures a header and their upvalues; numbers and booleans live inside
+// the entries that hold them. It walks with a stack of its own, so that
+// deeply nested tables cannot exhaust the goroutine's, and stops as soon
+// as the count passes the limit.
+type liveWalk struct {
+	seen    map[any]struct{}
+	strs    map[*byte]struct{}
+	pending []glua.LValue
+}
+
+// bigString is the length from which a string is counted once however
+// many places hold it; shorter ones are counted where they are.
+const bigString = 256
+
+func (w *liveWalk) live(L *glua.LState, limit int64) int64 {
+	if w.seen == nil {
+		w.seen, w.strs = map[any]struct{}{}, map[*byte]struct{}{}
+	}
+	clear(w.seen)
+	clear(w.strs)
+	w.pending = append(w.pending[:0], L.G.Global, L.G.Registry)
+	L.ForEachStackValue(func(v glua.LValue) { w.pending = append(w.pending, v) })
+	var n int64
+	for len(w.pending) > 0 && n <= limit {
+		v := w.pending[len(w.pending)-1]
+		w.pending = w.pending[:len(w.pending)-1]
+		switch v := v.(type) {
+		case glua.LString:
+			if len(v) >= bigString {
+				p := unsafe.StringData(string(v))
+				if _, ok := w.strs[p]; ok {
+					continue
+				}
+				w.strs[p] = struct{}{}
+			}
+			n += int64(len(v)) + 16
+		case *glua.LTable:
+			if w.visit(v) {
+				continue
+			}
+			n += 64
+			v.ForEach(func(k, x glua.LValue) {
+				n += 32
+				w.push(k)
+				w.push(x)
+			})
+			w.push(v.Metatable)
+		case *glua.LFunction:
+			if w.visit(v) {
+				continue
+			}
+			n += 64 + 16*int64(len(v.Upvalues))
+			for _, uv := range v.Upvalues {
+				if uv != nil {
+					w.push(uv.Value())
+				}
+			}
+			if v.Env != nil {
+				w.push(v.Env)
+			}
+		case *glua.LUserData:
+			if w.visit(v) {
+				continue
+			}
+			n += 32 + int64(glua.UserDataSize(v))
+			w.push(v.Metatable)
+			if v.Env != nil {
+				w.push(v.Env)
+			}
+		}
+	}
+	w.pending = w.pending[:0]
+	return n
+}
+
+func (w *liveWalk) visit(v any) (seen bool) {
+	if _, seen = w.seen[v]; !seen {
+		w.seen[v] = struct{}{}
+	}
+	return seen
+}
+
+// push queues the values that can hold memory.
+func (w *liveWalk) push(v glua.LValue) {
+	switch v.(type) {
+	case glua.LString, *glua.LTable, *glua.LFunction, *glua.LUserData:
+		w.pending = append(w.pending, v)
+	}
+}
+
+// A call's deadline. Each runner keeps one context, derived from the
+// script's stop context, for as long as it is not cancelled, and one timer:
+// a call with a time limit arms the timer, which cancels the context when
+// it fires, and a call that ran out makes a new context for the next. One
+// timer per runner rather than one per call saves an allocation and the
+// timer's setup on every record.
+
+// armTimer arms the runner's timer for one call.
+func (r *ScriptRunner) armTimer(d time.Duration) {
+	if r.timer == nil {
+		r.fired = make(chan struct{}, 1)
+		r.timer = time.AfterFunc(d, func() {
+			(*r.cur.Load())()
+			r.fired <- struct{}{}
+		})
+		return
+	}
+	r.timer.Reset(d)
+}
+
+// disarmTimer stops the timer armed for the call that just ended and
+// reports whether it fired. When it did, it waits for the timer's function
+// to finish, so that the function cannot cancel the next call's context.
+func (r *ScriptRunner) disarmTimer() bool {
+	if r.timer.Stop() {
+		return false
+	}
+	<-r.fired
+	return true
+}
+
+// callContext returns the context of the runner's next call, making it
+// when there is none yet or the script's stop context changed.
+func (r *ScriptRunner) callContext() {
+	stop := r.s.stopContext()
+	if r.ctx == nil || r.parent != stop {
+		if r.cancel != nil {
+			r.cancel()
+		}
+		r.parent = stop
+		r.ctx, r.cancel = context.WithCancel(stop)
+		cancel := r.cancel
+		r.cur.Store(&cancel)
+		r.L.SetContext(r.ctx)
+	}
+}
+
+// stopContext is the context the script's calls derive from: Background
+// until BindContext.
+func (s *Script) stopContext() context.Context {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if s.stop == nil {
+		return context.Background()
+	}
+	return s.stop
+}
+
+// BindContext makes the script's calls end when ctx does: once ctx is
+// done, the calls in progress and those that start later have until the
+// time limit, or a second if that is shorter or there is none, to finish,
+// and are then stopped, each faulting its record with timeout. A pipeline binds its
+// run's context so that a signal ends the run even while a script loops,
+// while the calls of a batch in hand that end in time finish as usual.
+func (s *Script) BindContext(ctx context.Context) {
+	grace := time.Second
+	if s.Timeout > 0 {
+		grace = min(s.Timeout, grace)
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	s.stopMu.Lock()
+	s.stop = stop
+	s.stopMu.Unlock()
+}
+
+// loadState makes an LState with the script loaded: the sandbox, the
+// memory guard and the top-level chunk run within the time limit.
+func (s *Script) loadState() (*glua.LState, *glua.LFunction, *memGuard, error) {
+	L := newSandbox(spec.DefaultLimits.MaxString)
+	s.openScriptLibs(L)
+	var g *memGuard
+	if s.MemoryLimit > 0 {
+		g = newMemGuard(L, s.MemoryLimit)
+	}
+	L.Push(L.NewFunctionFromProto(s.proto))
+	var cancel context.CancelFunc
+	if s.Timeout > 0 {
+		var ctx context.Context
+		ctx, cancel = context.WithTimeout(context.Background(), s.Timeout)
+		L.SetContext(ctx)
+	}
+	err := L.PCall(0, 0, nil)
+	timedOut := false
+	if cancel != nil {
+		timedOut = err != nil && L.Context().Err() != nil
+		cancel()
+		L.RemoveContext()
+	}
+	switch {
+	case timedOut:
+		err = fmt.Errorf("%s: the top-level chunk ran past the time limit (%v)", s.Name, s.Timeout)
+	case g != nil && g.exceeded:
+		err = fmt.Errorf("%s: the top-level chunk passed the memory limit (%d bytes)", s.Name, s.MemoryLimit)
+	case err != nil:
+		err = fmt.Errorf("%s: %s", s.Name, luaMessage(err))
+	}
+	if err != nil {
+		L.Close()
+		return nil, nil, nil, err
+	}
+	fn, ok := L.GetGlobal(s.Call).(*glua.LFunction)
+	if !ok {
+		L.Close()
+		return nil, nil, nil, fmt.Errorf("%s: the script defines no function %s", s.Name, s.Call)
+	}
+	return L, fn, g, nil
+}
+
+// renew replaces the runner's LState with a fresh one, after a call that
+// passed the memory limit: the old one may hold anything up to the limit,
+// and the script's globals may be half made.
+func (r *ScriptRunner) renew() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.ctx, r.cancel, r.parent = nil, nil, nil
+	if r.L != nil {
+		r.L.Close()
+	}
+	r.L, r.fn, r.mem = nil, nil, nil
+	if L, fn, g, err := r.s.loadState(); err == nil {
+		r.setState(L, fn, g)
+	}
+}
