@@ -8,6 +8,106 @@ import (
 	"github.com/policyrun/policyrun/record"
 )
 
+// joiner joins the parts of long container log lines, per source and
+// stream: the docker parser's entries without a final "\n" and the cri
+// parser's P parts. A join ends with the part that ends the line; a join
+// that a part would take past maxJoined bytes is emitted as it is and the
+// join starts again with that part, so a container that never ends its
+// line cannot make the parser hold unbounded memory. The pipeline flushes
+// a join that waits longer than flush_timeout.
+type joiner struct {
+	pending   map[criKey]*joinPending
+	maxJoined int
+	joins     uint64 // joins started, to tell them apart (Held)
+	// emit makes the record of a join: whole when the last part is in it,
+	// not when it is cut at maxJoined or flushed.
+	emit func(a *record.Arena, pend *joinPending, whole bool) *record.Record
+}
+
+type criKey struct {
+	source string
+	stderr bool
+}
+
+// joinPending is a join in progress: the first part's time and head (what
+// its parser keeps of it besides the log) and the log joined so far.
+type joinPending struct {
+	id   uint64
+	time int64
+	head []byte
+	log  []byte
+}
+
+func newJoiner(maxJoined int, emit func(*record.Arena, *joinPending, bool) *record.Record) joiner {
+	if maxJoined <= 0 {
+		maxJoined = DefaultMaxJoined
+	}
+	return joiner{pending: map[criKey]*joinPending{}, maxJoined: maxJoined, emit: emit}
+}
+
+// join takes a part of a line on key's stream, with the part's time, head
+// and log; partial says the line goes on in a later part. It returns the
+// record of a join the part ends or cuts, if any, and whether the part was
+// taken into a join: when not, the part is a whole line of its own and the
+// caller makes its record.
+func (j *joiner) join(a *record.Arena, key criKey, partial bool, time int64, head, msg []byte) (*record.Record, bool) {
+	if pend := j.pending[key]; pend != nil {
+		if partial && len(pend.log)+len(msg) > j.maxJoined {
+			// Emit what is joined so far and start again with this part.
+			// (A last part is joined whatever its length: the tail bounds
+			// each line, so the record passes maxJoined by one line at most.)
+			out := j.emit(a, pend, false)
+			j.joins++
+			pend.id = j.joins
+			pend.time = time
+			pend.head = append(pend.head[:0], head...)
+			pend.log = append(pend.log[:0], msg...)
+			return out, true
+		}
+		pend.log = append(pend.log, msg...)
+		if partial {
+			return nil, true
+		}
+		delete(j.pending, key)
+		return j.emit(a, pend, true), true
+	}
+	if partial {
+		j.joins++
+		j.pending[key] = &joinPending{id: j.joins, time: time, head: bytes.Clone(head), log: bytes.Clone(msg)}
+		return nil, true
+	}
+	return nil, false
+}
+
+// Pending reports whether either stream of source holds parts.
+func (j *joiner) Pending(source string) bool {
+	return j.pending[criKey{source, false}] != nil || j.pending[criKey{source, true}] != nil
+}
+
+// Held returns the id of the older join source holds.
+func (j *joiner) Held(source string) (uint64, bool) {
+	var id uint64
+	ok := false
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := j.pending[key]; pend != nil && (!ok || pend.id < id) {
+			id, ok = pend.id, true
+		}
+	}
+	return id, ok
+}
+
+// Flush emits the join one stream of source holds, stdout first (the cri
+// parser's with logtag P); call it until it returns nil.
+func (j *joiner) Flush(a *record.Arena, source string) *record.Record {
+	for _, key := range [...]criKey{{source, false}, {source, true}} {
+		if pend := j.pending[key]; pend != nil {
+			delete(j.pending, key)
+			return j.emit(a, pend, false)
+		}
+	}
+	return nil
+}
+
 // dockerParser reads Docker's json-file lines,
 // {"log":"...\n","stream":"stdout","time":"2026-11-29T21:00:00.123456789Z"}.
 // As Fluent Bit's docker parser does, the time moves into the record's
@@ -16,28 +116,15 @@ import (
 // Docker splits a long line (16 KiB) into entries whose log does not end
 // in "\n"; as Fluent Bit's docker_mode and Vector do, they are joined with
 // the entries after them up to the one that ends the line, per source and
-// stream, exactly as the cri parser joins P parts: the record is the first
-// entry's (its time, stream and other keys) with the joined log; a join
-// that a part would take past maxJoined bytes is emitted as it is and the
-// join starts again with that part; the pipeline flushes a join that waits
-// longer than flush_timeout.
+// stream, exactly as the cri parser joins P parts (see joiner): the record
+// is the first entry's (its time, stream and other keys) with the joined
+// log.
 type dockerParser struct {
-	pending   map[criKey]*dockerPending
-	maxJoined int
-	joins     uint64 // joins started, to tell them apart (Held)
-}
-
-type dockerPending struct {
-	id    uint64
-	first []byte // the first entry's line
-	log   []byte // the joined log so far
+	joiner
 }
 
 func newDocker(maxJoined int) *dockerParser {
-	if maxJoined <= 0 {
-		maxJoined = DefaultMaxJoined
-	}
-	return &dockerParser{pending: map[criKey]*dockerPending{}, maxJoined: maxJoined}
+	return &dockerParser{newJoiner(maxJoined, dockerRecord)}
 }
 
 var newline = []byte("\n")
@@ -58,37 +145,17 @@ func (p *dockerParser) Parse(a *record.Arena, source string, line []byte) (*reco
 	if s, ok := r.Get(pathStream); ok && s.Kind() == record.String {
 		key.stderr = string(a.Bytes(s)) == "stderr"
 	}
-	if pend := p.pending[key]; pend != nil {
-		if partial && len(pend.log)+len(msg) > p.maxJoined {
-			// Emit what is joined so far and start again with this part.
-			// (A last part is joined whatever its length: the tail bounds
-			// each line, so the record passes maxJoined by one line at most.)
-			out := pend.record(a)
-			p.joins++
-			pend.id = p.joins
-			pend.first = append(pend.first[:0], line...)
-			pend.log = append(pend.log[:0], msg...)
-			return out, nil
-		}
-		pend.log = append(pend.log, msg...)
-		if partial {
-			return nil, nil
-		}
-		delete(p.pending, key)
-		return pend.record(a), nil
-	}
-	if partial {
-		p.joins++
-		p.pending[key] = &dockerPending{id: p.joins, first: bytes.Clone(line), log: bytes.Clone(msg)}
-		return nil, nil
+	if out, joined := p.join(a, key, partial, 0, line, msg); joined {
+		return out, nil
 	}
 	dockerTime(a, r)
 	return r, nil
 }
 
-// record makes the joined record: the first entry with the joined log.
-func (pend *dockerPending) record(a *record.Arena) *record.Record {
-	r, err := a.DecodeJSON(pend.first, record.Owned)
+// dockerRecord makes the joined record: the first entry (the join's head)
+// with the joined log.
+func dockerRecord(a *record.Arena, pend *joinPending, _ bool) *record.Record {
+	r, err := a.DecodeJSON(pend.head, record.Owned)
 	if err != nil { // it decoded before
 		r = a.NewRecord()
 	}
@@ -111,69 +178,27 @@ func dockerTime(a *record.Arena, r *record.Record) {
 	}
 }
 
-// Pending reports whether either stream of source holds parts.
-func (p *dockerParser) Pending(source string) bool {
-	return p.pending[criKey{source, false}] != nil || p.pending[criKey{source, true}] != nil
-}
-
-// Held returns the id of the older join source holds.
-func (p *dockerParser) Held(source string) (uint64, bool) {
-	var id uint64
-	ok := false
-	for _, key := range [...]criKey{{source, false}, {source, true}} {
-		if pend := p.pending[key]; pend != nil && (!ok || pend.id < id) {
-			id, ok = pend.id, true
-		}
-	}
-	return id, ok
-}
-
-// Flush emits the join one stream of source holds, stdout first; call it
-// until it returns nil.
-func (p *dockerParser) Flush(a *record.Arena, source string) *record.Record {
-	for _, key := range [...]criKey{{source, false}, {source, true}} {
-		if pend := p.pending[key]; pend != nil {
-			delete(p.pending, key)
-			return pend.record(a)
-		}
-	}
-	return nil
-}
-
 // criParser reads the CRI log format of containerd and CRI-O:
 //
 //	2026-11-29T21:00:00.123456789Z stdout F the message
 //
 // A line whose tag is P is the first part of a long line; the parts are
-// joined until the F line of the same stream, and the record carries the
-// first part's time. The runtime writes stdout and stderr into one file,
-// so their parts interleave: each stream of a source is joined on its own.
-// A join that a P part would take past maxJoined bytes is emitted as it is
-// (logtag P) and the join starts again with that part, so a container that never ends its line cannot
-// make the parser hold unbounded memory.
+// joined until the F line of the same stream (see joiner), and the record
+// carries the first part's time. The runtime writes stdout and stderr into
+// one file, so their parts interleave: each stream of a source is joined on
+// its own. A join cut at maxJoined, or flushed, is emitted with logtag P.
 type criParser struct {
-	pending   map[criKey]*criPending
-	maxJoined int
-	joins     uint64 // joins started, to tell them apart (Held)
-}
-
-type criKey struct {
-	source string
-	stderr bool
-}
-
-type criPending struct {
-	id     uint64
-	time   int64
-	stream []byte
-	log    []byte
+	joiner
 }
 
 func newCRI(maxJoined int) *criParser {
-	if maxJoined <= 0 {
-		maxJoined = DefaultMaxJoined
-	}
-	return &criParser{pending: map[criKey]*criPending{}, maxJoined: maxJoined}
+	return &criParser{newJoiner(maxJoined, func(a *record.Arena, pend *joinPending, whole bool) *record.Record {
+		tag := "P"
+		if whole {
+			tag = "F"
+		}
+		return criRecord(a, pend.time, pend.head, pend.log, tag)
+	})}
 }
 
 var errCRI = errors.New("not a CRI log line (want: <RFC 3339 time> <stdout|stderr> <P|F> <message>)")
@@ -187,67 +212,11 @@ func (p *criParser) Parse(a *record.Arena, source string, line []byte) (*record.
 	if err != nil {
 		return unparsed(a, line, errCRI)
 	}
-	partial := tag[0] == 'P'
 	key := criKey{source: source, stderr: stream[3] == 'e'}
-	if pend := p.pending[key]; pend != nil {
-		if partial && len(pend.log)+len(msg) > p.maxJoined {
-			// Emit what is joined so far and start again with this part.
-			// (An F part is joined whatever the length: the tail bounds
-			// each line, so the record passes maxJoined by one line at most.)
-			r := criRecord(a, pend.time, pend.stream, pend.log, "P")
-			p.joins++
-			pend.id = p.joins
-			pend.time = t.UnixNano()
-			pend.log = append(pend.log[:0], msg...)
-			return r, nil
-		}
-		pend.log = append(pend.log, msg...)
-		if partial {
-			return nil, nil
-		}
-		delete(p.pending, key)
-		return criRecord(a, pend.time, pend.stream, pend.log, "F"), nil
-	}
-	if partial {
-		p.joins++
-		p.pending[key] = &criPending{
-			id:     p.joins,
-			time:   t.UnixNano(),
-			stream: bytes.Clone(stream),
-			log:    bytes.Clone(msg),
-		}
-		return nil, nil
+	if out, joined := p.join(a, key, tag[0] == 'P', t.UnixNano(), stream, msg); joined {
+		return out, nil
 	}
 	return criRecord(a, t.UnixNano(), stream, msg, "F"), nil
-}
-
-// Pending reports whether either stream of source holds parts.
-func (p *criParser) Pending(source string) bool {
-	return p.pending[criKey{source, false}] != nil || p.pending[criKey{source, true}] != nil
-}
-
-// Held returns the id of the older join source holds.
-func (p *criParser) Held(source string) (uint64, bool) {
-	var id uint64
-	ok := false
-	for _, key := range [...]criKey{{source, false}, {source, true}} {
-		if pend := p.pending[key]; pend != nil && (!ok || pend.id < id) {
-			id, ok = pend.id, true
-		}
-	}
-	return id, ok
-}
-
-// Flush emits the parts one stream of source holds, stdout first, with
-// logtag P; call it until it returns nil.
-func (p *criParser) Flush(a *record.Arena, source string) *record.Record {
-	for _, key := range [...]criKey{{source, false}, {source, true}} {
-		if pend := p.pending[key]; pend != nil {
-			delete(p.pending, key)
-			return criRecord(a, pend.time, pend.stream, pend.log, "P")
-		}
-	}
-	return nil
 }
 
 func criRecord(a *record.Arena, t int64, stream, msg []byte, tag string) *record.Record {
