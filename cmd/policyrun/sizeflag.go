@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/policyrun/policyrun/pipeline/config"
 )
 
 // sizeFlag is a flag of bytes written as a pipeline config writes sizes:
@@ -22,26 +23,10 @@ func (s *sizeFlag) String() string {
 }
 
 func (s *sizeFlag) Set(text string) error {
-	t := strings.ToUpper(strings.TrimSpace(text))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			t = t[:len(t)-1]
-		}
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
-	if err != nil || v < 0 || v > (1<<62)/mult {
+	v, ok := config.ParseSize(text)
+	if !ok {
 		return fmt.Errorf("expected a size such as 1000, 32k or 64M, found %q", text)
 	}
-	*s = sizeFlag(v * mult)
+	*s = sizeFlag(v)
 	return nil
 }

@@ -255,12 +255,25 @@ func SplitMetricsAddr(s string) (host string, port int, err error) {
 	return host, port, nil
 }
 
-// size reads a byte count: 1000, 32k, 5M, 1G (powers of 1024, as Fluent Bit).
+// size reads a byte count: 1000, 32k, 5M, 1G (see ParseSize).
 func (d *decoder) size(n *yaml.Node) int64 {
 	s, ok := d.scalar(n, "a size")
 	if !ok {
 		return 0
 	}
+	v, ok := ParseSize(s)
+	if !ok {
+		d.errorf(n.Line, "expected a size such as 1000, 32k or 5M, found %q", s)
+		return 0
+	}
+	return v
+}
+
+// ParseSize reads a byte count as a pipeline config writes it: 1000, 32k,
+// 5M, 1G (K, M and G are powers of 1024, as Fluent Bit's; B or iB may
+// follow, and case and surrounding space do not matter). It reports false
+// for anything else, a negative size, or one past 2^62.
+func ParseSize(s string) (int64, bool) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
 	mult := int64(1)
@@ -279,10 +292,9 @@ func (d *decoder) size(n *yaml.Node) int64 {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
 	if err != nil || v < 0 || v > (1<<62)/mult {
-		d.errorf(n.Line, "expected a size such as 1000, 32k or 5M, found %q", s)
-		return 0
+		return 0, false
 	}
-	return v * mult
+	return v * mult, true
 }
 
 func describe(n *yaml.Node) string {
