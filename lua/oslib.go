@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/strftime"
 	glua "github.com/yuin/gopher-lua"
 )
 
@@ -122,156 +123,8 @@ func (s *Script) osDate(L *glua.LState) int {
 		L.Push(t)
 		return 1
 	}
-	L.Push(glua.LString(cStrftime(nil, format, tm)))
+	L.Push(glua.LString(strftime.AppendC(nil, tm, format)))
 	return 1
-}
-
-var (
-	weekdays = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
-	months   = [...]string{"January", "February", "March", "April", "May", "June", "July",
-		"August", "September", "October", "November", "December"}
-)
-
-// cStrftime appends tm formatted as C's strftime does in the C locale, with
-// every conversion of C99 and the GNU ones glibc adds (%k %l %P %s); the E
-// and O modifiers are accepted and ignored, an unknown conversion is
-// written as it is, as glibc does.
-func cStrftime(b []byte, format string, tm time.Time) []byte {
-	num := func(n, width int, pad byte) {
-		s := strconv.Itoa(n)
-		for i := len(s); i < width; i++ {
-			b = append(b, pad)
-		}
-		b = append(b, s...)
-	}
-	hour12 := func() int {
-		if h := tm.Hour() % 12; h != 0 {
-			return h
-		}
-		return 12
-	}
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 == len(format) {
-			b = append(b, c)
-			continue
-		}
-		i++
-		c = format[i]
-		if (c == 'E' || c == 'O') && i+1 < len(format) {
-			i++
-			c = format[i]
-		}
-		wd, yd := int(tm.Weekday()), tm.YearDay()-1
-		switch c {
-		case 'a':
-			b = append(b, weekdays[wd][:3]...)
-		case 'A':
-			b = append(b, weekdays[wd]...)
-		case 'b', 'h':
-			b = append(b, months[tm.Month()-1][:3]...)
-		case 'B':
-			b = append(b, months[tm.Month()-1]...)
-		case 'c':
-			b = cStrftime(b, "%a %b %e %H:%M:%S %Y", tm)
-		case 'C':
-			num(floorDiv(tm.Year(), 100), 2, '0')
-		case 'd':
-			num(tm.Day(), 2, '0')
-		case 'D', 'x':
-			b = cStrftime(b, "%m/%d/%y", tm)
-		case 'e':
-			num(tm.Day(), 2, ' ')
-		case 'F':
-			b = cStrftime(b, "%Y-%m-%d", tm)
-		case 'g':
-			y, _ := tm.ISOWeek()
-			num(((y%100)+100)%100, 2, '0')
-		case 'G':
-			y, _ := tm.ISOWeek()
-			num(y, 1, '0')
-		case 'H':
-			num(tm.Hour(), 2, '0')
-		case 'I':
-			num(hour12(), 2, '0')
-		case 'j':
-			num(yd+1, 3, '0')
-		case 'k':
-			num(tm.Hour(), 2, ' ')
-		case 'l':
-			num(hour12(), 2, ' ')
-		case 'm':
-			num(int(tm.Month()), 2, '0')
-		case 'M':
-			num(tm.Minute(), 2, '0')
-		case 'n':
-			b = append(b, '\n')
-		case 'p':
-			if tm.Hour() < 12 {
-				b = append(b, "AM"...)
-			} else {
-				b = append(b, "PM"...)
-			}
-		case 'P':
-			if tm.Hour() < 12 {
-				b = append(b, "am"...)
-			} else {
-				b = append(b, "pm"...)
-			}
-		case 'r':
-			b = cStrftime(b, "%I:%M:%S %p", tm)
-		case 'R':
-			b = cStrftime(b, "%H:%M", tm)
-		case 's':
-			b = strconv.AppendInt(b, tm.Unix(), 10)
-		case 'S':
-			num(tm.Second(), 2, '0')
-		case 't':
-			b = append(b, '\t')
-		case 'T', 'X':
-			b = cStrftime(b, "%H:%M:%S", tm)
-		case 'u':
-			num((wd+6)%7+1, 1, '0')
-		case 'U':
-			num((yd+7-wd)/7, 2, '0')
-		case 'V':
-			_, w := tm.ISOWeek()
-			num(w, 2, '0')
-		case 'w':
-			num(wd, 1, '0')
-		case 'W':
-			num((yd+7-(wd+6)%7)/7, 2, '0')
-		case 'y':
-			num(((tm.Year()%100)+100)%100, 2, '0')
-		case 'Y':
-			num(tm.Year(), 1, '0')
-		case 'z':
-			_, off := tm.Zone()
-			sign := byte('+')
-			if off < 0 {
-				sign, off = '-', -off
-			}
-			b = append(b, sign)
-			num(off/3600, 2, '0')
-			num(off%3600/60, 2, '0')
-		case 'Z':
-			name, _ := tm.Zone()
-			b = append(b, name...)
-		case '%':
-			b = append(b, '%')
-		default:
-			b = append(b, '%', c)
-		}
-	}
-	return b
-}
-
-func floorDiv(a, b int) int {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // osClock is os.clock(): the CPU time of the process, in seconds, as C's

@@ -1,5 +1,6 @@
 // Package strftime reads and writes times with strftime layouts, the one
-// implementation behind parse_time and format_time on both backends.
+// implementation behind parse_time and format_time on both backends and
+// behind the os.date of Lua filter scripts.
 package strftime
 
 import (
@@ -28,7 +29,20 @@ func appendPad(dst []byte, v, width int, pad byte) []byte {
 
 // AppendFormat appends t (unix nanoseconds) written with layout, in UTC.
 func AppendFormat(dst []byte, ns int64, layout string) []byte {
-	t := time.Unix(0, ns).UTC()
+	return appendTime(dst, time.Unix(0, ns).UTC(), layout, false)
+}
+
+// AppendC appends t, in its own location, formatted as C's strftime does
+// in the C locale (Lua's os.date): every conversion of C99 and the GNU
+// ones glibc adds (%k %l %P %s), but not the fractions %L %f %N; the E and
+// O modifiers are accepted and ignored, an unknown conversion is written
+// as it is, as glibc does. %Y is not padded, as C's.
+func AppendC(dst []byte, t time.Time, layout string) []byte {
+	return appendTime(dst, t, layout, true)
+}
+
+// appendTime is AppendFormat's layouts or, with libc, AppendC's.
+func appendTime(dst []byte, t time.Time, layout string, libc bool) []byte {
 	for i := 0; i < len(layout); i++ {
 		c := layout[i]
 		if c != '%' || i+1 == len(layout) {
@@ -36,9 +50,18 @@ func AppendFormat(dst []byte, ns int64, layout string) []byte {
 			continue
 		}
 		i++
-		switch layout[i] {
+		c = layout[i]
+		if libc && (c == 'E' || c == 'O') && i+1 < len(layout) {
+			i++
+			c = layout[i]
+		}
+		switch c {
 		case 'Y':
-			dst = appendPad(dst, t.Year(), 4, '0')
+			width := 4
+			if libc {
+				width = 1
+			}
+			dst = appendPad(dst, t.Year(), width, '0')
 		case 'm':
 			dst = appendPad(dst, int(t.Month()), 2, '0')
 		case 'd':
@@ -48,11 +71,7 @@ func AppendFormat(dst []byte, ns int64, layout string) []byte {
 		case 'H':
 			dst = appendPad(dst, t.Hour(), 2, '0')
 		case 'I':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			dst = appendPad(dst, h, 2, '0')
+			dst = appendPad(dst, hour12(t), 2, '0')
 		case 'p':
 			if t.Hour() < 12 {
 				dst = append(dst, "AM"...)
@@ -64,7 +83,7 @@ func AppendFormat(dst []byte, ns int64, layout string) []byte {
 		case 'S':
 			dst = appendPad(dst, t.Second(), 2, '0')
 		case 'y':
-			dst = appendPad(dst, t.Year()%100, 2, '0')
+			dst = appendPad(dst, ((t.Year()%100)+100)%100, 2, '0')
 		case 'b':
 			dst = append(dst, monthNames[t.Month()-1][:3]...)
 		case 'B':
@@ -76,28 +95,122 @@ func AppendFormat(dst []byte, ns int64, layout string) []byte {
 		case 'j':
 			dst = appendPad(dst, t.YearDay(), 3, '0')
 		case 'Z':
-			dst = append(dst, "UTC"...)
+			if !libc {
+				dst = append(dst, "UTC"...) // AppendFormat's is always UTC
+				break
+			}
+			name, _ := t.Zone()
+			dst = append(dst, name...)
 		case 'z':
-			dst = append(dst, "+0000"...)
+			if !libc {
+				dst = append(dst, "+0000"...)
+				break
+			}
+			_, off := t.Zone()
+			sign := byte('+')
+			if off < 0 {
+				sign, off = '-', -off
+			}
+			dst = append(dst, sign)
+			dst = appendPad(dst, off/3600, 2, '0')
+			dst = appendPad(dst, off%3600/60, 2, '0')
 		case 's':
 			dst = strconv.AppendInt(dst, t.Unix(), 10)
 		case 'T':
-			dst = AppendFormat(dst, ns, "%H:%M:%S")
+			dst = appendTime(dst, t, "%H:%M:%S", libc)
 		case 'F':
-			dst = AppendFormat(dst, ns, "%Y-%m-%d")
-		case 'L':
-			dst = appendPad(dst, t.Nanosecond()/1e6, 3, '0')
-		case 'f':
-			dst = appendPad(dst, t.Nanosecond()/1e3, 6, '0')
-		case 'N':
-			dst = appendPad(dst, t.Nanosecond(), 9, '0')
+			dst = appendTime(dst, t, "%Y-%m-%d", libc)
+		case 'L', 'f', 'N':
+			if libc {
+				dst = append(dst, '%', c)
+				break
+			}
+			switch c {
+			case 'L':
+				dst = appendPad(dst, t.Nanosecond()/1e6, 3, '0')
+			case 'f':
+				dst = appendPad(dst, t.Nanosecond()/1e3, 6, '0')
+			default:
+				dst = appendPad(dst, t.Nanosecond(), 9, '0')
+			}
 		case '%':
 			dst = append(dst, '%')
 		default:
-			dst = append(dst, '%', layout[i])
+			if libc {
+				dst = appendCOnly(dst, t, c)
+			} else {
+				dst = append(dst, '%', c)
+			}
 		}
 	}
 	return dst
+}
+
+// appendCOnly appends the conversions C has and format_time has not.
+func appendCOnly(dst []byte, t time.Time, c byte) []byte {
+	wd, yd := int(t.Weekday()), t.YearDay()-1
+	switch c {
+	case 'h':
+		return append(dst, monthNames[t.Month()-1][:3]...)
+	case 'c':
+		return appendTime(dst, t, "%a %b %e %H:%M:%S %Y", true)
+	case 'C':
+		return appendPad(dst, floorDiv(t.Year(), 100), 2, '0')
+	case 'D', 'x':
+		return appendTime(dst, t, "%m/%d/%y", true)
+	case 'g':
+		y, _ := t.ISOWeek()
+		return appendPad(dst, ((y%100)+100)%100, 2, '0')
+	case 'G':
+		y, _ := t.ISOWeek()
+		return appendPad(dst, y, 1, '0')
+	case 'k':
+		return appendPad(dst, t.Hour(), 2, ' ')
+	case 'l':
+		return appendPad(dst, hour12(t), 2, ' ')
+	case 'n':
+		return append(dst, '\n')
+	case 'P':
+		if t.Hour() < 12 {
+			return append(dst, "am"...)
+		}
+		return append(dst, "pm"...)
+	case 'r':
+		return appendTime(dst, t, "%I:%M:%S %p", true)
+	case 'R':
+		return appendTime(dst, t, "%H:%M", true)
+	case 't':
+		return append(dst, '\t')
+	case 'X':
+		return appendTime(dst, t, "%H:%M:%S", true)
+	case 'u':
+		return appendPad(dst, (wd+6)%7+1, 1, '0')
+	case 'U':
+		return appendPad(dst, (yd+7-wd)/7, 2, '0')
+	case 'V':
+		_, w := t.ISOWeek()
+		return appendPad(dst, w, 2, '0')
+	case 'w':
+		return appendPad(dst, wd, 1, '0')
+	case 'W':
+		return appendPad(dst, (yd+7-(wd+6)%7)/7, 2, '0')
+	}
+	return append(dst, '%', c)
+}
+
+func hour12(t time.Time) int {
+	if h := t.Hour() % 12; h != 0 {
+		return h
+	}
+	return 12
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // timeParser holds the fields read so far.
