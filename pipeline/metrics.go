@@ -74,35 +74,19 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		}
 	}
 
-	// The same per input, filter and output: the total's name with
-	// input_, filter_ or output_ after policyrun_, labelled with the
-	// section's alias as name (aliases need no escaping: config allows
-	// letters, digits and _ . - only).
-	family := func(name, help string, n int, sample func(i int) (alias string, v int64)) {
-		if n == 0 {
-			return
-		}
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
-		for i := range n {
-			alias, v := sample(i)
-			fmt.Fprintf(w, "%s{name=%q} %d\n", name, alias, v)
-		}
-	}
-	in, f, out := s.Inputs, s.Filters, s.Outputs
-	family("policyrun_input_records_in_total", "Records read and parsed, by input.", len(in),
-		func(i int) (string, int64) { return in[i].Alias, in[i].In })
-	family("policyrun_input_records_unparsed_total", "Lines that did not parse, passed on raw, by input.", len(in),
-		func(i int) (string, int64) { return in[i].Alias, in[i].Unparsed })
-	family("policyrun_input_bytes_in_total", "Bytes of lines read, by input.", len(in),
-		func(i int) (string, int64) { return in[i].Alias, in[i].BytesIn })
-	family("policyrun_filter_records_in_total", "Records a filter ran on.", len(f),
-		func(i int) (string, int64) { return f[i].Alias, f[i].In })
-	family("policyrun_filter_records_dropped_total", "Records dropped, by filter.", len(f),
-		func(i int) (string, int64) { return f[i].Alias, f[i].Dropped })
-	family("policyrun_filter_records_faulted_total", "Records on which a filter faulted.", len(f),
-		func(i int) (string, int64) { return f[i].Alias, f[i].Faulted })
+	// The same per input, filter and output.
+	writeFamilies(w, s.Inputs, func(in *InputSummary) string { return in.Alias }, []family[InputSummary]{
+		{"policyrun_input_records_in_total", "Records read and parsed, by input.", func(in *InputSummary) int64 { return in.In }},
+		{"policyrun_input_records_unparsed_total", "Lines that did not parse, passed on raw, by input.", func(in *InputSummary) int64 { return in.Unparsed }},
+		{"policyrun_input_bytes_in_total", "Bytes of lines read, by input.", func(in *InputSummary) int64 { return in.BytesIn }},
+	})
+	writeFamilies(w, s.Filters, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
+		{"policyrun_filter_records_in_total", "Records a filter ran on.", func(f *FilterSummary) int64 { return f.In }},
+		{"policyrun_filter_records_dropped_total", "Records dropped, by filter.", func(f *FilterSummary) int64 { return f.Dropped }},
+		{"policyrun_filter_records_faulted_total", "Records on which a filter faulted.", func(f *FilterSummary) int64 { return f.Faulted }},
+	})
 	wroteHead := false
-	for _, f := range f {
+	for _, f := range s.Filters {
 		for _, k := range slices.Sorted(maps.Keys(f.Faults)) {
 			if !wroteHead {
 				wroteHead = true
@@ -111,8 +95,30 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 			fmt.Fprintf(w, "policyrun_filter_faults_total{name=%q,reason=%q} %d\n", f.Alias, k, f.Faults[k])
 		}
 	}
-	family("policyrun_output_records_out_total", "Records handed to an output.", len(out),
-		func(i int) (string, int64) { return out[i].Alias, out[i].Out })
-	family("policyrun_output_bytes_out_total", "Bytes written, by output.", len(out),
-		func(i int) (string, int64) { return out[i].Alias, out[i].BytesOut })
+	writeFamilies(w, s.Outputs, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
+		{"policyrun_output_records_out_total", "Records handed to an output.", func(o *OutputSummary) int64 { return o.Out }},
+		{"policyrun_output_bytes_out_total", "Bytes written, by output.", func(o *OutputSummary) int64 { return o.BytesOut }},
+	})
+}
+
+// family is a counter of each input, filter or output (T's summary): the
+// total's name with input_, filter_ or output_ after policyrun_.
+type family[T any] struct {
+	name, help string
+	value      func(*T) int64
+}
+
+// writeFamilies writes each family with a sample per item, labelled with
+// the item's alias as name (aliases need no escaping: config allows
+// letters, digits and _ . - only); nothing when there are no items.
+func writeFamilies[T any](w io.Writer, items []T, alias func(*T) string, fams []family[T]) {
+	if len(items) == 0 {
+		return
+	}
+	for _, fam := range fams {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", fam.name, fam.help, fam.name)
+		for i := range items {
+			fmt.Fprintf(w, "%s{name=%q} %d\n", fam.name, alias(&items[i]), fam.value(&items[i]))
+		}
+	}
 }
