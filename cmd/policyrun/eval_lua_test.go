@@ -17,11 +17,15 @@ function cb(tag, ts, record)
 end
 `
 
+// luaFile writes src to f.lua in a new temporary directory and returns
+// its path.
+func luaFile(t *testing.T, src string) string {
+	t.Helper()
+	return filepath.Join(writeFiles(t, map[string]string{"f.lua": src}), "f.lua")
+}
+
 func TestEvalLuaScript(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "f.lua")
-	if err := os.WriteFile(script, []byte(evalScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := luaFile(t, evalScript)
 	in := `{"level":"debug"}` + "\n" + `{"level":"info","n":1}` + "\n" + `{"level":"boom","x":1.5}` + "\n" + `{"level":"spin"}` + "\n"
 	code, out, errs := runWith(in, "eval", "--lua", script, "--call", "cb", "--lua-timeout", "50ms")
 	if code != 0 {
@@ -59,10 +63,7 @@ end
 `
 
 func TestEvalLuaFaultsSplitsTagTime(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "f.lua")
-	if err := os.WriteFile(script, []byte(evalCompatScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := luaFile(t, evalCompatScript)
 	in := `{"split":true}` + "\n" + `{"code":7}` + "\n" + `{"k":{"x":{"a":1}}}` + "\n" + `{"n":1}` + "\n"
 	code, out, errs := runWith(in, "eval", "--lua", script, "--call", "cb", "--tag", "app.log", "--time", "2026-11-30T14:05:09Z")
 	if code != 0 {
