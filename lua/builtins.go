@@ -1,8 +1,6 @@
 package lua
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"regexp"
 	"strconv"
@@ -15,7 +13,7 @@ import (
 
 	glua "github.com/yuin/gopher-lua"
 
-	"github.com/policyrun/policyrun/internal/hash64"
+	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
@@ -184,12 +182,13 @@ func (s *state) register() {
 		return 1
 	})
 	impl(builtin.Hash64, func(L *glua.LState) int {
-		L.Push(glua.LNumber(hash64.Sum(L.CheckString(1))))
+		L.Push(glua.LNumber(digest.Hash64(L.CheckString(1))))
 		return 1
 	})
 	impl(builtin.Sha256Hex, func(L *glua.LState) int {
-		sum := sha256.Sum256([]byte(L.CheckString(1)))
-		L.Push(glua.LString(hex.EncodeToString(sum[:])))
+		var h [64]byte
+		digest.SHA256Hex(&h, []byte(L.CheckString(1)))
+		L.Push(glua.LString(string(h[:])))
 		return 1
 	})
 }

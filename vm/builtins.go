@@ -1,8 +1,6 @@
 package vm
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"regexp"
 	"strconv"
@@ -12,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/policyrun/policyrun/builtin"
-	"github.com/policyrun/policyrun/internal/hash64"
+	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
@@ -151,13 +149,12 @@ var builtins = [builtin.NumIDs]builtinFunc{
 		return spec.NoFault
 	},
 	builtin.Hash64: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		*dst = Int(hash64.Sum(args[0].S))
+		*dst = Int(digest.Hash64(args[0].S))
 		return spec.NoFault
 	},
 	builtin.Sha256Hex: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		sum := sha256.Sum256(bytesOf(args[0].S))
 		var h [64]byte
-		hex.Encode(h[:], sum[:])
+		digest.SHA256Hex(&h, bytesOf(args[0].S))
 		m.newString(dst, h[:])
 		return spec.NoFault
 	},
