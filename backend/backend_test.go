@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/internal/vmtest"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -75,17 +75,12 @@ set .u = upper(.s)
 			t.Fatalf("%s: %v", b.Name, err)
 		}
 		for _, tt := range tests {
-			a := record.NewArena()
-			rec, err := a.DecodeJSON([]byte(tt.in), record.Owned)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := p.Run(rec)
+			res, got, err := vmtest.RunJSON(t, p, tt.in)
 			if err != nil || res != tt.res {
 				t.Errorf("%s: %s: %v %v, want %v", b.Name, tt.in, res, err, tt.res)
 				continue
 			}
-			if got := string(rec.AppendJSON(nil)); tt.out != "" && got != tt.out {
+			if tt.out != "" && got != tt.out {
 				t.Errorf("%s: %s: got %s, want %s", b.Name, tt.in, got, tt.out)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/internal/vmtest"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -130,16 +131,11 @@ if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
 			t.Fatal(err)
 		}
 		for _, tt := range tests {
-			a := record.NewArena()
-			rec, err := a.DecodeJSON([]byte(tt.line), record.Owned)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := r.Run(rec)
+			out, got, err := vmtest.RunJSON(t, r, tt.line)
 			if err != nil || out.String() != tt.outcome {
 				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
 			}
-			if got := string(rec.AppendJSON(nil)); out.Faulted() && got != tt.line {
+			if out.Faulted() && got != tt.line {
 				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
 			}
 		}

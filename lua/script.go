@@ -163,8 +163,7 @@ func (r *ScriptRunner) Close() {
 // record into more than one faults (bad_return): callers that can take
 // the extra records use RunSplit.
 func (s *Script) Run(rec *record.Record) (spec.Result, error) {
-	res, _, err := s.run(rec, false)
-	return res, err
+	return unsplit(s.run(rec, false))
 }
 
 // RunSplit runs the script on rec with a pooled runner. When the call
@@ -188,7 +187,12 @@ func (s *Script) run(rec *record.Record, split bool) (spec.Result, []*record.Rec
 // Run calls the script's function on rec and applies what it returns; a
 // call that splits the record faults (see Script.Run).
 func (r *ScriptRunner) Run(rec *record.Record) (spec.Result, error) {
-	res, _, err := r.run(rec, false)
+	return unsplit(r.run(rec, false))
+}
+
+// unsplit is a run's result without its extra records, which a run that
+// may not split never has.
+func unsplit(res spec.Result, _ []*record.Record, err error) (spec.Result, error) {
 	return res, err
 }
 

@@ -1,6 +1,7 @@
-// Package vmtest is for tests of generated code: it counts a program's
+// Package vmtest is for tests of programs: it counts a program's
 // instructions of one op in its disassembly, so that a test can state what
-// an optimisation must leave. It imports only the standard library.
+// an optimisation must leave, and runs a program over a JSON line. It
+// imports record and spec, the leaves, so that any package's tests may use it.
 package vmtest
 
 import (
