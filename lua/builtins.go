@@ -9,10 +9,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/policyrun/policyrun/builtin"
-
 	glua "github.com/yuin/gopher-lua"
 
+	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/strftime"
