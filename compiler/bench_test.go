@@ -39,3 +39,4 @@ func BenchmarkCompileFileLong(b *testing.B)     { benchCompile(b, bigpolicy.Sets
 func BenchmarkCompileFileIfs(b *testing.B)      { benchCompile(b, bigpolicy.Ifs, ifSizes) }
 func BenchmarkCompileFileLongPath(b *testing.B) { benchCompile(b, bigpolicy.Path, pathSizes) }
 func BenchmarkCompileFileSetPath(b *testing.B)  { benchCompile(b, bigpolicy.SetPath, setSizes) }
+func BenchmarkCompileFileNested(b *testing.B)   { benchCompile(b, bigpolicy.Nested, lineSizes) }

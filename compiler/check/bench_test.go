@@ -45,3 +45,7 @@ func BenchmarkCheckLongPath(b *testing.B)  { benchCheck(b, bigpolicy.Path, pathS
 func BenchmarkCheckIndexPath(b *testing.B) { benchCheck(b, bigpolicy.IndexPath, pathSizes) }
 func BenchmarkCheckSetPath(b *testing.B)   { benchCheck(b, bigpolicy.SetPath, pathSizes) }
 func BenchmarkCheckCoalesce(b *testing.B)  { benchCheck(b, bigpolicy.Coalesce, pathSizes) }
+
+// BenchmarkCheckNested: blocks and brackets nested to the limit, n/1000
+// times.
+func BenchmarkCheckNested(b *testing.B) { benchCheck(b, bigpolicy.Nested, lineSizes) }

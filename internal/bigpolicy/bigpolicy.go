@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-const header = "policy \"big\"\n\nschema {\n  x: int\n  s: string?\n  ...\n}\n\n"
+const header = "policy \"big\"\n\nschema {\n  x: int\n  s: string?\n  m: map<int>\n  ...\n}\n\n"
 
 // A Shape writes a policy of size n (statements, path steps or operands).
 type Shape struct {
@@ -28,6 +28,7 @@ var Shapes = []Shape{
 	{"Coalesce", Coalesce},
 	{"Narrow", Narrow},
 	{"And", And},
+	{"Nested", Nested},
 }
 
 func build(f func(b *strings.Builder)) []byte {
@@ -140,7 +141,7 @@ func Nested(n int) []byte {
 				if i%2 == 0 {
 					fmt.Fprintf(b, "if .x > %d {\n", i)
 				} else {
-					fmt.Fprintf(b, "for k%d, v%d in .m%d {\n", i, i, i)
+					fmt.Fprintf(b, "for k%d, v%d in .m {\n", i, i)
 				}
 			}
 			rest := Depth - blocks
