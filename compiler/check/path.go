@@ -258,10 +258,9 @@ func indexHint(x *types.Type) string {
 }
 
 func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
-	var names []string
-	for _, f := range x.Fields() {
-		names = append(names, f.Name)
-	}
+	// Closest does not depend on the order of the names.
+	names := make([]string, 0, x.NumFields())
+	x.EachField(func(f types.Field) { names = append(names, f.Name) })
 	var at policy.Node = e
 	if fe, ok := e.(*policy.FieldExpr); ok {
 		at = span{fe.Dot, fe.End()}
@@ -269,11 +268,13 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 		at = ie.Index
 	}
 	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name))
-	switch ts := x.String(); {
+	switch {
 	case isRoot(xe):
 		d = d.WithLabel("the schema declares a closed record")
-	case len(ts) <= 60:
-		d = d.WithLabel("%s is a closed object: %s", exprText(xe), ts)
+	// (An object of more than 10 fields takes more than 60 bytes to write:
+	// "a: int" and ", " each. Large ones are not written out to find it.)
+	case x.NumFields() <= 10 && len(x.String()) <= 60:
+		d = d.WithLabel("%s is a closed object: %s", exprText(xe), x)
 	default:
 		d = d.WithLabel("%s is a closed object", exprText(xe))
 	}

@@ -179,6 +179,15 @@ func (t *Type) FieldOrder(name string) (int, bool) {
 	return at.order, ok
 }
 
+// EachField calls f for each field of object t, in no particular order
+// (but the same on every run): O(n), where Fields sorts.
+func (t *Type) EachField(f func(Field)) {
+	t.fields.All(func(_ fieldName, at fieldAt) bool {
+		f(at.Field)
+		return true
+	})
+}
+
 // NumFields is the number of fields of object t.
 func (t *Type) NumFields() int { return t.fields.Len() }
 
