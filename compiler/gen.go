@@ -1,11 +1,11 @@
 package compiler
 
 import (
-	"maps"
 	"math"
 	"regexp"
 
 	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/internal/pmap"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -46,8 +46,57 @@ type gen struct {
 
 	// cache holds the registers of record paths read in the current
 	// straight-line region, keyed by path; writes drop what they overlap.
-	cache    map[string]*cached
-	writeLog []record.Path
+	// It is persistent: saving it for a branch costs O(1).
+	cache    pmap.Map[*pathNode, *cached]
+	writeLog []*pathNode
+	// pathNodes interns the constant record paths the cache is keyed by.
+	pathNodes map[pathChild]*pathNode
+	rootPath  *pathNode
+}
+
+// A pathNode is a constant record path, interned: its parent is the path
+// one step shorter, so the prefixes of a path are its node's ancestors.
+type pathNode struct {
+	parent *pathNode
+	depth  int
+	id     uint64
+	// cachedBelow is set once a read of a path under this one was cached.
+	cachedBelow bool
+}
+
+// Hash mixes the id (splitmix64's finalizer).
+func (n *pathNode) Hash() uint64 {
+	h := n.id
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+type pathChild struct {
+	parent *pathNode
+	step   record.Step
+}
+
+// child returns the path n followed by s.
+func (g *gen) child(n *pathNode, s record.Step) *pathNode {
+	k := pathChild{n, s}
+	if m := g.pathNodes[k]; m != nil {
+		return m
+	}
+	m := &pathNode{parent: n, depth: n.depth + 1, id: uint64(len(g.pathNodes) + 1)}
+	g.pathNodes[k] = m
+	return m
+}
+
+// nodeOf returns the node of the constant record path p.
+func (g *gen) nodeOf(p record.Path) *pathNode {
+	n := g.rootPath
+	for _, s := range p {
+		n = g.child(n, s)
+	}
+	return n
 }
 
 type constKey struct {
@@ -57,7 +106,6 @@ type constKey struct {
 }
 
 type cached struct {
-	path record.Path
 	r    reg
 	mask vm.Mask // the kinds the register can hold: every GUARD so far passed
 }
@@ -65,11 +113,12 @@ type cached struct {
 func newGen(f *policy.File, info *check.Info, opts spec.Options) *gen {
 	return &gen{
 		file: f, info: info, opts: opts,
-		constIdx: map[constKey]reg{},
-		pathIdx:  map[string]uint16{},
-		reIdx:    map[*regexp.Regexp]uint16{},
-		locals:   map[*check.Local]reg{},
-		cache:    map[string]*cached{},
+		constIdx:  map[constKey]reg{},
+		pathIdx:   map[string]uint16{},
+		reIdx:     map[*regexp.Regexp]uint16{},
+		locals:    map[*check.Local]reg{},
+		pathNodes: map[pathChild]*pathNode{},
+		rootPath:  &pathNode{},
 	}
 }
 
@@ -230,45 +279,57 @@ func (g *gen) finish() (*vm.Program, error) {
 
 // ---------------------------------------------------------------- cache
 
-func (g *gen) cacheGet(p record.Path) *cached { return g.cache[p.String()] }
-
-func (g *gen) cachePut(p record.Path, r reg, m vm.Mask) {
-	g.cache[p.String()] = &cached{path: p, r: r, mask: m}
+func (g *gen) cacheGet(n *pathNode) *cached {
+	c, _ := g.cache.Get(n)
+	return c
 }
 
-// overlaps reports whether one path is a prefix of the other.
-func overlaps(p, q record.Path) bool {
-	n := min(len(p), len(q))
-	for i := 0; i < n; i++ {
-		if p[i] != q[i] {
-			return false
-		}
+func (g *gen) cachePut(n *pathNode, r reg, m vm.Mask) {
+	g.cache = g.cache.Set(n, &cached{r: r, mask: m})
+	for a := n.parent; a != nil && !a.cachedBelow; a = a.parent {
+		a.cachedBelow = true
 	}
-	return true
 }
 
 // invalidate forgets every cached read that a write of p may change.
 func (g *gen) invalidate(p record.Path) {
-	for k, c := range g.cache {
-		if overlaps(c.path, p) {
-			delete(g.cache, k)
-		}
-	}
-	g.writeLog = append(g.writeLog, p)
+	n := g.nodeOf(p)
+	g.forget(n)
+	g.writeLog = append(g.writeLog, n)
 }
 
-func (g *gen) saveCache() map[string]*cached { return maps.Clone(g.cache) }
+// forget drops the cached reads of the path n, of the paths above it and
+// of those under it.
+func (g *gen) forget(n *pathNode) {
+	for a := n; a != nil; a = a.parent {
+		g.cache = g.cache.Delete(a)
+	}
+	if !n.cachedBelow {
+		return
+	}
+	var under []*pathNode
+	g.cache.All(func(m *pathNode, _ *cached) bool {
+		for a := m; a != nil && a.depth >= n.depth; a = a.parent {
+			if a == n {
+				under = append(under, m)
+				break
+			}
+		}
+		return true
+	})
+	for _, m := range under {
+		g.cache = g.cache.Delete(m)
+	}
+}
+
+func (g *gen) saveCache() pmap.Map[*pathNode, *cached] { return g.cache }
 
 // restoreCache goes back to a saved cache, without what the writes logged
 // since mark may have changed.
-func (g *gen) restoreCache(saved map[string]*cached, mark int) {
+func (g *gen) restoreCache(saved pmap.Map[*pathNode, *cached], mark int) {
 	g.cache = saved
-	for _, p := range g.writeLog[mark:] {
-		for k, c := range g.cache {
-			if overlaps(c.path, p) {
-				delete(g.cache, k)
-			}
-		}
+	for _, n := range g.writeLog[mark:] {
+		g.forget(n)
 	}
 }
 

@@ -150,14 +150,17 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 	// start: the index of the first step not yet loaded into cur.
 	start := 0
 	var prefix record.Path
+	node := g.rootPath // the node of prefix
 	if fromRoot {
 		// The longest cached constant prefix.
+		n := g.rootPath
 		for i := 0; i < len(steps) && steps[i].dyn == nil; i++ {
-			prefix = append(prefix, steps[i].st)
-			if old := g.cacheGet(prefix); old != nil {
+			n = g.child(n, steps[i].st)
+			if old := g.cacheGet(n); old != nil {
 				// Entries are shared with saved caches: change a copy.
-				c := &cached{path: old.path, r: old.r, mask: old.mask}
-				g.cache[prefix.String()] = c
+				c := &cached{r: old.r, mask: old.mask}
+				g.cache = g.cache.Set(n, c)
+				node = n
 				cur, have, start = c.r, c.mask, i+1
 				m := g.stepMask(steps, i, lastAny)
 				c.mask = g.guard(pos, c.r, c.mask, m)
@@ -197,6 +200,7 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 		}
 		if constant {
 			prefix = append(prefix, s.st)
+			node = g.child(node, s.st)
 		}
 		// Load at the end of a run of constant steps: where a check is
 		// due, before a dynamic step, or at the last step.
@@ -223,7 +227,7 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 			}
 		}
 		if constant {
-			g.cachePut(append(record.Path(nil), prefix...), r, have)
+			g.cachePut(node, r, have)
 		}
 	}
 	_ = have

@@ -1,9 +1,8 @@
 package compiler
 
 import (
-	"maps"
-
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/pmap"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"
@@ -141,7 +140,7 @@ func (g *gen) ifStmt(s *policy.IfStmt) bool {
 	for _, j := range jelse {
 		g.patch(j)
 	}
-	g.cache = maps.Clone(saved)
+	g.cache = saved
 	elseEnds := g.stmt(s.Else)
 	if jend >= 0 {
 		g.patch(jend)
@@ -209,7 +208,7 @@ func (g *gen) forStmt(s *policy.ForStmt) {
 	// The body runs again after its own writes: it starts with no cached
 	// reads, and what it writes is forgotten after the loop.
 	saved, mark := g.saveCache(), len(g.writeLog)
-	g.cache = map[string]*cached{}
+	g.cache = pmap.Map[*pathNode, *cached]{}
 	loop := g.here()
 	next := g.emit(pos, vm.NEXT, slot, kv, 0, 0)
 	if vt != nil {

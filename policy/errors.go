@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/policyrun/policyrun/internal/termesc"
 )
 
 // Syntax error codes. They are stable: tools and the user reference refer to
@@ -126,13 +128,15 @@ func (l ErrorList) Err() error {
 }
 
 // Report writes every error as "file:line:col: error[CODE]: msg", with the
-// hint on the following line when there is one.
+// hint on the following line when there is one, control characters escaped
+// as in diagnostics (\x1b).
 func (l ErrorList) Report(filename string) string {
 	var b strings.Builder
 	for _, e := range l {
-		fmt.Fprintf(&b, "%s:%s: error[%s]: %s\n", filename, e.Pos, e.Code, e.Msg)
+		// Messages may quote the source: escape what a terminal acts on.
+		fmt.Fprintf(&b, "%s:%s: error[%s]: %s\n", termesc.String(filename), e.Pos, e.Code, termesc.String(e.Msg))
 		if e.Hint != "" {
-			fmt.Fprintf(&b, "  = help: %s\n", e.Hint)
+			fmt.Fprintf(&b, "  = help: %s\n", termesc.String(e.Hint))
 		}
 	}
 	return b.String()

@@ -49,11 +49,17 @@ type parser struct {
 }
 
 // maxNest bounds the nesting of expressions, types and blocks, so that no
-// input can exhaust the stack of the parser or of the passes after it.
+// input can exhaust the stack of the parser or of the passes after it. Each
+// construct that holds others is one level (docs/language-syntax.md, E0029):
+// a block (the body of if, else or for; an else if is the else block it
+// stands for), a bracket ((), [], {}, a call's or an index's), a unary
+// operator, and a type that holds a type (array<, map<, an object's {}).
+// Statements, names and literals are no level of their own.
 const maxNest = 1000
 
-// enter counts one level of nesting; it reports false, after an error, when
-// the input is nested too deeply. Every enter is paired with a leave.
+// enter counts one level of nesting, at the token that opens it; it reports
+// false, after an error, when the input is nested too deeply. Every enter is
+// paired with a leave.
 func (p *parser) enter() bool {
 	p.nest++
 	if p.nest > maxNest {

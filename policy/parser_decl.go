@@ -130,16 +130,16 @@ var typeAliases = map[string]string{
 
 // parseType parses a type, then its optional '?'.
 func (p *parser) parseType() TypeExpr {
-	defer p.leave()
-	if !p.enter() {
-		return &BadType{From: p.t.pos, To: p.t.pos}
-	}
 	var t TypeExpr
 	switch p.t.tok {
 	case IDENT:
 		switch name := p.t.lit; name {
 		case "array", "map":
 			pos := p.t.pos
+			defer p.leave()
+			if !p.enter() {
+				return &BadType{From: pos, To: pos}
+			}
 			p.next()
 			if p.t.tok != LSS {
 				p.errorHere(CodeUnexpected, "write "+name+"<T>, as in "+name+"<string>", "expected '<' after %s, found %s", name, p.describe())
@@ -178,6 +178,10 @@ func (p *parser) parseType() TypeExpr {
 		t = &NamedType{NamePos: p.t.pos, Name: "null"}
 		p.next()
 	case LBRACE:
+		defer p.leave()
+		if !p.enter() {
+			return &BadType{From: p.t.pos, To: p.t.pos}
+		}
 		t = p.parseObjectType()
 	default:
 		hint := ""

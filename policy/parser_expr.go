@@ -50,12 +50,12 @@ func isBad(x Expr) bool {
 }
 
 func (p *parser) parseUnary() Expr {
-	defer p.leave()
-	if !p.enter() {
-		return &BadExpr{From: p.t.pos, To: p.t.pos}
-	}
 	switch p.t.tok {
 	case NOT, SUB:
+		defer p.leave()
+		if !p.enter() {
+			return &BadExpr{From: p.t.pos, To: p.t.pos}
+		}
 		pos, op := p.t.pos, p.t.tok
 		p.next()
 		if op == SUB && p.t.tok == INT {
@@ -104,6 +104,10 @@ func (p *parser) parsePostfixOf(x Expr) Expr {
 			if p.afterNL && p.t.bol {
 				return x // a list on the next line, not an index
 			}
+			if !p.enter() {
+				p.leave()
+				return &BadExpr{From: x.Pos(), To: p.t.pos}
+			}
 			ix := &IndexExpr{X: x, Lbrack: p.t.pos}
 			p.exprLev++
 			p.next()
@@ -115,6 +119,7 @@ func (p *parser) parsePostfixOf(x Expr) Expr {
 			}
 			p.exprLev--
 			ix.Rbrack = p.expectClose(RBRACK, ix.Lbrack, "index")
+			p.leave()
 			x = ix
 		case LPAREN:
 			if p.afterNL && p.t.bol {
@@ -173,6 +178,10 @@ func (p *parser) parseOperand() Expr {
 	case INT, FLOAT, STRING, RAWSTRING, TRUE, FALSE, NULL:
 		return p.basicLit()
 	case LPAREN:
+		defer p.leave()
+		if !p.enter() {
+			return &BadExpr{From: p.t.pos, To: p.t.pos}
+		}
 		x := &ParenExpr{Lparen: p.t.pos}
 		p.exprLev++
 		p.next()
@@ -247,6 +256,10 @@ func (p *parser) expectClose(tok Token, open Pos, what string) Pos {
 // parseArgs parses a parenthesized argument list.
 func (p *parser) parseArgs() (lparen Pos, args []Expr, rparen Pos) {
 	lparen = p.t.pos
+	defer p.leave()
+	if !p.enter() {
+		return lparen, nil, lparen
+	}
 	p.exprLev++
 	p.next()
 	for p.t.tok != RPAREN && !p.atUnclosedEnd() {
@@ -286,6 +299,11 @@ func (p *parser) parseList() Expr { return p.parseListIn(RBRACK, "list") }
 // literal, ) for the x in (a, b) people write by mistake.
 func (p *parser) parseListIn(close Token, what string) *ListLit {
 	l := &ListLit{Lbrack: p.t.pos}
+	defer p.leave()
+	if !p.enter() {
+		l.Rbrack = l.Lbrack
+		return l
+	}
 	p.exprLev++
 	p.next()
 	for p.t.tok != close && !p.atUnclosedEnd() {
@@ -301,6 +319,11 @@ func (p *parser) parseListIn(close Token, what string) *ListLit {
 
 func (p *parser) parseMap() Expr {
 	m := &MapLit{Lbrace: p.t.pos}
+	defer p.leave()
+	if !p.enter() {
+		m.Rbrace = m.Lbrace
+		return m
+	}
 	p.exprLev++
 	p.next()
 	for p.t.tok != RBRACE && !p.atUnclosedEnd() {

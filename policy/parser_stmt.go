@@ -6,13 +6,6 @@ import "fmt"
 // BadStmt for a line it cannot make sense of, after reporting it.
 func (p *parser) parseStmt() Stmt {
 	p.exprLev, p.afterNL = 0, false
-	defer p.leave()
-	if !p.enter() {
-		from := p.t.pos
-		p.next()
-		p.sync()
-		return &BadStmt{From: from, To: p.prevEnd()}
-	}
 	switch p.t.tok {
 	case SET:
 		return p.parseSet()
@@ -201,14 +194,6 @@ func (p *parser) parseCond(stmt string) Expr {
 // parseIf parses an if statement with its else chain, without the line end.
 func (p *parser) parseIf() *IfStmt {
 	s := &IfStmt{If: p.t.pos}
-	defer p.leave()
-	if !p.enter() {
-		p.next()
-		p.sync()
-		s.Cond = &BadExpr{From: s.If, To: s.If}
-		s.Body = &Block{Lbrace: s.If, Rbrace: s.If}
-		return s
-	}
 	p.next()
 	s.Cond = p.parseExpr()
 	s.Body = p.parseBlock("if condition")
@@ -216,12 +201,27 @@ func (p *parser) parseIf() *IfStmt {
 	if p.t.tok == ELSE {
 		p.next()
 		if p.t.tok == IF {
-			s.Else = p.parseIf()
+			s.Else = p.parseElseIf()
 		} else {
 			s.Else = p.parseBlock("else")
 		}
 	}
 	return s
+}
+
+// parseElseIf parses the if of an else if, one level deeper: it is the
+// else block { if ... } it stands for.
+func (p *parser) parseElseIf() *IfStmt {
+	defer p.leave()
+	if !p.enter() {
+		s := &IfStmt{If: p.t.pos}
+		p.next()
+		p.sync()
+		s.Cond = &BadExpr{From: s.If, To: s.If}
+		s.Body = &Block{Lbrace: s.If, Rbrace: s.If}
+		return s
+	}
+	return p.parseIf()
 }
 
 // parseBlock parses { stmts }. When the '{' is missing it looks for one
@@ -258,6 +258,25 @@ func (p *parser) parseBlock(after string) *Block {
 // parseBlockBody parses a block from its '{', the current token.
 func (p *parser) parseBlockBody() *Block {
 	b := &Block{Lbrace: p.t.pos}
+	defer p.leave()
+	if !p.enter() {
+		// Too deep: skip the block, with the blocks in it.
+		for depth := 0; p.t.tok != EOF; p.next() {
+			switch p.t.tok {
+			case LBRACE:
+				depth++
+			case RBRACE:
+				depth--
+			}
+			if depth == 0 {
+				b.Rbrace = p.t.pos
+				p.next()
+				return b
+			}
+		}
+		b.Rbrace = p.prevEnd()
+		return b
+	}
 	p.next()
 	for {
 		if rbrace, done := p.bodyEnd(b.Lbrace, startsDecl, "add a } to close the block", "this block"); done {

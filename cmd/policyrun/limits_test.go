@@ -50,7 +50,7 @@ end
 		}
 	})
 	withDeadline(t, 30*time.Second, func() {
-		code, out, errs := runWith(`{"big":true}`+"\n"+`{"n":1}`+"\n", "eval", "--lua", big, "--call", "cb", "--lua-memory-limit", "16M")
+		code, out, errs := runWith(`{"big":true}`+"\n"+`{"n":1}`+"\n", "eval", "--lua", big, "--call", "cb", "--lua-memory-limit", "16M", "--lua-timeout", "20s")
 		if code != 0 || out != `{"big":true}`+"\n"+`{"n":1,"ok":true}`+"\n" || !strings.Contains(errs, "1 faulted (memory_limit 1)") {
 			t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
 		}

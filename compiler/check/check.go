@@ -58,6 +58,7 @@ type Local struct {
 	Decl *policy.Ident
 	Type *types.Type
 	ID   int // unique within the file, in declaration order from 1
+	path *pathNode
 }
 
 // InSet is the constant list of an `in` test: Values holds nil, bool, int64,
@@ -83,8 +84,10 @@ func Check(f *policy.File) (*Info, diag.List) {
 			InSets:  map[*policy.BinaryExpr]*InSet{},
 		},
 		setAt:    map[int]bool{},
-		readKeys: map[string]bool{},
+		paths:    map[childKey]*pathNode{},
+		narrowed: map[narrowKey]*state{},
 	}
+	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
 	st := &state{root: c.info.Root}
 	c.scope = &scope{names: map[string]*Local{}}
@@ -107,9 +110,15 @@ type checker struct {
 	// setAt records the offsets of set statements, so that a label can say
 	// "set at line N" rather than "declared at line N".
 	setAt map[int]bool
-	// readKeys holds the key of every constant record path read: a test
-	// input breaks the schema only where the policy reads.
-	readKeys map[string]bool
+	// record is the path of the record, the base of the interned paths
+	// (see pathNode) that paths holds.
+	record  *pathNode
+	paths   map[childKey]*pathNode
+	pathIDs uint64
+	// typos holds every field name, for the near-miss warning (nearField).
+	typos typoIndex
+	// narrowed remembers the narrowings of the statement being checked.
+	narrowed map[narrowKey]*state
 }
 
 type scope struct {
@@ -168,7 +177,7 @@ func (c *checker) typeExpr(t policy.TypeExpr) *types.Type {
 		if t == nil {
 			return types.InvalidType
 		}
-		obj := &types.Type{Kind: types.Object, Open: t.Open}
+		var fields []types.Field
 		seen := map[string]*policy.FieldDecl{}
 		for _, fd := range t.Fields {
 			if fd == nil || fd.Type == nil {
@@ -182,9 +191,10 @@ func (c *checker) typeExpr(t policy.TypeExpr) *types.Type {
 				continue
 			}
 			seen[fd.Name] = fd
-			obj.Fields = append(obj.Fields, types.Field{Name: fd.Name, Type: ft, Decl: fd.NamePos})
+			c.typos.add(fd.Name)
+			fields = append(fields, types.Field{Name: fd.Name, Type: ft, Decl: fd.NamePos})
 		}
-		return obj
+		return types.ObjectOf(t.Open, fields...)
 	}
 	return types.InvalidType
 }

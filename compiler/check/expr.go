@@ -133,7 +133,7 @@ func (c *checker) list(e *policy.ListLit, st *state) *types.Type {
 }
 
 func (c *checker) mapLit(e *policy.MapLit, st *state) *types.Type {
-	obj := &types.Type{Kind: types.Object}
+	var fields []types.Field
 	seen := map[string]*policy.MapEntry{}
 	for _, ent := range e.Entries {
 		if ent == nil || ent.Key == nil {
@@ -147,9 +147,10 @@ func (c *checker) mapLit(e *policy.MapLit, st *state) *types.Type {
 			continue
 		}
 		seen[ent.Key.Str] = ent
-		obj.Fields = append(obj.Fields, types.Field{Name: ent.Key.Str, Type: t, Decl: ent.Key.Pos()})
+		c.typos.add(ent.Key.Str)
+		fields = append(fields, types.Field{Name: ent.Key.Str, Type: t, Decl: ent.Key.Pos()})
 	}
-	return obj
+	return types.ObjectOf(false, fields...)
 }
 
 func (c *checker) unary(e *policy.UnaryExpr, st *state) *types.Type {

@@ -1,11 +1,8 @@
 package check
 
 import (
-	"maps"
-	"strconv"
-	"strings"
-
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/pmap"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -13,74 +10,88 @@ import (
 // type as the schema and the writes so far have made it, and the facts that
 // narrowing tests proved. Writes change root (flow typing); a fact narrows
 // one path (exists(P), P != null, is_string(P)) until something writes it.
+// Types and facts are persistent, so a state is copied in O(1) and two
+// states are merged in what their branches changed.
 type state struct {
 	root *types.Type
-	// facts maps a path key (see path.key) to what narrowing proved there.
-	facts map[string]fact
+	// facts maps a path (see pathNode) to what narrowing proved there.
+	facts pmap.Map[*pathNode, *types.Type]
 	// dead is set after an unconditional drop or stop: nothing below runs.
 	dead    bool
 	deadWhy string // "drop at line 4", for the unreachable-code label
 }
 
-// fact is a narrowed type proved for one path: the path (its base and its
-// constant steps) and the type.
-type fact struct {
-	local *Local // nil: the record
-	segs  []seg
-	t     *types.Type
-}
-
 func (s *state) clone() *state {
-	return &state{root: s.root, facts: maps.Clone(s.facts), dead: s.dead, deadWhy: s.deadWhy}
+	c := *s
+	return &c
 }
 
-func (s *state) fact(key string) *types.Type {
-	if key == "" {
+// fact returns the type proved for the path n, or nil.
+func (s *state) fact(n *pathNode) *types.Type {
+	if n == nil {
 		return nil
 	}
-	if f, ok := s.facts[key]; ok {
-		return f.t
-	}
-	return nil
+	t, _ := s.facts.Get(n)
+	return t
 }
 
-// setFact records that the first n steps of p have type t.
-func (s *state) setFact(p path, n int, t *types.Type) {
-	key := p.key(n)
-	if key == "" {
+// setFact records that the path n has type t (nothing when n is nil: a
+// path through a dynamic step cannot be narrowed).
+func (s *state) setFact(n *pathNode, t *types.Type) {
+	if n == nil {
 		return
 	}
-	if s.facts == nil {
-		s.facts = map[string]fact{}
+	s.facts = s.facts.Set(n, t)
+	for a := n.parent; a != nil && !a.factBelow; a = a.parent {
+		a.factBelow = true
 	}
-	s.facts[key] = fact{local: p.local, segs: append([]seg(nil), p.segs[:n]...), t: t}
 }
 
-// effective returns the type of the path of f in s: its fact, or the type
-// the record (or local) has there.
-func (s *state) effective(f fact) *types.Type {
-	p := path{root: f.local == nil, local: f.local, segs: f.segs}
-	if t := s.fact(p.key(len(p.segs))); t != nil {
-		return t
-	}
+// effective computes the types paths have in one state: their fact, or the
+// type the record (or local) has there, remembered along the way so that
+// many paths of one long path cost its length once.
+type effective struct {
+	s    *state
+	memo map[*pathNode]*types.Type
+}
+
+func (e *effective) of(n *pathNode) *types.Type {
+	var down []*pathNode
 	var t *types.Type
-	if f.local != nil {
-		t = f.local.Type
-	} else {
-		t = s.root
+	for m := n; ; m = m.parent {
+		if mt, ok := e.memo[m]; ok {
+			t = mt
+			break
+		}
+		if ft := e.s.fact(m); ft != nil {
+			t = ft
+			break
+		}
+		if m.parent == nil {
+			t = e.s.root
+			if m.local != nil {
+				t = m.local.Type
+			}
+			break
+		}
+		down = append(down, m)
 	}
-	return s.follow(t, p, quietMember)
+	for i := len(down) - 1; i >= 0; i-- {
+		t = quietMember(t, down[i].seg)
+		e.memo[down[i]] = t
+	}
+	return t
 }
 
 // follow walks p from t, the type of its base: each step takes member's
 // type of the step, or the fact proved for the path so far.
 func (s *state) follow(t *types.Type, p path, member func(*types.Type, seg) *types.Type) *types.Type {
-	if ft := s.fact(p.key(0)); ft != nil {
+	if ft := s.fact(p.node(0)); ft != nil {
 		t = ft
 	}
 	for i, sg := range p.segs {
 		t = member(t, sg)
-		if ft := s.fact(p.key(i + 1)); ft != nil {
+		if ft := s.fact(p.node(i + 1)); ft != nil {
 			t = ft
 		}
 	}
@@ -100,32 +111,31 @@ func merge(a, b *state) *state {
 	}
 	// A path narrowed in one branch only keeps what both branches give it:
 	// after `if !exists(.x) { set .x = "d" }`, .x is a string in both.
-	out := &state{root: types.Merge(a.root, b.root)}
-	for _, fs := range []map[string]fact{a.facts, b.facts} {
-		for k, f := range fs {
-			if _, done := out.facts[k]; done {
-				continue
-			}
-			t := types.Merge(a.effective(f), b.effective(f))
-			if out.facts == nil {
-				out.facts = map[string]fact{}
-			}
-			out.facts[k] = fact{local: f.local, segs: f.segs, t: t}
+	// Facts the branches share as they are stay as they are.
+	out := &state{root: types.Merge(a.root, b.root), facts: a.facts}
+	ea := effective{s: a, memo: map[*pathNode]*types.Type{}}
+	eb := effective{s: b, memo: map[*pathNode]*types.Type{}}
+	pmap.Diff(a.facts, b.facts, func(n *pathNode, at *types.Type, aok bool, bt *types.Type, bok bool) {
+		if !aok {
+			at = ea.of(n)
 		}
-	}
+		if !bok {
+			bt = eb.of(n)
+		}
+		out.facts = out.facts.Set(n, types.Merge(at, bt))
+	})
 	return out
 }
 
 func sameState(a, b *state) bool {
-	if a.dead != b.dead || !types.Identical(a.root, b.root) || len(a.facts) != len(b.facts) {
+	if a.dead != b.dead || !types.Identical(a.root, b.root) || a.facts.Len() != b.facts.Len() {
 		return false
 	}
-	for k, fa := range a.facts {
-		if fb, ok := b.facts[k]; !ok || !types.Identical(fa.t, fb.t) {
-			return false
-		}
-	}
-	return true
+	same := true
+	pmap.Diff(a.facts, b.facts, func(_ *pathNode, at *types.Type, aok bool, bt *types.Type, bok bool) {
+		same = same && aok && bok && types.Identical(at, bt)
+	})
+	return same
 }
 
 // A seg is one step of a path.
@@ -152,6 +162,105 @@ type path struct {
 	segs  []seg         // steps, outermost last
 	nodes []policy.Expr // nodes[i] is the expression up to and including segs[i]
 	base  policy.Expr
+	// pn[i] is the path of the first i steps, nil from the first dynamic
+	// step on (see withNodes).
+	pn []*pathNode
+}
+
+// A pathNode is a path of constant steps from the record or a local,
+// interned by the checker: one node per path, whose parent is the path one
+// step shorter. Facts are keyed by node, a step costs O(1), and the paths a
+// path lies under are its node's ancestors.
+type pathNode struct {
+	parent *pathNode
+	seg    seg    // the last step (none for a base)
+	local  *Local // the base: nil for the record
+	depth  int    // the number of steps
+	id     uint64
+	// factBelow is set once a fact was recorded (in any state) for a path
+	// under this one; read once the policy read this path or one under it.
+	factBelow, read bool
+}
+
+// Hash mixes the id (splitmix64's finalizer).
+func (n *pathNode) Hash() uint64 {
+	h := n.id
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// under reports whether n is a or lies under a.
+func (n *pathNode) under(a *pathNode) bool {
+	for n != nil && n.depth > a.depth {
+		n = n.parent
+	}
+	return n == a
+}
+
+// markRead records that the policy reads the path n.
+func (n *pathNode) markRead() {
+	for a := n; a != nil && !a.read; a = a.parent {
+		a.read = true
+	}
+}
+
+type childKey struct {
+	parent *pathNode
+	seg    seg
+}
+
+func (c *checker) newPathNode(parent *pathNode, s seg, l *Local) *pathNode {
+	c.pathIDs++
+	n := &pathNode{parent: parent, seg: s, local: l, id: c.pathIDs}
+	if parent != nil {
+		n.depth = parent.depth + 1
+	}
+	return n
+}
+
+// child returns the path n followed by the step s, or nil for a dynamic
+// step (or a nil n).
+func (c *checker) child(n *pathNode, s seg) *pathNode {
+	if n == nil || s.kind == segDyn {
+		return nil
+	}
+	k := childKey{n, s}
+	if m := c.paths[k]; m != nil {
+		return m
+	}
+	m := c.newPathNode(n, s, n.local)
+	c.paths[k] = m
+	return m
+}
+
+// withNodes returns p with its pathNodes.
+func (c *checker) withNodes(p path) path {
+	if len(p.pn) == len(p.segs)+1 {
+		return p
+	}
+	p.pn = make([]*pathNode, len(p.segs)+1)
+	switch {
+	case p.root:
+		p.pn[0] = c.record
+	case p.local != nil:
+		p.pn[0] = p.local.path
+	}
+	for i, s := range p.segs {
+		p.pn[i+1] = c.child(p.pn[i], s)
+	}
+	return p
+}
+
+// node is the path of the first n steps of p, or nil when a dynamic step
+// comes first or p is metadata.
+func (p path) node(n int) *pathNode {
+	if len(p.pn) != len(p.segs)+1 {
+		panic("check: path without its nodes")
+	}
+	return p.pn[n]
 }
 
 // splitPath takes e apart when it is a path; ok is false otherwise.
@@ -190,6 +299,9 @@ func (c *checker) splitPath(e policy.Expr) (p path, ok bool) {
 		return false
 	}
 	ok = walk(e)
+	if ok {
+		p = c.withNodes(p)
+	}
 	return p, ok
 }
 
@@ -219,31 +331,6 @@ func constIndex(e policy.Expr) (seg, bool) {
 	return seg{}, false
 }
 
-// key returns the fact key of the first n steps of p, or "" when a dynamic
-// step comes first (such paths cannot be narrowed) or p is metadata.
-func (p path) key(n int) string {
-	var b strings.Builder
-	switch {
-	case p.root:
-		b.WriteByte('.')
-	case p.local != nil:
-		b.WriteString("$" + strconv.Itoa(p.local.ID))
-	default:
-		return ""
-	}
-	for _, s := range p.segs[:n] {
-		switch s.kind {
-		case segField:
-			b.WriteString("/" + strconv.Quote(s.name))
-		case segInt:
-			b.WriteString("[" + strconv.FormatInt(s.idx, 10) + "]")
-		default:
-			return ""
-		}
-	}
-	return b.String()
-}
-
 // constLen is the number of leading steps of p that are constant.
 func (p path) constLen() int {
 	for i, s := range p.segs {
@@ -252,14 +339,6 @@ func (p path) constLen() int {
 		}
 	}
 	return len(p.segs)
-}
-
-// isPrefixKey reports whether the path keyed k is a or lies under a.
-func isPrefixKey(a, k string) bool {
-	if !strings.HasPrefix(k, a) {
-		return false
-	}
-	return len(k) == len(a) || k[len(a)] == '/' || k[len(a)] == '[' || a == "."
 }
 
 // write records that the record path p now holds a value of type v (for set
@@ -272,18 +351,38 @@ func (c *checker) write(st *state, p path, v *types.Type, decl policy.Pos, remov
 		return setPath(t, segs, v, decl)
 	}
 	st.root = edit(st.root, p.segs)
+	for _, s := range p.segs {
+		if s.kind == segField {
+			c.typos.add(s.name)
+		}
+	}
 	n := p.constLen()
-	k := p.key(n)
-	for fk, ft := range st.facts {
-		switch {
-		case isPrefixKey(fk, k) && (fk != k || n < len(p.segs)):
-			// An ancestor of the written path: apply the same edit to its
-			// narrowed type.
-			ft.t = edit(ft.t, p.segs[len(ft.segs):])
-			st.facts[fk] = ft
-		case isPrefixKey(k, fk):
-			// The path itself, or something under it, was replaced.
-			delete(st.facts, fk)
+	k := p.node(n)
+	// The paths above the written one (k too, when dynamic steps follow
+	// it): apply the same edit to their narrowed types.
+	above := k.parent
+	if n < len(p.segs) {
+		above = k
+	}
+	for a := above; a != nil; a = a.parent {
+		if ft := st.fact(a); ft != nil {
+			st.facts = st.facts.Set(a, edit(ft, p.segs[a.depth:]))
+		}
+	}
+	// The path itself and everything under it were replaced.
+	if n == len(p.segs) {
+		st.facts = st.facts.Delete(k)
+	}
+	if k.factBelow {
+		var under []*pathNode
+		st.facts.All(func(f *pathNode, _ *types.Type) bool {
+			if f != k && f.under(k) {
+				under = append(under, f)
+			}
+			return true
+		})
+		for _, f := range under {
+			st.facts = st.facts.Delete(f)
 		}
 	}
 }
@@ -314,21 +413,18 @@ func setPath(t *types.Type, segs []seg, v *types.Type, decl policy.Pos) *types.T
 	case segField:
 		switch t.Kind {
 		case types.Object:
-			out := *t
-			out.Fields = append([]types.Field(nil), t.Fields...)
-			if f, i := t.Field(s.name); i >= 0 {
-				out.Fields[i].Type = setPath(f.Type, rest, v, decl)
+			if f, found := t.Field(s.name); found {
+				f.Type = setPath(f.Type, rest, v, decl)
 				if len(rest) == 0 {
-					out.Fields[i].Decl = decl
+					f.Decl = decl
 				}
-				return &out
+				return t.WithField(f)
 			}
 			child := types.NullType
 			if t.Open {
 				child = types.OptionalOf(types.AnyType)
 			}
-			out.Fields = append(out.Fields, types.Field{Name: s.name, Type: setPath(child, rest, v, decl), Decl: decl})
-			return &out
+			return t.WithField(types.Field{Name: s.name, Type: setPath(child, rest, v, decl), Decl: decl})
 		case types.Map:
 			return types.MapOf(types.Merge(t.Elem, setPath(types.OptionalOf(t.Elem), rest, v, decl)))
 		}
@@ -345,11 +441,9 @@ func setPath(t *types.Type, segs []seg, v *types.Type, decl policy.Pos) *types.T
 		case types.Object:
 			// Any key may be the one written: every field may now hold the
 			// new value, and a new key may appear.
-			out := &types.Type{Kind: types.Object, Open: true}
 			nv := setPath(types.OptionalOf(types.AnyType), rest, v, decl)
-			for _, f := range t.Fields {
-				out.Fields = append(out.Fields, types.Field{Name: f.Name, Type: types.Merge(f.Type, nv), Decl: f.Decl})
-			}
+			out := t.WithFieldTypes(func(f types.Field) *types.Type { return types.Merge(f.Type, nv) })
+			out.Open = true
 			return out
 		}
 	}
@@ -372,22 +466,14 @@ func removePath(t *types.Type, segs []seg) *types.Type {
 		return types.OptionalOf(removePath(t.Elem, segs))
 	case types.Object:
 		if s.kind == segField {
-			if f, i := t.Field(s.name); i >= 0 {
-				out := *t
-				out.Fields = append([]types.Field(nil), t.Fields...)
-				out.Fields[i].Type = removePath(f.Type, rest)
-				return &out
+			if f, found := t.Field(s.name); found {
+				f.Type = removePath(f.Type, rest)
+				return t.WithField(f)
 			}
 			return t
 		}
 		if s.kind == segDyn {
-			out := *t
-			out.Fields = nil
-			for _, f := range t.Fields {
-				f.Type = types.OptionalOf(f.Type)
-				out.Fields = append(out.Fields, f)
-			}
-			return &out
+			return t.WithFieldTypes(func(f types.Field) *types.Type { return types.OptionalOf(f.Type) })
 		}
 	case types.Map:
 		if len(rest) > 0 {

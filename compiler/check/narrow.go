@@ -19,14 +19,19 @@ func (c *checker) narrow(cond policy.Expr, st *state, positive bool) *state {
 		}
 	case *policy.BinaryExpr:
 		switch e.Op {
-		case policy.LAND:
-			if positive {
-				return c.narrow(e.Y, c.narrow(e.X, st, true), true)
+		case policy.LAND, policy.LOR:
+			if positive != (e.Op == policy.LAND) {
+				break
 			}
-		case policy.LOR:
-			if !positive {
-				return c.narrow(e.Y, c.narrow(e.X, st, false), false)
+			// A chain a && b && c is narrowed once per operand: the
+			// checking of each && narrowed the chain on its left already.
+			k := narrowKey{e, st, positive}
+			if ns, ok := c.narrowed[k]; ok {
+				return ns
 			}
+			ns := c.narrow(e.Y, c.narrow(e.X, st, positive), positive)
+			c.narrowed[k] = ns
+			return ns
 		case policy.EQL, policy.NEQ:
 			equal := (e.Op == policy.EQL) == positive
 			for _, side := range [][2]policy.Expr{{e.X, e.Y}, {e.Y, e.X}} {
@@ -66,6 +71,14 @@ func (c *checker) narrow(cond policy.Expr, st *state, positive bool) *state {
 	return st
 }
 
+// narrowKey is a narrowing of a && or || chain, remembered while one
+// statement is checked (its state does not change meanwhile).
+type narrowKey struct {
+	cond     policy.Expr
+	st       *state
+	positive bool
+}
+
 // nonNull returns st with the path e (and every path above it) known to be
 // present.
 func (c *checker) nonNull(e policy.Expr, st *state) *state {
@@ -75,8 +88,8 @@ func (c *checker) nonNull(e policy.Expr, st *state) *state {
 	}
 	ns := st.clone()
 	for i := 0; i <= len(p.segs); i++ {
-		k := p.key(i)
-		if k == "" {
+		n := p.node(i)
+		if n == nil {
 			break
 		}
 		node := p.base
@@ -84,7 +97,7 @@ func (c *checker) nonNull(e policy.Expr, st *state) *state {
 			node = p.nodes[i-1]
 		}
 		if t := c.info.Types[node]; t != nil && t.IsOptional() && t.Kind != types.Null {
-			ns.setFact(p, i, types.NonOptional(t))
+			ns.setFact(n, types.NonOptional(t))
 		}
 	}
 	return ns
@@ -115,7 +128,7 @@ func (c *checker) narrowTo(e policy.Expr, to *types.Type, st *state) *state {
 	if ns == st {
 		ns = st.clone()
 	}
-	ns.setFact(p, len(p.segs), nt)
+	ns.setFact(p.node(len(p.segs)), nt)
 	return ns
 }
 

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -15,13 +16,35 @@ import (
 // the guard: the un-narrowed type the value must have at run time (nil when
 // the base is not the record).
 func (c *checker) read(e policy.Expr, st *state) (t, guard *types.Type) {
+	t, guard, _ = c.readRef(e, st)
+	return t, guard
+}
+
+// pathRef is what readRef learned of the path an expression is, step by
+// step, so that reading a path of n steps costs O(n): its node (nil when it
+// is not a path of constant steps from the record or a local) and the node
+// of its constant steps (nil when it is not a path at all).
+type pathRef struct {
+	node, prefix *pathNode
+}
+
+func (c *checker) step(r pathRef, s seg) pathRef {
+	if r.node == nil || s.kind == segDyn {
+		return pathRef{prefix: r.prefix}
+	}
+	n := c.child(r.node, s)
+	return pathRef{node: n, prefix: n}
+}
+
+func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pathRef) {
 	switch e := e.(type) {
 	case *policy.RootExpr:
 		t, guard = st.root, st.root
-		if f := st.fact("."); f != nil {
+		if f := st.fact(c.record); f != nil {
 			t = f
 		}
 		c.info.Guards[e] = guard
+		r = pathRef{c.record, c.record}
 	case *policy.Ident:
 		l := c.lookup(e.Name)
 		if l == nil {
@@ -31,20 +54,22 @@ func (c *checker) read(e policy.Expr, st *state) (t, guard *types.Type) {
 		}
 		c.info.Uses[e] = l
 		t = l.Type
-		if f := st.fact(localKey(l)); f != nil {
+		if f := st.fact(l.path); f != nil {
 			t = f
 		}
+		r = pathRef{l.path, l.path}
 	case *policy.MetaExpr:
 		t = metaType(e.Name)
 	case *policy.FieldExpr:
-		xt, xg := c.operand(e.X, st)
+		xt, xg, xr := c.operand(e.X, st)
 		s := seg{kind: segField, name: e.Name}
 		t = c.member(e, e.X, xt, s, nil)
 		if xg != nil {
 			guard = quietMember(xg, s)
 		}
+		r = c.step(xr, s)
 	case *policy.IndexExpr:
-		xt, xg := c.operand(e.X, st)
+		xt, xg, xr := c.operand(e.X, st)
 		it := c.expr(e.Index, st)
 		s, isConst := constIndex(e.Index)
 		if !isConst {
@@ -54,37 +79,34 @@ func (c *checker) read(e policy.Expr, st *state) (t, guard *types.Type) {
 		if xg != nil {
 			guard = quietMember(xg, s)
 		}
+		r = c.step(xr, s)
 	default:
-		return c.expr(e, st), nil
+		return c.expr(e, st), nil, pathRef{}
 	}
 	if guard != nil {
+		// A path from the record.
 		c.info.Guards[e] = guard
-		if p, ok := c.splitPath(e); ok && p.root {
-			k := p.key(len(p.segs))
-			if f := st.fact(k); f != nil && !t.IsInvalid() {
-				t = f
-			}
-			c.readKeys[p.key(p.constLen())] = true
+		if f := st.fact(r.node); f != nil && !t.IsInvalid() {
+			t = f
 		}
-	} else if p, ok := c.splitPath(e); ok && p.local != nil && len(p.segs) > 0 {
-		if f := st.fact(p.key(len(p.segs))); f != nil && !t.IsInvalid() {
+		r.prefix.markRead()
+	} else if r.node != nil && r.node.local != nil && r.node.depth > 0 {
+		if f := st.fact(r.node); f != nil && !t.IsInvalid() {
 			t = f
 		}
 	}
 	c.info.Types[e] = t
-	return t, guard
+	return t, guard, r
 }
 
 // operand types the X of a field or index step.
-func (c *checker) operand(e policy.Expr, st *state) (*types.Type, *types.Type) {
+func (c *checker) operand(e policy.Expr, st *state) (*types.Type, *types.Type, pathRef) {
 	switch e.(type) {
 	case *policy.RootExpr, *policy.Ident, *policy.MetaExpr, *policy.FieldExpr, *policy.IndexExpr:
-		return c.read(e, st)
+		return c.readRef(e, st)
 	}
-	return c.expr(e, st), nil
+	return c.expr(e, st), nil, pathRef{}
 }
-
-func localKey(l *Local) string { return fmt.Sprintf("$%d", l.ID) }
 
 func metaType(name string) *types.Type {
 	switch name {
@@ -111,11 +133,11 @@ func quietMember(t *types.Type, s seg) *types.Type {
 		return types.OptionalOf(types.AnyType)
 	case types.Object:
 		if s.kind == segField {
-			if f, i := t.Field(s.name); i >= 0 {
+			if f, found := t.Field(s.name); found {
 				return f.Type
 			}
 		}
-		if s.kind == segDyn && !t.Open && len(t.Fields) > 0 {
+		if s.kind == segDyn && !t.Open && t.NumFields() > 0 {
 			return types.OptionalOf(fieldsJoin(t))
 		}
 		return types.OptionalOf(types.AnyType)
@@ -129,7 +151,7 @@ func quietMember(t *types.Type, s seg) *types.Type {
 
 func fieldsJoin(t *types.Type) *types.Type {
 	var acc *types.Type = types.NeverType
-	for _, f := range t.Fields {
+	for _, f := range t.Fields() {
 		acc = types.Merge(acc, f.Type)
 	}
 	return acc
@@ -182,7 +204,7 @@ func (c *checker) member(e, xe policy.Expr, x *types.Type, s seg, it *types.Type
 	case types.Object:
 		switch s.kind {
 		case segField:
-			if f, i := x.Field(s.name); i >= 0 {
+			if f, found := x.Field(s.name); found {
 				return f.Type
 			}
 			if x.Open {
@@ -236,10 +258,9 @@ func indexHint(x *types.Type) string {
 }
 
 func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
-	var names []string
-	for _, f := range x.Fields {
-		names = append(names, f.Name)
-	}
+	// Closest does not depend on the order of the names.
+	names := make([]string, 0, x.NumFields())
+	x.EachField(func(f types.Field) { names = append(names, f.Name) })
 	var at policy.Node = e
 	if fe, ok := e.(*policy.FieldExpr); ok {
 		at = span{fe.Dot, fe.End()}
@@ -247,11 +268,13 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 		at = ie.Index
 	}
 	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name))
-	switch ts := x.String(); {
+	switch {
 	case isRoot(xe):
 		d = d.WithLabel("the schema declares a closed record")
-	case len(ts) <= 60:
-		d = d.WithLabel("%s is a closed object: %s", exprText(xe), ts)
+	// (An object of more than 10 fields takes more than 60 bytes to write:
+	// "a: int" and ", " each. Large ones are not written out to find it.)
+	case x.NumFields() <= 10 && len(x.String()) <= 60:
+		d = d.WithLabel("%s is a closed object: %s", exprText(xe), x)
 	default:
 		d = d.WithLabel("%s is a closed object", exprText(xe))
 	}
@@ -321,8 +344,8 @@ func (c *checker) declPos(e policy.Expr) (policy.Pos, bool) {
 	if xt.Kind != types.Object {
 		return policy.Pos{}, false
 	}
-	f, i := xt.Field(p.segs[len(p.segs)-1].name)
-	if i < 0 || !f.Decl.IsValid() {
+	f, found := xt.Field(p.segs[len(p.segs)-1].name)
+	if !found || !f.Decl.IsValid() {
 		return policy.Pos{}, false
 	}
 	return f.Decl, true
@@ -333,7 +356,8 @@ func (c *checker) declPos(e policy.Expr) (policy.Pos, bool) {
 // .status, .Level for .level): the read gives absent on every record, and
 // .stauts == 500 is silently always false.
 func (c *checker) nearField(e, xe policy.Expr, x *types.Type, name string) {
-	for _, f := range x.Fields {
+	fields := c.typos.candidates(x, name)
+	for _, f := range fields {
 		if !likelyTypo(name, f.Name) {
 			continue
 		}
@@ -382,4 +406,83 @@ func likelyTypo(a, b string) bool {
 		return false
 	}
 	return suggest.Distance(short, long) == 1
+}
+
+// typoIndex finds the fields of a large object that may be likelyTypo of a
+// name without looking at every field: it holds every field name the
+// policy's types can have (from the schema, map literals and writes) under
+// the keys likelyTypo's slips share, the lower-cased name with at most one
+// byte left out.
+type typoIndex struct {
+	keys  map[string][]string
+	known map[string]bool
+	long  []string // names too long to index, looked at one by one
+}
+
+// smallObject is the size up to which candidates gives all the fields.
+const smallObject = 32
+
+// maxIndexed is the length of the longest name indexed by its keys.
+const maxIndexed = 64
+
+func typoKeys(name string, yield func(string)) {
+	l := strings.ToLower(name)
+	yield(l)
+	for i := range len(l) {
+		yield(l[:i] + l[i+1:])
+	}
+}
+
+// add records that some object may have a field name.
+func (x *typoIndex) add(name string) {
+	if x.known[name] {
+		return
+	}
+	if x.known == nil {
+		x.known, x.keys = map[string]bool{}, map[string][]string{}
+	}
+	x.known[name] = true
+	if len(name) > maxIndexed {
+		x.long = append(x.long, name)
+		return
+	}
+	typoKeys(name, func(k string) {
+		if l := x.keys[k]; len(l) == 0 || l[len(l)-1] != name {
+			x.keys[k] = append(l, name)
+		}
+	})
+}
+
+// candidates returns, in declaration order, the fields of object t that
+// may be a slip for name: all of them for a small object.
+func (x *typoIndex) candidates(t *types.Type, name string) []types.Field {
+	if t.NumFields() <= smallObject {
+		return t.Fields()
+	}
+	seen := map[string]bool{}
+	var out []types.Field
+	try := func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if f, ok := t.Field(n); ok {
+			out = append(out, f)
+		}
+	}
+	if len(name) <= maxIndexed+1 {
+		typoKeys(name, func(k string) {
+			for _, n := range x.keys[k] {
+				try(n)
+			}
+		})
+	}
+	if len(name) >= maxIndexed {
+		for _, n := range x.long {
+			try(n)
+		}
+	}
+	order := func(f types.Field) int { o, _ := t.FieldOrder(f.Name); return o }
+	slices.SortFunc(out, func(a, b types.Field) int { return order(a) - order(b) })
+	return out
 }

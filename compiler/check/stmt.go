@@ -5,11 +5,12 @@ import (
 
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/pmap"
 	"github.com/policyrun/policyrun/policy"
 )
 
 type loopInfo struct {
-	key  string // the fact key of the collection path
+	path *pathNode // the collection's path (its constant steps)
 	x    policy.Expr
 	line int
 }
@@ -45,6 +46,9 @@ func (c *checker) block(b *policy.Block, st *state) {
 }
 
 func (c *checker) stmt(s policy.Stmt, st *state) {
+	if len(c.narrowed) > 0 {
+		clear(c.narrowed)
+	}
 	switch s := s.(type) {
 	case *policy.SetStmt:
 		c.set(s, st)
@@ -121,6 +125,7 @@ func (c *checker) let(s *policy.LetStmt, st *state) {
 func (c *checker) declare(id *policy.Ident, kind LocalKind, t *types.Type) *Local {
 	c.locals++
 	l := &Local{Name: id.Name, Kind: kind, Decl: id, Type: t, ID: c.locals}
+	l.path = c.newPathNode(nil, seg{}, l)
 	c.scope.names[id.Name] = l
 	c.info.Defs[id] = l
 	return l
@@ -164,7 +169,7 @@ func isIdent(e policy.Expr) bool {
 // scalar), typing dynamic indexes on the way.
 func (c *checker) writable(p path, st *state) bool {
 	t := st.root
-	if f := st.fact(p.key(0)); f != nil {
+	if f := st.fact(p.node(0)); f != nil {
 		t = f
 	}
 	var xe policy.Expr = p.base
@@ -202,7 +207,7 @@ func (c *checker) writable(p path, st *state) bool {
 			return false
 		}
 		t = targetMember(t, s)
-		if f := st.fact(p.key(i + 1)); f != nil {
+		if f := st.fact(p.node(i + 1)); f != nil {
 			t = f
 		}
 		xe = node
@@ -214,7 +219,7 @@ func (c *checker) writable(p path, st *state) bool {
 // object lacks is absent (null), not unknown.
 func targetMember(t *types.Type, s seg) *types.Type {
 	if b := types.NonOptional(t); b.Kind == types.Object && !b.Open && s.kind == segField {
-		if _, i := b.Field(s.name); i < 0 {
+		if _, found := b.Field(s.name); !found {
 			return types.NullType
 		}
 	}
@@ -255,7 +260,7 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 			return
 		}
 		st.root = v
-		st.facts = nil
+		st.facts = pmap.Map[*pathNode, *types.Type]{}
 		c.info.Types[s.Target] = v
 		return
 	}
@@ -289,13 +294,14 @@ func (c *checker) declaredAtPath(p path, st *state) string {
 	if len(p.segs) == 0 || p.segs[len(p.segs)-1].kind != segField {
 		return ""
 	}
-	parent := path{root: true, segs: p.segs[:len(p.segs)-1]}
+	parent := p
+	parent.segs, parent.pn = p.segs[:len(p.segs)-1], p.pn[:len(p.segs)]
 	t := types.NonOptional(current(st, parent))
 	if t.Kind != types.Object {
 		return ""
 	}
-	f, i := t.Field(p.segs[len(p.segs)-1].name)
-	if i < 0 || !f.Decl.IsValid() {
+	f, found := t.Field(p.segs[len(p.segs)-1].name)
+	if !found || !f.Decl.IsValid() {
 		return ""
 	}
 	if c.setAt[f.Decl.Offset] {
@@ -360,15 +366,18 @@ func (c *checker) lift(s *policy.LiftStmt, st *state) {
 		prefix = s.Prefix.Str
 		c.info.Types[s.Prefix] = types.StringType
 	}
-	parent := path{root: true, segs: p.segs[:len(p.segs)-1]}
+	parent := p
+	parent.segs, parent.pn = p.segs[:len(p.segs)-1], p.pn[:len(p.segs)]
 	if base.Kind == types.Object {
-		for _, f := range base.Fields {
+		for _, f := range base.Fields() {
 			ft := f.Type
 			if t.IsOptional() {
 				ft = types.OptionalOf(ft)
 			}
 			child := parent
-			child.segs = append(append([]seg(nil), parent.segs...), seg{kind: segField, name: prefix + f.Name})
+			child.segs = append(parent.segs[:len(parent.segs):len(parent.segs)], seg{kind: segField, name: prefix + f.Name})
+			child.pn = append(parent.pn[:len(parent.pn):len(parent.pn)], nil)
+			child.pn[len(child.segs)] = c.child(parent.pn[len(parent.segs)], child.segs[len(child.segs)-1])
 			c.write(st, child, ft, s.Lift, false)
 		}
 	}
@@ -411,7 +420,7 @@ func (c *checker) forStmt(s *policy.ForStmt, st *state) {
 	}
 	pushed := false
 	if p, ok := c.splitPath(s.X); ok && p.root {
-		c.loops = append(c.loops, loopInfo{key: p.key(p.constLen()), x: s.X, line: s.For.Line})
+		c.loops = append(c.loops, loopInfo{path: p.node(p.constLen()), x: s.X, line: s.For.Line})
 		pushed = true
 	}
 	c.openScope()
@@ -455,9 +464,9 @@ func (c *checker) checkLoopEdit(p path, node policy.Expr) {
 	if !p.root {
 		return
 	}
-	k := p.key(p.constLen())
+	k := p.node(p.constLen())
 	for _, l := range c.loops {
-		if isPrefixKey(l.key, k) || isPrefixKey(k, l.key) {
+		if k.under(l.path) || l.path.under(k) {
 			c.report(diag.Errorf(node, CodeLoopEdit, "cannot edit %s while iterating over %s", exprText(node), exprText(l.x)).
 				WithLabel("the for at line %d iterates over %s", l.line, exprText(l.x)).
 				WithHint("iterate over a copy: let items = %s, then for ... in items", exprText(l.x)))

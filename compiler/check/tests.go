@@ -101,8 +101,8 @@ func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at path) bool {
 		fp := at
 		fp.segs = append(append([]seg(nil), at.segs...), seg{kind: segField, name: ent.Key.Str})
 		name := pathText(fp)
-		f, i := t.Field(ent.Key.Str)
-		if i < 0 {
+		f, found := t.Field(ent.Key.Str)
+		if !found {
 			continue // the schema is checked only where the policy reads
 		}
 		if sub, ok := ent.Value.(*policy.MapLit); ok && types.NonOptional(f.Type).Kind == types.Object {
@@ -139,11 +139,11 @@ func literalType(e policy.Expr) *types.Type {
 		}
 		return types.ArrayOf(acc)
 	case *policy.MapLit:
-		obj := &types.Type{Kind: types.Object}
+		obj := types.ObjectOf(false)
 		for _, ent := range e.Entries {
 			if ent != nil && ent.Key != nil {
-				if _, i := obj.Field(ent.Key.Str); i < 0 {
-					obj.Fields = append(obj.Fields, types.Field{Name: ent.Key.Str, Type: literalType(ent.Value)})
+				if _, found := obj.Field(ent.Key.Str); !found {
+					obj = obj.WithField(types.Field{Name: ent.Key.Str, Type: literalType(ent.Value)})
 				}
 			}
 		}
@@ -155,13 +155,8 @@ func literalType(e policy.Expr) *types.Type {
 // isRead reports whether the policy reads the record path p or a path under
 // it.
 func (c *checker) isRead(p path) bool {
-	k := p.key(len(p.segs))
-	for rk := range c.readKeys {
-		if isPrefixKey(k, rk) {
-			return true
-		}
-	}
-	return false
+	n := c.withNodes(p).node(len(p.segs))
+	return n != nil && n.read
 }
 
 func pathText(p path) string {

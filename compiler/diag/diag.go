@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/policyrun/policyrun/internal/termesc"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -37,8 +38,10 @@ type Diagnostic struct {
 	Filename string
 }
 
+// String is the diagnostic on one line, its control characters escaped
+// as WriteText does.
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s:%s: %s[%s]: %s", d.Filename, d.Pos, d.Severity, d.Code, d.Msg)
+	return termesc.String(fmt.Sprintf("%s:%s: %s[%s]: %s", d.Filename, d.Pos, d.Severity, d.Code, d.Msg))
 }
 
 // Errorf returns an error diagnostic covering the node n.

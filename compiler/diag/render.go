@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/policyrun/policyrun/internal/termesc"
 )
 
 // WriteText writes ds in the layout of docs/language.md, "Diagnostics", one
@@ -34,39 +36,51 @@ func WriteText(w io.Writer, src []byte, ds []Diagnostic) error {
 }
 
 func writeOne(b *bytes.Buffer, src []byte, d Diagnostic) {
-	fmt.Fprintf(b, "%s[%s]: %s\n", d.Severity, d.Code, d.Msg)
+	// Text from the source (the line, and messages that quote it) is
+	// shown with its control characters escaped: a terminal would act on
+	// them.
+	esc := termesc.String
+	fmt.Fprintf(b, "%s[%s]: %s\n", d.Severity, esc(d.Code), esc(d.Msg))
 	line, ok := sourceLine(src, d.Pos.Offset)
 	num := strconv.Itoa(d.Pos.Line)
 	gutter := strings.Repeat(" ", len(num)+1)
-	fmt.Fprintf(b, "%s--> %s:%d:%d\n", gutter, d.Filename, d.Pos.Line, d.Pos.Col)
+	fmt.Fprintf(b, "%s--> %s:%d:%d\n", gutter, esc(d.Filename), d.Pos.Line, d.Pos.Col)
 	if ok && d.Pos.IsValid() {
 		bar := gutter + " |"
 		fmt.Fprintf(b, "%s\n", bar)
-		fmt.Fprintf(b, " %s | %s\n", num, strings.TrimRight(line, "\r"))
-		// Carets sit under the span's characters: count runes, not bytes,
-		// and keep tabs so the columns line up with the line above.
+		fmt.Fprintf(b, " %s | %s\n", num, esc(strings.TrimRight(line, "\r")))
+		// Carets sit under the span's characters as shown: count runes,
+		// not bytes, an escape as its width, and keep tabs so the columns
+		// line up with the line above.
 		start := min(max(d.Pos.Col-1, 0), len(line))
 		end := len(line)
 		if d.End.IsValid() && d.End.Line == d.Pos.Line {
 			end = min(max(d.End.Col-1, start), len(line))
 		}
 		var pad strings.Builder
-		for _, r := range line[:start] {
+		for i := 0; i < start; {
+			r, size := utf8.DecodeRuneInString(line[i:start])
 			if r == '\t' {
 				pad.WriteByte('\t')
 			} else {
-				pad.WriteByte(' ')
+				pad.WriteString(strings.Repeat(" ", termesc.Width(r, size)))
 			}
+			i += size
 		}
-		n := max(utf8.RuneCountInString(strings.TrimRight(line[start:end], "\r")), 1)
-		fmt.Fprintf(b, "%s %s%s", bar, pad.String(), strings.Repeat("^", n))
+		n := 0
+		for i, span := 0, strings.TrimRight(line[start:end], "\r"); i < len(span); {
+			r, size := utf8.DecodeRuneInString(span[i:])
+			n += termesc.Width(r, size)
+			i += size
+		}
+		fmt.Fprintf(b, "%s %s%s", bar, pad.String(), strings.Repeat("^", max(n, 1)))
 		if d.Label != "" {
-			b.WriteString(" " + d.Label)
+			b.WriteString(" " + esc(d.Label))
 		}
 		b.WriteByte('\n')
 	}
 	if d.Hint != "" {
-		fmt.Fprintf(b, "%s = help: %s\n", gutter, d.Hint)
+		fmt.Fprintf(b, "%s = help: %s\n", gutter, esc(d.Hint))
 	}
 }
 
@@ -132,16 +146,19 @@ func WriteGitHub(w io.Writer, ds []Diagnostic) error {
 		if !d.End.IsValid() || endLine < d.Pos.Line || endLine == d.Pos.Line && endCol < d.Pos.Col {
 			endLine, endCol = d.Pos.Line, d.Pos.Col
 		}
-		msg := d.Msg
+		// Control characters are escaped as in the text format; the line
+		// breaks between the parts are GitHub's own (%0A).
+		esc := termesc.String
+		msg := esc(d.Msg)
 		if d.Label != "" {
-			msg += ": " + d.Label
+			msg += ": " + esc(d.Label)
 		}
 		if d.Hint != "" {
-			msg += "\nhelp: " + d.Hint
+			msg += "\nhelp: " + esc(d.Hint)
 		}
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
-			d.Severity, ghProperty(d.Filename), d.Pos.Line, d.Pos.Col, endLine, endCol,
-			ghProperty(d.Code), ghData(msg))
+			d.Severity, ghProperty(esc(d.Filename)), d.Pos.Line, d.Pos.Col, endLine, endCol,
+			ghProperty(esc(d.Code)), ghData(msg))
 	}
 	_, err := w.Write(b.Bytes())
 	return err

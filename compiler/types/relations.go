@@ -1,5 +1,11 @@
 package types
 
+import (
+	"slices"
+
+	"github.com/policyrun/policyrun/internal/pmap"
+)
+
 // Identical reports whether a and b are the same type. Declaration positions
 // of object fields do not matter.
 func Identical(a, b *Type) bool {
@@ -13,14 +19,15 @@ func Identical(a, b *Type) bool {
 	case Array, Map, Optional:
 		return Identical(a.Elem, b.Elem)
 	case Object:
-		if a.Open != b.Open || len(a.Fields) != len(b.Fields) {
+		if a.Open != b.Open || a.NumFields() != b.NumFields() {
 			return false
 		}
-		for i := range a.Fields {
-			if a.Fields[i].Name != b.Fields[i].Name || !Identical(a.Fields[i].Type, b.Fields[i].Type) {
-				return false
-			}
-		}
+		// Fields that a and b share as they are need no look.
+		same := true
+		pmap.Diff(a.fields, b.fields, func(_ fieldName, af fieldAt, aok bool, bf fieldAt, bok bool) {
+			same = same && aok && bok && Identical(af.Type, bf.Type)
+		})
+		return same
 	}
 	return true
 }
@@ -52,7 +59,7 @@ func AssignableTo(v, t *Type) bool {
 			if v.Open {
 				return false
 			}
-			for _, f := range v.Fields {
+			for _, f := range v.Fields() {
 				if !AssignableTo(f.Type, t.Elem) {
 					return false
 				}
@@ -75,7 +82,7 @@ func objectAssignable(v, t *Type) bool {
 		if !t.Open {
 			return false
 		}
-		for _, f := range t.Fields {
+		for _, f := range t.Fields() {
 			if !f.Type.IsOptional() || !AssignableTo(OptionalOf(v.Elem), f.Type) {
 				return false
 			}
@@ -84,10 +91,10 @@ func objectAssignable(v, t *Type) bool {
 	default:
 		return false
 	}
-	for _, tf := range t.Fields {
-		vf, i := v.Field(tf.Name)
+	for _, tf := range t.Fields() {
+		vf, found := v.Field(tf.Name)
 		switch {
-		case i >= 0:
+		case found:
 			if !AssignableTo(vf.Type, tf.Type) {
 				return false
 			}
@@ -105,8 +112,8 @@ func objectAssignable(v, t *Type) bool {
 	if v.Open {
 		return false
 	}
-	for _, vf := range v.Fields {
-		if _, i := t.Field(vf.Name); i < 0 {
+	for _, vf := range v.Fields() {
+		if _, found := t.Field(vf.Name); !found {
 			return false
 		}
 	}
@@ -166,7 +173,7 @@ func joinMapObject(m, o *Type) (*Type, bool) {
 		return nil, false
 	}
 	e := m.Elem
-	for _, f := range o.Fields {
+	for _, f := range o.Fields() {
 		var ok bool
 		if e, ok = Join(e, f.Type); !ok {
 			return nil, false
@@ -176,29 +183,32 @@ func joinMapObject(m, o *Type) (*Type, bool) {
 }
 
 func joinObjects(a, b *Type) *Type {
-	out := &Type{Kind: Object, Open: a.Open || b.Open}
-	for _, af := range a.Fields {
-		bf, i := b.Field(af.Name)
-		var t *Type
+	// The fields of a, in a's order, then those only b has, in b's. Fields
+	// that a and b share as they are stay as they are: joining two versions
+	// of one object costs what they changed.
+	out := &Type{Kind: Object, Open: a.Open || b.Open, fields: a.fields, next: max(a.next, b.next)}
+	var onlyB []fieldAt
+	pmap.Diff(a.fields, b.fields, func(k fieldName, af fieldAt, aok bool, bf fieldAt, bok bool) {
 		switch {
-		case i >= 0:
-			t = Merge(af.Type, bf.Type)
+		case !aok:
+			onlyB = append(onlyB, bf)
+			return
+		case bok:
+			af.Type = Merge(af.Type, bf.Type)
 		case b.Open:
-			t = OptionalOf(AnyType)
+			af.Type = OptionalOf(AnyType)
 		default:
-			t = OptionalOf(af.Type)
+			af.Type = OptionalOf(af.Type)
 		}
-		out.Fields = append(out.Fields, Field{Name: af.Name, Type: t, Decl: af.Decl})
-	}
-	for _, bf := range b.Fields {
-		if _, i := a.Field(bf.Name); i >= 0 {
-			continue
-		}
+		out.fields = out.fields.Set(k, af)
+	})
+	slices.SortFunc(onlyB, func(x, y fieldAt) int { return x.order - y.order })
+	for _, bf := range onlyB {
 		t := OptionalOf(bf.Type)
 		if a.Open {
 			t = OptionalOf(AnyType)
 		}
-		out.Fields = append(out.Fields, Field{Name: bf.Name, Type: t, Decl: bf.Decl})
+		out.setField(Field{Name: bf.Name, Type: t, Decl: bf.Decl})
 	}
 	return out
 }
