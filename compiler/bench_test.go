@@ -18,6 +18,7 @@ var (
 	ifSizes   = []int{1_000, 2_000, 4_000}
 	pathSizes = []int{1_000, 2_000, 50_000, 100_000}
 	setSizes  = []int{1_000, 2_000, 5_000, 10_000}
+	nestSizes = []int{1_000, 2_000, 5_000, 10_000}
 )
 
 func benchCompile(b *testing.B, gen func(int) []byte, sizes []int) {
@@ -39,4 +40,4 @@ func BenchmarkCompileFileLong(b *testing.B)     { benchCompile(b, bigpolicy.Sets
 func BenchmarkCompileFileIfs(b *testing.B)      { benchCompile(b, bigpolicy.Ifs, ifSizes) }
 func BenchmarkCompileFileLongPath(b *testing.B) { benchCompile(b, bigpolicy.Path, pathSizes) }
 func BenchmarkCompileFileSetPath(b *testing.B)  { benchCompile(b, bigpolicy.SetPath, setSizes) }
-func BenchmarkCompileFileNested(b *testing.B)   { benchCompile(b, bigpolicy.Nested, lineSizes) }
+func BenchmarkCompileFileNested(b *testing.B)   { benchCompile(b, bigpolicy.Nested, nestSizes) }
