@@ -64,15 +64,8 @@ type pathNode struct {
 	cachedBelow bool
 }
 
-// Hash mixes the id (splitmix64's finalizer).
-func (n *pathNode) Hash() uint64 {
-	h := n.id
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
-}
+// Hash mixes the id.
+func (n *pathNode) Hash() uint64 { return pmap.MixID(n.id) }
 
 type pathChild struct {
 	parent *pathNode

@@ -273,3 +273,13 @@ func diff[K Key, V any](a, b *node[K, V], level int, f func(K, V, bool, V, bool)
 		}
 	}
 }
+
+// MixID spreads the bits of a small sequential id over all 64 (splitmix64's
+// finalizer), for keys whose Hash is an interned id.
+func MixID(id uint64) uint64 {
+	id ^= id >> 30
+	id *= 0xbf58476d1ce4e5b9
+	id ^= id >> 27
+	id *= 0x94d049bb133111eb
+	return id ^ id>>31
+}
