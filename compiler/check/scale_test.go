@@ -1,22 +1,12 @@
 package check
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/internal/bigpolicy"
 	"github.com/policyrun/policyrun/policy"
 )
-
-// allocated returns the bytes that checking f allocates.
-func allocated(f *policy.File) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	Check(f)
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestCheckScalesLinearly checks each shape of internal/bigpolicy at sizes
 // n and 2n: the memory the check allocates (a measure that does not depend
@@ -26,28 +16,16 @@ func allocated(f *policy.File) uint64 {
 // the times.
 func TestCheckScalesLinearly(t *testing.T) {
 	sizes := map[string]int{"Path": 4000, "IndexPath": 4000, "SetPath": 4000, "Coalesce": 4000}
-	for _, s := range bigpolicy.Shapes {
-		t.Run(s.Name, func(t *testing.T) {
-			n := sizes[s.Name]
-			if n == 0 {
-				n = 1000
-			}
-			var bytes [2]uint64
-			for i, m := range []int{n, 2 * n} {
-				f, errs := policy.ParseFile("big.policy", s.Gen(m))
-				if len(errs) > 0 {
-					t.Fatal(errs[0])
-				}
-				if _, ds := Check(f); len(ds) > 0 {
-					t.Fatalf("n=%d: %v", m, ds[0])
-				}
-				bytes[i] = allocated(f)
-			}
-			if r := float64(bytes[1]) / float64(bytes[0]); r > 3 {
-				t.Errorf("n=%d: %d bytes, 2n: %d bytes (%.1f times)", n, bytes[0], bytes[1], r)
-			}
-		})
-	}
+	bigpolicy.TestLinear(t, sizes, func(t *testing.T, src []byte) uint64 {
+		f, errs := policy.ParseFile("big.policy", src)
+		if len(errs) > 0 {
+			t.Fatal(errs[0])
+		}
+		if _, ds := Check(f); len(ds) > 0 {
+			t.Fatal(ds[0])
+		}
+		return bigpolicy.Allocated(func() { Check(f) })
+	})
 }
 
 // TestNearFieldLargeObject: in an object of many fields the near-miss
