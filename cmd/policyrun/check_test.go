@@ -19,6 +19,12 @@ const (
 
 // writeFiles writes files (name → content; names may have directories)
 // into a new temporary directory and returns it.
+// headPipeline is a pipeline config that tails a.log from its head,
+// followed by rest: the filters and outputs, indented as under pipeline.
+func headPipeline(rest string) string {
+	return "\npipeline:\n  inputs:\n    - name: tail\n      path: a.log\n      read_from_head: true" + rest
+}
+
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -20,15 +20,10 @@ func TestRunSecondSignal(t *testing.T) {
 	line := `{"msg":"` + strings.Repeat("x", 200) + `"}` + "\n"
 	dir := writeFiles(t, map[string]string{
 		"a.log": strings.Repeat(line, 5000),
-		"p.yaml": `
-pipeline:
-  inputs:
-    - name: tail
-      path: a.log
-      read_from_head: true
+		"p.yaml": headPipeline(`
   outputs:
     - name: stdout
-`,
+`),
 	})
 	r, w, err := os.Pipe()
 	if err != nil {

@@ -24,12 +24,7 @@ func TestRunSignalStopsLoopingScript(t *testing.T) {
 			dir := writeFiles(t, map[string]string{
 				"a.log":    lines.String(),
 				"spin.lua": "function cb(tag, ts, record) while true do end end\n",
-				"p.yaml": `
-pipeline:
-  inputs:
-    - name: tail
-      path: a.log
-      read_from_head: true
+				"p.yaml": headPipeline(`
   filters:
     - name: lua
       script: spin.lua
@@ -37,7 +32,7 @@ pipeline:
       time_limit: 2s
   outputs:
     - name: null
-`,
+`),
 			})
 			cmd := cliCommand(dir, "run", "p.yaml")
 			var stderr bytes.Buffer
