@@ -176,6 +176,10 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	if !edited {
 		return spec.Result{Action: spec.Keep}, nil
 	}
+	if rec.CheckOTLP() != nil {
+		rec.Discard()
+		return r.fault(spec.OTLPView), nil
+	}
 	// As the VM does: a later stage's fault goes back to here, not before.
 	rec.Commit()
 	return spec.Result{Action: spec.Keep}, nil

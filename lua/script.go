@@ -296,6 +296,10 @@ func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*reco
 		return fault(spec.BadReturn, "%s: %s returned a record that cannot be set: %v", r.s.Name, r.s.Call, err)
 	}
 	rec.SetTime(newTime)
+	if err := rec.CheckOTLP(); err != nil {
+		rec.Discard()
+		return fault(spec.OTLPView, "%s: %s returned an OTLP record that breaks its view: %v", r.s.Name, r.s.Call, err)
+	}
 	rec.Commit()
 	return spec.Result{Action: spec.Keep}, nil, nil
 }
@@ -337,6 +341,12 @@ func (r *ScriptRunner) split(rec *record.Record, t *glua.LTable, n int, ts int64
 			return fault(spec.BadReturn, "%s: %s returned a record that cannot be set: %v", r.s.Name, r.s.Call, err)
 		}
 		out.SetTime(ts)
+		if err := out.CheckOTLP(); err != nil {
+			rec.Discard()
+			return fault(spec.OTLPView, "%s: %s returned as its record %d an OTLP record that breaks its view: %v", r.s.Name, r.s.Call, i+1, err)
+		}
+	}
+	for _, out := range append([]*record.Record{rec}, extra...) {
 		out.Commit()
 	}
 	return spec.Result{Action: spec.Keep}, extra, nil

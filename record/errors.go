@@ -48,3 +48,9 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 func decodeErr(off int, err error, detail string) error {
 	return &DecodeError{Offset: off, Err: err, Detail: detail}
 }
+
+// Causes of OTLP decode errors (besides the ones above).
+var (
+	ErrWireType = errors.New("wrong protobuf wire type")
+	ErrIDLength = errors.New("trace or span id of the wrong length")
+)

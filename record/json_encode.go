@@ -21,6 +21,9 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.passThrough() {
 		return append(dst, r.a.raw(r.text)...)
 	}
+	if r.layout == layoutOTLP {
+		return r.appendOTLPJSON(dst)
+	}
 	return r.a.AppendJSON(dst, r.root)
 }
 

@@ -10,6 +10,9 @@ const (
 	layoutEventV1
 	// layoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
 	layoutEventV2
+	// layoutOTLP is an OTLP log record: the root is its view (otlp_view.go),
+	// written as a map in msgpack.
+	layoutOTLP
 )
 
 // How an event's timestamp was written, so that it is written back the same way.
@@ -19,6 +22,10 @@ const (
 	timeFloat                  // float seconds
 	timeExt                    // msgpack timestamp ext type -1
 )
+
+// otlpTimeUnset marks an OTLP record whose time_unix_nano was 0, so that
+// its time is its observed time and is written back as 0 while it is.
+const otlpTimeUnset uint8 = 1
 
 // Record is one log record: a map at the root, a tag, a time and, for
 // Fluent Bit v2 events, a metadata map. Records live in an Arena and are
@@ -55,6 +62,10 @@ type Record struct {
 
 // Arena returns the arena the record lives in.
 func (r *Record) Arena() *Arena { return r.a }
+
+// IsOTLP reports whether the record is an OTLP log record, whose root is
+// the view of docs/otlp.md.
+func (r *Record) IsOTLP() bool { return r.layout == layoutOTLP }
 
 // Root returns the root map, edits included.
 func (r *Record) Root() Value { return r.root }

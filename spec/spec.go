@@ -40,6 +40,10 @@ const (
 	StringTooLong
 	RecordTooLarge
 	IterationLimit
+	// OTLPView: an edit left an OTLP record that is not a LogRecord
+	// (record.CheckOTLP): a fixed key of another type, an id that is not
+	// hex of its length, a key the view does not have.
+	OTLPView
 	// Faults of a Fluent Bit-style Lua script (docs/lua.md).
 	LuaError    // the call raised an error
 	BadReturn   // the call returned no valid code and record
@@ -52,7 +56,7 @@ const (
 var reasonNames = [NumReasons]string{
 	NoFault: "", TypeMismatch: "type_mismatch", DivisionByZero: "division_by_zero",
 	NonFinite: "non_finite", PathConflict: "path_conflict", StringTooLong: "string_too_long",
-	RecordTooLarge: "record_too_large", IterationLimit: "iteration_limit",
+	RecordTooLarge: "record_too_large", IterationLimit: "iteration_limit", OTLPView: "otlp_view",
 	LuaError: "lua_error", BadReturn: "bad_return", Timeout: "timeout",
 	MemoryLimit: "memory_limit",
 }

@@ -61,6 +61,9 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 		reason = spec.RecordTooLarge
 	}
 	m.rec, m.a = nil, nil
+	if reason == spec.NoFault && action == spec.Keep && rec.Edited() && rec.CheckOTLP() != nil {
+		reason = spec.OTLPView
+	}
 	if reason != spec.NoFault {
 		rec.Discard()
 		if m.prog.code.OnFaultDrop {

@@ -1,0 +1,108 @@
+package record
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ViewError says how an edited OTLP record broke its view: a fixed key
+// holding a value of another kind, an id that is not hex of its length, or
+// a key the view does not have.
+type ViewError struct {
+	Path    string // the key, as a policy spells it: .resource.schema_url
+	Problem string
+}
+
+func (e *ViewError) Error() string { return "record: OTLP view: " + e.Path + " " + e.Problem }
+
+// CheckOTLP reports whether an OTLP record's view, edits included, can be
+// encoded as a LogRecord: every key is one of the view's, each holds its
+// kind (or null, or is absent: the field's default), and the trace and
+// span ids are hex of their length or "". Backends call it after a run
+// that edited the record; a non-nil error makes the run a fault. It is nil
+// for other records.
+func (r *Record) CheckOTLP() error {
+	if r.layout != layoutOTLP {
+		return nil
+	}
+	if r.root.kind() != Map {
+		return &ViewError{Path: ".", Problem: "is not a map"}
+	}
+	return r.a.checkView(r.root, rootView, "")
+}
+
+func (a *Arena) checkView(m Value, fields []ViewField, prefix string) error {
+	for it := a.Iter(m); it.Next(); {
+		name := a.Str(it.Key())
+		f := viewField(fields, name)
+		if f == nil {
+			return &ViewError{Path: prefix + "." + name, Problem: "is not a key of the OTLP view (use .attributes)"}
+		}
+		v := it.Value()
+		k := v.kind()
+		switch {
+		case f.Kind == Absent || k == Null:
+		case k != f.Kind:
+			return &ViewError{Path: prefix + "." + name, Problem: "holds " + article(k) + ", not " + article(f.Kind)}
+		case f.Fields != nil:
+			if err := a.checkView(v, f.Fields, prefix+"."+name); err != nil {
+				return err
+			}
+		case f.HexLen > 0:
+			if s := a.Str(v); !validHexID(s, f.HexLen) {
+				return &ViewError{Path: prefix + "." + name, Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
+			}
+		}
+	}
+	return nil
+}
+
+func viewField(fields []ViewField, name string) *ViewField {
+	for i := range fields {
+		if fields[i].Name == name {
+			return &fields[i]
+		}
+	}
+	return nil
+}
+
+func validHexID(s string, n int) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) != 2*n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func article(k Kind) string {
+	s := k.String()
+	if strings.IndexByte("aeiou", s[0]) >= 0 {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// appendOTLPJSON writes an OTLP record to a JSON output: its view as one
+// object, with "time" (RFC 3339, nanoseconds) first, from the record's time.
+func (r *Record) appendOTLPJSON(dst []byte) []byte {
+	dst = append(dst, `{"time":"`...)
+	dst = time.Unix(0, r.time).UTC().AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, '"')
+	a := r.a
+	for it := a.Iter(r.root); it.Next(); {
+		dst = append(dst, ',')
+		dst = a.appendString(dst, it.Key())
+		dst = append(dst, ':')
+		dst = a.AppendJSON(dst, it.Value())
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,656 @@
+package record
+
+import (
+	"encoding/hex"
+	"math"
+	"strconv"
+)
+
+// viewKeys holds the names of the view's keys: a decode registers it as
+// one input buffer, and the keys of every decoded record point into it.
+var (
+	viewKeys     []byte
+	rootKeys     [numRootFields]Value
+	resourceKeys [numResourceFields]Value
+	scopeKeys    [numScopeFields]Value
+)
+
+func init() {
+	add := func(fields []ViewField, keys []Value) {
+		for _, f := range fields {
+			k := strValue(String, 0, uint32(len(viewKeys)), uint32(len(f.Name)))
+			k.setSig(keySig(f.Name))
+			k.h |= flagPlain
+			keys[f.ID] = k
+			viewKeys = append(viewKeys, f.Name...)
+		}
+	}
+	add(rootView, rootKeys[:])
+	add(resourceView, resourceKeys[:])
+	add(scopeView, scopeKeys[:])
+}
+
+// DecodeOTLP decodes a protobuf ExportLogsServiceRequest, appending one
+// record per LogRecord to dst. Strings and bytes point into req (Referenced:
+// keep req unchanged until the arena's Reset) or into the arena (Owned).
+// Each group's resource and scope are decoded once and shared by the
+// group's records (edits copy them). A request that does not decode adds no
+// record: the error, a *DecodeError, says what and at which byte.
+func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, error) {
+	m, nrec, n0 := a.mark(), a.nrec, len(dst)
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst}
+	if mode == Owned {
+		d.base = uint32(len(a.slab))
+		a.slab = append(a.slab, req...)
+	} else {
+		d.ref = a.addBuf(req)
+	}
+	d.kref = a.addBuf(viewKeys)
+	if err := d.request(); err != nil {
+		a.rollback(m)
+		a.nrec = nrec
+		clear(d.recs[n0:])
+		return d.recs[:n0], err
+	}
+	return d.recs, nil
+}
+
+type otlpDecoder struct {
+	w wire
+	a *Arena
+	// ref and base say where the bytes of w live: in the arena's input
+	// buffer ref-1, or (ref 0) in its slab at base.
+	ref, base uint32
+	kref      uint32 // the buffer of viewKeys
+	maxDepth  int
+	recs      []*Record
+}
+
+func (d *otlpDecoder) str(i, n int) Value {
+	return strValue(String, d.ref, d.base+uint32(i), uint32(n))
+}
+
+// utf8Str is the string field at [s, e), which must be valid UTF-8.
+func (d *otlpDecoder) utf8Str(s, e int, what string) (Value, error) {
+	if !validUTF8(d.w.b[s:e]) {
+		return Value{}, decodeErr(s, ErrInvalidUTF8, what)
+	}
+	return d.str(s, e-s), nil
+}
+
+func (d *otlpDecoder) key(keys []Value, id viewID) Value {
+	k := keys[id]
+	k.ref = d.kref
+	return k
+}
+
+// fixedMap makes a map of the view's keys with vals (Absent values left out).
+func (d *otlpDecoder) fixedMap(keys []Value, vals []Value) Value {
+	a := d.a
+	n := 0
+	for _, v := range vals {
+		if v.kind() != Absent {
+			n++
+		}
+	}
+	first := a.alloc(2 * n)
+	j := first
+	for id, v := range vals {
+		if v.kind() == Absent {
+			continue
+		}
+		a.nodes[j] = d.key(keys, viewID(id))
+		a.nodes[j+1] = v
+		j += 2
+	}
+	return containerValue(Map, uint32(first), uint32(n))
+}
+
+// finish turns the scratch values from start on into a map (key, value
+// pairs, duplicates removed as in JSON: first position, last value) or an
+// array.
+func (d *otlpDecoder) finish(kind Kind, start int) Value {
+	a := d.a
+	kv := a.scratch[start:]
+	n := len(kv)
+	if kind == Map {
+		n = 2 * a.dedup(kv)
+	}
+	first := a.alloc(n)
+	copy(a.nodes[first:], kv[:n])
+	a.scratch = a.scratch[:start]
+	return containerValue(kind, uint32(first), uint32(n/width(kind)))
+}
+
+// fields calls f for every field of the message at [s, e).
+func (d *otlpDecoder) fields(s, e int, f func(field, wt, at, i int) (int, error)) error {
+	for i := s; i < e; {
+		field, wt, j, err := d.w.tag(i, e)
+		if err != nil {
+			return err
+		}
+		if i, err = f(field, wt, i, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// occurrences collects where a singular message field occurs: once in the
+// common case; more than once, protobuf merges the occurrences, which is
+// what parsing their concatenation gives.
+type occurrences struct {
+	s, e, n int
+	// all ranges, kept only once there are two
+	more [][2]int
+}
+
+func (o *occurrences) add(s, e int) {
+	if o.n == 1 {
+		o.more = append(o.more, [2]int{o.s, o.e})
+	}
+	if o.n >= 1 {
+		o.more = append(o.more, [2]int{s, e})
+	}
+	o.s, o.e = s, e
+	o.n++
+}
+
+// reset forgets the occurrences (a oneof member replaced by another).
+func (o *occurrences) reset() { *o = occurrences{} }
+
+// view returns a decoder and the range that hold the merged occurrences:
+// d itself when there was one, else a new buffer with their concatenation.
+func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int) {
+	if o.n <= 1 {
+		return d, o.s, o.e
+	}
+	var buf []byte
+	for _, r := range o.more {
+		buf = append(buf, d.w.b[r[0]:r[1]]...)
+	}
+	sub := *d
+	sub.w = wire{buf}
+	sub.ref, sub.base = d.a.addBuf(buf), 0
+	return &sub, 0, len(buf)
+}
+
+func (d *otlpDecoder) request() error {
+	w := d.w
+	return d.fields(0, len(w.b), func(field, wt, at, i int) (int, error) {
+		if field != 1 {
+			return w.skip(wt, i, len(w.b))
+		}
+		if wt != wireBytes {
+			return i, wantType(at, "ExportLogsServiceRequest", "resource_logs", wt, wireBytes)
+		}
+		s, e, err := w.bytesField(i, len(w.b))
+		if err != nil {
+			return i, err
+		}
+		return e, d.resourceLogs(s, e)
+	})
+}
+
+func (d *otlpDecoder) resourceLogs(s, e int) error {
+	w := d.w
+	var res occurrences
+	schema := d.str(s, 0)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field > 3 {
+			return w.skip(wt, i, e)
+		}
+		if wt != wireBytes {
+			return i, wantType(at, "ResourceLogs", [...]string{"", "resource", "scope_logs", "schema_url"}[field], wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		switch field {
+		case 1:
+			res.add(fs, fe)
+		case 3:
+			if schema, err = d.utf8Str(fs, fe, "ResourceLogs.schema_url"); err != nil {
+				return i, err
+			}
+		}
+		return fe, nil
+	})
+	if err != nil {
+		return err
+	}
+	rd, rs, re := d.view(&res)
+	resource, err := rd.resource(rs, re, schema)
+	if err != nil {
+		return err
+	}
+	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field != 2 {
+			return w.skip(wt, i, e)
+		}
+		fs, fe, _ := w.bytesField(i, e) // checked by the first pass
+		return fe, d.scopeLogs(fs, fe, resource)
+	})
+}
+
+// resource decodes a Resource at [s, e) (an empty one when s == e).
+func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	dropped := IntValue(0)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		switch field {
+		case 1:
+			return d.keyValueField(wt, at, i, e, 3, "Resource.attributes")
+		case 2:
+			if wt != wireVarint {
+				return i, wantType(at, "Resource", "dropped_attributes_count", wt, wireVarint)
+			}
+			u, j, err := w.varint(i, e)
+			dropped = IntValue(int64(uint32(u)))
+			return j, err
+		}
+		return w.skip(wt, i, e) // entity_refs and fields of later versions
+	})
+	if err != nil {
+		return Value{}, err
+	}
+	var vals [numResourceFields]Value
+	vals[vResAttributes] = d.finish(Map, start)
+	vals[vResDropped] = dropped
+	vals[vResSchemaURL] = schema
+	return d.fixedMap(resourceKeys[:], vals[:]), nil
+}
+
+func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
+	w := d.w
+	var scope occurrences
+	schema := d.str(s, 0)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field > 3 {
+			return w.skip(wt, i, e)
+		}
+		if wt != wireBytes {
+			return i, wantType(at, "ScopeLogs", [...]string{"", "scope", "log_records", "schema_url"}[field], wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		switch field {
+		case 1:
+			scope.add(fs, fe)
+		case 3:
+			if schema, err = d.utf8Str(fs, fe, "ScopeLogs.schema_url"); err != nil {
+				return i, err
+			}
+		}
+		return fe, nil
+	})
+	if err != nil {
+		return err
+	}
+	sd, ss, se := d.view(&scope)
+	scopeVal, err := sd.scope(ss, se, schema)
+	if err != nil {
+		return err
+	}
+	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field != 2 {
+			return w.skip(wt, i, e)
+		}
+		fs, fe, _ := w.bytesField(i, e)
+		return fe, d.logRecord(fs, fe, resource, scopeVal)
+	})
+}
+
+// scope decodes an InstrumentationScope at [s, e).
+func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	var vals [numScopeFields]Value
+	vals[vScopeName], vals[vScopeVersion] = d.str(s, 0), d.str(s, 0)
+	vals[vScopeDropped] = IntValue(0)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		switch field {
+		case 1, 2:
+			if wt != wireBytes {
+				return i, wantType(at, "InstrumentationScope", [...]string{"", "name", "version"}[field], wt, wireBytes)
+			}
+			fs, fe, err := w.bytesField(i, e)
+			if err != nil {
+				return i, err
+			}
+			if field == 1 {
+				vals[vScopeName], err = d.utf8Str(fs, fe, "InstrumentationScope.name")
+			} else {
+				vals[vScopeVersion], err = d.utf8Str(fs, fe, "InstrumentationScope.version")
+			}
+			return fe, err
+		case 3:
+			return d.keyValueField(wt, at, i, e, 3, "InstrumentationScope.attributes")
+		case 4:
+			if wt != wireVarint {
+				return i, wantType(at, "InstrumentationScope", "dropped_attributes_count", wt, wireVarint)
+			}
+			u, j, err := w.varint(i, e)
+			vals[vScopeDropped] = IntValue(int64(uint32(u)))
+			return j, err
+		}
+		return w.skip(wt, i, e)
+	})
+	if err != nil {
+		return Value{}, err
+	}
+	vals[vScopeAttributes] = d.finish(Map, start)
+	vals[vScopeSchemaURL] = schema
+	return d.fixedMap(scopeKeys[:], vals[:]), nil
+}
+
+// keyValueField decodes one KeyValue field at i onto the scratch, its
+// value at depth.
+func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int, error) {
+	if wt != wireBytes {
+		return i, decodeErr(at, ErrWireType, what+" has wire type "+strconv.Itoa(wt)+", not 2")
+	}
+	s, e, err := d.w.bytesField(i, end)
+	if err != nil {
+		return i, err
+	}
+	k, v, err := d.keyValue(s, e, depth)
+	if err != nil {
+		return i, err
+	}
+	d.a.scratch = append(d.a.scratch, k, v)
+	return e, nil
+}
+
+func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
+	w := d.w
+	key := d.str(s, 0)
+	var val occurrences
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, Value{}, err
+		}
+		if field > 2 {
+			if i, err = w.skip(wt, j, e); err != nil {
+				return Value{}, Value{}, err
+			}
+			continue
+		}
+		if wt != wireBytes {
+			return Value{}, Value{}, wantType(i, "KeyValue", [...]string{"", "key", "value"}[field], wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return Value{}, Value{}, err
+		}
+		if field == 1 {
+			if key, err = d.utf8Str(fs, fe, "KeyValue.key"); err != nil {
+				return Value{}, Value{}, err
+			}
+		} else {
+			val.add(fs, fe)
+		}
+		i = fe
+	}
+	key.setSig(keySig(w.b[key.off()-d.base : key.off()-d.base+key.n()]))
+	if val.n == 0 {
+		return key, NullValue(), nil
+	}
+	vd, vs, ve := d.view(&val)
+	v, err := vd.anyValue(vs, ve, depth)
+	return key, v, err
+}
+
+// anyValue decodes an AnyValue at [s, e); depth is the depth an array or
+// kvlist in it would have. The oneof's last member wins; an AnyValue with
+// no member is null.
+func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
+	w := d.w
+	v := NullValue()
+	member := 0
+	var msg occurrences // the occurrences of an array or kvlist member
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
+		if field > 7 {
+			if i, err = w.skip(wt, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if want := anyValueWire[field]; wt != want {
+			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
+		}
+		if field != member {
+			msg.reset()
+		}
+		member = field
+		var u uint64
+		switch field {
+		case 2, 3:
+			if u, i, err = w.varint(j, e); err != nil {
+				return Value{}, err
+			}
+			if field == 2 {
+				v = BoolValue(u != 0)
+			} else {
+				v = IntValue(int64(u))
+			}
+			continue
+		case 4:
+			if u, i, err = w.fixed64(j, e); err != nil {
+				return Value{}, err
+			}
+			v = FloatValue(math.Float64frombits(u))
+			continue
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return Value{}, err
+		}
+		switch field {
+		case 1:
+			if v, err = d.utf8Str(fs, fe, "AnyValue.string_value"); err != nil {
+				return Value{}, err
+			}
+		case 7:
+			v = strValue(Bytes, d.ref, d.base+uint32(fs), uint32(fe-fs))
+		default:
+			msg.add(fs, fe)
+		}
+		i = fe
+	}
+	if member != 5 && member != 6 {
+		return v, nil
+	}
+	if depth > d.maxDepth {
+		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+	}
+	md, ms, me := d.view(&msg)
+	if member == 5 {
+		return md.arrayValue(ms, me, depth)
+	}
+	return md.kvlist(ms, me, depth)
+}
+
+var (
+	anyValueWire   = [...]int{0, wireBytes, wireVarint, wireVarint, wireFixed64, wireBytes, wireBytes, wireBytes}
+	anyValueFields = [...]string{"", "string_value", "bool_value", "int_value", "double_value", "array_value", "kvlist_value", "bytes_value"}
+)
+
+func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field != 1 {
+			return w.skip(wt, i, e)
+		}
+		if wt != wireBytes {
+			return i, wantType(at, "ArrayValue", "values", wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		v, err := d.anyValue(fs, fe, depth+1)
+		d.a.scratch = append(d.a.scratch, v)
+		return fe, err
+	})
+	if err != nil {
+		d.a.scratch = d.a.scratch[:start]
+		return Value{}, err
+	}
+	return d.finish(Array, start), nil
+}
+
+func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field != 1 {
+			return w.skip(wt, i, e)
+		}
+		return d.keyValueField(wt, at, i, e, depth+1, "KeyValueList.values")
+	})
+	if err != nil {
+		d.a.scratch = d.a.scratch[:start]
+		return Value{}, err
+	}
+	return d.finish(Map, start), nil
+}
+
+// logRecord decodes a LogRecord at [s, e) into a record.
+func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
+	w := d.w
+	a := d.a
+	start := len(a.scratch)
+	var (
+		vals          [numRootFields]Value
+		unix, obs     uint64
+		body          occurrences
+		trace, span   [2]int
+		sevNum, flags int64
+		dropped       int64
+	)
+	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
+	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		var err error
+		switch field {
+		case 1, 11:
+			if wt != wireFixed64 {
+				return i, wantType(at, "LogRecord", map[bool]string{true: "time_unix_nano", false: "observed_time_unix_nano"}[field == 1], wt, wireFixed64)
+			}
+			var u uint64
+			u, i, err = w.fixed64(i, e)
+			if field == 1 {
+				unix = u
+			} else {
+				obs = u
+			}
+			return i, err
+		case 2, 7:
+			if wt != wireVarint {
+				return i, wantType(at, "LogRecord", map[bool]string{true: "severity_number", false: "dropped_attributes_count"}[field == 2], wt, wireVarint)
+			}
+			var u uint64
+			u, i, err = w.varint(i, e)
+			if field == 2 {
+				sevNum = int64(int32(u))
+			} else {
+				dropped = int64(uint32(u))
+			}
+			return i, err
+		case 8:
+			if wt != wireFixed32 {
+				return i, wantType(at, "LogRecord", "flags", wt, wireFixed32)
+			}
+			var u uint32
+			u, i, err = w.fixed32(i, e)
+			flags = int64(u)
+			return i, err
+		case 6:
+			return d.keyValueField(wt, at, i, e, 3, "LogRecord.attributes")
+		case 3, 5, 9, 10, 12:
+			if wt != wireBytes {
+				name := map[int]string{3: "severity_text", 5: "body", 9: "trace_id", 10: "span_id", 12: "event_name"}[field]
+				return i, wantType(at, "LogRecord", name, wt, wireBytes)
+			}
+			fs, fe, err := w.bytesField(i, e)
+			if err != nil {
+				return i, err
+			}
+			switch field {
+			case 3:
+				vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
+			case 12:
+				vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
+			case 5:
+				body.add(fs, fe)
+			case 9:
+				trace = [2]int{fs, fe}
+			case 10:
+				span = [2]int{fs, fe}
+			}
+			return fe, err
+		}
+		return w.skip(wt, i, e)
+	})
+	if err != nil {
+		a.scratch = a.scratch[:start]
+		return err
+	}
+	vals[vAttributes] = d.finish(Map, start)
+	if body.n > 0 {
+		bd, bs, be := d.view(&body)
+		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+			return err
+		}
+	}
+	if vals[vTraceID], err = d.id(trace, &rootView[vTraceID]); err != nil {
+		return err
+	}
+	if vals[vSpanID], err = d.id(span, &rootView[vSpanID]); err != nil {
+		return err
+	}
+	vals[vSeverityNumber] = IntValue(sevNum)
+	vals[vObservedTime] = TimestampValue(int64(obs))
+	vals[vFlags] = IntValue(flags)
+	vals[vDropped] = IntValue(dropped)
+	vals[vResource], vals[vScope] = resource, scope
+	root := d.fixedMap(rootKeys[:], vals[:])
+	r := a.newRecord()
+	r.base, r.root = root, root
+	r.layout = layoutOTLP
+	t := int64(unix)
+	if unix == 0 {
+		t = int64(obs)
+		r.timeFmt = otlpTimeUnset
+	}
+	r.time, r.baseTime = t, t
+	d.recs = append(d.recs, r)
+	return nil
+}
+
+// id turns a trace or span id at [r[0], r[1]) into lower-case hex.
+func (d *otlpDecoder) id(r [2]int, f *ViewField) (Value, error) {
+	n := r[1] - r[0]
+	if n == 0 {
+		return strValue(String, 0, 0, 0), nil
+	}
+	if n != f.HexLen {
+		return Value{}, decodeErr(r[0], ErrIDLength, "LogRecord."+f.Name+" is "+strconv.Itoa(n)+" bytes, not "+strconv.Itoa(f.HexLen))
+	}
+	a := d.a
+	off := len(a.slab)
+	a.slab = hex.AppendEncode(a.slab, d.w.b[r[0]:r[1]])
+	v := strValue(String, 0, uint32(off), uint32(2*n))
+	v.h |= flagPlain
+	return v, nil
+}
