@@ -23,87 +23,59 @@ func otlpCodes(t *testing.T, src string) (string, []string) {
 	return strings.Join(got, ", "), msgs
 }
 
-// The record of schema otlp is the closed object of the view's keys, with
-// the types their kinds give; the block changes only the refined keys.
+// The record of schema otlp is the closed object of the view's keys
+// (TestOTLPViewTypes); a block changes only the keys it refines.
 func TestOTLPRoot(t *testing.T) {
-	tests := []struct{ schema, want string }{
-		{"schema otlp", "{body: any?, attributes: map<any>, severity_text: string, severity_number: int, " +
-			"observed_time: timestamp, trace_id: string, span_id: string, flags: int, event_name: string, dropped_attributes_count: int, " +
-			"resource: {attributes: map<any>, dropped_attributes_count: int, schema_url: string}, " +
-			"scope: {name: string, version: string, attributes: map<any>, dropped_attributes_count: int, schema_url: string}}"},
-		{"schema otlp {}", ""}, // as without a block
-		{"schema otlp {\n  body: string\n}", "body: string"},
-		{"schema otlp {\n  body: map<any>?\n}", "body: map<any>?"},
-		{"schema otlp {\n  attributes: map<string>\n}", "attributes: map<string>"},
-		{"schema otlp {\n  attributes: {\n    \"http.method\": string?\n    ...\n  }\n}", `attributes: {"http.method": string?, ...}`},
-		{"schema otlp {\n  attributes: { code: int }\n}", "attributes: {code: int}"},
-		{"schema otlp {\n  resource: { attributes: { \"k8s.pod.name\": string?, ... } }\n}",
-			`resource: {attributes: {"k8s.pod.name": string?, ...}, dropped_attributes_count: int, schema_url: string}`},
-		{"schema otlp {\n  scope: { attributes: map<int> }\n}",
-			"scope: {name: string, version: string, attributes: map<int>, dropped_attributes_count: int, schema_url: string}"},
+	tests := []struct {
+		schema string
+		key    string // the key refined, "" for none
+		want   string // its type
+	}{
+		{"schema otlp {}", "", ""},
+		{"schema otlp {\n}", "", ""},
+		{"schema otlp {\n  body: string\n}", "body", "string"},
+		{"schema otlp {\n  body: map<any>?\n}", "body", "map<any>?"},
+		{"schema otlp {\n  attributes: map<string>\n}", "attributes", "map<string>"},
+		{"schema otlp {\n  attributes: {\n    \"http.method\": string?\n    ...\n  }\n}", "attributes", `{"http.method": string?, ...}`},
+		{"schema otlp {\n  attributes: { code: int }\n}", "attributes", "{code: int}"},
+		{"schema otlp {\n  resource: { attributes: { \"k8s.pod.name\": string?, ... } }\n}", "resource",
+			`{attributes: {"k8s.pod.name": string?, ...}, dropped_attributes_count: int, schema_url: string}`},
+		{"schema otlp {\n  scope: { attributes: map<int> }\n}", "scope",
+			"{name: string, version: string, attributes: map<int>, dropped_attributes_count: int, schema_url: string}"},
+		{"schema otlp {\n  resource: {}\n}", "", ""},
 	}
-	base := ""
-	for i, tt := range tests {
+	base, ds := checkSource("t.policy", []byte("policy \"t\"\nschema otlp\n"))
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	for _, tt := range tests {
 		info, ds := checkSource("t.policy", []byte("policy \"t\"\n"+tt.schema+"\n"))
 		if len(ds) > 0 {
 			t.Errorf("%q: %v", tt.schema, ds)
 			continue
 		}
-		got := info.Root.String()
-		if i == 0 {
-			base = got
+		root := info.Root
+		if root.Open || root.NumFields() != base.Root.NumFields() {
+			t.Errorf("%q: the record is %s", tt.schema, root)
+			continue
 		}
-		want := tt.want
-		if i > 0 {
-			// The one field written replaces the view's.
-			want = base
-			if tt.want != "" {
-				name, _, _ := strings.Cut(tt.want, ":")
-				want = replaceField(t, base, name, tt.want)
+		for _, bf := range base.Root.Fields() {
+			f, found := root.Field(bf.Name)
+			switch {
+			case !found:
+				t.Errorf("%q: no key %s", tt.schema, bf.Name)
+			case bf.Name == tt.key:
+				if f.Type.String() != tt.want {
+					t.Errorf("%q: %s is %s, want %s", tt.schema, bf.Name, f.Type, tt.want)
+				}
+				if f.Decl.Line != 3 {
+					t.Errorf("%q: %s declared at %v, want line 3", tt.schema, bf.Name, f.Decl)
+				}
+			case !types.Identical(f.Type, bf.Type):
+				t.Errorf("%q: %s is %s, want the view's %s", tt.schema, bf.Name, f.Type, bf.Type)
 			}
 		}
-		if got != want {
-			t.Errorf("%q:\n got %s\nwant %s", tt.schema, got, want)
-		}
-		if info.Root.Open {
-			t.Errorf("%q: the OTLP record is open", tt.schema)
-		}
 	}
-}
-
-// replaceField replaces the field name: ... of the top level of obj, as
-// String writes it, by field.
-func replaceField(t *testing.T, obj, name, field string) string {
-	t.Helper()
-	depth, start := 0, -1
-	for i := 1; i < len(obj)-1; i++ {
-		switch obj[i] {
-		case '{', '<':
-			depth++
-		case '}', '>':
-			depth--
-		}
-		if depth == 0 && strings.HasPrefix(obj[i:], name+": ") && (obj[i-1] == '{' || obj[i-1] == ' ') {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		t.Fatalf("no field %s in %s", name, obj)
-	}
-	end, depth := start, 0
-	for ; end < len(obj)-1; end++ {
-		switch obj[end] {
-		case '{', '<':
-			depth++
-		case '}', '>':
-			depth--
-		}
-		if depth == 0 && obj[end] == ',' {
-			break
-		}
-	}
-	return obj[:start] + field + obj[end:]
 }
 
 // The view's types come from record.OTLPView, key by key.
