@@ -47,6 +47,18 @@ type BatchProgram interface {
 	RunBatch(recs []*record.Record, results []spec.Result) error
 }
 
+// IsOTLP reports whether p runs a policy declared with `schema otlp`: its
+// records are OTLP log records, in the view of docs/otlp.md, and the caller
+// builds them so (the pipeline from OTLP input, the test runner from test
+// inputs written as the view in JSON). Every backend's policy programs
+// say it (vm.Program.OTLP, lua.Program.OTLP), from the one fact of the
+// syntax tree (policy.File.IsOTLP); a Fluent Bit-style Lua script runs
+// over plain records.
+func IsOTLP(p Program) bool {
+	o, ok := p.(interface{ OTLP() bool })
+	return ok && o.OTLP()
+}
+
 // Backend is one way of running policies.
 type Backend struct {
 	Name string // as --backend and pipeline configs name it

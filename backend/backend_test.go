@@ -6,6 +6,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -84,5 +85,41 @@ set .u = upper(.s)
 				t.Errorf("%s: %s: got %s, want %s", b.Name, tt.in, got, tt.out)
 			}
 		}
+	}
+}
+
+// Every backend's program says whether its policy is an OTLP policy, as
+// its schema declares; a Fluent Bit-style script never is.
+func TestIsOTLP(t *testing.T) {
+	tests := []struct {
+		src  string
+		otlp bool
+	}{
+		{"policy \"p\"\nschema otlp\ndrop when .severity_number < 9\n", true},
+		{"policy \"p\"\nschema otlp {\n  attributes: map<string>\n}\nset .attributes.a = \"b\"\n", true},
+		{"policy \"p\"\nschema {\n  severity_number: int\n  ...\n}\ndrop when .severity_number < 9\n", false},
+		{"policy \"p\"\nlet otlp = 1\nset .otlp = otlp\n", false},
+	}
+	for _, tt := range tests {
+		f, info, diags := compiler.CheckFile("p.policy", []byte(tt.src))
+		if err := diags.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range All() {
+			p, err := b.Load(f, info, spec.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", b.Name, err)
+			}
+			if got := IsOTLP(p); got != tt.otlp {
+				t.Errorf("%s: IsOTLP = %v for\n%s", b.Name, got, tt.src)
+			}
+		}
+	}
+	script, err := lua.LoadScript("s.lua", []byte("function f(tag, ts, r) return 0, ts, r end"), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if IsOTLP(script) {
+		t.Errorf("a Lua script is OTLP")
 	}
 }

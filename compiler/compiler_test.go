@@ -101,3 +101,31 @@ func TestCompileFileErrors(t *testing.T) {
 		t.Errorf("got %v %v", prog, diags)
 	}
 }
+
+// A schema otlp policy compiles to a program that says so; over a record
+// holding the view it runs as any policy does.
+func TestOTLPProgram(t *testing.T) {
+	src := "policy \"o\"\nschema otlp {\n  attributes: map<string>\n}\n" +
+		"drop when .severity_number < 9\nset .attributes[\"pod\"] = as_string(.resource.attributes[\"k8s.pod.name\"]) ?? \"\"\nset .severity_text = upper(.severity_text)\n"
+	prog := compile(t, src)
+	if !prog.OTLP() {
+		t.Errorf("OTLP() = false for schema otlp")
+	}
+	var b strings.Builder
+	if err := prog.Disasm(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(first, ", schema otlp:") {
+		t.Errorf("Disasm header %q does not say schema otlp", first)
+	}
+	res, out := runJSON(t, prog, `{"severity_number":9,"severity_text":"warn","attributes":{},"resource":{"attributes":{"k8s.pod.name":"p"}}}`)
+	if want := `{"severity_number":9,"severity_text":"WARN","attributes":{"pod":"p"},"resource":{"attributes":{"k8s.pod.name":"p"}}}`; res != (spec.Result{}) || out != want {
+		t.Errorf("got %v %s, want %s", res, out, want)
+	}
+	if res, _ := runJSON(t, prog, `{"severity_number":5}`); res.Action != spec.Drop {
+		t.Errorf("got %v, want a drop", res)
+	}
+	if compile(t, "policy \"p\"\nschema {\n  severity_number: int\n  ...\n}\nset .otlp = 1\n").OTLP() {
+		t.Errorf("OTLP() = true without schema otlp")
+	}
+}

@@ -256,6 +256,7 @@ func (g *gen) finish() (*vm.Program, error) {
 	return vm.New(vm.Code{
 		Name:        g.file.Name,
 		OnFaultDrop: g.file.OnFault == policy.OnFaultDrop,
+		OTLP:        g.file.IsOTLP(),
 		Instrs:      g.code,
 		Lines:       g.lines,
 		Edits:       g.edits,

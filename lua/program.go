@@ -23,6 +23,7 @@ type Program struct {
 	Name    string
 	Source  string // the Lua source, for reading and for the docs
 	onFault policy.OnFault
+	otlp    bool // the schema is schema otlp (OTLP)
 	proto   *glua.FunctionProto
 	regexps []*regexp.Regexp
 	opts    spec.Options
@@ -45,9 +46,14 @@ func Compile(f *policy.File, info *check.Info, opts spec.Options) (*Program, err
 		return nil, fmt.Errorf("lua: compiling the transpiled policy: %w", err)
 	}
 	opts.Limits = opts.Limits.OrDefault()
-	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, proto: proto, regexps: g.regexps, opts: opts,
+	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, otlp: f.IsOTLP(), proto: proto, regexps: g.regexps, opts: opts,
 		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow}, nil
 }
+
+// OTLP reports whether the policy runs over OTLP log records (its schema
+// is schema otlp): whoever runs it builds its records in the view of
+// docs/otlp.md. The program itself runs the same either way.
+func (p *Program) OTLP() bool { return p.otlp }
 
 // Runner runs a Program on one LState. It is not safe for concurrent use;
 // a pipeline stage holds one per goroutine.

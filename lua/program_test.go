@@ -96,3 +96,21 @@ rename .x to .y
 		}
 	}
 }
+
+// The program says whether its policy is an OTLP policy, as the VM's does.
+func TestProgramOTLP(t *testing.T) {
+	tests := []struct {
+		src  string
+		otlp bool
+	}{
+		{"policy \"p\"\nschema otlp\nset .attributes.a = .severity_text\n", true},
+		{"policy \"p\"\nschema otlp {\n  body: string\n}\nset .body = upper(.body)\n", true},
+		{"policy \"p\"\nset .otlp = 1\n", false},
+	}
+	for _, tt := range tests {
+		_, p := compileFile(t, "p.policy", []byte(tt.src))
+		if p.OTLP() != tt.otlp {
+			t.Errorf("OTLP() = %v for\n%s", p.OTLP(), tt.src)
+		}
+	}
+}

@@ -68,14 +68,35 @@ func (c *Comment) End() Pos { return c.Hash.Advance(c.Text) }
 
 // ---------------------------------------------------------------- schema
 
-// Schema is the `schema { ... }` block: the record's declared shape.
+// Schema is the `schema { ... }` block: the record's declared shape. For
+// `schema otlp { ... }` the record is an OTLP log record (docs/otlp.md),
+// whose keys the view gives, and the block refines some of them.
 type Schema struct {
 	Schema Pos // the keyword
-	Type   *ObjectType
+	// OTLP is the position of the word otlp in `schema otlp`; it is
+	// invalid for a plain schema.
+	OTLP Pos
+	// Type is the block; nil for `schema otlp` written without one.
+	Type *ObjectType
 }
 
 func (s *Schema) Pos() Pos { return s.Schema }
-func (s *Schema) End() Pos { return s.Type.End() }
+func (s *Schema) End() Pos {
+	if s.Type == nil {
+		return s.OTLP.Advance("otlp")
+	}
+	return s.Type.End()
+}
+
+// IsOTLP reports whether the schema is `schema otlp`: the policy runs over
+// OTLP log records. It is false for a nil Schema (a file without one).
+func (s *Schema) IsOTLP() bool { return s != nil && s.OTLP.IsValid() }
+
+// IsOTLP reports whether the file's policy runs over OTLP log records, as
+// `schema otlp` declares. This is the one place the fact comes from: the
+// checker types the record by it, and the backends' programs report it
+// (vm.Program.OTLP, lua.Program.OTLP, backend.IsOTLP).
+func (f *File) IsOTLP() bool { return f.Schema.IsOTLP() }
 
 // NamedType is a scalar type name: bool int float string bytes timestamp null any.
 type NamedType struct {

@@ -41,6 +41,7 @@ const (
 	CodeBadCall            = "E0027" // a call of something that is not a built-in function name
 	CodeUnexpectedStmt     = "E0028" // a statement keyword where none can start (else without if, stray })
 	CodeTooDeep            = "E0029" // expressions, types or blocks nested over 1000 deep
+	CodeSchemaName         = "E0030" // schema followed by a name other than otlp
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -75,6 +76,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeBadCall, "only built-in functions can be called, by name"},
 	{CodeUnexpectedStmt, "this cannot start a statement here"},
 	{CodeTooDeep, "nesting deeper than 1000 levels (brackets, operators, types or blocks)"},
+	{CodeSchemaName, "unknown schema name: the only named schema is otlp (schema otlp { ... })"},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -286,7 +286,12 @@ func (p *printer) file(f *File) {
 	if f.Schema != nil {
 		p.item(f.Schema.Pos(), 0, true)
 		p.tok(f.Schema.Schema, "schema ")
-		p.objectType(f.Schema.Type, 0)
+		if f.Schema.IsOTLP() {
+			p.tok(f.Schema.OTLP, "otlp ")
+		}
+		if f.Schema.Type != nil {
+			p.objectType(f.Schema.Type, 0)
+		}
 	}
 	for i, s := range f.Stmts {
 		p.item(s.Pos(), 0, i == 0)

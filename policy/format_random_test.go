@@ -330,7 +330,15 @@ func (g *gen) file() string {
 	g.end(0)
 	if g.chance(2) {
 		g.p("schema ")
-		g.object(2)
+		switch g.r.Intn(4) {
+		case 0:
+			g.p("otlp ")
+			g.object(2)
+		case 1:
+			g.p("otlp")
+		default:
+			g.object(2)
+		}
 		g.end(0)
 	}
 	for i := 0; i < g.r.Intn(6); i++ {

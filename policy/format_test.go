@@ -134,7 +134,7 @@ func sameTree(a, b *File) string {
 	if a.Name != b.Name || a.OnFault != b.OnFault || a.OnFaultPos.IsValid() != b.OnFaultPos.IsValid() {
 		return "header"
 	}
-	if (a.Schema == nil) != (b.Schema == nil) || a.Schema != nil && dump(a.Schema.Type) != dump(b.Schema.Type) {
+	if (a.Schema == nil) != (b.Schema == nil) || a.Schema != nil && (dump(a.Schema.Type) != dump(b.Schema.Type) || a.Schema.IsOTLP() != b.Schema.IsOTLP()) {
 		return "schema"
 	}
 	if len(a.Stmts) != len(b.Stmts) {
@@ -220,6 +220,12 @@ func TestFormatSnippets(t *testing.T) {
 		{h + "set .a = 1 #   spaced   ", h + "set .a = 1 #   spaced\n"},
 		{h + "set # c\n  .a = 1", ""},
 		{"policy \"p\"\nschema {}\nset .a = 1", "policy \"p\"\n\nschema {}\n\nset .a = 1\n"},
+		{"policy \"p\"\nschema otlp\nset .a = 1", "policy \"p\"\n\nschema otlp\n\nset .a = 1\n"},
+		{"policy \"p\"\nschema  otlp  # c\nset .a = 1", "policy \"p\"\n\nschema otlp # c\n\nset .a = 1\n"},
+		{"policy \"p\"\nschema otlp{\n}", "policy \"p\"\n\nschema otlp {}\n"},
+		{"policy \"p\"\nschema otlp\n{ body: string }", "policy \"p\"\n\nschema otlp {\n  body: string\n}\n"},
+		{"policy \"p\"\nschema otlp {\n  resource: {attributes: {\"k8s.pod.name\": string?, ...}}\n}",
+			"policy \"p\"\n\nschema otlp {\n  resource: {\n    attributes: {\n      \"k8s.pod.name\": string?\n      ...\n    }\n  }\n}\n"},
 		{"policy \"p\"\ntest \"a\" {\n  input {}\n  expect fault\n}\ntest \"b\" {\n  input {}\n  expect fault\n}",
 			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect fault\n}\n\ntest \"b\" {\n  input  {}\n  expect fault\n}\n"},
 	}

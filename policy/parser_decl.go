@@ -13,9 +13,29 @@ func (p *parser) parseSchema() *Schema {
 	defer func() { p.inDecl = false }()
 	s := &Schema{Schema: p.t.pos}
 	p.next()
+	// otlp is a keyword only here, right after schema (a contextual
+	// keyword): elsewhere it is an ordinary name.
+	if p.t.tok == IDENT && !p.t.bol {
+		if p.t.lit == schemaOTLP {
+			s.OTLP = p.t.pos
+		} else {
+			p.errorHere(CodeSchemaName, "the only named schema is otlp: write schema otlp { ... } for OTLP log records, or schema { ... } to declare the fields of a plain record",
+				"unknown schema %s", p.t.lit)
+		}
+		p.next()
+		if s.OTLP.IsValid() && p.atStmtEnd() && !p.nextLineOpensBrace() {
+			// schema otlp, with no block: the view as it is.
+			p.expectStmtEnd("schema otlp")
+			return s
+		}
+	}
 	p.skipNewlinesBefore(LBRACE)
 	if p.t.tok != LBRACE {
-		p.errorHere(CodeExpectedBrace, "write the record's fields in braces: schema { name: type ... }", "expected '{' after schema, found %s", p.describe())
+		what := "schema"
+		if s.OTLP.IsValid() {
+			what = "schema otlp"
+		}
+		p.errorHere(CodeExpectedBrace, "write the record's fields in braces: schema { name: type ... }", "expected '{' after %s, found %s", what, p.describe())
 		s.Type = &ObjectType{Lbrace: p.t.pos, Rbrace: p.t.pos}
 		p.sync()
 		return s
@@ -23,6 +43,19 @@ func (p *parser) parseSchema() *Schema {
 	s.Type = p.parseObjectType()
 	p.expectStmtEnd("schema block")
 	return s
+}
+
+// schemaOTLP is the one schema name: schema otlp declares OTLP log records.
+const schemaOTLP = "otlp"
+
+// nextLineOpensBrace reports whether the current token is a newline after
+// which the first token is a '{', which skipNewlinesBefore would accept.
+func (p *parser) nextLineOpensBrace() bool {
+	j := p.i
+	for j < len(p.toks)-1 && p.toks[j].tok == NEWLINE {
+		j++
+	}
+	return j > p.i && p.toks[j].tok == LBRACE
 }
 
 // skipNewlinesBefore skips newlines when the first token after them is tok,

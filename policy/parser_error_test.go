@@ -49,7 +49,12 @@ func TestParseErrors(t *testing.T) {
 		{h + "if .a = 1 {\n  drop\n}", "2:7 E0010", "found '='", "use == to compare"},
 		{h + "if .a {\n} else drop", "3:8 E0010", "expected '{' after the else", "else {"},
 		{h + "for k, v in .m drop", "2:16 E0010", "after the for clause", ""},
-		{h + "schema int", "2:8 E0010", "expected '{' after schema", ""},
+		{h + "schema [", "2:8 E0010", "expected '{' after schema, found '['", ""},
+		{h + "schema otlp [", "2:13 E0010", "expected '{' after schema otlp, found '['", ""},
+		{h + "schema otlp otlp", "2:13 E0010", "expected '{' after schema otlp, found identifier otlp", ""},
+		{h + "schema int", "2:8 E0030", "unknown schema int", "the only named schema is otlp"},
+		{h + "schema otel {\n  body: string\n}", "2:8 E0030", "unknown schema otel", "the only named schema is otlp"},
+		{h + "schema OTLP", "2:8 E0030", "unknown schema OTLP", "the only named schema is otlp"},
 		{h + "test \"t\" input {}", "2:10 E0010", "after the test name", ""},
 		{h + "if .a {\n  drop\n", "2:7 E0011", "never closed", "add a }"},
 		{h + "set .a = f(.b\nset .c = 1", "2:14 E0011", "expected ')' to close the argument list opened at 2:11, found newline", ""},
@@ -177,6 +182,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nlet if = 1", "policy \"p\"\nset .a = 1 2", "policy \"p\"\nset .a =", "policy \"p\"\nfor v in .a {\n}",
 		"policy \"p\"\nschema {\n  a int\n}", "policy p", "policy \"p\"\nset .a = .b(1)", "policy \"p\"\nelse {\n}",
 		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
+		"policy \"p\"\nschema otel {\n}",
 	} {
 		_, errs := ParseFile("x", []byte(src))
 		for _, e := range errs {

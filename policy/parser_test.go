@@ -160,6 +160,10 @@ func dumpTo(b *strings.Builder, n Node) {
 		dumpTo(b, n.Elem)
 		w("?")
 	case *ObjectType:
+		if n == nil {
+			w("nil")
+			return
+		}
 		close := "}"
 		if n.Open {
 			close = " ...}"
@@ -365,6 +369,64 @@ func TestParseSchema(t *testing.T) {
 		}
 		if got := dump(f.Schema.Type); got != tt.want {
 			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+	}
+}
+
+// schema otlp: otlp is a keyword right after schema only.
+func TestParseSchemaOTLP(t *testing.T) {
+	tests := []struct {
+		src  string
+		otlp string // the position of otlp, "" for a plain schema
+		typ  string // the block, "nil" when there is none
+		end  string // where the schema ends
+	}{
+		{"schema otlp", "2:8", "nil", "2:12"},
+		{"schema otlp # no refinements", "2:8", "nil", "2:12"},
+		{"schema otlp {}", "2:8", "{}", "2:15"},
+		{"schema otlp {\n  body: string?\n}", "2:8", "{body:string?}", "4:2"},
+		{"schema otlp\n{\n  body: string\n}", "2:8", "{body:string}", "5:2"},
+		{"schema otlp {\n  attributes: {\n    \"http.method\": string?\n    ...\n  }\n  resource: { attributes: map<string> }\n}", "2:8",
+			`{attributes:{"http.method":string? ...} resource:{attributes:map<string>}}`, "8:2"},
+		{"schema {\n  otlp: int\n}", "", "{otlp:int}", "4:2"},
+	}
+	for _, tt := range tests {
+		f := mustParse(t, "policy \"p\"\n"+tt.src+"\nset .a = 1\n")
+		s := f.Schema
+		if s == nil {
+			t.Errorf("%q: no schema", tt.src)
+			continue
+		}
+		otlp := ""
+		if s.OTLP.IsValid() {
+			otlp = s.OTLP.String()
+		}
+		if otlp != tt.otlp || s.IsOTLP() != (tt.otlp != "") || f.IsOTLP() != s.IsOTLP() {
+			t.Errorf("%q: otlp at %q (IsOTLP %v), want %q", tt.src, otlp, s.IsOTLP(), tt.otlp)
+		}
+		if got := dump(s.Type); got != tt.typ {
+			t.Errorf("%q: block %s, want %s", tt.src, got, tt.typ)
+		}
+		if got := s.End().String(); got != tt.end {
+			t.Errorf("%q: ends at %s, want %s", tt.src, got, tt.end)
+		}
+		if len(f.Stmts) != 1 {
+			t.Errorf("%q: %d statements after the schema", tt.src, len(f.Stmts))
+		}
+	}
+	if f := mustParse(t, "policy \"p\"\nset .a = 1\n"); f.IsOTLP() {
+		t.Errorf("a file without a schema is OTLP")
+	}
+	// Anywhere else otlp is a name.
+	for _, src := range []string{
+		"let otlp = 1\nset .otlp = otlp",
+		"for otlp, v in .m {\n  set .x[otlp] = v\n}",
+		"set .a = otlp(1)",
+		"drop when .schema.otlp == 1",
+	} {
+		f := mustParse(t, "policy \"p\"\n"+src+"\n")
+		if f.Schema != nil {
+			t.Errorf("%q: parsed a schema", src)
 		}
 	}
 }

@@ -21,7 +21,11 @@ func (p *Program) Disasm(w io.Writer) error {
 	if c.OnFaultDrop {
 		onFault = "drop"
 	}
-	fmt.Fprintf(&b, "policy %q on_fault %s: %d instructions, %d registers (%d constants)\n", c.Name, onFault, len(c.Instrs), c.NumRegs, len(c.Consts))
+	schema := ""
+	if c.OTLP {
+		schema = ", schema otlp"
+	}
+	fmt.Fprintf(&b, "policy %q on_fault %s%s: %d instructions, %d registers (%d constants)\n", c.Name, onFault, schema, len(c.Instrs), c.NumRegs, len(c.Consts))
 	if len(c.Consts) > 0 {
 		b.WriteString("constants:\n")
 		for i := range c.Consts {

@@ -29,8 +29,12 @@ type Instr struct {
 type Code struct {
 	Name        string // the policy's name
 	OnFaultDrop bool   // the header says on_fault drop
-	Instrs      []Instr
-	Lines       []int32 // the source line of each instruction (for Disasm), or nil
+	// OTLP says the schema is schema otlp: the program runs over OTLP log
+	// records, in the view of docs/otlp.md, and whoever runs it builds its
+	// records so. The program itself runs the same either way.
+	OTLP   bool
+	Instrs []Instr
+	Lines  []int32 // the source line of each instruction (for Disasm), or nil
 	// Edits are the edit instructions that EDITS runs in batches.
 	Edits []Instr
 	// Consts are preloaded into registers 0..len(Consts)-1 of every
@@ -83,6 +87,10 @@ func (p *Program) Name() string { return p.code.Name }
 
 // OnFaultDrop reports whether faulting records are dropped.
 func (p *Program) OnFaultDrop() bool { return p.code.OnFaultDrop }
+
+// OTLP reports whether the policy runs over OTLP log records (its schema
+// is schema otlp).
+func (p *Program) OTLP() bool { return p.code.OTLP }
 
 // Len is the number of instructions.
 func (p *Program) Len() int { return len(p.code.Instrs) }

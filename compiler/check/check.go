@@ -14,7 +14,8 @@ import (
 // Info is what the checker learned about a file, for the code generator and
 // the Lua transpiler. Maps are keyed by syntax-tree nodes, as in go/types.
 type Info struct {
-	// Root is the record type the schema declares ({...} without schema).
+	// Root is the record type the schema declares ({...} without schema;
+	// for schema otlp the closed object of the OTLP view's keys, refined).
 	Root *types.Type
 	// Types holds the type of every expression, after narrowing. An
 	// integer literal whose type here is float is used as a float (the
@@ -87,6 +88,7 @@ func Check(f *policy.File) (*Info, diag.List) {
 		paths:    map[childKey]*pathNode{},
 		narrowed: map[narrowKey]*state{},
 	}
+	c.otlp = f.IsOTLP()
 	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
 	st := &state{root: c.info.Root}
@@ -101,6 +103,7 @@ func Check(f *policy.File) (*Info, diag.List) {
 
 type checker struct {
 	file   *policy.File
+	otlp   bool // the schema is schema otlp (otlp.go)
 	info   *Info
 	diags  diag.List
 	quiet  int // > 0 while a loop body is checked for its fixpoint
@@ -154,6 +157,9 @@ func (s span) End() policy.Pos { return s.to }
 
 // schema resolves the schema block to the record type.
 func (c *checker) schema(s *policy.Schema) *types.Type {
+	if s.IsOTLP() {
+		return c.otlpRecord(s.Type)
+	}
 	if s == nil || s.Type == nil {
 		return types.ObjectOf(true)
 	}

@@ -7,6 +7,8 @@ package check
 const (
 	CodeDupField      = "E0101" // a schema object declares a field twice
 	CodeDupKey        = "E0102" // a map literal repeats a key
+	CodeViewKey       = "E0103" // a schema otlp block declares a key the OTLP view does not have
+	CodeViewRefine    = "E0104" // a schema otlp block refines a key the view fixes, or refines one with the wrong kind of type
 	CodeUnknownField  = "E0201" // reading a key a closed object does not declare
 	CodeIntoScalar    = "E0202" // a path goes into a scalar (.status.code when .status is int)
 	CodeIndexType     = "E0203" // an array indexed by a string, a map by an int
@@ -16,6 +18,7 @@ const (
 	CodeLoopEdit      = "E0207" // a for body edits the collection it iterates
 	CodeLiftType      = "E0208" // lift of something that is not an object or map
 	CodeMetaType      = "E0209" // %time set to a non-timestamp, %tag to a non-string
+	CodeViewWrite     = "E0210" // a write an OTLP record cannot hold: a key outside the view, a fixed key of another type
 	CodeCompare       = "E0301" // == or != between values that can never be equal
 	CodeOrder         = "E0302" // < <= > >= between values without an order
 	CodeArith         = "E0303" // + - * / % on operands that do not fit
@@ -52,6 +55,8 @@ const (
 var Codes = []struct{ Code, Meaning string }{
 	{CodeDupField, "a schema object declares the same field twice"},
 	{CodeDupKey, "a map literal repeats a key"},
+	{CodeViewKey, "the OTLP view has no such key: a schema otlp block refines keys of the view only"},
+	{CodeViewRefine, "a schema otlp block refines only the body and the attribute maps, the attributes with an object or a map type"},
 	{CodeUnknownField, "the object is closed and does not declare this field"},
 	{CodeIntoScalar, "a path goes on past a scalar value"},
 	{CodeIndexType, "arrays are indexed by int, maps and objects by string"},
@@ -61,6 +66,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeLoopEdit, "a for body may not edit the collection it iterates"},
 	{CodeLiftType, "lift needs an object or a map"},
 	{CodeMetaType, "%time holds a timestamp and %tag a string"},
+	{CodeViewWrite, "an OTLP record holds only the keys of its view, and each fixed key only its type"},
 	{CodeCompare, "== and != need operands of the same type (or two numbers)"},
 	{CodeOrder, "< <= > >= work on two numbers, two strings or two timestamps"},
 	{CodeArith, "+ adds numbers or joins strings; - * / % take numbers"},

@@ -268,7 +268,10 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 		at = ie.Index
 	}
 	d := diag.Errorf(at, CodeUnknownField, "%s has no field %s", describe(xe), quoteName(name))
+	view := c.viewOf(xe)
 	switch {
+	case view != nil:
+		d = d.WithLabel("%s has only the keys of the OTLP view", describe(xe))
 	case isRoot(xe):
 		d = d.WithLabel("the schema declares a closed record")
 	// (An object of more than 10 fields takes more than 60 bytes to write:
@@ -278,9 +281,12 @@ func (c *checker) unknownField(e, xe policy.Expr, x *types.Type, name string) {
 	default:
 		d = d.WithLabel("%s is a closed object", exprText(xe))
 	}
-	if s := suggest.Closest(name, names); s != "" {
+	switch s := suggest.Closest(name, names); {
+	case s != "":
 		d = d.WithHint("did you mean %s?", stepText(xe, s))
-	} else {
+	case view != nil:
+		d = d.WithHint("the keys are %s; other values are in %s", andList(viewNames(view)), stepText(xe, "attributes"))
+	default:
 		d = d.WithHint("declare it in the schema, or end the object with ... to allow other keys")
 	}
 	c.report(d)

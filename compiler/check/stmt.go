@@ -259,13 +259,16 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 				WithHint("set a field instead: set .field = ..."))
 			return
 		}
+		if !c.viewWrite(p, s.Target, s.Value, false, v) {
+			return
+		}
 		st.root = v
 		st.facts = pmap.Map[*pathNode, *types.Type]{}
 		c.info.Types[s.Target] = v
 		return
 	}
 	p, ok = c.editTarget(s.Target, "set", st)
-	if !ok || !c.writable(p, st) {
+	if !ok || !c.writable(p, st) || !c.viewWrite(p, s.Target, s.Value, false, v) {
 		return
 	}
 	nt := v
@@ -317,7 +320,7 @@ func (c *checker) rename(s *policy.RenameStmt, st *state) {
 		ft, _ = c.read(s.From, st)
 	}
 	to, okTo := c.editTarget(s.To, "rename to", st)
-	if !okFrom || !okTo || ft.IsInvalid() || !c.writable(to, st) {
+	if !okFrom || !okTo || ft.IsInvalid() || !c.writable(to, st) || !c.viewWrite(to, s.To, s.From, true, ft) {
 		return
 	}
 	c.checkLoopEdit(from, s.From)
@@ -368,6 +371,10 @@ func (c *checker) lift(s *policy.LiftStmt, st *state) {
 	}
 	parent := p
 	parent.segs, parent.pn = p.segs[:len(p.segs)-1], p.pn[:len(p.segs)]
+	parent.nodes = p.nodes[:len(p.segs)-1]
+	if !c.viewWrite(parent, s.Target, nil, false, nil) {
+		return
+	}
 	if base.Kind == types.Object {
 		for _, f := range base.Fields() {
 			ft := f.Type

@@ -116,9 +116,13 @@ func (c *checker) fitsSchema(lit *policy.MapLit, t *types.Type, at path) bool {
 			continue // the policy never reads it, so it cannot fault there
 		}
 		if !types.AssignableTo(vt, f.Type) && !(vt.Kind == types.Int && types.NonOptional(f.Type).Kind == types.Float) {
-			c.report(diag.Warnf(ent.Value, CodeTestInputType, "test input %s is %s, but the schema declares %s", name, vt, f.Type).
-				WithLabel("declared at line %d", f.Decl.Line).
-				WithHint("fix the input, or write expect fault if the test is about a record that breaks the schema"))
+			d := diag.Warnf(ent.Value, CodeTestInputType, "test input %s is %s, but the schema declares %s", name, vt, f.Type)
+			if f.Decl.IsValid() {
+				d = d.WithLabel("declared at line %d", f.Decl.Line)
+			} else {
+				d = d.WithLabel("the OTLP view gives %s type %s", name, f.Type)
+			}
+			c.report(d.WithHint("fix the input, or write expect fault if the test is about a record that breaks the schema"))
 			return false
 		}
 	}
