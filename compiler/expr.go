@@ -44,8 +44,10 @@ func (g *gen) expr(e policy.Expr) reg {
 		r := g.newReg()
 		if e.Name == "tag" {
 			g.emit(pos, vm.TAG, r, 0, 0, 0)
+			g.access.ReadsTag = true
 		} else {
 			g.emit(pos, vm.TIME, r, 0, 0, 0)
+			g.access.ReadsTime = true
 		}
 		return r
 	case *policy.Ident:

@@ -52,6 +52,10 @@ type gen struct {
 	// pathNodes interns the constant record paths the cache is keyed by.
 	pathNodes map[pathChild]*pathNode
 	rootPath  *pathNode
+
+	// access is what the code generated so far may read and write
+	// (access.go); vm.New makes its lists minimal.
+	access vm.Access
 }
 
 // A pathNode is a constant record path, interned: its parent is the path
@@ -257,6 +261,7 @@ func (g *gen) finish() (*vm.Program, error) {
 		Name:        g.file.Name,
 		OnFaultDrop: g.file.OnFault == policy.OnFaultDrop,
 		OTLP:        g.file.IsOTLP(),
+		Access:      &g.access,
 		Instrs:      g.code,
 		Lines:       g.lines,
 		Edits:       g.edits,

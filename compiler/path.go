@@ -142,6 +142,9 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 			return cur
 		}
 	}
+	if fromRoot {
+		g.readSteps(steps)
+	}
 	if fromRoot && len(steps) == 0 {
 		r := g.newReg()
 		g.emit(pos, vm.ROOT, r, 0, 0, 0)

@@ -26,17 +26,23 @@ func (g *gen) stmt(s policy.Stmt) bool {
 		g.set(s)
 	case *policy.RemoveStmt:
 		for _, t := range s.Targets {
+			g.writePath(t)
 			p, prefix := g.target(t)
 			g.emit(s.Pos(), vm.REMOVE, p, 0, 0, 0)
 			g.invalidate(prefix)
 		}
 	case *policy.RenameStmt:
+		g.readPath(s.From)
+		g.writePath(s.From)
+		g.writePath(s.To)
 		from, fp := g.target(s.From)
 		to, tp := g.target(s.To)
 		g.emit(s.Pos(), vm.RENAME, from, to, 0, 0)
 		g.invalidate(fp)
 		g.invalidate(tp)
 	case *policy.LiftStmt:
+		g.readPath(s.Target)
+		g.liftPath(s.Target)
 		p, prefix := g.target(s.Target)
 		pre := ""
 		if s.Prefix != nil {
@@ -73,14 +79,21 @@ func (g *gen) set(s *policy.SetStmt) {
 	case *policy.MetaExpr:
 		if t.Name == "tag" {
 			g.emit(pos, vm.SETTAG, v, 0, 0, 0)
+			g.access.SetsTag = true
 		} else {
 			g.emit(pos, vm.SETTIME, v, 0, 0, 0)
+			g.access.SetsTime = true
 		}
 		return
 	case *policy.RootExpr:
+		g.writePath(t)
 		g.emit(pos, vm.SETROOT, v, 0, 0, 0)
 		g.invalidate(record.Path{})
 		return
+	}
+	g.writePath(s.Target)
+	if s.Op == policy.QASSIGN {
+		g.readPath(s.Target) // only when absent or null
 	}
 	p, prefix := g.target(s.Target)
 	op := vm.SET

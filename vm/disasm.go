@@ -12,8 +12,9 @@ import (
 	"github.com/policyrun/policyrun/builtin"
 )
 
-// Disasm writes the program readably: its constants, paths, sets and
-// regexes, then one line per instruction with its operands decoded.
+// Disasm writes the program readably: a header with what it reads and
+// writes (Access), its constants, paths, sets and regexes, then one line
+// per instruction with its operands decoded.
 func (p *Program) Disasm(w io.Writer) error {
 	c := &p.code
 	var b strings.Builder
@@ -26,6 +27,7 @@ func (p *Program) Disasm(w io.Writer) error {
 		schema = ", schema otlp"
 	}
 	fmt.Fprintf(&b, "policy %q on_fault %s%s: %d instructions, %d registers (%d constants)\n", c.Name, onFault, schema, len(c.Instrs), c.NumRegs, len(c.Consts))
+	appendAccess(&b, &p.access)
 	if len(c.Consts) > 0 {
 		b.WriteString("constants:\n")
 		for i := range c.Consts {

@@ -32,7 +32,11 @@ type Code struct {
 	// OTLP says the schema is schema otlp: the program runs over OTLP log
 	// records, in the view of docs/otlp.md, and whoever runs it builds its
 	// records so. The program itself runs the same either way.
-	OTLP   bool
+	OTLP bool
+	// Access is what a run may read and write (Program.Access); nil when
+	// not known, which Program.Access reports as the whole record. New
+	// cuts and sorts its paths and drops those another covers.
+	Access *Access
 	Instrs []Instr
 	Lines  []int32 // the source line of each instruction (for Disasm), or nil
 	// Edits are the edit instructions that EDITS runs in batches.
@@ -64,8 +68,9 @@ type Path struct {
 // goroutines at once. It keeps no counts: whoever runs it tallies the
 // Results (spec.Counts).
 type Program struct {
-	code Code
-	pool sync.Pool
+	code   Code
+	access Access
+	pool   sync.Pool
 }
 
 // New checks c's operands and returns the Program.
@@ -74,7 +79,10 @@ func New(c Code) (*Program, error) {
 		return nil, err
 	}
 	c.Options.Limits = c.Options.Limits.OrDefault()
-	p := &Program{code: c}
+	p := &Program{code: c, access: AccessAll()}
+	if c.Access != nil {
+		p.access = c.Access.normalized()
+	}
 	p.pool.New = func() any { return NewMachine(p) }
 	return p, nil
 }
