@@ -577,7 +577,7 @@ func TestDecodeOTLPJSONErrors(t *testing.T) {
 		{"duplicate field", wrap(`{"body":{},"body":{}}`), ErrSyntax, at + ".body: duplicate field", -1},
 		{"duplicate by both names", wrap(`{"timeUnixNano":"1","time_unix_nano":"1"}`), ErrSyntax, at + ".timeUnixNano: duplicate field", -1},
 		{"two values", wrap(`{"body":{"stringValue":"a","intValue":"1"}}`), ErrSyntax, at + ".body.intValue: a second value in one AnyValue", -1},
-		{"too deep", wrap(`{"body":` + deep + `}`), ErrDepth, "", -1},
+		{"too deep", wrap(`{"body":` + deep + `}`), ErrDepth, at + ".body.arrayValue.values[0].arrayValue.values[0].arrayValue", -1},
 		{"too deep unknown", `{"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`, ErrDepth, "x: more than 128 levels", -1},
 		{"syntax", wrap(`{"body" {}}`), ErrSyntax, at + ": expected ':'", -1},
 		{"bad number", wrap(`{"flags":01}`), ErrSyntax, at + ": expected ',' or '}'", -1},
@@ -592,7 +592,8 @@ func TestDecodeOTLPJSONErrors(t *testing.T) {
 			if !errors.As(err, &de) || !errors.Is(err, tt.err) {
 				t.Fatalf("error %v, want %v", err, tt.err)
 			}
-			if tt.detail != "" && de.Detail != tt.detail && !strings.HasPrefix(de.Detail, tt.detail+": ") {
+			if tt.detail != "" && de.Detail != tt.detail && !strings.HasPrefix(de.Detail, tt.detail+": ") &&
+				!(tt.err == ErrDepth && strings.HasPrefix(de.Detail, tt.detail) && strings.HasSuffix(de.Detail, ": more than 128 levels")) {
 				t.Errorf("detail %q, want %q", de.Detail, tt.detail)
 			}
 			if tt.offset >= 0 && de.Offset != tt.offset {
@@ -605,6 +606,34 @@ func TestDecodeOTLPJSONErrors(t *testing.T) {
 				t.Error("a failed decode changed the arena")
 			}
 		})
+	}
+}
+
+// TestDecodeOTLPJSONDepth: the nesting limit is the protobuf decoder's.
+func TestDecodeOTLPJSONDepth(t *testing.T) {
+	for _, inBody := range []bool{true, false} {
+		for depth := 1; depth <= 8; depth++ {
+			v := &common.AnyValue{Value: &common.AnyValue_StringValue{StringValue: "x"}}
+			for range depth {
+				if depth%2 == 0 {
+					v = &common.AnyValue{Value: &common.AnyValue_ArrayValue{ArrayValue: &common.ArrayValue{Values: []*common.AnyValue{v}}}}
+				} else {
+					v = &common.AnyValue{Value: &common.AnyValue_KvlistValue{KvlistValue: &common.KeyValueList{Values: []*common.KeyValue{{Key: "k", Value: v}}}}}
+				}
+			}
+			lr := &logs.LogRecord{Body: v}
+			if !inBody {
+				lr = &logs.LogRecord{Attributes: []*common.KeyValue{{Key: "a", Value: v}}}
+			}
+			req := &logs.LogsData{ResourceLogs: []*logs.ResourceLogs{{ScopeLogs: []*logs.ScopeLogs{{LogRecords: []*logs.LogRecord{lr}}}}}}
+			a := NewArena()
+			a.Limits.MaxDepth = 5
+			_, perr := a.DecodeOTLP(marshalOracle(t, req), Referenced, nil)
+			_, jerr := a.DecodeOTLPJSON(marshalOracleJSON(t, req, protojson.MarshalOptions{}), Referenced, nil)
+			if (perr == nil) != (jerr == nil) || jerr != nil && !errors.Is(jerr, ErrDepth) {
+				t.Errorf("body %v, depth %d: protobuf %v, JSON %v", inBody, depth, perr, jerr)
+			}
+		}
 	}
 }
 
@@ -630,6 +659,13 @@ func TestOTLPJSONAllocs(t *testing.T) {
 		dst, _ = b.DecodeOTLPJSON(js, Referenced, dst[:0])
 	}); n != 0 {
 		t.Errorf("DecodeOTLPJSON: %v allocations, want 0", n)
+	}
+	view := []byte(`{"time":"2026-12-01T10:00:00Z","body":"x","attributes":{"a":1},"trace_id":"0102030405060708090A0B0C0D0E0F10","resource":{"attributes":{}}}`)
+	if n := testing.AllocsPerRun(100, func() {
+		b.Reset()
+		_, _ = b.DecodeOTLPView(view, Referenced)
+	}); n != 0 {
+		t.Errorf("DecodeOTLPView: %v allocations, want 0", n)
 	}
 }
 

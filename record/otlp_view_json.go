@@ -33,9 +33,9 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 	t, hasTime := int64(0), false
 	for it := a.Iter(root); it.Next(); {
 		name, v := a.str(it.Key()), it.Value()
-		if name == "time" {
+		if name == timeField.Name {
 			if v.kind() != Null {
-				if t, err = viewTime(a, v, ".time"); err != nil {
+				if t, err = viewTime(a, v, nil, &timeField); err != nil {
 					break
 				}
 				hasTime = true
@@ -47,7 +47,7 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 			err = &ViewError{Path: "." + name, Problem: "is not a key of the OTLP view (use .attributes)"}
 			break
 		}
-		if vals[f.ID], err = d.viewValue(f, v, ""); err != nil {
+		if vals[f.ID], err = d.viewValue(nil, f, v); err != nil {
 			break
 		}
 	}
@@ -58,7 +58,7 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 	for i := range rootView {
 		f := &rootView[i]
 		if vals[f.ID].kind() == Absent && f.ID != vBody {
-			vals[f.ID], _ = d.viewValue(f, NullValue(), "") // a default: no error
+			vals[f.ID], _ = d.viewValue(nil, f, NullValue()) // a default: no error
 		}
 	}
 	r := a.newRecord()
@@ -72,12 +72,23 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 	return r, nil
 }
 
-// viewValue checks the value of field f of the view (prefix is the path
-// of f's map) and returns it as the record holds it; null is the field's
+// viewPath is the path of field f of the view, in group (resource or
+// scope) or, when group is nil, in the root.
+func viewPath(group, f *ViewField) string {
+	if group == nil {
+		return "." + f.Name
+	}
+	return "." + group.Name + "." + f.Name
+}
+
+// timeField is "time", which a view written as JSON has besides its keys.
+var timeField = ViewField{Name: "time", Kind: Timestamp}
+
+// viewValue checks the value of field f of the view (in group, see
+// viewPath) and returns it as the record holds it; null is the field's
 // default.
-func (d *otlpDecoder) viewValue(f *ViewField, v Value, prefix string) (Value, error) {
+func (d *otlpDecoder) viewValue(group, f *ViewField, v Value) (Value, error) {
 	a := d.a
-	path := prefix + "." + f.Name
 	k := v.kind()
 	switch {
 	case f.Kind == Absent: // the body: anything
@@ -88,19 +99,19 @@ func (d *otlpDecoder) viewValue(f *ViewField, v Value, prefix string) (Value, er
 		v, k = viewDefault(a, f), Map
 	}
 	if f.Kind == Timestamp {
-		t, err := viewTime(a, v, path)
+		t, err := viewTime(a, v, group, f)
 		return TimestampValue(t), err
 	}
 	if k != f.Kind {
-		return Value{}, &ViewError{Path: path, Problem: "holds " + article(k) + ", not " + article(f.Kind)}
+		return Value{}, &ViewError{Path: viewPath(group, f), Problem: "holds " + article(k) + ", not " + article(f.Kind)}
 	}
 	switch {
 	case f.Fields != nil:
-		return d.viewGroup(f, v, path)
+		return d.viewGroup(f, v)
 	case f.HexLen > 0:
 		s := a.raw(v)
 		if !validHexID(a.str(v), f.HexLen) {
-			return Value{}, &ViewError{Path: path, Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
+			return Value{}, &ViewError{Path: viewPath(group, f), Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
 		}
 		lower := true
 		for _, c := range s {
@@ -123,7 +134,7 @@ func (d *otlpDecoder) viewValue(f *ViewField, v Value, prefix string) (Value, er
 			lo, hi, typ = math.MinInt32, math.MaxInt32, "an int32"
 		}
 		if n := v.Int(); n < lo || n > hi {
-			return Value{}, &ViewError{Path: path, Problem: "is " + strconv.FormatInt(n, 10) + ", not " + typ}
+			return Value{}, &ViewError{Path: viewPath(group, f), Problem: "is " + strconv.FormatInt(n, 10) + ", not " + typ}
 		}
 	}
 	return v, nil
@@ -146,16 +157,16 @@ func viewDefault(a *Arena, f *ViewField) Value {
 
 // viewGroup checks the resource or the scope map m and returns it with
 // every key of the view's, in order.
-func (d *otlpDecoder) viewGroup(f *ViewField, m Value, path string) (Value, error) {
+func (d *otlpDecoder) viewGroup(f *ViewField, m Value) (Value, error) {
 	a := d.a
 	var vals [max(numResourceFields, numScopeFields)]Value
 	for it := a.Iter(m); it.Next(); {
 		name := a.str(it.Key())
 		g := viewField(f.Fields, name)
 		if g == nil {
-			return Value{}, &ViewError{Path: path + "." + name, Problem: "is not a key of the OTLP view"}
+			return Value{}, &ViewError{Path: "." + f.Name + "." + name, Problem: "is not a key of the OTLP view"}
 		}
-		v, err := d.viewValue(g, it.Value(), path)
+		v, err := d.viewValue(f, g, it.Value())
 		if err != nil {
 			return Value{}, err
 		}
@@ -176,21 +187,21 @@ func (d *otlpDecoder) viewGroup(f *ViewField, m Value, path string) (Value, erro
 
 // viewTime reads a timestamp of the view: an RFC 3339 string or integer
 // unix nanoseconds.
-func viewTime(a *Arena, v Value, path string) (int64, error) {
+func viewTime(a *Arena, v Value, group, f *ViewField) (int64, error) {
 	switch v.kind() {
 	case Int:
 		return v.Int(), nil
 	case String:
 		t, err := time.Parse(time.RFC3339Nano, a.str(v))
 		if err != nil {
-			return 0, &ViewError{Path: path, Problem: "is not an RFC 3339 time: " + err.Error()}
+			return 0, &ViewError{Path: viewPath(group, f), Problem: "is not an RFC 3339 time: " + err.Error()}
 		}
 		if y := t.Year(); y < 1678 || y > 2261 {
-			return 0, &ViewError{Path: path, Problem: "is outside the years 1678 to 2261 that unix nanoseconds hold"}
+			return 0, &ViewError{Path: viewPath(group, f), Problem: "is outside the years 1678 to 2261 that unix nanoseconds hold"}
 		}
 		return t.UnixNano(), nil
 	case Timestamp:
 		return v.Time(), nil
 	}
-	return 0, &ViewError{Path: path, Problem: "holds " + article(v.kind()) + ", not a timestamp (an RFC 3339 string or unix nanoseconds)"}
+	return 0, &ViewError{Path: viewPath(group, f), Problem: "holds " + article(v.kind()) + ", not a timestamp (an RFC 3339 string or unix nanoseconds)"}
 }
