@@ -531,6 +531,66 @@ func TestDecodeOTLPJSONForms(t *testing.T) {
 	}
 }
 
+// TestDecodeOTLPJSONScalarsMatchProtojson: every scalar field (but the
+// ids) takes the forms protojson takes, and only those, with the value
+// protojson reads.
+func TestDecodeOTLPJSONScalarsMatchProtojson(t *testing.T) {
+	forms := []string{
+		`0`, `1`, `-1`, `-0`, `1.0`, `1.5`, `1e2`, `1E+2`, `100e-2`, `150e-2`, `0.1e1`, `1.50e1`, `0.0e5`, `-0.0`,
+		`2147483647`, `2147483648`, `-2147483648`, `-2147483649`, `4294967295`, `4294967296`,
+		`9223372036854775807`, `9223372036854775808`, `-9223372036854775808`, `-9223372036854775809`,
+		`18446744073709551615`, `18446744073709551616`, `1e19`, `1e20`, `0.00000000000000000000001e23`,
+		`123456789012345678901e-1`, `1e-400`, `1e400`, `1e99999999999`, `4.9e-324`, `1.7976931348623157e308`,
+		`"1"`, `"-1"`, `"1e2"`, `"1.5"`, `" 1"`, `"1 "`, `"0x1"`, `"+1"`, `"01"`, `"1."`, `".5"`, `""`, `"\u0031"`,
+		`"NaN"`, `"Infinity"`, `"-Infinity"`, `"nan"`, `"inf"`, `"SEVERITY_NUMBER_FATAL4"`, `"SEVERITY_NUMBER_FATAL5"`,
+		`"18446744073709551615"`, `"-9223372036854775808"`, `true`, `{}`, `[]`, `"1"2`,
+		`"AQI="`, `"AQI"`, `"AQ-_"`, `"AQ+/"`, `"AQ=="`, `"A"`, `"AQI=="`, `"AQ\nI="`, `"AQ I="`, `"-_8="`, `"+/8"`, `"AQ-/"`,
+		`"AQ\u003d\u003d"`, `"x\ud83d\ude00"`, `"\u00e9\t"`, `false`, `null`, `tru`, `"\x"`,
+	}
+	fields := []struct {
+		name string
+		wrap func(v string) string
+	}{
+		{"timeUnixNano", func(v string) string { return `{"timeUnixNano":` + v + `}` }},
+		{"observedTimeUnixNano", func(v string) string { return `{"observedTimeUnixNano":` + v + `}` }},
+		{"severityNumber", func(v string) string { return `{"severityNumber":` + v + `}` }},
+		{"flags", func(v string) string { return `{"flags":` + v + `}` }},
+		{"droppedAttributesCount", func(v string) string { return `{"droppedAttributesCount":` + v + `}` }},
+		{"intValue", func(v string) string { return `{"body":{"intValue":` + v + `}}` }},
+		{"doubleValue", func(v string) string { return `{"body":{"doubleValue":` + v + `}}` }},
+		{"bytesValue", func(v string) string { return `{"body":{"bytesValue":` + v + `}}` }},
+		{"boolValue", func(v string) string { return `{"body":{"boolValue":` + v + `}}` }},
+		{"stringValue", func(v string) string { return `{"body":{"stringValue":` + v + `}}` }},
+		{"key", func(v string) string { return `{"attributes":[{"key":` + v + `}]}` }},
+		{"severityText", func(v string) string { return `{"severityText":` + v + `}` }},
+		{"resource.droppedAttributesCount", nil},
+	}
+	for _, fd := range fields {
+		for _, form := range forms {
+			in := `{"resourceLogs":[{"resource":{"droppedAttributesCount":` + form + `},"scopeLogs":[{"logRecords":[{}]}]}]}`
+			if fd.wrap != nil {
+				in = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[` + fd.wrap(form) + `]}]}]}`
+			}
+			a := NewArena()
+			recs, err := a.DecodeOTLPJSON([]byte(in), Referenced, nil)
+			m := &logs.LogsData{}
+			// Without DiscardUnknown: an unknown enum name is an error.
+			perr := protojson.Unmarshal([]byte(in), m)
+			if (err == nil) != (perr == nil) {
+				t.Errorf("%s %s: ours %v, protojson %v", fd.name, form, err, perr)
+				continue
+			}
+			if err != nil {
+				continue
+			}
+			wv, wt := oracleViews(m)
+			if gv, gt := recordViews(recs); fmt.Sprint(gv, gt) != fmt.Sprint(wv, wt) {
+				t.Errorf("%s %s:\n ours %v %v\n protojson %v %v", fd.name, form, gv, gt, wv, wt)
+			}
+		}
+	}
+}
+
 func TestDecodeOTLPJSONErrors(t *testing.T) {
 	wrap := func(lr string) string {
 		return `{"resourceLogs":[{"scopeLogs":[{},{"logRecords":[{},{},{},` + lr + `]}]}]}`
