@@ -29,4 +29,9 @@
 //
 // The rules for bad input, numbers, strings, duplicate keys and key order are
 // in docs/records.md.
+//
+// OTLP log records (their view is in docs/otlp.md) come from Arena.DecodeOTLP
+// (protobuf), Arena.DecodeOTLPJSON (OTLP/JSON) and Arena.DecodeOTLPView (the
+// view as JSON, as test blocks write it), and an OTLPEncoder writes records
+// as OTLP requests, protobuf or JSON, regrouped by resource and scope.
 package record

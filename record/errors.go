@@ -53,4 +53,7 @@ func decodeErr(off int, err error, detail string) error {
 var (
 	ErrWireType = errors.New("wrong protobuf wire type")
 	ErrIDLength = errors.New("trace or span id of the wrong length")
+	// ErrFieldType is an OTLP/JSON field holding a JSON value its type
+	// does not take (a number for a string, "abc" for an integer, …).
+	ErrFieldType = errors.New("OTLP field of the wrong type")
 )

@@ -1,0 +1,312 @@
+package record
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"time"
+)
+
+// AppendJSON appends recs to dst as one ExportLogsServiceRequest in
+// OTLP/JSON, on one line without a newline, regrouped by resource and
+// scope as AppendProto regroups them, and with the same fields: an OTLP
+// record is written from its view (edits included), a plain record
+// becomes a LogRecord whose body is the record's map and whose time is
+// the record's time. Fields at their defaults are left out; names are
+// lowerCamelCase, ids lower-case hex, 64-bit integers strings, enums
+// numbers, bytes standard base64, and doubles numbers or, for NaN and the
+// infinities, the strings protojson writes.
+func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
+	e.group(recs)
+	dst = append(dst, '{')
+	if len(e.res) == 0 {
+		return append(dst, '}')
+	}
+	dst = append(dst, `"resourceLogs":[`...)
+	for ri := range e.res {
+		g := &e.res[ri]
+		if ri > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		obj := len(dst)
+		dst = appendResourceJSON(dst, g.a, g.v)
+		dst = jsonKey(dst, obj, "scopeLogs")
+		dst = append(dst, '[')
+		for si := g.first; si >= 0; si = e.scopes[si].next {
+			s := &e.scopes[si]
+			if si != g.first {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '{')
+			sobj := len(dst)
+			dst = appendScopeJSON(dst, s.a, s.v)
+			dst = jsonKey(dst, sobj, "logRecords")
+			dst = append(dst, '[')
+			for i := s.first; i >= 0; i = e.next[i] {
+				if i != s.first {
+					dst = append(dst, ',')
+				}
+				dst = appendLogRecordJSON(dst, recs[i])
+			}
+			dst = append(dst, ']')
+			dst = appendStringJSON(dst, sobj, "schemaUrl", s.a, viewValue(s.a, s.v, &scopeView[vScopeSchemaURL]))
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+		dst = appendStringJSON(dst, obj, "schemaUrl", g.a, viewValue(g.a, g.v, &resourceView[vResSchemaURL]))
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...)
+}
+
+// jsonKey writes the name of a field of the object whose first field
+// starts at obj, after a comma unless it is the first.
+func jsonKey(dst []byte, obj int, name string) []byte {
+	if len(dst) > obj {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
+}
+
+// appendResourceJSON writes the "resource" field, left out when the
+// resource is empty.
+func appendResourceJSON(dst []byte, a *Arena, m Value) []byte {
+	start := len(dst)
+	dst = append(dst, `"resource":{`...)
+	obj := len(dst)
+	dst = appendKeyValuesJSON(dst, obj, "attributes", a, viewValue(a, m, &resourceView[vResAttributes]), Value{})
+	dst = appendUintJSON(dst, obj, "droppedAttributesCount", viewValue(a, m, &resourceView[vResDropped]))
+	if len(dst) == obj {
+		return dst[:start]
+	}
+	return append(dst, '}')
+}
+
+// appendScopeJSON writes the "scope" field, left out when the scope is
+// empty.
+func appendScopeJSON(dst []byte, a *Arena, m Value) []byte {
+	start := len(dst)
+	dst = append(dst, `"scope":{`...)
+	obj := len(dst)
+	dst = appendStringJSON(dst, obj, "name", a, viewValue(a, m, &scopeView[vScopeName]))
+	dst = appendStringJSON(dst, obj, "version", a, viewValue(a, m, &scopeView[vScopeVersion]))
+	dst = appendKeyValuesJSON(dst, obj, "attributes", a, viewValue(a, m, &scopeView[vScopeAttributes]), Value{})
+	dst = appendUintJSON(dst, obj, "droppedAttributesCount", viewValue(a, m, &scopeView[vScopeDropped]))
+	if len(dst) == obj {
+		return dst[:start]
+	}
+	return append(dst, '}')
+}
+
+// appendLogRecordJSON writes one LogRecord, its fields in the order of
+// their declaration.
+func appendLogRecordJSON(dst []byte, r *Record) []byte {
+	a, root := r.a, r.root
+	dst = append(dst, '{')
+	obj := len(dst)
+	if r.layout != layoutOTLP {
+		if r.time != 0 {
+			dst = appendUint64JSON(dst, obj, "timeUnixNano", uint64(r.time))
+		}
+		dst = jsonKey(dst, obj, "body")
+		dst = appendAnyValueJSON(dst, a, root)
+		return append(dst, '}')
+	}
+	// The view's values by slot, as AppendProto reads them; a key the
+	// view does not have becomes an attribute, as there.
+	var vals [numRootFields]Value
+	unknown := Value{}
+	for it := a.Iter(root); it.Next(); {
+		k := it.Key()
+		if f := viewField(rootView, a.str(k)); f != nil {
+			vals[f.ID] = it.Value()
+		} else {
+			unknown = root
+		}
+	}
+	var observed int64
+	if v := vals[vObservedTime]; v.kind() == Timestamp {
+		observed = v.Time()
+	}
+	if t := r.time; t != 0 && !(r.timeFmt == otlpTimeUnset && t == observed) {
+		dst = appendUint64JSON(dst, obj, "timeUnixNano", uint64(t))
+	}
+	if observed != 0 {
+		dst = appendUint64JSON(dst, obj, "observedTimeUnixNano", uint64(observed))
+	}
+	if v := vals[vSeverityNumber]; v.kind() == Int && int32(v.Int()) != 0 {
+		dst = jsonKey(dst, obj, "severityNumber")
+		dst = strconv.AppendInt(dst, int64(int32(v.Int())), 10)
+	}
+	dst = appendStringJSON(dst, obj, "severityText", a, vals[vSeverityText])
+	if v := vals[vBody]; v.kind() != Absent {
+		dst = jsonKey(dst, obj, "body")
+		dst = appendAnyValueJSON(dst, a, v)
+	}
+	dst = appendKeyValuesJSON(dst, obj, "attributes", a, vals[vAttributes], unknown)
+	dst = appendUintJSON(dst, obj, "droppedAttributesCount", vals[vDropped])
+	dst = appendUintJSON(dst, obj, "flags", vals[vFlags])
+	dst = appendIDJSON(dst, obj, "traceId", a, vals[vTraceID], 16)
+	dst = appendIDJSON(dst, obj, "spanId", a, vals[vSpanID], 8)
+	dst = appendStringJSON(dst, obj, "eventName", a, vals[vEventName])
+	return append(dst, '}')
+}
+
+func appendUint64JSON(dst []byte, obj int, name string, u uint64) []byte {
+	dst = jsonKey(dst, obj, name)
+	dst = append(dst, '"')
+	dst = strconv.AppendUint(dst, u, 10)
+	return append(dst, '"')
+}
+
+// appendUintJSON writes an Int as a uint32 field, unless it is 0.
+func appendUintJSON(dst []byte, obj int, name string, v Value) []byte {
+	if v.kind() != Int || uint32(v.Int()) == 0 {
+		return dst
+	}
+	dst = jsonKey(dst, obj, name)
+	return strconv.AppendUint(dst, uint64(uint32(v.Int())), 10)
+}
+
+// appendStringJSON writes a String value unless it is empty.
+func appendStringJSON(dst []byte, obj int, name string, a *Arena, v Value) []byte {
+	if v.kind() != String || v.n() == 0 {
+		return dst
+	}
+	dst = jsonKey(dst, obj, name)
+	return a.appendString(dst, v)
+}
+
+// appendIDJSON writes a hex trace or span id in lower case; "" (and
+// anything that is not hex of the id's length) is left out.
+func appendIDJSON(dst []byte, obj int, name string, a *Arena, v Value, n int) []byte {
+	if v.kind() != String || int(v.n()) != 2*n || !validHexID(a.str(v), n) {
+		return dst
+	}
+	dst = jsonKey(dst, obj, name)
+	dst = append(dst, '"')
+	for _, c := range a.raw(v) {
+		if 'A' <= c && c <= 'F' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, '"')
+}
+
+// appendKeyValuesJSON writes the entries of a map as a repeated KeyValue
+// field, followed by the keys of extra that the view does not have (see
+// appendLogRecordJSON), unless there are none.
+func appendKeyValuesJSON(dst []byte, obj int, name string, a *Arena, m, extra Value) []byte {
+	start := len(dst)
+	dst = jsonKey(dst, obj, name)
+	dst = append(dst, '[')
+	list := len(dst)
+	if m.kind() == Map {
+		for it := a.Iter(m); it.Next(); {
+			dst = appendKeyValueJSON(dst, list, a, it.Key(), it.Value())
+		}
+	}
+	for it := a.Iter(extra); it.Next(); {
+		if viewField(rootView, a.str(it.Key())) == nil {
+			dst = appendKeyValueJSON(dst, list, a, it.Key(), it.Value())
+		}
+	}
+	if len(dst) == list {
+		return dst[:start]
+	}
+	return append(dst, ']')
+}
+
+func appendKeyValueJSON(dst []byte, list int, a *Arena, k, v Value) []byte {
+	if len(dst) > list {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '{')
+	obj := len(dst)
+	if k.n() > 0 {
+		dst = jsonKey(dst, obj, "key")
+		dst = a.appendString(dst, k)
+	}
+	if v.kind() != Null && v.kind() != Absent {
+		dst = jsonKey(dst, obj, "value")
+		dst = appendAnyValueJSON(dst, a, v)
+	}
+	return append(dst, '}')
+}
+
+// appendAnyValueJSON writes an AnyValue holding v, as appendAnyValue
+// does in protobuf: null is the AnyValue with no value, a timestamp its
+// RFC 3339 string.
+func appendAnyValueJSON(dst []byte, a *Arena, v Value) []byte {
+	switch v.kind() {
+	case String:
+		dst = append(dst, `{"stringValue":`...)
+		dst = a.appendString(dst, v)
+	case Bool:
+		dst = append(dst, `{"boolValue":`...)
+		dst = strconv.AppendBool(dst, v.Bool())
+	case Int:
+		dst = append(dst, `{"intValue":"`...)
+		dst = strconv.AppendInt(dst, v.Int(), 10)
+		dst = append(dst, '"')
+	case Float:
+		dst = append(dst, `{"doubleValue":`...)
+		dst = appendDoubleJSON(dst, v.Float())
+	case Bytes:
+		dst = append(dst, `{"bytesValue":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, a.raw(v))
+		dst = append(dst, '"')
+	case Timestamp:
+		dst = append(dst, `{"stringValue":"`...)
+		dst = time.Unix(0, v.Time()).UTC().AppendFormat(dst, time.RFC3339Nano)
+		dst = append(dst, '"')
+	case Array:
+		dst = append(dst, `{"arrayValue":{`...)
+		if v.n() > 0 {
+			dst = append(dst, `"values":[`...)
+			for i := 0; i < int(v.n()); i++ {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendAnyValueJSON(dst, a, a.nodes[int(v.off())+i])
+			}
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '}')
+	case Map:
+		dst = append(dst, `{"kvlistValue":{`...)
+		dst = appendKeyValuesJSON(dst, len(dst), "values", a, v, Value{})
+		dst = append(dst, '}')
+	default:
+		dst = append(dst, '{')
+	}
+	return append(dst, '}')
+}
+
+// appendDoubleJSON writes a double as protojson does: the shortest
+// decimal, with an exponent below 1e-6 and from 1e21 on, and NaN and the
+// infinities as strings.
+func appendDoubleJSON(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	fmt := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmt = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, fmt, -1, 64)
+	if n := len(dst); fmt == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1] // 1e-07 → 1e-7
+		dst = dst[:n-1]
+	}
+	return dst
+}
