@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ func init() {
 
 // evalBatch is how many records share an arena before it is reset.
 const evalBatch = 1024
+
+// evalFormats are the formats of --in and --out.
+var evalFormats = []string{"json", "msgpack", "otlp", "otlp-json"}
 
 // evalStats are the counts of the summary line.
 type evalStats struct {
@@ -52,8 +56,15 @@ func (s *evalStats) String() string {
 }
 
 const evalUsage = `
-usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
-       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--lua-memory-limit SIZE] [--tag T] [--time RFC3339] [--in json|msgpack] [--out json|msgpack]
+usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
+       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--lua-memory-limit SIZE] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
+
+Formats: json (one record per line; for a policy with schema otlp, each
+line is an OTLP record's view), msgpack (Fluent Bit events), otlp (one
+OTLP ExportLogsServiceRequest in protobuf: the whole of stdin), otlp-json
+(one request in OTLP/JSON). With --out otlp or otlp-json the kept records
+go out as one request, regrouped by resource and scope; an OTLP record
+written as json is its view with "time" added (docs/otlp.md).
 
 Runs the policy over the records on stdin and writes the records it keeps
 to stdout (dropped records are absent; a faulting record is written
@@ -69,8 +80,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("eval", evalUsage, stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
 	backendName := fl.String("backend", backend.Names()[0], "the backend that runs the policy")
-	inFormat := fl.String("in", "json", "input format: json (one record per line) or msgpack")
-	outFormat := fl.String("out", "json", "output format: json (one record per line) or msgpack")
+	inFormat := fl.String("in", "json", "input `format`: "+strings.Join(evalFormats, ", "))
+	outFormat := fl.String("out", "json", "output `format`: "+strings.Join(evalFormats, ", "))
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
 	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
 	luaTimeout := fl.Duration("lua-timeout", lua.DefaultTimeLimit, "the time limit of a --lua call, and of the script's top level at load: a call that runs longer is stopped and its record passed through (0: no limit)")
@@ -95,8 +106,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range []string{*inFormat, *outFormat} {
-		if f != "json" && f != "msgpack" {
-			fmt.Fprintf(stderr, "policyrun eval: unknown format %q (want json or msgpack)\n", f)
+		if !slices.Contains(evalFormats, f) {
+			fmt.Fprintf(stderr, "policyrun eval: unknown format %q (want one of %s)\n", f, strings.Join(evalFormats, ", "))
 			return 2
 		}
 	}
@@ -170,11 +181,22 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 		msgpack: outFormat == "msgpack", arena: record.NewArena(),
 		tag: tag, time: recTime,
 	}
+	if strings.HasPrefix(outFormat, "otlp") {
+		e.otlpOut = outFormat
+	}
+	// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
+	e.views = backend.IsOTLP(runner)
 	e.splitter, _ = runner.(backend.SplitProgram)
-	if inFormat == "msgpack" {
+	switch inFormat {
+	case "msgpack":
 		err = e.msgpackInput(stdin)
-	} else {
+	case "otlp", "otlp-json":
+		err = e.otlpInput(stdin, inFormat)
+	default:
 		err = e.jsonInput(stdin)
+	}
+	if err == nil && e.otlpOut != "" {
+		err = e.writeOTLP()
 	}
 	if ferr := e.out.Flush(); err == nil {
 		err = ferr
@@ -182,6 +204,9 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 	fmt.Fprintln(stderr, e.stats.String())
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
+		if errors.As(err, new(*record.DecodeError)) {
+			return 1 // a refused request: bad input, as a policy error is
+		}
 		return 2
 	}
 	return 0
@@ -198,6 +223,12 @@ type evaluator struct {
 	msgpack  bool
 	arena    *record.Arena
 	buf      []byte
+	// otlpOut is the OTLP format of --out, if it is one: the kept records
+	// are collected (the arena is not reset) and go out as one request.
+	otlpOut string
+	kept    []*record.Record
+	enc     record.OTLPEncoder
+	views   bool // JSON lines are OTLP views (an OTLP policy)
 }
 
 // record runs the policy over one record and writes it, and the records
@@ -247,6 +278,10 @@ func (e *evaluator) record(rec *record.Record) error {
 
 func (e *evaluator) write(rec *record.Record) error {
 	e.stats.out++
+	if e.otlpOut != "" {
+		e.kept = append(e.kept, rec)
+		return nil
+	}
 	if e.msgpack {
 		e.buf = rec.AppendMsgpack(e.buf[:0])
 	} else {
@@ -261,12 +296,18 @@ func (e *evaluator) jsonInput(r io.Reader) error {
 	for lineNo, n := 1, 0; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && strings.TrimSpace(string(line)) != "" {
-			if n == evalBatch {
+			if n == evalBatch && e.otlpOut == "" {
 				e.arena.Reset()
 				n = 0
 			}
 			n++
-			rec, derr := e.arena.DecodeJSON(line, record.Owned)
+			var rec *record.Record
+			var derr error
+			if e.views {
+				rec, derr = e.arena.DecodeOTLPView(line, record.Owned)
+			} else {
+				rec, derr = e.arena.DecodeJSON(line, record.Owned)
+			}
 			if derr != nil {
 				e.malformed(lineNo, derr, line)
 			} else if rerr := e.record(rec); rerr != nil {
@@ -300,7 +341,7 @@ func (e *evaluator) msgpackInput(r io.Reader) error {
 		return err
 	}
 	for n, i := 0, 1; len(data) > 0; i++ {
-		if n == evalBatch {
+		if n == evalBatch && e.otlpOut == "" {
 			e.arena.Reset()
 			n = 0
 		}
@@ -336,4 +377,40 @@ func (e *evaluator) msgpackInput(r io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// otlpInput runs the records of one OTLP request, the whole of r. A request
+// that does not decode is refused whole, as an OTLP receiver answers 400:
+// nothing of it is run or written.
+func (e *evaluator) otlpInput(r io.Reader, format string) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var recs []*record.Record
+	if format == "otlp" {
+		recs, err = e.arena.DecodeOTLP(data, record.Referenced, nil)
+	} else {
+		recs, err = e.arena.DecodeOTLPJSON(data, record.Referenced, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("the request is refused: %w", err)
+	}
+	for _, rec := range recs {
+		if err := e.record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOTLP writes the kept records as one request.
+func (e *evaluator) writeOTLP() error {
+	if e.otlpOut == "otlp" {
+		e.buf = e.enc.AppendProto(e.buf[:0], e.kept)
+	} else {
+		e.buf = append(e.enc.AppendJSON(e.buf[:0], e.kept), '\n')
+	}
+	_, err := e.out.Write(e.buf)
+	return err
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+const otlpPolicy = `policy "add"
+schema otlp
+
+set .attributes."bench.added" = "yes"
+drop when .severity_number < 5
+`
+
+// otlpViews are three OTLP records as views: two of one resource, and one
+// that the policy drops.
+const otlpViews = `{"body":"hi","severity_number":9,"attributes":{"a":1},"resource":{"attributes":{"service.name":"x"}}}
+{"body":"dbg","severity_number":1,"resource":{"attributes":{"service.name":"y"}}}
+{"body":"hi2","severity_number":9,"resource":{"attributes":{"service.name":"x"}}}
+`
+
+func TestEvalOTLP(t *testing.T) {
+	p := writePolicy(t, otlpPolicy)
+	// The views as one OTLP/JSON request, through the policy: regrouped,
+	// the two records of service x in one group, the debug record dropped.
+	for _, backend := range []string{"vm", "lua"} {
+		code, req, errs := runWith(otlpViews, "eval", "--policy", p, "--backend", backend, "--out", "otlp-json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", backend, code, errs)
+		}
+		if strings.Count(req, `"resource":`) != 1 || strings.Count(req, `"bench.added"`) != 2 || strings.Contains(req, "dbg") {
+			t.Errorf("%s: request %s", backend, req)
+		}
+		if !strings.Contains(errs, "3 in, 2 out, 1 dropped") {
+			t.Errorf("%s: stderr %s", backend, errs)
+		}
+		// OTLP/JSON → protobuf → JSON views: the same records.
+		code, pb, errs := runWith(req, "eval", "--policy", p, "--backend", backend, "--in", "otlp-json", "--out", "otlp")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", backend, code, errs)
+		}
+		code, views, errs := runWith(pb, "eval", "--policy", p, "--backend", backend, "--in", "otlp")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", backend, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(views), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("%s: %d views: %s", backend, len(lines), views)
+		}
+		for i, body := range []string{"hi", "hi2"} {
+			a := record.NewArena()
+			rec, err := a.DecodeOTLPView([]byte(lines[i]), record.Owned)
+			if err != nil {
+				t.Fatalf("%s: view %d: %v", backend, i, err)
+			}
+			m := rec.ToGo()
+			attrs, _ := m["attributes"].(map[string]any)
+			if m["body"] != body || attrs["bench.added"] != "yes" || !strings.HasPrefix(lines[i], `{"time":`) {
+				t.Errorf("%s: view %d: %s", backend, i, lines[i])
+			}
+		}
+	}
+}
+
+func TestEvalOTLPRefused(t *testing.T) {
+	p := writePolicy(t, otlpPolicy)
+	for _, tt := range []struct{ in, format, want string }{
+		{"\x0a\x05\x12", "otlp", "unexpected end of input"},
+		{`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"abc"}]}]}]}`, "otlp-json", "traceId"},
+	} {
+		code, out, errs := runWith(tt.in, "eval", "--policy", p, "--in", tt.format)
+		if code != 1 || out != "" || !strings.Contains(errs, "the request is refused") || !strings.Contains(errs, tt.want) {
+			t.Errorf("%s %q: exit %d, stdout %q, stderr %s", tt.format, tt.in, code, out, errs)
+		}
+	}
+}
+
+func TestEvalPlainToOTLP(t *testing.T) {
+	p := writePolicy(t, "policy \"p\"\nset .seen = true\n")
+	code, req, errs := runWith(`{"msg":"a"}`+"\n", "eval", "--policy", p, "--out", "otlp-json", "--time", "2026-01-02T03:04:05Z")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1767323045000000000","body":{"kvlistValue":{"values":[{"key":"msg","value":{"stringValue":"a"}},{"key":"seen","value":{"boolValue":true}}]}}}]}]}]}`
+	if strings.TrimSpace(req) != want {
+		t.Errorf("request\n%s\nwant\n%s", req, want)
+	}
+}
