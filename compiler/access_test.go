@@ -126,7 +126,7 @@ func TestAccessSound(t *testing.T) {
 		}
 		for _, tc := range f.Tests {
 			if checkSound(t, fn+": "+tc.Name, prog, func(a *record.Arena) *record.Record {
-				rec, err := policytest.NewInput(tc, a)
+				rec, err := policytest.NewInput(f, tc, a)
 				if err != nil {
 					t.Fatal(err)
 				}

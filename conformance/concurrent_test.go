@@ -84,7 +84,7 @@ func runInputs(t *testing.T, f *policy.File, run func(*record.Record) string) st
 	var b strings.Builder
 	a := record.NewArena()
 	for _, tc := range f.Tests {
-		rec, err := policytest.NewInput(tc, a)
+		rec, err := policytest.NewInput(f, tc, a)
 		if err != nil {
 			t.Error(err)
 			return ""

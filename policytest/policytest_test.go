@@ -106,7 +106,7 @@ func TestDiff(t *testing.T) {
 func TestNewInput(t *testing.T) {
 	f, _ := load(t)
 	a := record.NewArena()
-	rec, err := NewInput(f.Tests[0], a)
+	rec, err := NewInput(f, f.Tests[0], a)
 	if err != nil {
 		t.Fatal(err)
 	}

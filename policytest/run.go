@@ -48,13 +48,13 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 				res.Failures = append(res.Failures, fmt.Sprintf("[%s] cannot load the policy: %v", b.Name, loadErr[i]))
 				continue
 			}
-			r, err := runOne(runners[i], t)
+			r, err := runOne(runners[i], f, t)
 			if err != nil {
 				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %v", b.Name, err))
 				continue
 			}
 			r.backend = b.Name
-			if msg := r.meets(t); msg != "" {
+			if msg := r.meets(f, t); msg != "" {
 				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %s", b.Name, msg))
 			}
 			runs = append(runs, r)
@@ -77,9 +77,11 @@ type run struct {
 	got     any // the record after the run, as JSON values
 }
 
-// NewInput builds the input record of test t in arena a: the literal's
-// keys in source order, tag from the test (or none), time TestNow.
-func NewInput(t *policy.Test, a *record.Arena) (*record.Record, error) {
+// NewInput builds the input record of test t of file f in arena a: the
+// literal's keys in source order, tag from the test (or none), time TestNow.
+// For an OTLP policy (schema otlp) the literal is the record's view
+// (docs/otlp.md): missing keys take their defaults, and "time" gives %time.
+func NewInput(f *policy.File, t *policy.Test, a *record.Arena) (*record.Record, error) {
 	if t.Input == nil {
 		return nil, fmt.Errorf("test %q has no input", t.Name)
 	}
@@ -87,21 +89,47 @@ func NewInput(t *policy.Test, a *record.Arena) (*record.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("test %q: input: %v", t.Name, err)
 	}
-	rec, err := a.DecodeJSON(b, record.Owned)
+	rec, err := decodeInput(f, a, b)
 	if err != nil {
 		return nil, fmt.Errorf("test %q: input: %v", t.Name, err)
 	}
 	if t.Tag != nil {
 		rec.SetTag([]byte(t.Tag.Str))
 	}
-	rec.SetTime(TestNow.UnixNano())
+	if !f.IsOTLP() || rec.Time() == 0 {
+		rec.SetTime(TestNow.UnixNano())
+	}
 	rec.Commit()
 	return rec, nil
 }
 
-func runOne(rn backend.Program, t *policy.Test) (r run, err error) {
+func decodeInput(f *policy.File, a *record.Arena, b []byte) (*record.Record, error) {
+	if f.IsOTLP() {
+		return a.DecodeOTLPView(b, record.Owned)
+	}
+	return a.DecodeJSON(b, record.Owned)
+}
+
+// want is the record test t expects, as JSON values: for an OTLP policy
+// the expected view with its defaults filled in, as NewInput reads inputs.
+func want(f *policy.File, t *policy.Test) (any, error) {
+	if !f.IsOTLP() {
+		return LitValue(t.Want)
+	}
+	b, err := appendLitJSON(nil, t.Want)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := record.NewArena().DecodeOTLPView(b, record.Owned)
+	if err != nil {
+		return nil, err
+	}
+	return normalize(rec.ToGo()), nil
+}
+
+func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err error) {
 	a := record.NewArena()
-	rec, err := NewInput(t, a)
+	rec, err := NewInput(f, t, a)
 	if err != nil {
 		return r, err
 	}
@@ -121,7 +149,7 @@ func runOne(rn backend.Program, t *policy.Test) (r run, err error) {
 }
 
 // meets checks r against the test's expectation and explains a miss.
-func (r run) meets(t *policy.Test) string {
+func (r run) meets(f *policy.File, t *policy.Test) string {
 	switch t.Expect {
 	case policy.ExpectDropped:
 		if r.out.Action != spec.Drop {
@@ -135,7 +163,7 @@ func (r run) meets(t *policy.Test) string {
 			return "the record changed although the run faulted (" + r.out.Fault.String() + ")\n" + Diff(r.input, r.got)
 		}
 	case policy.ExpectRecord:
-		want, err := LitValue(t.Want)
+		want, err := want(f, t)
 		if err != nil {
 			return "bad expected record: " + err.Error()
 		}
