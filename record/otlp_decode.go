@@ -50,7 +50,8 @@ func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, err
 		a.rollback(m)
 		a.nrec = nrec
 		clear(d.recs[n0:])
-		return d.recs[:n0], err
+		clear(dst[n0:cap(dst)])
+		return dst, err
 	}
 	return d.recs, nil
 }
@@ -159,6 +160,26 @@ func (o *occurrences) add(s, e int) {
 // reset forgets the occurrences (a oneof member replaced by another).
 func (o *occurrences) reset() { *o = occurrences{} }
 
+// origin maps an error of the decoder that view returned for o back to
+// the offset in d's input: the merged occurrences are a buffer of their
+// own, whose offsets are not the request's.
+func (o *occurrences) origin(err error) error {
+	de, ok := err.(*DecodeError)
+	if o.n <= 1 || !ok {
+		return err
+	}
+	at := 0 // where occurrence k starts in the merged buffer
+	for k, r := range o.more {
+		n := r[1] - r[0]
+		if de.Offset < at+n || k == len(o.more)-1 {
+			de.Offset += r[0] - at
+			break
+		}
+		at += n
+	}
+	return err
+}
+
 // view returns a decoder and the range that hold the merged occurrences:
 // d itself when there was one, else a new buffer with their concatenation.
 func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int) {
@@ -179,7 +200,7 @@ func (d *otlpDecoder) request() error {
 	w := d.w
 	return d.fields(0, len(w.b), func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, len(w.b))
+			return w.skip(wt, at, i, len(w.b))
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ExportLogsServiceRequest", "resource_logs", wt, wireBytes)
@@ -198,7 +219,7 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ResourceLogs", [...]string{"", "resource", "scope_logs", "schema_url"}[field], wt, wireBytes)
@@ -223,11 +244,11 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	rd, rs, re := d.view(&res)
 	resource, err := rd.resource(rs, re, schema)
 	if err != nil {
-		return err
+		return res.origin(err)
 	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e) // checked by the first pass
 		return fe, d.scopeLogs(fs, fe, resource)
@@ -242,7 +263,7 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		switch field {
 		case 1:
-			return d.keyValueField(wt, at, i, e, 3, "Resource.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "Resource.attributes")
 		case 2:
 			if wt != wireVarint {
 				return i, wantType(at, "Resource", "dropped_attributes_count", wt, wireVarint)
@@ -251,7 +272,7 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 			dropped = IntValue(int64(uint32(u)))
 			return j, err
 		}
-		return w.skip(wt, i, e) // entity_refs and fields of later versions
+		return w.skip(wt, at, i, e) // entity_refs and fields of later versions
 	})
 	if err != nil {
 		return Value{}, err
@@ -269,7 +290,7 @@ func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ScopeLogs", [...]string{"", "scope", "log_records", "schema_url"}[field], wt, wireBytes)
@@ -294,11 +315,11 @@ func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	sd, ss, se := d.view(&scope)
 	scopeVal, err := sd.scope(ss, se, schema)
 	if err != nil {
-		return err
+		return scope.origin(err)
 	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e)
 		return fe, d.logRecord(fs, fe, resource, scopeVal)
@@ -329,7 +350,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			}
 			return fe, err
 		case 3:
-			return d.keyValueField(wt, at, i, e, 3, "InstrumentationScope.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "InstrumentationScope.attributes")
 		case 4:
 			if wt != wireVarint {
 				return i, wantType(at, "InstrumentationScope", "dropped_attributes_count", wt, wireVarint)
@@ -338,7 +359,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			vals[vScopeDropped] = IntValue(int64(uint32(u)))
 			return j, err
 		}
-		return w.skip(wt, i, e)
+		return w.skip(wt, at, i, e)
 	})
 	if err != nil {
 		return Value{}, err
@@ -376,7 +397,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 			return Value{}, Value{}, err
 		}
 		if field > 2 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, Value{}, err
 			}
 			continue
@@ -403,7 +424,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	}
 	vd, vs, ve := d.view(&val)
 	v, err := vd.anyValue(vs, ve, depth)
-	return key, v, err
+	return key, v, val.origin(err)
 }
 
 // anyValue decodes an AnyValue at [s, e); depth is the depth an array or
@@ -420,7 +441,7 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field > 7 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
 			continue
@@ -474,10 +495,13 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
 	}
 	md, ms, me := d.view(&msg)
+	var err error
 	if member == 5 {
-		return md.arrayValue(ms, me, depth)
+		v, err = md.arrayValue(ms, me, depth)
+	} else {
+		v, err = md.kvlist(ms, me, depth)
 	}
-	return md.kvlist(ms, me, depth)
+	return v, msg.origin(err)
 }
 
 var (
@@ -490,7 +514,7 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 	start := len(d.a.scratch)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ArrayValue", "values", wt, wireBytes)
@@ -515,7 +539,7 @@ func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 	start := len(d.a.scratch)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		return d.keyValueField(wt, at, i, e, depth+1, "KeyValueList.values")
 	})
@@ -600,7 +624,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			}
 			return fe, err
 		}
-		return w.skip(wt, i, e)
+		return w.skip(wt, at, i, e)
 	})
 	if err != nil {
 		a.scratch = a.scratch[:start]
@@ -610,7 +634,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	if body.n > 0 {
 		bd, bs, be := d.view(&body)
 		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
-			return err
+			return body.origin(err)
 		}
 	}
 	if vals[vTraceID], err = d.id(trace, &rootView[vTraceID]); err != nil {
