@@ -228,11 +228,12 @@ func TestDecodeOTLPMatchesOracle(t *testing.T) {
 
 // flatten lists each record's view with its time, in a canonical order, so
 // that a request and its regrouped encoding compare as sets of records
-// that each keep their own resource and scope.
+// that each keep their own resource and scope. The views print as Go
+// syntax (%#v), which tells bytes from strings and nil from empty.
 func flatten(views []map[string]any, times []int64) []string {
 	var out []string
 	for i, v := range views {
-		out = append(out, fmt.Sprintf("%d %v", times[i], v))
+		out = append(out, fmt.Sprintf("%d %#v", times[i], v))
 	}
 	sort.Strings(out)
 	return out
