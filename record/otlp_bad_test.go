@@ -441,3 +441,40 @@ func checkOracle(t *testing.T, req []byte, recs []*Record) {
 		t.Fatalf("decoded\n%v %v\nthe oracle\n%v %v", gv, gt, wv, wt)
 	}
 }
+
+// TestOTLPParsedAnyway: what the view leaves out is checked as protobuf
+// checks it, so that we refuse what protobuf-go refuses (findings of
+// FuzzDecodeOTLP).
+func TestOTLPParsedAnyway(t *testing.T) {
+	// An array or kvlist that another member of its AnyValue replaces.
+	arr := pb{}.tag(9, wireFixed64).raw(1, 2, 3)
+	req, off := place("LogRecord.body", pb{}.msg(5, arr).str(1, "s"), 3)
+	decodeBad(t, req, ErrTruncated, off)
+	kvl := pb{}.msg(1, pb{}.str(1, "\xff"))
+	req, off = place("LogRecord.body", pb{}.msg(6, kvl).msg(5, arr[:0]), 6)
+	decodeBad(t, req, ErrInvalidUTF8, off)
+
+	// Each occurrence of a field sent twice is a message on its own,
+	// though their concatenation is one: [field 6, varint 0x30].
+	rl := pb{}.bytes(1, pb{}.tag(6, wireVarint)).bytes(1, pb{0x30})
+	req, off = place("ResourceLogs", rl, 3)
+	decodeBad(t, req, ErrTruncated, off)
+
+	// A Resource's entity_refs (not in the view): strings are UTF-8.
+	req, off = place("Resource", pb{}.msg(3, pb{}.str(2, "ho\xffst")), 4)
+	decodeBad(t, req, ErrInvalidUTF8, off)
+	req, off = place("Resource", pb{}.msg(3, pb{}.str(4, "k").tag(1, wireBytes).raw(5)), 7)
+	decodeBad(t, req, ErrTruncated, off)
+	for _, ok := range []pb{
+		pb{}.msg(3, pb{}.str(1, "https://s").str(2, "host").str(3, "host.name").str(4, "x").uint(9, 1)),
+		pb{}.uint(3, 5), // another wire type: unknown, for protobuf-go too
+		pb{}.msg(3, pb{}.uint(2, 1).str(7, "\xff")), // the same inside
+	} {
+		req, _ := place("Resource", ok, 0)
+		recs, err := NewArena().DecodeOTLP(req, Referenced, nil)
+		if err != nil {
+			t.Fatalf("%x: %v", req, err)
+		}
+		checkOracle(t, req, recs)
+	}
+}

@@ -182,18 +182,30 @@ func (o *occurrences) origin(err error) error {
 
 // view returns a decoder and the range that hold the merged occurrences:
 // d itself when there was one, else a new buffer with their concatenation.
-func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int) {
+// Each occurrence must be a message on its own: its fields end where it
+// ends (a concatenation could join two halves of a field).
+func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int, error) {
 	if o.n <= 1 {
-		return d, o.s, o.e
+		return d, o.s, o.e, nil
 	}
+	w := d.w
 	var buf []byte
 	for _, r := range o.more {
-		buf = append(buf, d.w.b[r[0]:r[1]]...)
+		for i := r[0]; i < r[1]; {
+			_, wt, j, err := w.tag(i, r[1])
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			if i, err = w.skip(wt, i, j, r[1]); err != nil {
+				return nil, 0, 0, err
+			}
+		}
+		buf = append(buf, w.b[r[0]:r[1]]...)
 	}
 	sub := *d
 	sub.w = wire{buf}
 	sub.ref, sub.base = d.a.addBuf(buf), 0
-	return &sub, 0, len(buf)
+	return &sub, 0, len(buf), nil
 }
 
 func (d *otlpDecoder) request() error {
@@ -241,7 +253,10 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	if err != nil {
 		return err
 	}
-	rd, rs, re := d.view(&res)
+	rd, rs, re, err := d.view(&res)
+	if err != nil {
+		return err
+	}
 	resource, err := rd.resource(rs, re, schema)
 	if err != nil {
 		return res.origin(err)
@@ -271,8 +286,16 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 			u, j, err := w.varint(i, e)
 			dropped = IntValue(int64(uint32(u)))
 			return j, err
+		case 3:
+			if wt == wireBytes {
+				fs, fe, err := w.bytesField(i, e)
+				if err != nil {
+					return i, err
+				}
+				return fe, d.entityRef(fs, fe)
+			}
 		}
-		return w.skip(wt, at, i, e) // entity_refs and fields of later versions
+		return w.skip(wt, at, i, e) // fields of later versions
 	})
 	if err != nil {
 		return Value{}, err
@@ -282,6 +305,26 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	vals[vResDropped] = dropped
 	vals[vResSchemaURL] = schema
 	return d.fixedMap(resourceKeys[:], vals[:]), nil
+}
+
+// entityRef checks an EntityRef of a Resource's entity_refs at [s, e),
+// which the view leaves out, as protobuf does: its strings (fields 1-4)
+// must be UTF-8.
+func (d *otlpDecoder) entityRef(s, e int) error {
+	w := d.w
+	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field > 4 || wt != wireBytes {
+			return w.skip(wt, at, i, e)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		if !validUTF8(w.b[fs:fe]) {
+			return i, decodeErr(fs, ErrInvalidUTF8, "EntityRef."+[...]string{"", "schema_url", "type", "id_keys", "description_keys"}[field])
+		}
+		return fe, nil
+	})
 }
 
 func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
@@ -312,7 +355,10 @@ func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	if err != nil {
 		return err
 	}
-	sd, ss, se := d.view(&scope)
+	sd, ss, se, err := d.view(&scope)
+	if err != nil {
+		return err
+	}
 	scopeVal, err := sd.scope(ss, se, schema)
 	if err != nil {
 		return scope.origin(err)
@@ -422,7 +468,10 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	if val.n == 0 {
 		return key, NullValue(), nil
 	}
-	vd, vs, ve := d.view(&val)
+	vd, vs, ve, err := d.view(&val)
+	if err != nil {
+		return Value{}, Value{}, err
+	}
 	v, err := vd.anyValue(vs, ve, depth)
 	return key, v, val.origin(err)
 }
@@ -449,7 +498,14 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		if want := anyValueWire[field]; wt != want {
 			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
 		}
-		if field != member {
+		if field != member && msg.n > 0 {
+			// Another member replaces an array or kvlist, which
+			// protobuf parses all the same: a bad one is refused.
+			m := d.a.mark()
+			if _, err := d.message(member, &msg, depth); err != nil {
+				return Value{}, err
+			}
+			d.a.rollback(m)
 			msg.reset()
 		}
 		member = field
@@ -491,11 +547,20 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	if member != 5 && member != 6 {
 		return v, nil
 	}
+	return d.message(member, &msg, depth)
+}
+
+// message decodes the array (member 5) or kvlist (6) of an AnyValue from
+// its occurrences.
+func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
 	if depth > d.maxDepth {
 		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
 	}
-	md, ms, me := d.view(&msg)
-	var err error
+	md, ms, me, err := d.view(msg)
+	if err != nil {
+		return Value{}, err
+	}
+	var v Value
 	if member == 5 {
 		v, err = md.arrayValue(ms, me, depth)
 	} else {
@@ -632,7 +697,10 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	}
 	vals[vAttributes] = d.finish(Map, start)
 	if body.n > 0 {
-		bd, bs, be := d.view(&body)
+		bd, bs, be, err := d.view(&body)
+		if err != nil {
+			return err
+		}
 		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
 			return body.origin(err)
 		}
