@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	logs "go.opentelemetry.io/proto/otlp/logs/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/policyrun/policyrun/internal/golden"
@@ -49,6 +52,13 @@ func FuzzDecodeOTLP(f *testing.F) {
 				// than our limit (protobuf-go's is 10,000).
 				if !errors.Is(err, ErrWireType) && !errors.Is(err, ErrIDLength) && !errors.Is(err, ErrDepth) {
 					t.Fatalf("we refuse what the oracle takes: %v", err)
+				}
+				// A wire type error is at a tag of that wire type.
+				if errors.Is(err, ErrWireType) {
+					_, wt, n := protowire.ConsumeTag(req[de.Offset:])
+					if n < 0 || !strings.Contains(de.Detail, "wire type "+strconv.Itoa(int(wt))) {
+						t.Fatalf("%v: not at a tag of that wire type", err)
+					}
 				}
 			}
 			return
