@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strconv"
@@ -435,6 +436,20 @@ func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int
 
 func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	w := d.w
+	// The common layout first: the key, then the value, each once and
+	// shorter than 128 bytes.
+	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
+		ke := s + 2 + int(b[s+1])
+		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
+			if err != nil {
+				return Value{}, Value{}, err
+			}
+			key.setSig(keySig(b[s+2 : ke]))
+			v, err := d.anyValue(ke+2, e, depth)
+			return key, v, err
+		}
+	}
 	key := d.str(s, 0)
 	var val occurrences
 	for i := s; i < e; {
@@ -481,6 +496,27 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 // no member is null.
 func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	w := d.w
+	// The common layouts first: one scalar member.
+	if b := w.b; e-s >= 2 {
+		switch b[s] {
+		case 1<<3 | wireBytes:
+			if n := int(b[s+1]); n < 0x80 && s+2+n == e {
+				return d.utf8Str(s+2, e, "AnyValue.string_value")
+			}
+		case 3<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return IntValue(int64(u)), nil
+			}
+		case 4<<3 | wireFixed64:
+			if e-s == 9 {
+				return FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b[s+1:]))), nil
+			}
+		case 2<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return BoolValue(u != 0), nil
+			}
+		}
+	}
 	v := NullValue()
 	member := 0
 	var msg occurrences // the occurrences of an array or kvlist member
@@ -574,27 +610,37 @@ var (
 	anyValueFields = [...]string{"", "string_value", "bool_value", "int_value", "double_value", "array_value", "kvlist_value", "bytes_value"}
 )
 
+// arrayValue, kvlist and logRecord, the hot paths, are plain loops over
+// their fields (a closure for fields costs a call per field). A failure
+// leaves scratch values behind, which the decode's rollback drops.
+
 func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
 		if field != 1 {
-			return w.skip(wt, at, i, e)
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
 		}
 		if wt != wireBytes {
-			return i, wantType(at, "ArrayValue", "values", wt, wireBytes)
+			return Value{}, wantType(i, "ArrayValue", "values", wt, wireBytes)
 		}
-		fs, fe, err := w.bytesField(i, e)
+		fs, fe, err := w.bytesField(j, e)
 		if err != nil {
-			return i, err
+			return Value{}, err
 		}
 		v, err := d.anyValue(fs, fe, depth+1)
+		if err != nil {
+			return Value{}, err
+		}
 		d.a.scratch = append(d.a.scratch, v)
-		return fe, err
-	})
-	if err != nil {
-		d.a.scratch = d.a.scratch[:start]
-		return Value{}, err
+		i = fe
 	}
 	return d.finish(Array, start), nil
 }
@@ -602,18 +648,31 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field != 1 {
-			return w.skip(wt, at, i, e)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
 		}
-		return d.keyValueField(wt, at, i, e, depth+1, "KeyValueList.values")
-	})
-	if err != nil {
-		d.a.scratch = d.a.scratch[:start]
-		return Value{}, err
+		if field != 1 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if i, err = d.keyValueField(wt, i, j, e, depth+1, "KeyValueList.values"); err != nil {
+			return Value{}, err
+		}
 	}
 	return d.finish(Map, start), nil
 }
+
+// The LogRecord fields that the decoder reads, by number: their wire types
+// (-1: a field it skips) and names.
+var (
+	logRecordWire   = [...]int{-1, wireFixed64, wireVarint, wireBytes, -1, wireBytes, wireBytes, wireVarint, wireFixed32, wireBytes, wireBytes, wireFixed64, wireBytes}
+	logRecordFields = [...]string{1: "time_unix_nano", 2: "severity_number", 3: "severity_text", 5: "body", 6: "attributes",
+		7: "dropped_attributes_count", 8: "flags", 9: "trace_id", 10: "span_id", 11: "observed_time_unix_nano", 12: "event_name"}
+)
 
 // logRecord decodes a LogRecord at [s, e) into a record.
 func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
@@ -629,73 +688,80 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		dropped       int64
 	)
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		var err error
-		switch field {
-		case 1, 11:
-			if wt != wireFixed64 {
-				return i, wantType(at, "LogRecord", map[bool]string{true: "time_unix_nano", false: "observed_time_unix_nano"}[field == 1], wt, wireFixed64)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return err
+		}
+		if field >= len(logRecordWire) || logRecordWire[field] < 0 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return err
 			}
+			continue
+		}
+		if want := logRecordWire[field]; wt != want {
+			return wantType(i, "LogRecord", logRecordFields[field], wt, want)
+		}
+		switch wt {
+		case wireFixed64:
 			var u uint64
-			u, i, err = w.fixed64(i, e)
+			if u, i, err = w.fixed64(j, e); err != nil {
+				return err
+			}
 			if field == 1 {
 				unix = u
 			} else {
 				obs = u
 			}
-			return i, err
-		case 2, 7:
-			if wt != wireVarint {
-				return i, wantType(at, "LogRecord", map[bool]string{true: "severity_number", false: "dropped_attributes_count"}[field == 2], wt, wireVarint)
-			}
+			continue
+		case wireVarint:
 			var u uint64
-			u, i, err = w.varint(i, e)
+			if u, i, err = w.varint(j, e); err != nil {
+				return err
+			}
 			if field == 2 {
 				sevNum = int64(int32(u))
 			} else {
 				dropped = int64(uint32(u))
 			}
-			return i, err
-		case 8:
-			if wt != wireFixed32 {
-				return i, wantType(at, "LogRecord", "flags", wt, wireFixed32)
-			}
+			continue
+		case wireFixed32:
 			var u uint32
-			u, i, err = w.fixed32(i, e)
+			if u, i, err = w.fixed32(j, e); err != nil {
+				return err
+			}
 			flags = int64(u)
-			return i, err
-		case 6:
-			return d.keyValueField(wt, at, i, e, 3, "LogRecord.attributes")
-		case 3, 5, 9, 10, 12:
-			if wt != wireBytes {
-				name := map[int]string{3: "severity_text", 5: "body", 9: "trace_id", 10: "span_id", 12: "event_name"}[field]
-				return i, wantType(at, "LogRecord", name, wt, wireBytes)
-			}
-			fs, fe, err := w.bytesField(i, e)
-			if err != nil {
-				return i, err
-			}
-			switch field {
-			case 3:
-				vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
-			case 12:
-				vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
-			case 5:
-				body.add(fs, fe)
-			case 9:
-				trace = [2]int{fs, fe}
-			case 10:
-				span = [2]int{fs, fe}
-			}
-			return fe, err
+			continue
 		}
-		return w.skip(wt, at, i, e)
-	})
-	if err != nil {
-		a.scratch = a.scratch[:start]
-		return err
+		if field == 6 {
+			if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
+				return err
+			}
+			continue
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return err
+		}
+		switch field {
+		case 3:
+			vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
+		case 12:
+			vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
+		case 5:
+			body.add(fs, fe)
+		case 9:
+			trace = [2]int{fs, fe}
+		case 10:
+			span = [2]int{fs, fe}
+		}
+		if err != nil {
+			return err
+		}
+		i = fe
 	}
 	vals[vAttributes] = d.finish(Map, start)
+	var err error
 	if body.n > 0 {
 		bd, bs, be, err := d.view(&body)
 		if err != nil {
