@@ -240,8 +240,12 @@ func (a *Arena) dedup(kv []Value) int {
 	w := 0
 	for i := 0; i < n; i++ {
 		k := kv[2*i]
-		raw := a.raw(k)
-		if seen.add(keySig(raw)) {
+		sig := k.sig() // decoded keys carry it
+		if sig == 0 {
+			sig = keySig(a.raw(k))
+		}
+		if seen.add(sig) {
+			raw := a.raw(k)
 			j := 0
 			for ; j < w; j++ {
 				if uint32(kv[2*j].u) == uint32(k.u) && string(a.raw(kv[2*j])) == string(raw) {

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strconv"
@@ -50,7 +51,8 @@ func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, err
 		a.rollback(m)
 		a.nrec = nrec
 		clear(d.recs[n0:])
-		return d.recs[:n0], err
+		clear(dst[n0:cap(dst)])
+		return dst, err
 	}
 	return d.recs, nil
 }
@@ -159,27 +161,59 @@ func (o *occurrences) add(s, e int) {
 // reset forgets the occurrences (a oneof member replaced by another).
 func (o *occurrences) reset() { *o = occurrences{} }
 
+// origin maps an error of the decoder that view returned for o back to
+// the offset in d's input: the merged occurrences are a buffer of their
+// own, whose offsets are not the request's.
+func (o *occurrences) origin(err error) error {
+	de, ok := err.(*DecodeError)
+	if o.n <= 1 || !ok {
+		return err
+	}
+	at := 0 // where occurrence k starts in the merged buffer
+	for k, r := range o.more {
+		n := r[1] - r[0]
+		if de.Offset < at+n || k == len(o.more)-1 {
+			de.Offset += r[0] - at
+			break
+		}
+		at += n
+	}
+	return err
+}
+
 // view returns a decoder and the range that hold the merged occurrences:
 // d itself when there was one, else a new buffer with their concatenation.
-func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int) {
+// Each occurrence must be a message on its own: its fields end where it
+// ends (a concatenation could join two halves of a field).
+func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int, error) {
 	if o.n <= 1 {
-		return d, o.s, o.e
+		return d, o.s, o.e, nil
 	}
+	w := d.w
 	var buf []byte
 	for _, r := range o.more {
-		buf = append(buf, d.w.b[r[0]:r[1]]...)
+		for i := r[0]; i < r[1]; {
+			_, wt, j, err := w.tag(i, r[1])
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			if i, err = w.skip(wt, i, j, r[1]); err != nil {
+				return nil, 0, 0, err
+			}
+		}
+		buf = append(buf, w.b[r[0]:r[1]]...)
 	}
 	sub := *d
 	sub.w = wire{buf}
 	sub.ref, sub.base = d.a.addBuf(buf), 0
-	return &sub, 0, len(buf)
+	return &sub, 0, len(buf), nil
 }
 
 func (d *otlpDecoder) request() error {
 	w := d.w
 	return d.fields(0, len(w.b), func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, len(w.b))
+			return w.skip(wt, at, i, len(w.b))
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ExportLogsServiceRequest", "resource_logs", wt, wireBytes)
@@ -198,7 +232,7 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ResourceLogs", [...]string{"", "resource", "scope_logs", "schema_url"}[field], wt, wireBytes)
@@ -220,14 +254,17 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	if err != nil {
 		return err
 	}
-	rd, rs, re := d.view(&res)
-	resource, err := rd.resource(rs, re, schema)
+	rd, rs, re, err := d.view(&res)
 	if err != nil {
 		return err
 	}
+	resource, err := rd.resource(rs, re, schema)
+	if err != nil {
+		return res.origin(err)
+	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e) // checked by the first pass
 		return fe, d.scopeLogs(fs, fe, resource)
@@ -242,7 +279,7 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		switch field {
 		case 1:
-			return d.keyValueField(wt, at, i, e, 3, "Resource.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "Resource.attributes")
 		case 2:
 			if wt != wireVarint {
 				return i, wantType(at, "Resource", "dropped_attributes_count", wt, wireVarint)
@@ -250,8 +287,16 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 			u, j, err := w.varint(i, e)
 			dropped = IntValue(int64(uint32(u)))
 			return j, err
+		case 3:
+			if wt == wireBytes {
+				fs, fe, err := w.bytesField(i, e)
+				if err != nil {
+					return i, err
+				}
+				return fe, d.entityRef(fs, fe)
+			}
 		}
-		return w.skip(wt, i, e) // entity_refs and fields of later versions
+		return w.skip(wt, at, i, e) // fields of later versions
 	})
 	if err != nil {
 		return Value{}, err
@@ -263,13 +308,33 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	return d.fixedMap(resourceKeys[:], vals[:]), nil
 }
 
+// entityRef checks an EntityRef of a Resource's entity_refs at [s, e),
+// which the view leaves out, as protobuf does: its strings (fields 1-4)
+// must be UTF-8.
+func (d *otlpDecoder) entityRef(s, e int) error {
+	w := d.w
+	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field > 4 || wt != wireBytes {
+			return w.skip(wt, at, i, e)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		if !validUTF8(w.b[fs:fe]) {
+			return i, decodeErr(fs, ErrInvalidUTF8, "EntityRef."+[...]string{"", "schema_url", "type", "id_keys", "description_keys"}[field])
+		}
+		return fe, nil
+	})
+}
+
 func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	w := d.w
 	var scope occurrences
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ScopeLogs", [...]string{"", "scope", "log_records", "schema_url"}[field], wt, wireBytes)
@@ -291,14 +356,17 @@ func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	if err != nil {
 		return err
 	}
-	sd, ss, se := d.view(&scope)
-	scopeVal, err := sd.scope(ss, se, schema)
+	sd, ss, se, err := d.view(&scope)
 	if err != nil {
 		return err
 	}
+	scopeVal, err := sd.scope(ss, se, schema)
+	if err != nil {
+		return scope.origin(err)
+	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e)
 		return fe, d.logRecord(fs, fe, resource, scopeVal)
@@ -329,7 +397,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			}
 			return fe, err
 		case 3:
-			return d.keyValueField(wt, at, i, e, 3, "InstrumentationScope.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "InstrumentationScope.attributes")
 		case 4:
 			if wt != wireVarint {
 				return i, wantType(at, "InstrumentationScope", "dropped_attributes_count", wt, wireVarint)
@@ -338,7 +406,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			vals[vScopeDropped] = IntValue(int64(uint32(u)))
 			return j, err
 		}
-		return w.skip(wt, i, e)
+		return w.skip(wt, at, i, e)
 	})
 	if err != nil {
 		return Value{}, err
@@ -368,6 +436,20 @@ func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int
 
 func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	w := d.w
+	// The common layout first: the key, then the value, each once and
+	// shorter than 128 bytes.
+	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
+		ke := s + 2 + int(b[s+1])
+		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
+			if err != nil {
+				return Value{}, Value{}, err
+			}
+			key.setSig(keySig(b[s+2 : ke]))
+			v, err := d.anyValue(ke+2, e, depth)
+			return key, v, err
+		}
+	}
 	key := d.str(s, 0)
 	var val occurrences
 	for i := s; i < e; {
@@ -376,7 +458,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 			return Value{}, Value{}, err
 		}
 		if field > 2 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, Value{}, err
 			}
 			continue
@@ -401,9 +483,12 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	if val.n == 0 {
 		return key, NullValue(), nil
 	}
-	vd, vs, ve := d.view(&val)
+	vd, vs, ve, err := d.view(&val)
+	if err != nil {
+		return Value{}, Value{}, err
+	}
 	v, err := vd.anyValue(vs, ve, depth)
-	return key, v, err
+	return key, v, val.origin(err)
 }
 
 // anyValue decodes an AnyValue at [s, e); depth is the depth an array or
@@ -411,6 +496,27 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 // no member is null.
 func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	w := d.w
+	// The common layouts first: one scalar member.
+	if b := w.b; e-s >= 2 {
+		switch b[s] {
+		case 1<<3 | wireBytes:
+			if n := int(b[s+1]); n < 0x80 && s+2+n == e {
+				return d.utf8Str(s+2, e, "AnyValue.string_value")
+			}
+		case 3<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return IntValue(int64(u)), nil
+			}
+		case 4<<3 | wireFixed64:
+			if e-s == 9 {
+				return FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b[s+1:]))), nil
+			}
+		case 2<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return BoolValue(u != 0), nil
+			}
+		}
+	}
 	v := NullValue()
 	member := 0
 	var msg occurrences // the occurrences of an array or kvlist member
@@ -420,7 +526,7 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field > 7 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
 			continue
@@ -428,7 +534,14 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		if want := anyValueWire[field]; wt != want {
 			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
 		}
-		if field != member {
+		if field != member && msg.n > 0 {
+			// Another member replaces an array or kvlist, which
+			// protobuf parses all the same: a bad one is refused.
+			m := d.a.mark()
+			if _, err := d.message(member, &msg, depth); err != nil {
+				return Value{}, err
+			}
+			d.a.rollback(m)
 			msg.reset()
 		}
 		member = field
@@ -470,14 +583,26 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	if member != 5 && member != 6 {
 		return v, nil
 	}
+	return d.message(member, &msg, depth)
+}
+
+// message decodes the array (member 5) or kvlist (6) of an AnyValue from
+// its occurrences.
+func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
 	if depth > d.maxDepth {
 		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
 	}
-	md, ms, me := d.view(&msg)
-	if member == 5 {
-		return md.arrayValue(ms, me, depth)
+	md, ms, me, err := d.view(msg)
+	if err != nil {
+		return Value{}, err
 	}
-	return md.kvlist(ms, me, depth)
+	var v Value
+	if member == 5 {
+		v, err = md.arrayValue(ms, me, depth)
+	} else {
+		v, err = md.kvlist(ms, me, depth)
+	}
+	return v, msg.origin(err)
 }
 
 var (
@@ -485,27 +610,37 @@ var (
 	anyValueFields = [...]string{"", "string_value", "bool_value", "int_value", "double_value", "array_value", "kvlist_value", "bytes_value"}
 )
 
+// arrayValue, kvlist and logRecord, the hot paths, are plain loops over
+// their fields (a closure for fields costs a call per field). A failure
+// leaves scratch values behind, which the decode's rollback drops.
+
 func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
 		if field != 1 {
-			return w.skip(wt, i, e)
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
 		}
 		if wt != wireBytes {
-			return i, wantType(at, "ArrayValue", "values", wt, wireBytes)
+			return Value{}, wantType(i, "ArrayValue", "values", wt, wireBytes)
 		}
-		fs, fe, err := w.bytesField(i, e)
+		fs, fe, err := w.bytesField(j, e)
 		if err != nil {
-			return i, err
+			return Value{}, err
 		}
 		v, err := d.anyValue(fs, fe, depth+1)
+		if err != nil {
+			return Value{}, err
+		}
 		d.a.scratch = append(d.a.scratch, v)
-		return fe, err
-	})
-	if err != nil {
-		d.a.scratch = d.a.scratch[:start]
-		return Value{}, err
+		i = fe
 	}
 	return d.finish(Array, start), nil
 }
@@ -513,18 +648,31 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field != 1 {
-			return w.skip(wt, i, e)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
 		}
-		return d.keyValueField(wt, at, i, e, depth+1, "KeyValueList.values")
-	})
-	if err != nil {
-		d.a.scratch = d.a.scratch[:start]
-		return Value{}, err
+		if field != 1 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if i, err = d.keyValueField(wt, i, j, e, depth+1, "KeyValueList.values"); err != nil {
+			return Value{}, err
+		}
 	}
 	return d.finish(Map, start), nil
 }
+
+// The LogRecord fields that the decoder reads, by number: their wire types
+// (-1: a field it skips) and names.
+var (
+	logRecordWire   = [...]int{-1, wireFixed64, wireVarint, wireBytes, -1, wireBytes, wireBytes, wireVarint, wireFixed32, wireBytes, wireBytes, wireFixed64, wireBytes}
+	logRecordFields = [...]string{1: "time_unix_nano", 2: "severity_number", 3: "severity_text", 5: "body", 6: "attributes",
+		7: "dropped_attributes_count", 8: "flags", 9: "trace_id", 10: "span_id", 11: "observed_time_unix_nano", 12: "event_name"}
+)
 
 // logRecord decodes a LogRecord at [s, e) into a record.
 func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
@@ -540,77 +688,87 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		dropped       int64
 	)
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
-	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		var err error
-		switch field {
-		case 1, 11:
-			if wt != wireFixed64 {
-				return i, wantType(at, "LogRecord", map[bool]string{true: "time_unix_nano", false: "observed_time_unix_nano"}[field == 1], wt, wireFixed64)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return err
+		}
+		if field >= len(logRecordWire) || logRecordWire[field] < 0 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return err
 			}
+			continue
+		}
+		if want := logRecordWire[field]; wt != want {
+			return wantType(i, "LogRecord", logRecordFields[field], wt, want)
+		}
+		switch wt {
+		case wireFixed64:
 			var u uint64
-			u, i, err = w.fixed64(i, e)
+			if u, i, err = w.fixed64(j, e); err != nil {
+				return err
+			}
 			if field == 1 {
 				unix = u
 			} else {
 				obs = u
 			}
-			return i, err
-		case 2, 7:
-			if wt != wireVarint {
-				return i, wantType(at, "LogRecord", map[bool]string{true: "severity_number", false: "dropped_attributes_count"}[field == 2], wt, wireVarint)
-			}
+			continue
+		case wireVarint:
 			var u uint64
-			u, i, err = w.varint(i, e)
+			if u, i, err = w.varint(j, e); err != nil {
+				return err
+			}
 			if field == 2 {
 				sevNum = int64(int32(u))
 			} else {
 				dropped = int64(uint32(u))
 			}
-			return i, err
-		case 8:
-			if wt != wireFixed32 {
-				return i, wantType(at, "LogRecord", "flags", wt, wireFixed32)
-			}
+			continue
+		case wireFixed32:
 			var u uint32
-			u, i, err = w.fixed32(i, e)
+			if u, i, err = w.fixed32(j, e); err != nil {
+				return err
+			}
 			flags = int64(u)
-			return i, err
-		case 6:
-			return d.keyValueField(wt, at, i, e, 3, "LogRecord.attributes")
-		case 3, 5, 9, 10, 12:
-			if wt != wireBytes {
-				name := map[int]string{3: "severity_text", 5: "body", 9: "trace_id", 10: "span_id", 12: "event_name"}[field]
-				return i, wantType(at, "LogRecord", name, wt, wireBytes)
-			}
-			fs, fe, err := w.bytesField(i, e)
-			if err != nil {
-				return i, err
-			}
-			switch field {
-			case 3:
-				vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
-			case 12:
-				vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
-			case 5:
-				body.add(fs, fe)
-			case 9:
-				trace = [2]int{fs, fe}
-			case 10:
-				span = [2]int{fs, fe}
-			}
-			return fe, err
+			continue
 		}
-		return w.skip(wt, i, e)
-	})
-	if err != nil {
-		a.scratch = a.scratch[:start]
-		return err
+		if field == 6 {
+			if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
+				return err
+			}
+			continue
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return err
+		}
+		switch field {
+		case 3:
+			vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
+		case 12:
+			vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
+		case 5:
+			body.add(fs, fe)
+		case 9:
+			trace = [2]int{fs, fe}
+		case 10:
+			span = [2]int{fs, fe}
+		}
+		if err != nil {
+			return err
+		}
+		i = fe
 	}
 	vals[vAttributes] = d.finish(Map, start)
+	var err error
 	if body.n > 0 {
-		bd, bs, be := d.view(&body)
-		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+		bd, bs, be, err := d.view(&body)
+		if err != nil {
 			return err
+		}
+		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+			return body.origin(err)
 		}
 	}
 	if vals[vTraceID], err = d.id(trace, &rootView[vTraceID]); err != nil {
