@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +63,9 @@ usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339
 Formats: json (one record per line; for a policy with schema otlp, each
 line is an OTLP record's view), msgpack (Fluent Bit events), otlp (one
 OTLP ExportLogsServiceRequest in protobuf: the whole of stdin), otlp-json
-(one request in OTLP/JSON). With --out otlp or otlp-json the kept records
-go out as one request, regrouped by resource and scope; an OTLP record
+(OTLP/JSON requests, one per line). With --out otlp or otlp-json the kept
+records of each request (or all records of other inputs) go out as one
+request, regrouped by resource and scope; an OTLP record
 written as json is its view with "time" added (docs/otlp.md).
 
 Runs the policy over the records on stdin and writes the records it keeps
@@ -195,7 +197,7 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 	default:
 		err = e.jsonInput(stdin)
 	}
-	if err == nil && e.otlpOut != "" {
+	if err == nil && e.otlpOut != "" && (len(e.kept) > 0 || !e.wrote) {
 		err = e.writeOTLP()
 	}
 	if ferr := e.out.Flush(); err == nil {
@@ -229,6 +231,7 @@ type evaluator struct {
 	kept    []*record.Record
 	enc     record.OTLPEncoder
 	views   bool // JSON lines are OTLP views (an OTLP policy)
+	wrote   bool // a request went out
 }
 
 // record runs the policy over one record and writes it, and the records
@@ -379,21 +382,42 @@ func (e *evaluator) msgpackInput(r io.Reader) error {
 	return nil
 }
 
-// otlpInput runs the records of one OTLP request, the whole of r. A request
-// that does not decode is refused whole, as an OTLP receiver answers 400:
-// nothing of it is run or written.
+// otlpInput runs the records of OTLP requests: in protobuf one, the whole
+// of r; in OTLP/JSON one per line. A request that does not decode is
+// refused whole, as an OTLP receiver answers 400: nothing of it is run or
+// written. With an OTLP --out, each request's kept records go out as one
+// request.
 func (e *evaluator) otlpInput(r io.Reader, format string) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	var recs []*record.Record
 	if format == "otlp" {
-		recs, err = e.arena.DecodeOTLP(data, record.Referenced, nil)
-	} else {
-		recs, err = e.arena.DecodeOTLPJSON(data, record.Referenced, nil)
+		return e.otlpRequest(data, 0, e.arena.DecodeOTLP)
 	}
+	for lineNo := 1; len(data) > 0; lineNo++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := e.otlpRequest(line, lineNo, e.arena.DecodeOTLPJSON); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *evaluator) otlpRequest(req []byte, lineNo int, decode func([]byte, record.Mode, []*record.Record) ([]*record.Record, error)) error {
+	recs, err := decode(req, record.Referenced, nil)
 	if err != nil {
+		if lineNo > 0 {
+			return fmt.Errorf("line %d: the request is refused: %w", lineNo, err)
+		}
 		return fmt.Errorf("the request is refused: %w", err)
 	}
 	for _, rec := range recs {
@@ -401,11 +425,19 @@ func (e *evaluator) otlpInput(r io.Reader, format string) error {
 			return err
 		}
 	}
+	if e.otlpOut != "" {
+		return e.writeOTLP()
+	}
 	return nil
 }
 
 // writeOTLP writes the kept records as one request.
 func (e *evaluator) writeOTLP() error {
+	defer func() { clear(e.kept); e.kept = e.kept[:0] }()
+	if len(e.kept) == 0 && e.wrote {
+		return nil // one empty request at most
+	}
+	e.wrote = true
 	if e.otlpOut == "otlp" {
 		e.buf = e.enc.AppendProto(e.buf[:0], e.kept)
 	} else {

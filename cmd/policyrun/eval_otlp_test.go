@@ -88,3 +88,11 @@ func TestEvalPlainToOTLP(t *testing.T) {
 		t.Errorf("request\n%s\nwant\n%s", req, want)
 	}
 }
+
+// The examples' test blocks pass on every backend.
+func TestExamplesPass(t *testing.T) {
+	code, out, errs := runWith("", "test", "../../examples")
+	if code != 0 || !strings.Contains(out+errs, " passed, 0 failed") {
+		t.Fatalf("policyrun test examples: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/record"
 )
 
 func init() {
 	register(command{
 		name:    "gen",
-		summary: "generate the deterministic benchmark data (flat, k8s, cri)",
+		summary: "generate the deterministic benchmark data (flat, k8s, cri, otlp)",
 		run:     runGen,
 	})
 }
@@ -20,14 +23,22 @@ func init() {
 // b1Count is each kind's record count in benchmark B1.
 var b1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
 
+// otlpCount is the default record count of gen otlp.
+const otlpCount = 100_000
+
 const genUsage = `
 usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]
+       policyrun gen otlp [--count N] [--seed S] [--encoding protobuf|json] [-o FILE]
 
 Writes the deterministic data of benchmark B1, one line per record
 (docs/pipeline-tail.md, "policyrun gen"):
   flat  JSON log lines of about 256 bytes
   k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them
   cri   container lines in the CRI format, some split over P lines
+or of benchmark B5 (docs/otlp.md):
+  otlp  OTLP log records in ExportLogsServiceRequests of 100: in protobuf
+        each request preceded by its length as 4 bytes big-endian, in
+        OTLP/JSON one request per line (default 100,000 records)
 `
 
 // runGen is `policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]`.
@@ -36,6 +47,7 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	count := fl.Int("count", 0, "number of lines (default: the B1 size, 1,000,000 flat or 300,000 k8s/cri)")
 	seed := fl.Uint64("seed", 1, "seed; the same seed gives the same bytes")
 	out := fl.String("o", "", "write to `FILE` instead of standard output")
+	encoding := fl.String("encoding", "protobuf", "gen otlp: protobuf or json")
 	// The kind may come before or after the flags.
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
@@ -52,13 +64,20 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "policyrun gen: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
 		return 2
 	}
-	if _, ok := b1Count[kind]; !ok {
+	if _, ok := b1Count[kind]; !ok && kind != "otlp" {
 		fmt.Fprintf(stderr, "policyrun gen: unknown kind %q (known: %s)\n", kind, strings.Join(gen.Kinds, ", "))
+		return 2
+	}
+	if kind != "otlp" && *encoding != "protobuf" || *encoding != "protobuf" && *encoding != "json" {
+		fmt.Fprintf(stderr, "policyrun gen: --encoding %s: only gen otlp takes an encoding, protobuf or json\n", *encoding)
 		return 2
 	}
 	n := *count
 	if n == 0 {
 		n = b1Count[kind]
+		if kind == "otlp" {
+			n = otlpCount
+		}
 	}
 	if n < 0 {
 		fmt.Fprintln(stderr, "policyrun gen: --count must not be negative")
@@ -75,7 +94,12 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		w = f
 	}
-	err := gen.Write(w, kind, n, *seed)
+	var err error
+	if kind == "otlp" {
+		err = writeOTLP(w, n, *seed, *encoding == "json")
+	} else {
+		err = gen.Write(w, kind, n, *seed)
+	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -86,4 +110,30 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// writeOTLP writes n generated OTLP records as requests of gen.OTLPBatch:
+// in protobuf each preceded by its length (4 bytes big-endian), the stream
+// that bench otlp replays; in OTLP/JSON one per line.
+func writeOTLP(w io.Writer, n int, seed uint64, asJSON bool) error {
+	g := gen.NewOTLP(seed)
+	a := record.NewArena()
+	var e record.OTLPEncoder
+	var recs []*record.Record
+	var buf []byte
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for i := 0; i < n; i += gen.OTLPBatch {
+		a.Reset()
+		recs = g.Records(a, min(gen.OTLPBatch, n-i), recs[:0])
+		if asJSON {
+			buf = append(e.AppendJSON(buf[:0], recs), '\n')
+		} else {
+			buf = e.AppendProto(append(buf[:0], 0, 0, 0, 0), recs)
+			binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
+		}
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/record"
 )
 
 // runGenArgs runs policyrun gen with args.
@@ -70,5 +73,54 @@ func TestGenToFile(t *testing.T) {
 	}
 	if !bytes.Equal(got, want.Bytes()) || bytes.Count(got, []byte("\n")) != 1000 {
 		t.Fatalf("file holds %d bytes, want %d", len(got), want.Len())
+	}
+}
+
+func TestGenOTLP(t *testing.T) {
+	for _, tt := range []struct {
+		count int
+		reqs  int
+	}{{250, 3}, {100, 1}, {1, 1}} {
+		code, pb, errs := runWith("", "gen", "otlp", "--count", fmt.Sprint(tt.count))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		// Length-prefixed protobuf requests: tt.reqs of them, tt.count records.
+		data, n, reqs := []byte(pb), 0, 0
+		for len(data) > 0 {
+			l := int(binary.BigEndian.Uint32(data))
+			recs, err := record.NewArena().DecodeOTLP(data[4:4+l], record.Owned, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, reqs, data = n+len(recs), reqs+1, data[4+l:]
+		}
+		if n != tt.count || reqs != tt.reqs {
+			t.Errorf("--count %d: %d records in %d requests, want %d", tt.count, n, reqs, tt.reqs)
+		}
+		// JSON: one request per line, the same records.
+		code, js, errs := runWith("", "gen", "otlp", "--count", fmt.Sprint(tt.count), "--encoding", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		lines := strings.Split(strings.TrimSuffix(js, "\n"), "\n")
+		m := 0
+		for _, l := range lines {
+			recs, err := record.NewArena().DecodeOTLPJSON([]byte(l), record.Owned, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m += len(recs)
+		}
+		if m != tt.count || len(lines) != tt.reqs {
+			t.Errorf("json --count %d: %d records in %d lines", tt.count, m, len(lines))
+		}
+		// Deterministic.
+		if _, again, _ := runWith("", "gen", "otlp", "--count", fmt.Sprint(tt.count)); again != pb {
+			t.Errorf("--count %d: two runs differ", tt.count)
+		}
+	}
+	if code, _, errs := runWith("", "gen", "flat", "--encoding", "json"); code != 2 || !strings.Contains(errs, "only gen otlp") {
+		t.Errorf("gen flat --encoding json: exit %d: %s", code, errs)
 	}
 }
