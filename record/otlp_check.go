@@ -22,6 +22,10 @@ func (e *ViewError) Error() string { return "record: OTLP view: " + e.Path + " "
 // span ids are hex of their length or "". Backends call it after a run
 // that edited the record; a non-nil error makes the run a fault. It is nil
 // for other records.
+//
+// The committed state was checked (or decoded) before, so only the keys
+// whose values differ from it are looked at: an edit of one attribute
+// checks the attributes map's kind, not the resource and scope.
 func (r *Record) CheckOTLP() error {
 	if r.layout != layoutOTLP {
 		return nil
@@ -29,33 +33,77 @@ func (r *Record) CheckOTLP() error {
 	if r.root.kind() != Map {
 		return &ViewError{Path: ".", Problem: "is not a map"}
 	}
-	return r.a.checkView(r.root, rootView, "")
+	return r.a.checkView(r.root, r.base, rootView, nil)
 }
 
-func (a *Arena) checkView(m Value, fields []ViewField, prefix string) error {
-	for it := a.Iter(m); it.Next(); {
-		name := a.Str(it.Key())
+// checkView checks the entries of map m against fields, skipping those
+// equal to the same key's entry in the checked map base (Absent: none).
+// parents are the keys above m, for the error's path.
+func (a *Arena) checkView(m, base Value, fields []ViewField, parents []string) error {
+	if m == base {
+		return nil
+	}
+	nodes := a.nodes[int(m.off()) : int(m.off())+2*int(m.n())]
+	var bnodes []Value
+	if base.kind() == Map {
+		bnodes = a.nodes[int(base.off()) : int(base.off())+2*int(base.n())]
+	}
+	for i := 0; i < len(nodes); i += 2 {
+		k, v := nodes[i], nodes[i+1]
+		if i+1 < len(bnodes) && bnodes[i] == k && bnodes[i+1] == v {
+			continue // where a copy of the map left it: the common case
+		}
+		if b, ok := a.sameEntry(base, i/2, k); ok && b == v {
+			continue
+		}
+		name := a.str(k)
 		f := viewField(fields, name)
 		if f == nil {
-			return &ViewError{Path: prefix + "." + name, Problem: "is not a key of the OTLP view (use .attributes)"}
+			return viewErr(parents, name, "is not a key of the OTLP view (use .attributes)")
 		}
-		v := it.Value()
-		k := v.kind()
+		kind := v.kind()
 		switch {
-		case f.Kind == Absent || k == Null:
-		case k != f.Kind:
-			return &ViewError{Path: prefix + "." + name, Problem: "holds " + article(k) + ", not " + article(f.Kind)}
+		case f.Kind == Absent || kind == Null:
+		case kind != f.Kind:
+			return viewErr(parents, name, "holds "+article(kind)+", not "+article(f.Kind))
 		case f.Fields != nil:
-			if err := a.checkView(v, f.Fields, prefix+"."+name); err != nil {
+			var b Value
+			if base.kind() == Map {
+				b, _ = a.lookup(base, name, k.sig())
+			}
+			if err := a.checkView(v, b, f.Fields, append(parents, f.Name)); err != nil {
 				return err
 			}
 		case f.HexLen > 0:
 			if s := a.Str(v); !validHexID(s, f.HexLen) {
-				return &ViewError{Path: prefix + "." + name, Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
+				return viewErr(parents, name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")
 			}
 		}
 	}
 	return nil
+}
+
+// sameEntry returns the value of key k in base, looking first at entry i,
+// where an edit that copied the map left it.
+func (a *Arena) sameEntry(base Value, i int, k Value) (Value, bool) {
+	if base.kind() != Map {
+		return Value{}, false
+	}
+	if i < int(base.n()) {
+		j := int(base.off()) + 2*i
+		if bk := a.nodes[j]; bk == k || a.keyEq(bk, k) {
+			return a.nodes[j+1], true
+		}
+	}
+	return a.lookup(base, a.str(k), k.sig())
+}
+
+func viewErr(parents []string, name, problem string) error {
+	path := ""
+	for _, p := range parents {
+		path += "." + p
+	}
+	return &ViewError{Path: path + "." + name, Problem: problem}
 }
 
 func viewField(fields []ViewField, name string) *ViewField {
