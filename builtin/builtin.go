@@ -7,11 +7,25 @@
 // missing), and docs/language.md is held to it by a test. Adding a built-in
 // means one row here, one VM function, one Lua function, one docs row and
 // conformance cases.
+//
+// Signatures are written as the reference writes them:
+//
+//	name(param type, ...) result
+//
+// A parameter may have a default, `tz string = "UTC"` or `digits int = 0`
+// (a string or int literal): calls may leave out the parameters with
+// defaults at the end, and the checker fills in the default (Info.Args), so
+// that backends always see every argument. A parameter `args ...` takes
+// any number of arguments (format); `a T?, b T?, ..., c T` is coalesce's.
+// Const names the parameter whose argument must be a constant string,
+// checked when the policy is checked (a zone name, a unit, a format);
+// Regex marks the parameter named re as a constant RE2 pattern.
 package builtin
 
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -66,6 +80,13 @@ const (
 	Exists
 	Keys
 	Coalesce
+
+	// §12, part A
+	UnixSeconds
+	UnixMillis
+	FromUnix
+	ParseDuration
+
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
 	NumIDs
@@ -83,6 +104,10 @@ type Func struct {
 	// Regex marks the parameter named re as a constant RE2 pattern, which
 	// the checker compiles.
 	Regex bool
+	// Const names the parameter whose argument must be a constant string
+	// (a literal, or the default), which the checker validates; "" for
+	// none. Unlike the regex, it is passed as a value.
+	Const string
 	// Narrows is the type (as Sig writes types) an is_ test proves its
 	// argument has when it returns true; "" for other functions.
 	Narrows string
@@ -90,9 +115,9 @@ type Func struct {
 	// Derived from Sig by this package.
 	Params []Param
 	Result string
-	// RegexArg and PathArg are the indexes of the regex and path
-	// parameters, or -1.
-	RegexArg, PathArg int
+	// RegexArg, PathArg and ConstArg are the indexes of the regex, path
+	// and constant parameters, or -1.
+	RegexArg, PathArg, ConstArg int
 }
 
 // Param is one parameter of a signature; Name is empty where the signature
@@ -100,10 +125,30 @@ type Func struct {
 type Param struct {
 	Name string
 	Type string
+	// Default is the value of a left-out argument, a string or an int64,
+	// or nil when the argument is required; DefaultText is its literal as
+	// the signature writes it.
+	Default     any
+	DefaultText string
+}
+
+// MinArgs is how many arguments a call of f must pass: the parameters
+// before those with defaults (and before a variadic one).
+func (f *Func) MinArgs() int {
+	n := 0
+	for _, p := range f.Params {
+		if p.Default != nil || p.Type == "..." {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // ValueArgs is how many arguments a call passes as values: all but the
-// regex, which backends compile once, when the program is built.
+// regex, which backends compile once, when the program is built. A
+// variadic function's calls pass as many as they have (the VM's CALL says
+// how many).
 func (f *Func) ValueArgs() int {
 	if f.RegexArg >= 0 {
 		return len(f.Params) - 1
@@ -111,7 +156,8 @@ func (f *Func) ValueArgs() int {
 	return len(f.Params)
 }
 
-// Variadic reports whether f takes any number of arguments (coalesce).
+// Variadic reports whether f takes any number of arguments (coalesce,
+// format).
 func (f *Func) Variadic() bool {
 	for _, p := range f.Params {
 		if p.Type == "..." {
@@ -165,8 +211,8 @@ var table = [NumIDs]Func{
 	ParseLogfmt: {Sig: "parse_logfmt(s string) map<string>?", Doc: "the key=value pairs of a logfmt line (quoted values unquoted), or null when s is not logfmt"},
 
 	Now:        {Sig: "now() timestamp", Doc: "the current time (fixed in tests)"},
-	ParseTime:  {Sig: "parse_time(s string, layout string) timestamp?", Doc: "s read with a strftime layout (%Y-%m-%dT%H:%M:%S...), or null when it does not match"},
-	FormatTime: {Sig: "format_time(t timestamp, layout string) string", Doc: "t written with a strftime layout, in UTC"},
+	ParseTime:  {Sig: `parse_time(s string, layout string, tz string = "UTC") timestamp?`, Doc: "s read with a strftime layout (%Y-%m-%dT%H:%M:%S...) as a time in the constant IANA zone tz (unless s gives an offset), or null when it does not match", Const: "tz"},
+	FormatTime: {Sig: `format_time(t timestamp, layout string, tz string = "UTC") string`, Doc: "t written with a strftime layout, in the constant IANA zone tz", Const: "tz"},
 	UnixNanos:  {Sig: "unix_nanos(t timestamp) int", Doc: "nanoseconds since 1970-01-01T00:00:00Z"},
 
 	Hash64:    {Sig: "hash64(s string) int", Doc: "the 64-bit FNV-1a hash of s shifted right by 11 bits (exact in a float64), for sampling"},
@@ -175,6 +221,12 @@ var table = [NumIDs]Func{
 	Exists:   {Sig: "exists(P path) bool", Doc: "whether the path P is present (even when it holds null)"},
 	Keys:     {Sig: "keys(m map|object) array<string>", Doc: "the keys of m, in the record's order"},
 	Coalesce: {Sig: "coalesce(a T?, b T?, ..., c T) T", Doc: "the first argument that is present and not null (a chain of ??)"},
+
+	// §12, part A
+	UnixSeconds:   {Sig: "unix_seconds(t timestamp) int", Doc: "whole seconds since 1970-01-01T00:00:00Z, rounded down"},
+	UnixMillis:    {Sig: "unix_millis(t timestamp) int", Doc: "whole milliseconds since 1970-01-01T00:00:00Z, rounded down"},
+	FromUnix:      {Sig: `from_unix(n int|float, unit string = "s") timestamp`, Doc: "the time n units after 1970-01-01T00:00:00Z, unit the constant s, ms, us or ns", Const: "unit"},
+	ParseDuration: {Sig: "parse_duration(s string) int?", Doc: "the nanoseconds of a Go duration (300ms, -1.5h, 2h45m), or null when s is not one"},
 }
 
 func isTest(name, t string) Func {
@@ -197,7 +249,8 @@ func init() {
 	}
 }
 
-// parseSig fills in Name, Params, Result, RegexArg and PathArg from Sig.
+// parseSig fills in Name, Params, Result, RegexArg, PathArg and ConstArg
+// from Sig.
 func (f *Func) parseSig() error {
 	open, close := strings.IndexByte(f.Sig, '('), strings.LastIndexByte(f.Sig, ')')
 	if open <= 0 || close < open {
@@ -205,19 +258,33 @@ func (f *Func) parseSig() error {
 	}
 	f.Name = f.Sig[:open]
 	f.Result = strings.TrimSpace(f.Sig[close+1:])
-	f.RegexArg, f.PathArg = -1, -1
+	f.RegexArg, f.PathArg, f.ConstArg = -1, -1, -1
 	if list := f.Sig[open+1 : close]; list != "" {
 		for i, p := range strings.Split(list, ", ") {
+			p, def, hasDef := strings.Cut(p, " = ")
 			name, typ, ok := strings.Cut(p, " ")
 			if !ok {
 				name, typ = "", p
 			}
-			f.Params = append(f.Params, Param{Name: name, Type: typ})
+			param := Param{Name: name, Type: typ}
+			if hasDef {
+				v, err := parseDefault(def)
+				if err != nil {
+					return fmt.Errorf("%s: parameter %s: %v", f.Name, name, err)
+				}
+				param.Default, param.DefaultText = v, def
+			} else if len(f.Params) > 0 && f.Params[len(f.Params)-1].Default != nil && typ != "..." {
+				return fmt.Errorf("%s: parameter %s has no default but follows one that has", f.Name, name)
+			}
+			f.Params = append(f.Params, param)
 			if typ == "path" {
 				f.PathArg = i
 			}
 			if f.Regex && name == "re" {
 				f.RegexArg = i
+			}
+			if f.Const != "" && name == f.Const {
+				f.ConstArg = i
 			}
 		}
 	}
@@ -227,7 +294,23 @@ func (f *Func) parseSig() error {
 	if f.Regex && f.RegexArg < 0 {
 		return fmt.Errorf("%s: Regex set but no parameter named re", f.Name)
 	}
+	if f.Const != "" && f.ConstArg < 0 {
+		return fmt.Errorf("%s: Const names %s, which is no parameter", f.Name, f.Const)
+	}
 	return nil
+}
+
+// parseDefault reads a default: a double-quoted string (Go's escapes) or
+// a decimal int.
+func parseDefault(s string) (any, error) {
+	if strings.HasPrefix(s, `"`) {
+		return strconv.Unquote(s)
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("default %s is neither a string nor an int", s)
+	}
+	return i, nil
 }
 
 // Lookup returns the built-in called name, or nil.

@@ -23,6 +23,9 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: Variadic = %v", f.Name, f.Variadic())
 		}
 	}
+	if f := ByID(ParseTime); f.MinArgs() != 2 || f.ConstArg != 2 || f.Params[2].Default != "UTC" {
+		t.Errorf("parse_time: MinArgs %d, ConstArg %d, default %v", f.MinArgs(), f.ConstArg, f.Params[2].Default)
+	}
 	if Lookup("nope") != nil || ByID(Invalid) != nil || ByID(NumIDs) != nil {
 		t.Error("lookups of what is not a built-in find one")
 	}
@@ -38,11 +41,16 @@ func TestParseSig(t *testing.T) {
 		bad               bool
 	}{
 		{sig: "now() timestamp", name: "now", result: "timestamp"},
-		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{"s", "string"}, {"re", "string"}}},
-		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{"", "string|array"}}},
-		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{"a", "T?"}, {"", "..."}, {"c", "T"}}},
+		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{Name: "s", Type: "string"}, {Name: "re", Type: "string"}}},
+		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{Type: "string|array"}}},
+		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{Name: "a", Type: "T?"}, {Type: "..."}, {Name: "c", Type: "T"}}},
+		{sig: `f(s string, tz string = "UTC", n int = -2) int`, name: "f", result: "int", params: []Param{
+			{Name: "s", Type: "string"}, {Name: "tz", Type: "string", Default: "UTC", DefaultText: `"UTC"`}, {Name: "n", Type: "int", Default: int64(-2), DefaultText: "-2"}}},
+		{sig: "f(fmt string, args ...) string", name: "f", result: "string", params: []Param{{Name: "fmt", Type: "string"}, {Name: "args", Type: "..."}}},
 		{sig: "f(s string)", bad: true},
 		{sig: "f s string) int", bad: true},
+		{sig: `f(a int = 1, b int) int`, bad: true},
+		{sig: `f(a int = x) int`, bad: true},
 	}
 	for _, tt := range tests {
 		f := Func{Sig: tt.sig, Doc: "d"}

@@ -28,12 +28,17 @@ type Option func(*spec.Options)
 // default is the wall clock, read once per run.
 func WithClock(c spec.Clock) Option { return func(o *spec.Options) { o.Clock = c } }
 
+// WithRandom makes r the source of the random bits of uuid_v4 and uuid_v7
+// (tests fix it: spec.SeededRandom); the default is a generator seeded
+// from crypto/rand.
+func WithRandom(r spec.Random) Option { return func(o *spec.Options) { o.Random = r } }
+
 // WithLimits sets the limits of every run: the longest string a policy may
 // build, the largest record it may leave, the elements its loops may visit.
 // Zero fields keep their defaults (spec.DefaultLimits).
 func WithLimits(l spec.Limits) Option { return func(o *spec.Options) { o.Limits = l } }
 
-// WithOptions sets the clock and the limits at once.
+// WithOptions sets the clock, the randomness and the limits at once.
 func WithOptions(opts spec.Options) Option { return func(o *spec.Options) { *o = opts } }
 
 // CompileFile parses, checks and compiles one policy file. The diagnostics

@@ -299,7 +299,8 @@ func (g *gen) call(e *policy.CallExpr) reg {
 	}
 	var re uint16
 	var args []reg
-	for i, a := range e.Args {
+	all := g.info.Args(e)
+	for i, a := range all {
 		if i == f.RegexArg {
 			rx := g.info.Regexps[a]
 			if rx == nil {
@@ -310,7 +311,9 @@ func (g *gen) call(e *policy.CallExpr) reg {
 		}
 		args = append(args, g.expr(a))
 	}
-	if len(args) != f.ValueArgs() {
+	if f.Variadic() {
+		re = uint16(len(args))
+	} else if len(args) != f.ValueArgs() {
 		failf("%s: %s takes %d arguments", pos, f.Name, f.ValueArgs())
 	}
 	// Arguments go in consecutive registers.

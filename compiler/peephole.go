@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -21,7 +20,7 @@ func (g *gen) regRefs() map[reg]int {
 		}
 		switch in.Op {
 		case vm.CALL:
-			for j := 1; j < builtin.ByID(builtin.ID(in.X)).ValueArgs(); j++ {
+			for j := 1; j < vm.CallArgs(in); j++ {
 				refs[in.B+uint16(j)]++
 			}
 		case vm.NEXT:
@@ -69,7 +68,7 @@ func (g *gen) forwardMoves() {
 		if g.code[i].Op == vm.NEXT || refs[s] != k-i+1 {
 			continue
 		}
-		if g.code[i].Op == vm.CALL && d >= g.code[i].B && d < g.code[i].B+uint16(builtin.ByID(builtin.ID(g.code[i].X)).ValueArgs()) {
+		if g.code[i].Op == vm.CALL && d >= g.code[i].B && d < g.code[i].B+uint16(vm.CallArgs(g.code[i])) {
 			continue
 		}
 		if g.code[i].Op.Operands()[1] == 'r' && g.code[i].B == d || g.code[i].Op.Operands()[2] == 'r' && g.code[i].C == d {

@@ -14,7 +14,6 @@ import (
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
-	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -166,20 +165,6 @@ func (s *state) register() {
 		L.Push(s.strMap(parseLogfmt(L.CheckString(1))))
 		return 1
 	})
-	impl(builtin.ParseTime, func(L *glua.LState) int {
-		ns, ok := strftime.Parse(L.CheckString(1), L.CheckString(2))
-		if !ok {
-			L.Push(s.null)
-			return 1
-		}
-		L.Push(s.newTS(ns))
-		return 1
-	})
-	impl(builtin.FormatTime, func(L *glua.LState) int {
-		t := L.CheckTable(1)
-		L.Push(s.str(string(strftime.AppendFormat(nil, tsNanos(t), L.CheckString(2)))))
-		return 1
-	})
 	impl(builtin.Hash64, func(L *glua.LState) int {
 		L.Push(glua.LNumber(digest.Hash64(L.CheckString(1))))
 		return 1
@@ -190,7 +175,14 @@ func (s *state) register() {
 		L.Push(glua.LString(string(h[:])))
 		return 1
 	})
+	for _, r := range registrars {
+		r(s)
+	}
 }
+
+// registrars register the Go helpers of families of built-ins kept in
+// files of their own (builtins_*.go), each adding itself from init.
+var registrars []func(s *state)
 
 // fault raises a policy fault from a Go helper.
 func (s *state) fault(reason spec.Reason) {

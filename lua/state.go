@@ -1,9 +1,11 @@
 package lua
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
+	"io/fs"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
@@ -17,11 +19,46 @@ import (
 //go:embed runtime.lua
 var runtimeSource string
 
+// runtimeParts are more of the runtime, the Lua of families of built-ins
+// kept in files of their own: each runs after runtime.lua, in name order,
+// with R, and adds its functions to it.
+//
+//go:embed runtime_*.lua
+var runtimeParts embed.FS
+
 var (
-	runtimeOnce  sync.Once
-	runtimeProto *glua.FunctionProto
-	runtimeErr   error
+	runtimeOnce   sync.Once
+	runtimeProto  *glua.FunctionProto
+	runtimeProtos []*glua.FunctionProto // of runtimeParts
+	runtimeErr    error
 )
+
+// compileRuntime compiles runtime.lua and runtimeParts.
+func compileRuntime() {
+	runtimeProto, runtimeErr = compileLua(runtimeSource, "runtime.lua")
+	if runtimeErr != nil {
+		return
+	}
+	names, err := fs.Glob(runtimeParts, "runtime_*.lua")
+	if err != nil {
+		runtimeErr = err
+		return
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src, err := runtimeParts.ReadFile(name)
+		if err != nil {
+			runtimeErr = err
+			return
+		}
+		p, err := compileLua(string(src), name)
+		if err != nil {
+			runtimeErr = err
+			return
+		}
+		runtimeProtos = append(runtimeProtos, p)
+	}
+}
 
 // compileLua compiles Lua source once into a prototype that any number of
 // LStates can load.
@@ -109,9 +146,7 @@ func (c *keyCache) get(b []byte) glua.LString {
 // newState prepares an LState whose runs keep to lim: the runtime reads
 // its limits and fault markers from R, which Go fills in from package spec.
 func newState(lim spec.Limits) (*state, error) {
-	runtimeOnce.Do(func() {
-		runtimeProto, runtimeErr = compileLua(runtimeSource, "runtime.lua")
-	})
+	runtimeOnce.Do(compileRuntime)
 	if runtimeErr != nil {
 		return nil, runtimeErr
 	}
@@ -128,13 +163,15 @@ func newState(lim spec.Limits) (*state, error) {
 	s.R.RawSetString("FAULTS", faults)
 	s.R.RawSetString("MAXSTR", glua.LNumber(lim.MaxString))
 	s.R.RawSetString("MAXITER", glua.LNumber(lim.MaxIterations))
-	L.Push(L.NewFunctionFromProto(runtimeProto))
-	L.Push(s.R)
-	if err := L.PCall(1, 1, nil); err != nil {
-		L.Close()
-		return nil, fmt.Errorf("lua runtime: %w", err)
+	for _, p := range append([]*glua.FunctionProto{runtimeProto}, runtimeProtos...) {
+		L.Push(L.NewFunctionFromProto(p))
+		L.Push(s.R)
+		if err := L.PCall(1, 1, nil); err != nil {
+			L.Close()
+			return nil, fmt.Errorf("lua runtime: %w", err)
+		}
+		L.Pop(1)
 	}
-	L.Pop(1)
 	get := func(name string) *glua.LTable { return s.R.RawGetString(name).(*glua.LTable) }
 	s.null, s.flt, s.byt, s.ts = get("NULL"), get("FLT"), get("BYT"), get("TS")
 	s.arr, s.m, s.ord, s.st = get("ARR"), get("MAP"), get("ORD"), get("ST")

@@ -354,7 +354,7 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 	if f == nil {
 		g.fail("unresolved call of %s", x.Fun.Name)
 	}
-	args := x.Args
+	args := g.info.Args(x) // with the defaults of left-out arguments
 	// typed evaluates argument i as a plain value of its own type.
 	typed := func(i int) string { return g.expr(args[i]) }
 	res := func(r string) string { return g.tmp(r) }
@@ -423,8 +423,8 @@ const (
 var conv = map[builtin.ID]callConv{
 	builtin.Len: plain, builtin.Contains: plain, builtin.StartsWith: plain,
 	builtin.EndsWith: plain, builtin.Substr: plain, builtin.Keys: plain,
-	builtin.UnixNanos: plain,
-	builtin.Matches:   plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
+	builtin.UnixNanos: plain, builtin.UnixSeconds: plain, builtin.UnixMillis: plain,
+	builtin.Matches: plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
 }
 
 // result holds the boxed result of a call in the representation of t.

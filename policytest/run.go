@@ -34,7 +34,7 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 	runners := make([]backend.Program, len(backends))
 	loadErr := make([]error, len(backends))
 	for i, b := range backends {
-		runners[i], loadErr[i] = b.Load(f, info, spec.Options{Clock: spec.FixedClock(TestNow)})
+		runners[i], loadErr[i] = b.Load(f, info, TestOptions())
 	}
 	var out []Result
 	for _, t := range f.Tests {

@@ -182,10 +182,37 @@ type Clock func() time.Time
 // FixedClock is a Clock that always says t (tests, replays).
 func FixedClock(t time.Time) Clock { return func() time.Time { return t } }
 
-// Options are how a program runs on any backend: its clock and its limits.
-// The zero value is the wall clock and DefaultLimits.
+// Random is the source of the random bits of uuid_v4 and uuid_v7: it
+// fills b with the bytes of a run's n-th call of either (n counts from 0
+// in each run, in the order the policy makes them). Tests fix it, as they
+// fix the clock, so that every backend gives the same UUIDs.
+type Random func(n int, b *[16]byte)
+
+// SeededRandom is a Random whose bytes depend on seed and n alone: the
+// same on every backend and in every run.
+func SeededRandom(seed uint64) Random {
+	return func(n int, b *[16]byte) {
+		x := seed ^ uint64(n)*0x9E3779B97F4A7C15
+		for i := 0; i < 16; i += 8 {
+			// SplitMix64.
+			x += 0x9E3779B97F4A7C15
+			z := x
+			z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+			z = (z ^ z>>27) * 0x94D049BB133111EB
+			z ^= z >> 31
+			for j := range 8 {
+				b[i+j] = byte(z >> (8 * j))
+			}
+		}
+	}
+}
+
+// Options are how a program runs on any backend: its clock, its source of
+// randomness and its limits. The zero value is the wall clock, random bits
+// from a generator seeded from crypto/rand, and DefaultLimits.
 type Options struct {
-	Clock  Clock // nil: the wall clock, read once per run
+	Clock  Clock  // nil: the wall clock, read once per run
+	Random Random // nil: a ChaCha8 generator per machine, seeded from crypto/rand
 	Limits Limits
 }
 

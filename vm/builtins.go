@@ -12,7 +12,6 @@ import (
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
-	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -128,22 +127,6 @@ var builtins = [builtin.NumIDs]builtinFunc{
 		*dst = Timestamp(m.nowNanos())
 		return spec.NoFault
 	},
-	builtin.ParseTime: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		if ns, ok := strftime.Parse(args[0].S, args[1].S); ok {
-			*dst = Timestamp(ns)
-		} else {
-			*dst = Null()
-		}
-		return spec.NoFault
-	},
-	builtin.FormatTime: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		m.buf = strftime.AppendFormat(m.buf[:0], args[0].int(), args[1].S)
-		if r := m.checkLen(string(m.buf)); r != spec.NoFault {
-			return r
-		}
-		m.newString(dst, m.buf)
-		return spec.NoFault
-	},
 	builtin.UnixNanos: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 		*dst = Int(args[0].int())
 		return spec.NoFault
@@ -175,13 +158,57 @@ var typeNames = [...]string{record.Absent: "null", record.Null: "null", record.B
 	record.Float: "float", record.String: "string", record.Bytes: "bytes", record.Timestamp: "timestamp",
 	record.Array: "array", record.Map: "map"}
 
-// call runs CALL in: A = X(B, B+1, ...) with C the regex, if X takes one.
+// call runs CALL in: A = X(B, B+1, ...) with C the regex, if X takes one,
+// or the number of arguments, if X is variadic.
 func (m *Machine) call(in Instr) spec.Reason {
 	var re *regexp.Regexp
-	if builtin.ID(in.X).RegexArg() >= 0 {
+	args := m.regs[in.B:]
+	switch callKinds[in.X] {
+	case callRegex:
 		re = m.prog.code.Regexps[in.C]
+	case callVariadic:
+		args = args[:in.C]
 	}
-	return builtins[in.X](m, &m.regs[in.A], m.regs[in.B:], re)
+	return builtins[in.X](m, &m.regs[in.A], args, re)
+}
+
+// How CALL reads its C operand, by built-in.
+const (
+	callPlain    = iota
+	callRegex    // C is the regex
+	callVariadic // C is the number of arguments
+)
+
+var callKinds [builtin.NumIDs]uint8
+
+func callKind(x uint8) uint8 {
+	if int(x) < len(callKinds) {
+		return callKinds[x]
+	}
+	return callPlain
+}
+
+func init() {
+	for _, f := range builtin.All() {
+		switch {
+		case f.RegexArg >= 0:
+			callKinds[f.ID] = callRegex
+		case f.Variadic():
+			callKinds[f.ID] = callVariadic
+		}
+	}
+}
+
+// CallArgs is how many registers, from B on, the CALL instruction in
+// passes to its built-in.
+func CallArgs(in Instr) int {
+	if callKind(in.X) == callVariadic {
+		return int(in.C)
+	}
+	if f := builtin.ByID(builtin.ID(in.X)); f != nil {
+		return f.ValueArgs()
+	}
+	return 0
 }
 
 // strPred is a built-in that tests two strings.

@@ -93,8 +93,11 @@ func operands(c *Code, in Instr) string {
 			case 's':
 				parts = append(parts, "s"+strconv.Itoa(o.v))
 			case 'e':
-				if builtin.ID(in.X).RegexArg() >= 0 {
+				switch callKind(in.X) {
+				case callRegex:
 					parts = append(parts, "e"+strconv.Itoa(o.v))
+				case callVariadic:
+					parts = append(parts, strconv.Itoa(o.v)+" args")
 				}
 			case 'm':
 				parts = append(parts, Mask(o.v).String())

@@ -134,7 +134,7 @@ var ops = [numOps]opInfo{
 	JT:      {"JT", 'j', 'r', '-', '-', "jump to A when B is true"},
 	JF:      {"JF", 'j', 'r', '-', '-', "jump to A when B is false"},
 	JNN:     {"JNN", 'j', 'r', '-', '-', "jump to A when B is neither absent nor null"},
-	CALL:    {"CALL", 'w', 'r', 'e', 'f', "A = built-in X over registers B, B+1, ... (C: the regex, if any)"},
+	CALL:    {"CALL", 'w', 'r', 'e', 'f', "A = built-in X over registers B, B+1, ... (C: the regex, if any, or the number of arguments of a variadic one)"},
 	MAPNEW:  {"MAPNEW", 'b', 'n', '-', '-', "start a map in builder A with room for B entries"},
 	MAPPUT:  {"MAPPUT", 'b', 'r', 'r', '-', "add key B (a string) and value C to builder A"},
 	MAPEND:  {"MAPEND", 'w', 'b', '-', '-', "A = the map of builder B"},
@@ -266,7 +266,7 @@ func validate(c *Code) error {
 				return fmt.Errorf("vm: %d: %s operand %d out of range (%c < %d)", pc, in.Op, o.v, o.kind, limit)
 			}
 		}
-		if in.Op == CALL && int(in.B)+builtin.ByID(builtin.ID(in.X)).ValueArgs() > c.NumRegs {
+		if in.Op == CALL && int(in.B)+CallArgs(in) > c.NumRegs {
 			return fmt.Errorf("vm: %d: CALL arguments out of range", pc)
 		}
 		if in.Op == NEXT && int(in.B)+1 >= c.NumRegs {

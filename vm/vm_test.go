@@ -151,9 +151,9 @@ func TestBuiltins(t *testing.T) {
 		{builtin.ParseKV, []Reg{String("a=1,b"), String(","), String("=")}, `null`},
 		{builtin.ParseLogfmt, []Reg{String(`a=1 b="x \"y\"" c`)}, `{"a":"1","b":"x \"y\"","c":""}`},
 		{builtin.ParseLogfmt, []Reg{String(`a="x`)}, `null`},
-		{builtin.ParseTime, []Reg{String("10/Oct/2023:13:55:36 -0700"), String("%d/%b/%Y:%H:%M:%S %z")}, `"2023-10-10T20:55:36Z"`},
-		{builtin.ParseTime, []Reg{String("2024-02-30"), String("%F")}, `null`},
-		{builtin.FormatTime, []Reg{Timestamp(1709211909123456789), String("%F %T.%L %j %e %I%p %a")}, `"2024-02-29 13:05:09.123 060 29 01PM Thu"`},
+		{builtin.ParseTime, []Reg{String("10/Oct/2023:13:55:36 -0700"), String("%d/%b/%Y:%H:%M:%S %z"), String("UTC")}, `"2023-10-10T20:55:36Z"`},
+		{builtin.ParseTime, []Reg{String("2024-02-30"), String("%F"), String("UTC")}, `null`},
+		{builtin.FormatTime, []Reg{Timestamp(1709211909123456789), String("%F %T.%L %j %e %I%p %a"), String("UTC")}, `"2024-02-29 13:05:09.123 060 29 01PM Thu"`},
 	}
 	for _, tt := range tests {
 		nargs := builtin.ByID(tt.fn).ValueArgs()

@@ -29,6 +29,9 @@ var polymorphic = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
 var signatures [builtin.NumIDs]signature
 
 func init() {
+	for id, c := range polymorphicA {
+		polymorphic[id] = c
+	}
 	for _, f := range builtin.All() {
 		signatures[f.ID] = newSignature(f)
 	}
@@ -100,13 +103,25 @@ func checkArgs(f *builtin.Func, args []*types.Type) (*types.Type, *argError) {
 }
 
 func countError(f *builtin.Func, n int) *argError {
-	want := len(f.Params)
+	lo, hi := f.MinArgs(), len(f.Params)
 	s := "s"
-	if want == 1 {
+	if hi == 1 {
 		s = ""
 	}
+	want := fmt.Sprint(hi)
+	switch {
+	case f.Variadic():
+		want = fmt.Sprint("at least ", lo)
+		if lo == 1 {
+			s = ""
+		}
+	case lo == hi-1:
+		want = fmt.Sprintf("%d or %d", lo, hi)
+	case lo < hi:
+		want = fmt.Sprintf("%d to %d", lo, hi)
+	}
 	return &argError{Reason: badCount, Arg: -1, Want: f.Sig,
-		Msg: fmt.Sprintf("%s takes %d argument%s, got %d", f.Name, want, s, n)}
+		Msg: fmt.Sprintf("%s takes %s argument%s, got %d", f.Name, want, s, n)}
 }
 
 // typeError explains why an argument of type a cannot be passed where want is

@@ -79,9 +79,10 @@ func TestSignatures(t *testing.T) {
 		{"parse_logfmt", []*T.Type{str}, "map<string>?", 0, true},
 		{"now", nil, "timestamp", 0, true},
 		{"now", []*T.Type{str}, "", badCount, false},
-		{"parse_time", []*T.Type{str, str}, "timestamp?", 0, true},
-		{"format_time", []*T.Type{T.TimestampType, str}, "string", 0, true},
-		{"format_time", []*T.Type{str, str}, "", badType, false},
+		{"parse_time", []*T.Type{str, str, str}, "timestamp?", 0, true},
+		{"parse_time", []*T.Type{str, str}, "", badCount, false}, // the checker adds the default first
+		{"format_time", []*T.Type{T.TimestampType, str, str}, "string", 0, true},
+		{"format_time", []*T.Type{str, str, str}, "", badType, false},
 		{"unix_nanos", []*T.Type{T.TimestampType}, "int", 0, true},
 		{"hash64", []*T.Type{str}, "int", 0, true},
 		{"sha256_hex", []*T.Type{str}, "string", 0, true},
@@ -95,6 +96,18 @@ func TestSignatures(t *testing.T) {
 		{"coalesce", []*T.Type{strOpt, strOpt}, "string?", 0, true},
 		{"coalesce", []*T.Type{strOpt, i64}, "", badType, false},
 		{"coalesce", []*T.Type{strOpt}, "", badCount, false},
+
+		// §12, part A
+		{"unix_seconds", []*T.Type{T.TimestampType}, "int", 0, true},
+		{"unix_millis", []*T.Type{T.TimestampType}, "int", 0, true},
+		{"unix_millis", []*T.Type{i64}, "", badType, false},
+		{"from_unix", []*T.Type{i64, str}, "timestamp", 0, true},
+		{"from_unix", []*T.Type{T.FloatType, str}, "timestamp", 0, true},
+		{"from_unix", []*T.Type{str, str}, "", badType, false},
+		{"from_unix", []*T.Type{T.OptionalOf(i64), str}, "", notPresent, false},
+		{"from_unix", []*T.Type{T.AnyType, str}, "", needsNarrow, false},
+		{"from_unix", []*T.Type{i64}, "", badCount, false},
+		{"parse_duration", []*T.Type{str}, "int?", 0, true},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -133,7 +146,11 @@ func TestSignatureTypes(t *testing.T) {
 		}
 		var ps []string
 		for i, p := range f.Params {
-			ps = append(ps, p.Name+" "+sig.params[i].String())
+			p := p.Name + " " + sig.params[i].String()
+			if f.Params[i].DefaultText != "" {
+				p += " = " + f.Params[i].DefaultText
+			}
+			ps = append(ps, p)
 		}
 		if got := f.Name + "(" + strings.Join(ps, ", ") + ") " + sig.result.String(); got != f.Sig {
 			t.Errorf("%s: types print as %q", f.Sig, got)

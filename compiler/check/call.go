@@ -40,10 +40,14 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 		if i == f.RegexArg {
 			c.regex(f, a)
 		}
+		if i == f.ConstArg {
+			c.constArg(f, a)
+		}
 	}
+	args = c.defaults(e, f, args)
 	res, err := checkArgs(f, args)
 	if err == nil {
-		return res
+		return c.refineCall(e, f, args, res)
 	}
 	switch err.Reason {
 	case badCount:
@@ -63,7 +67,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 	default:
 		a := e.Args[err.Arg]
 		name := fmt.Sprintf("argument %d", err.Arg+1)
-		if err.Arg < len(signatures[f.ID].params) {
+		if err.Arg < len(signatures[f.ID].params) || polymorphicA[f.ID] != nil && err.Arg < len(f.Params) && f.Params[err.Arg].Type != "..." {
 			name = "argument " + f.Params[err.Arg].Name
 		}
 		d := diag.Errorf(a, CodeArgType, "%s of %s is %s, want %s", name, f.Name, args[err.Arg], err.Want).

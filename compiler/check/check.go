@@ -41,6 +41,19 @@ type Info struct {
 	Uses map[*policy.Ident]*Local
 	// InSets holds the constant set of each x in [...] expression.
 	InSets map[*policy.BinaryExpr]*InSet
+	// Defaults holds the arguments of each call that leaves out arguments
+	// with defaults: the call's own, then literals of the defaults (typed
+	// in Types). Backends read arguments through Args.
+	Defaults map[*policy.CallExpr][]policy.Expr
+}
+
+// Args returns the arguments of the call e, those it leaves out filled in
+// with their defaults: every backend passes a built-in all its arguments.
+func (info *Info) Args(e *policy.CallExpr) []policy.Expr {
+	if args, ok := info.Defaults[e]; ok {
+		return args
+	}
+	return e.Args
 }
 
 // LocalKind says how a local was declared.
@@ -83,6 +96,8 @@ func Check(f *policy.File) (*Info, diag.List) {
 			Defs:    map[*policy.Ident]*Local{},
 			Uses:    map[*policy.Ident]*Local{},
 			InSets:  map[*policy.BinaryExpr]*InSet{},
+
+			Defaults: map[*policy.CallExpr][]policy.Expr{},
 		},
 		setAt:    map[int]bool{},
 		paths:    map[childKey]*pathNode{},

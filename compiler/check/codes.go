@@ -37,6 +37,9 @@ const (
 	CodeRegexConst    = "E0404" // a regex argument that is not a constant string
 	CodeRegexSyntax   = "E0405" // a regex that does not compile
 	CodeExistsPath    = "E0406" // exists() of something that is not a path
+	CodeConstArg      = "E0411" // an argument that must be a constant string (a zone, a unit, a format) is computed
+	CodeZone          = "E0412" // a time zone name the tz database does not have
+	CodeUnit          = "E0413" // a unit of from_unix other than s, ms, us, ns
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
@@ -85,6 +88,9 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeRegexConst, "regex arguments must be constant strings, compiled once"},
 	{CodeRegexSyntax, "the regex does not compile (RE2 syntax)"},
 	{CodeExistsPath, "exists takes a path such as .a.b or m[\"k\"]"},
+	{CodeConstArg, "zone names, units and formats are constant strings, checked when the policy is"},
+	{CodeZone, "the tz database has no zone of this name (names are IANA names, case-sensitive: Europe/Paris)"},
+	{CodeUnit, "from_unix counts in s, ms, us or ns"},
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},

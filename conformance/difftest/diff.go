@@ -39,7 +39,7 @@ type run struct {
 func Compare(f *policy.File, info *check.Info, src string, backends []backend.Backend, recs [][]byte) error {
 	runners := make([]backend.Program, len(backends))
 	for i, b := range backends {
-		r, err := b.Load(f, info, spec.Options{Clock: spec.FixedClock(policytest.TestNow)})
+		r, err := b.Load(f, info, policytest.TestOptions())
 		if err != nil {
 			return &Mismatch{Policy: src, Detail: fmt.Sprintf("[%s] load: %v", b.Name, err)}
 		}

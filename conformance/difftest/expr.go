@@ -21,6 +21,9 @@ func (g *Gen) expr(t string, d int) string {
 		return g.leaf(t)
 	}
 	d++
+	if s, ok := g.exprA(t, d); ok {
+		return s
+	}
 	switch t {
 	case "int":
 		switch g.r.IntN(13) {

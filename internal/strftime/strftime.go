@@ -11,7 +11,8 @@ import (
 )
 
 // strftime layouts (semantics.md): %Y %m %d %H %M %S %y %b %B %a %A %j %e
-// %I %p %Z %z %s %T %F %% and %L %f %N for fractions. Formatting is in UTC.
+// %I %p %Z %z %s %T %F %% and %L %f %N for fractions. Formatting and
+// parsing are in UTC or in a zone (AppendFormatIn, ParseIn; Zone).
 
 var (
 	monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
@@ -30,6 +31,13 @@ func appendPad(dst []byte, v, width int, pad byte) []byte {
 // AppendFormat appends t (unix nanoseconds) written with layout, in UTC.
 func AppendFormat(dst []byte, ns int64, layout string) []byte {
 	return appendTime(dst, time.Unix(0, ns).UTC(), layout, false)
+}
+
+// AppendFormatIn appends t (unix nanoseconds) written with layout as the
+// wall time of loc: %Z is the zone's abbreviation then ("CET", "EDT",
+// "+03"), %z its offset.
+func AppendFormatIn(dst []byte, ns int64, layout string, loc *time.Location) []byte {
+	return appendTime(dst, time.Unix(0, ns).In(loc), layout, false)
 }
 
 // AppendC appends t, in its own location, formatted as C's strftime does
@@ -95,17 +103,9 @@ func appendTime(dst []byte, t time.Time, layout string, libc bool) []byte {
 		case 'j':
 			dst = appendPad(dst, t.YearDay(), 3, '0')
 		case 'Z':
-			if !libc {
-				dst = append(dst, "UTC"...) // AppendFormat's is always UTC
-				break
-			}
 			name, _ := t.Zone()
 			dst = append(dst, name...)
 		case 'z':
-			if !libc {
-				dst = append(dst, "+0000"...)
-				break
-			}
 			_, off := t.Zone()
 			sign := byte('+')
 			if off < 0 {
@@ -223,6 +223,7 @@ type timeParser struct {
 	offset                    int // seconds east of UTC
 	epoch                     int64
 	hasEpoch, hasYday, hasDay bool
+	hasZone                   bool // %z or %Z matched: offset holds
 }
 
 // num reads between min and max digits.
@@ -252,8 +253,17 @@ func (p *timeParser) name(names []string) (int, bool) {
 }
 
 // Parse reads s with layout; false when s does not match all of it or the
-// time is outside int64 nanoseconds.
-func Parse(s, layout string) (int64, bool) {
+// time is outside int64 nanoseconds. Without %z or %Z in the layout, the
+// time is in UTC.
+func Parse(s, layout string) (int64, bool) { return ParseIn(s, layout, time.UTC) }
+
+// ParseIn is Parse with loc the zone of a time whose layout has no %z or
+// %Z (or %s): its fields are a wall time of loc. A wall time that loc
+// skips (in the hour a change to summer time jumps over) is moved forward
+// by the jump, and one that it repeats (in the hour a change back goes
+// through twice) is the first of the two: RFC 5545's rule, and
+// JavaScript Temporal's "compatible" one (see WallTime).
+func ParseIn(s, layout string, loc *time.Location) (int64, bool) {
 	p := timeParser{s: s, year: 1970, month: 1, day: 1}
 	if !p.parse(layout) || p.s != "" {
 		return 0, false
@@ -288,7 +298,44 @@ func Parse(s, layout string) (int64, bool) {
 			return 0, false // February 30th
 		}
 	}
-	return unixNanos(t.Unix()-int64(p.offset), int64(t.Nanosecond()))
+	sec := t.Unix() - int64(p.offset)
+	if !p.hasZone && loc != time.UTC {
+		sec = WallTime(t.Unix(), loc)
+	}
+	return unixNanos(sec, int64(t.Nanosecond()))
+}
+
+// WallTime returns the Unix seconds of the wall time w of loc, w being
+// that wall time's fields read as UTC (time.Date(..., time.UTC).Unix()).
+// Where loc's offset changes within a day of w, a w that the change skips
+// is moved forward by the jump (read with the offset before it), and a w
+// that it repeats is the earlier of its two instants.
+func WallTime(w int64, loc *time.Location) int64 {
+	const day = 86400
+	before, after := offsetAt(w-day, loc), offsetAt(w+day, loc)
+	if before == after {
+		if o := offsetAt(w-before, loc); o == before {
+			return w - before
+		}
+		// Two changes within a day: take what time.Date takes.
+		t := time.Unix(w, 0).UTC()
+		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc).Unix()
+	}
+	ub, ua := w-before, w-after
+	okB, okA := offsetAt(ub, loc) == before, offsetAt(ua, loc) == after
+	switch {
+	case okB && okA:
+		return min(ub, ua)
+	case okA:
+		return ua
+	}
+	return ub // valid, or in a gap: moved forward
+}
+
+// offsetAt is loc's offset east of UTC, in seconds, at the Unix second u.
+func offsetAt(u int64, loc *time.Location) int64 {
+	_, off := time.Unix(u, 0).In(loc).Zone()
+	return int64(off)
 }
 
 // unixNanos converts seconds and nanoseconds to Unix nanoseconds; false when
@@ -372,8 +419,10 @@ func (p *timeParser) parse(layout string) bool {
 			case strings.HasPrefix(p.s, "Z"):
 				p.s, ok = p.s[1:], true
 			}
+			p.hasZone = true
 		case 'z':
 			ok = p.zone()
+			p.hasZone = true
 		case 's':
 			neg := false
 			if p.s != "" && (p.s[0] == '-' || p.s[0] == '+') {

@@ -1,0 +1,58 @@
+package compiler
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// TestPartAAllocateNothing: the built-ins of LANGUAGE.md §12, part A, whose
+// results fit the arena allocate nothing per record on the VM once the
+// arena and the machine have grown.
+func TestPartAAllocateNothing(t *testing.T) {
+	for _, tt := range []struct{ name, stmts string }{
+		{"time", `set .a = format_time(parse_time(.ts, "%Y-%m-%d %H:%M:%S", "Europe/Paris") ?? now(), "%F %T %Z", "America/New_York")
+set .b = unix_seconds(now()) + unix_millis(from_unix(.n, "ms")) + (parse_duration(.d) ?? 0)
+set .c = from_unix(.f)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := compile(t, `policy "allocs"
+schema {
+  user: string
+  n: int
+  f: float
+  ts: string
+  d: string
+  tags: array<string>
+  m: map<string>
+  ...
+}
+`+tt.stmts+"\n")
+			var lines [][]byte
+			for i := range 50 {
+				lines = append(lines, fmt.Appendf(nil, `{"user":"User_%d_X","n":%d,"f":%d.5,"ts":"2026-07-0%d 12:00:00","d":"%dms","tags":["a","b%d","a"],"m":{"a.b":"%d","c":"x"}}`,
+					i, i, i, i%9+1, i, i, i))
+			}
+			a := record.NewArena()
+			m := vm.NewMachine(prog)
+			run := func() {
+				a.Reset()
+				for _, l := range lines {
+					rec, err := a.DecodeJSON(l, record.Referenced)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res := m.Run(rec); res.Faulted() {
+						t.Fatal(res)
+					}
+				}
+			}
+			run()
+			if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
+				t.Errorf("%.1f allocations per batch, want 0", allocs)
+			}
+		})
+	}
+}

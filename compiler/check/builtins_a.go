@@ -1,0 +1,203 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/strftime"
+	"github.com/policyrun/policyrun/internal/suggest"
+	"github.com/policyrun/policyrun/policy"
+)
+
+// The typing of the built-ins of LANGUAGE.md §12, part A (time, maps,
+// arrays, strings, numbers, OTLP, identity): those whose types depend on
+// their arguments', the arguments that must be constants, and the
+// defaults of left-out arguments.
+
+// polymorphicA are part A's built-ins typed by a function rather than by
+// their Sig (merged into polymorphic when the package loads).
+var polymorphicA = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
+	builtin.FromUnix: func(args []*types.Type) (*types.Type, *argError) {
+		return types.TimestampType, want(builtin.FromUnix, args, number, string_)
+	},
+}
+
+// An argCheck checks argument i of type a.
+type argCheck func(i int, a *types.Type) *argError
+
+// want checks the arguments of a call of f, one check each.
+func want(f builtin.ID, args []*types.Type, checks ...argCheck) *argError {
+	if len(args) != len(checks) {
+		return countError(builtin.ByID(f), len(args))
+	}
+	for i, a := range args {
+		if err := checks[i](i, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// is checks for an argument assignable to t.
+func is(t *types.Type) argCheck {
+	return func(i int, a *types.Type) *argError { return typeError(i, a, t) }
+}
+
+var (
+	string_ = is(types.StringType)
+	int_    = is(types.IntType)
+)
+
+// number checks for an int or a float.
+func number(i int, a *types.Type) *argError {
+	return kinds(i, a, "int or float", types.Int, types.Float)
+}
+
+// container checks for a map or an object.
+func container(i int, a *types.Type) *argError {
+	return kinds(i, a, "map or object", types.Map, types.Object)
+}
+
+// array checks for an array.
+func array(i int, a *types.Type) *argError {
+	return kinds(i, a, "array", types.Array)
+}
+
+// kinds checks for a present value of one of the kinds ks, what saying
+// what they are.
+func kinds(i int, a *types.Type, what string, ks ...types.Kind) *argError {
+	base := types.NonOptional(a)
+	ok := base.IsInvalid() || base.Kind == types.Never
+	for _, k := range ks {
+		ok = ok || base.Kind == k
+	}
+	switch {
+	case !ok && base.Kind == types.Any:
+		return &argError{Reason: needsNarrow, Arg: i, Want: what, Msg: fmt.Sprintf("argument %d is %s, want %s", i+1, a, what)}
+	case !ok:
+		return &argError{Reason: badType, Arg: i, Want: what, Msg: fmt.Sprintf("argument %d is %s, want %s", i+1, a, what)}
+	case a.IsOptional():
+		return &argError{Reason: notPresent, Arg: i, Want: what, Msg: fmt.Sprintf("argument %d may be absent or null (%s), want %s", i+1, a, what)}
+	}
+	return nil
+}
+
+// defaults returns the argument types of the call e of f with those of the
+// defaults of left-out arguments added, recording the defaults' literals
+// (Info.Defaults, Info.Types) for the backends.
+func (c *checker) defaults(e *policy.CallExpr, f *builtin.Func, args []*types.Type) []*types.Type {
+	n := len(e.Args)
+	if f.Variadic() || n < f.MinArgs() || n >= len(f.Params) {
+		return args
+	}
+	all, ok := c.info.Defaults[e]
+	if !ok {
+		all = append([]policy.Expr(nil), e.Args...)
+		for _, p := range f.Params[n:] {
+			all = append(all, defaultLit(e.Rparen, p))
+		}
+		c.info.Defaults[e] = all
+	}
+	for _, lit := range all[n:] {
+		t := litType(lit.(*policy.BasicLit))
+		c.info.Types[lit] = t
+		args = append(args, t)
+	}
+	return args
+}
+
+// defaultLit is the literal of p's default, placed at pos.
+func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
+	lit := &policy.BasicLit{ValuePos: pos, Raw: p.DefaultText}
+	switch v := p.Default.(type) {
+	case string:
+		lit.Kind, lit.Str = policy.LitString, v
+	case int64:
+		lit.Kind, lit.Int = policy.LitInt, v
+	}
+	return lit
+}
+
+// constArg checks that the argument a of f that its signature says is
+// constant is a string literal, and that it means something: a zone
+// name, a unit (a format is checked with the arguments, in formatArgs).
+func (c *checker) constArg(f *builtin.Func, a policy.Expr) {
+	lit, ok := policy.Unparen(a).(*policy.BasicLit)
+	if !ok || lit.Kind != policy.LitString {
+		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
+			c.report(diag.Errorf(a, CodeConstArg, "the %s of %s must be a constant string", f.Const, f.Name).
+				WithLabel("%s is computed at run time", exprText(a)).
+				WithHint("%s", constHint(f)))
+		}
+		return
+	}
+	switch f.ID {
+	case builtin.ParseTime, builtin.FormatTime:
+		if _, err := strftime.Zone(lit.Str); err != nil {
+			d := diag.Errorf(a, CodeZone, "unknown time zone %s", policy.Quote(lit.Str)).
+				WithLabel("%s", err)
+			if s := suggest.Closest(lit.Str, commonZones); s != "" && s != lit.Str {
+				d = d.WithHint("did you mean %s? Zone names are IANA names, case-sensitive", policy.Quote(s))
+			} else {
+				d = d.WithHint("%s", constHint(f))
+			}
+			c.report(d)
+		}
+	case builtin.FromUnix:
+		if !unixUnits[lit.Str] {
+			d := diag.Errorf(a, CodeUnit, "unknown unit %s", policy.Quote(lit.Str)).
+				WithLabel("from_unix counts in s, ms, us or ns")
+			if s := suggest.Closest(lit.Str, []string{"s", "ms", "us", "ns"}); s != "" {
+				d = d.WithHint("did you mean %s?", policy.Quote(s))
+			} else {
+				d = d.WithHint("%s", constHint(f))
+			}
+			c.report(d)
+		}
+	}
+}
+
+var unixUnits = map[string]bool{"s": true, "ms": true, "us": true, "ns": true}
+
+// commonZones are names the zone hint suggests from (the checker takes any
+// name of the tz database).
+var commonZones = []string{"UTC", "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Madrid",
+	"Europe/Rome", "Europe/Amsterdam", "Europe/Moscow", "America/New_York", "America/Chicago",
+	"America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "America/Toronto", "Asia/Tokyo",
+	"Asia/Shanghai", "Asia/Kolkata", "Asia/Singapore", "Asia/Dubai", "Australia/Sydney", "Pacific/Auckland",
+	"Africa/Johannesburg"}
+
+func constHint(f *builtin.Func) string {
+	switch f.ID {
+	case builtin.ParseTime, builtin.FormatTime:
+		return `write an IANA zone name as a literal, such as "Europe/Paris", "America/New_York" or "UTC"`
+	case builtin.FromUnix:
+		return `write the unit as a literal: "s", "ms", "us" or "ns"`
+	}
+	return "it is checked when the policy is checked: write it as a literal"
+}
+
+// refineCall returns the result type of a call of f whose arguments
+// checked, made more precise where the arguments' expressions tell more
+// than their types.
+func (c *checker) refineCall(e *policy.CallExpr, f *builtin.Func, args []*types.Type, res *types.Type) *types.Type {
+	return res
+}
+
+// joinAll joins ts as a value that is any of them: any when they do not
+// join (any? becomes any, which holds null too).
+func joinAll(ts ...*types.Type) *types.Type {
+	var acc *types.Type = types.NeverType
+	for _, t := range ts {
+		acc = types.Merge(acc, t)
+	}
+	if types.NonOptional(acc).Kind == types.Any {
+		return types.AnyType
+	}
+	return acc
+}
+
+var _ = strings.Cut

@@ -1,0 +1,63 @@
+package difftest
+
+import "strconv"
+
+// exprA returns, about one time in four, an expression of type t that calls
+// a built-in of LANGUAGE.md §12, part A, with well-typed arguments (ok is
+// false otherwise, and expr goes on as before). d is the depth already
+// reached.
+func (g *Gen) exprA(t string, d int) (string, bool) {
+	if g.r.IntN(4) != 0 {
+		return "", false
+	}
+	switch t {
+	case "int":
+		switch g.r.IntN(3) {
+		case 0:
+			return "(unix_seconds(" + g.timeExpr(d) + ") % 100000)", true
+		case 1:
+			return "(unix_millis(" + g.timeExpr(d) + ") % 1000000)", true
+		default:
+			return "((parse_duration(" + g.durExpr(d) + ") ?? 7) / 1000)", true
+		}
+	case "string":
+		return "format_time(" + g.timeExpr(d) + ", " + g.layout() + g.zoneArg() + ")", true
+	}
+	return "", false
+}
+
+// timeExpr is an expression of type timestamp.
+func (g *Gen) timeExpr(d int) string {
+	switch g.r.IntN(6) {
+	case 0:
+		return g.pick("%time", "now()")
+	case 1:
+		return "(parse_time(" + g.expr("string", d) + ", " + g.layout() + g.zoneArg() + ") ?? now())"
+	case 2:
+		return `(parse_time(.s, "%Y-%m-%d %H:%M:%S"` + g.zoneArg() + ") ?? %time)"
+	case 3:
+		return "from_unix(" + g.expr("int", d) + g.pick("", `, "s"`, `, "ms"`, `, "us"`, `, "ns"`) + ")"
+	case 4:
+		return "from_unix(" + g.expr("float", d) + g.pick("", `, "s"`, `, "ms"`) + ")"
+	default:
+		return "from_unix(" + strconv.Itoa(g.r.IntN(4_000_000_000)-1_000_000_000) + ")"
+	}
+}
+
+// durExpr is a string expression that is sometimes a Go duration.
+func (g *Gen) durExpr(d int) string {
+	if g.r.IntN(3) == 0 {
+		return g.expr("string", d)
+	}
+	return strconv.Quote(g.pick("300ms", "1h", "-1.5s", "5", "", "2h45m", "1h1m1s1ms1us1ns", "5µs", "0", "1d", ".5s"))
+}
+
+func (g *Gen) layout() string {
+	return g.pick(`"%Y-%m-%d %H:%M:%S"`, `"%Y-%m-%dT%H:%M:%S%z"`, `"%d/%b/%Y:%H:%M:%S %Z"`, `"%s"`, `"%j %A %I%p %e"`, `"%F %T.%L"`)
+}
+
+// zoneArg is "" (UTC by default) or the constant zone argument, with its
+// comma.
+func (g *Gen) zoneArg() string {
+	return g.pick("", `, "UTC"`, `, "Europe/Paris"`, `, "America/New_York"`, `, "Asia/Kolkata"`, `, "Australia/Lord_Howe"`)
+}

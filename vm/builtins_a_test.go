@@ -1,0 +1,69 @@
+package vm
+
+import (
+	"math"
+	"regexp"
+	"testing"
+
+	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// callOne runs the built-in fn over args (re its regex, if it takes one)
+// and returns the result as JSON, or the fault.
+func callOne(t *testing.T, fn builtin.ID, re *regexp.Regexp, args ...Reg) (string, spec.Reason) {
+	t.Helper()
+	in := Instr{Op: CALL, A: uint16(len(args)), B: 0, X: uint8(fn)}
+	if builtin.ByID(fn).Variadic() {
+		in.C = uint16(len(args))
+	} else if n := builtin.ByID(fn).ValueArgs(); n != len(args) {
+		t.Fatalf("%s: %d args, takes %d", fn, len(args), n)
+	}
+	c := Code{
+		Consts:  args,
+		NumRegs: len(args) + 1,
+		Instrs:  []Instr{in, {Op: SET, A: 0, B: uint16(len(args))}, {Op: KEEP}},
+		Paths:   []Path{{Steps: record.NewPath("r")}},
+	}
+	if re != nil {
+		c.Regexps = []*regexp.Regexp{re}
+	}
+	p := mustNew(t, c)
+	a := record.NewArena()
+	rec := decode(t, a, `{}`)
+	if res := p.Run(rec); res.Fault != spec.NoFault {
+		return "", res.Fault
+	}
+	v, _ := rec.Get(record.NewPath("r"))
+	return string(a.AppendJSON(nil, v)), spec.NoFault
+}
+
+func TestBuiltinsTime(t *testing.T) {
+	tests := []struct {
+		fn   builtin.ID
+		args []Reg
+		want string
+	}{
+		{builtin.ParseTime, []Reg{String("2026-07-01 14:00"), String("%Y-%m-%d %H:%M"), String("Europe/Paris")}, `"2026-07-01T12:00:00Z"`},
+		{builtin.FormatTime, []Reg{Timestamp(0), String("%F %T %Z %z"), String("Asia/Kolkata")}, `"1970-01-01 05:30:00 IST +0530"`},
+		{builtin.UnixSeconds, []Reg{Timestamp(-1)}, `-1`},
+		{builtin.UnixSeconds, []Reg{Timestamp(1999999999)}, `1`},
+		{builtin.UnixMillis, []Reg{Timestamp(-1)}, `-1`},
+		{builtin.UnixMillis, []Reg{Timestamp(1999999)}, `1`},
+		{builtin.FromUnix, []Reg{Int(2), String("s")}, `"1970-01-01T00:00:02Z"`},
+		{builtin.FromUnix, []Reg{Int(math.MaxInt64), String("ms")}, `"2262-04-11T23:47:16.854775807Z"`},
+		{builtin.FromUnix, []Reg{Int(math.MinInt64), String("ns")}, `"1677-09-21T00:12:43.145224192Z"`},
+		{builtin.FromUnix, []Reg{Float(-0.5), String("s")}, `"1969-12-31T23:59:59.5Z"`},
+		{builtin.FromUnix, []Reg{Float(9223372036.5), String("s")}, `"2262-04-11T23:47:16.5Z"`},
+		{builtin.FromUnix, []Reg{Float(9.3e9), String("s")}, `"2262-04-11T23:47:16.854775807Z"`},
+		{builtin.ParseDuration, []Reg{String("1m30s")}, `90000000000`},
+		{builtin.ParseDuration, []Reg{String("1")}, `null`},
+	}
+	for _, tt := range tests {
+		got, r := callOne(t, tt.fn, nil, tt.args...)
+		if r != spec.NoFault || got != tt.want {
+			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
+		}
+	}
+}
