@@ -86,6 +86,12 @@ const (
 	UnixMillis
 	FromUnix
 	ParseDuration
+	Merge
+	Flatten
+	Unflatten
+	KeepKeys
+	DropKeys
+	Values
 
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
@@ -227,6 +233,13 @@ var table = [NumIDs]Func{
 	UnixMillis:    {Sig: "unix_millis(t timestamp) int", Doc: "whole milliseconds since 1970-01-01T00:00:00Z, rounded down"},
 	FromUnix:      {Sig: `from_unix(n int|float, unit string = "s") timestamp`, Doc: "the time n units after 1970-01-01T00:00:00Z, unit the constant s, ms, us or ns", Const: "unit"},
 	ParseDuration: {Sig: "parse_duration(s string) int?", Doc: "the nanoseconds of a Go duration (300ms, -1.5h, 2h45m), or null when s is not one"},
+
+	Merge:     {Sig: "merge(a map|object, b map|object) map|object", Doc: "a with b's keys added, b's values winning (shallow): a's keys in order, then b's new ones"},
+	Flatten:   {Sig: `flatten(m map|object, sep string = ".") map`, Doc: "m with nested maps replaced by their leaves, keyed by the path of keys joined with sep"},
+	Unflatten: {Sig: `unflatten(m map|object, sep string = ".") map<any>`, Doc: "m with each key split on sep into a path of nested maps (later keys win)"},
+	KeepKeys:  {Sig: "keep_keys(m map|object, re string) map|object", Doc: "m with only the keys the constant RE2 pattern re matches", Regex: true},
+	DropKeys:  {Sig: "drop_keys(m map|object, re string) map|object", Doc: "m without the keys the constant RE2 pattern re matches", Regex: true},
+	Values:    {Sig: "values(m map|object) array", Doc: "the values of m, in the record's order"},
 }
 
 func isTest(name, t string) Func {

@@ -16,6 +16,10 @@ func TestPartAAllocateNothing(t *testing.T) {
 		{"time", `set .a = format_time(parse_time(.ts, "%Y-%m-%d %H:%M:%S", "Europe/Paris") ?? now(), "%F %T %Z", "America/New_York")
 set .b = unix_seconds(now()) + unix_millis(from_unix(.n, "ms")) + (parse_duration(.d) ?? 0)
 set .c = from_unix(.f)`},
+		{"maps", `set .a = merge(.m, {"x": .user})
+set .b = unflatten(flatten({"k": .m, "l": {"z": 1}}))
+set .c = values(keep_keys(.m, "^a"))
+set .d = drop_keys(.m, "^a")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			prog := compile(t, `policy "allocs"

@@ -12,6 +12,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
+	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -123,6 +124,7 @@ type state struct {
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
 	keys                       keyCache
+	unflatten                  coll.Unflattener
 }
 
 // keyCache holds the Lua strings of map keys seen before. Lua interns its

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -31,6 +32,8 @@ type Machine struct {
 	a        *record.Arena
 	grown    int // bytes of strings and containers stored by this run
 	iterated int // elements the run's loops have visited
+
+	unflatten coll.Unflattener // unflatten's scratch space
 }
 
 // NewMachine returns a Machine for p.

@@ -23,6 +23,116 @@ var polymorphicA = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
 	builtin.FromUnix: func(args []*types.Type) (*types.Type, *argError) {
 		return types.TimestampType, want(builtin.FromUnix, args, number, string_)
 	},
+
+	builtin.Merge: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Merge, args, container, container); err != nil {
+			return types.InvalidType, err
+		}
+		return mergeType(args[0], args[1]), nil
+	},
+	builtin.Flatten: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Flatten, args, container, string_); err != nil {
+			return types.InvalidType, err
+		}
+		return types.MapOf(leafType(args[0])), nil
+	},
+	builtin.Unflatten: func(args []*types.Type) (*types.Type, *argError) {
+		return types.MapOf(types.AnyType), want(builtin.Unflatten, args, container, string_)
+	},
+	builtin.KeepKeys: keysOf(builtin.KeepKeys),
+	builtin.DropKeys: keysOf(builtin.DropKeys),
+	builtin.Values: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Values, args, container); err != nil {
+			return types.InvalidType, err
+		}
+		return types.ArrayOf(valueType(args[0])), nil
+	},
+}
+
+// keysOf types keep_keys and drop_keys: a map of m's type (refineCall
+// makes an object's more precise from the pattern).
+func keysOf(id builtin.ID) func([]*types.Type) (*types.Type, *argError) {
+	return func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(id, args, container, string_); err != nil {
+			return types.InvalidType, err
+		}
+		return args[0], nil
+	}
+}
+
+// valueType is the type of any value of the map or object t.
+func valueType(t *types.Type) *types.Type {
+	switch {
+	case t.Kind == types.Map:
+		return t.Elem
+	case t.Kind == types.Object && !t.Open:
+		var ts []*types.Type
+		for _, f := range t.Fields() {
+			ts = append(ts, f.Type)
+		}
+		return joinAll(ts...)
+	case t.IsInvalid():
+		return types.InvalidType
+	}
+	return types.AnyType
+}
+
+// leafType is the type of the values flatten makes of the map or object
+// t: its values, unless they may be maps themselves (whose leaves, or
+// which, when empty, are kept as they are, may be anything).
+func leafType(t *types.Type) *types.Type {
+	v := valueType(t)
+	nested := func(x *types.Type) bool {
+		k := types.NonOptional(x).Kind
+		return k == types.Map || k == types.Object || k == types.Any
+	}
+	if t.Kind == types.Object {
+		for _, f := range t.Fields() {
+			if nested(f.Type) {
+				return types.AnyType
+			}
+		}
+		return v
+	}
+	if nested(v) {
+		return types.AnyType
+	}
+	return v
+}
+
+// mergeType is the type of merge(a, b): two objects make an object, its
+// fields a's then b's new ones, each of the type of b's field where b
+// always has it and of a join where it may not; with a map, a map of the
+// join of both value types.
+func mergeType(a, b *types.Type) *types.Type {
+	if a.IsInvalid() || b.IsInvalid() {
+		return types.InvalidType
+	}
+	if a.Kind != types.Object || b.Kind != types.Object {
+		return types.MapOf(joinAll(valueType(a), valueType(b)))
+	}
+	var fields []types.Field
+	for _, f := range a.Fields() {
+		if _, ok := b.Field(f.Name); !ok && b.Open {
+			// An undeclared key of b may replace it with anything.
+			if f.Type.IsOptional() {
+				f.Type = types.OptionalOf(types.AnyType)
+			} else {
+				f.Type = types.AnyType
+			}
+		}
+		fields = append(fields, f)
+	}
+	for _, bf := range b.Fields() {
+		t := bf.Type
+		if af, ok := a.Field(bf.Name); ok && bf.Type.IsOptional() {
+			t = types.Merge(af.Type, bf.Type) // absent from b: a's
+		} else if !ok && a.Open && bf.Type.IsOptional() {
+			t = types.OptionalOf(types.AnyType) // absent from b: a's undeclared key
+		}
+		fields = append(fields, types.Field{Name: bf.Name, Type: t, Decl: bf.Decl})
+	}
+	return types.ObjectOf(a.Open || b.Open, fields...)
 }
 
 // An argCheck checks argument i of type a.
@@ -64,6 +174,14 @@ func container(i int, a *types.Type) *argError {
 // array checks for an array.
 func array(i int, a *types.Type) *argError {
 	return kinds(i, a, "array", types.Array)
+}
+
+// wantOf is a type of each kind of argument that kinds checks for, for
+// the hint of an any argument.
+var wantOf = map[string]*types.Type{
+	"map or object": types.MapOf(types.AnyType),
+	"array":         types.ArrayOf(types.AnyType),
+	"int or float":  types.FloatType,
 }
 
 // kinds checks for a present value of one of the kinds ks, what saying
@@ -184,6 +302,21 @@ func constHint(f *builtin.Func) string {
 // checked, made more precise where the arguments' expressions tell more
 // than their types.
 func (c *checker) refineCall(e *policy.CallExpr, f *builtin.Func, args []*types.Type, res *types.Type) *types.Type {
+	switch f.ID {
+	case builtin.KeepKeys, builtin.DropKeys:
+		// The pattern is known: so is which fields of an object stay.
+		re := c.info.Regexps[e.Args[f.RegexArg]]
+		if res.Kind != types.Object || re == nil {
+			return res
+		}
+		var fields []types.Field
+		for _, fd := range res.Fields() {
+			if re.MatchString(fd.Name) == (f.ID == builtin.KeepKeys) {
+				fields = append(fields, fd)
+			}
+		}
+		return types.ObjectOf(res.Open, fields...)
+	}
 	return res
 }
 

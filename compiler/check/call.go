@@ -62,6 +62,8 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 		want := types.AnyType
 		if ps := signatures[f.ID].params; err.Arg < len(ps) {
 			want = ps[err.Arg]
+		} else if w := wantOf[err.Want]; w != nil {
+			want = w
 		}
 		c.report(anyErr(a, args[err.Arg], fmt.Sprintf("argument %d of %s", err.Arg+1, f.Name), want))
 	default:

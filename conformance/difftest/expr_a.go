@@ -12,18 +12,53 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 	}
 	switch t {
 	case "int":
-		switch g.r.IntN(3) {
+		switch g.r.IntN(5) {
 		case 0:
 			return "(unix_seconds(" + g.timeExpr(d) + ") % 100000)", true
 		case 1:
 			return "(unix_millis(" + g.timeExpr(d) + ") % 1000000)", true
-		default:
+		case 2:
 			return "((parse_duration(" + g.durExpr(d) + ") ?? 7) / 1000)", true
+		case 3:
+			return "len(" + g.mapExpr(d) + ")", true
+		default:
+			return "len(values(" + g.mapExpr(d) + "))", true
 		}
 	case "string":
 		return "format_time(" + g.timeExpr(d) + ", " + g.layout() + g.zoneArg() + ")", true
+	case "map<string>":
+		switch g.r.IntN(4) {
+		case 0:
+			return "merge(" + g.expr("map<string>", d) + ", " + g.expr("map<string>", d) + ")", true
+		case 1:
+			return g.pick("keep_keys", "drop_keys") + "(" + g.expr("map<string>", d) + ", " + g.pick("`^k`", "`a|z`", "`^$`", "`[0-9]`") + ")", true
+		default:
+			return "flatten(" + g.expr("map<string>", d) + g.pick("", `, "_"`, `, ""`) + ")", true
+		}
+	case "array<string>":
+		return "values(" + g.expr("map<string>", d) + ")", true
+	case "any":
+		return g.mapExpr(d), true
 	}
 	return "", false
+}
+
+// mapExpr is an expression of a map or object type, often nested.
+func (g *Gen) mapExpr(d int) string {
+	switch g.r.IntN(6) {
+	case 0:
+		return "unflatten(" + g.expr("map<string>", d) + g.pick("", `, "="`, `, ","`) + ")"
+	case 1:
+		return "merge(.o, " + g.pick(`{"x": 1}`, `{"z": "w"}`, `{}`, ".o", `{"y": null}`) + ")"
+	case 2:
+		return "flatten(as_map(" + g.expr("any", d) + ") ?? {" + `"n": {"a": 1, "b": {"c": [1]}}, "e": {}` + "}" + g.pick("", `, "/"`) + ")"
+	case 3:
+		return "unflatten(flatten(as_map(" + g.expr("any", d) + ") ?? {}))"
+	case 4:
+		return "keep_keys(.o, " + g.pick("`x`", "`y`", "`.`") + ")"
+	default:
+		return "merge(as_map(" + g.expr("any", d) + ") ?? {}, " + g.expr("map<string>", d) + ")"
+	}
 }
 
 // timeExpr is an expression of type timestamp.
