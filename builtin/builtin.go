@@ -92,6 +92,10 @@ const (
 	KeepKeys
 	DropKeys
 	Values
+	Append
+	Includes
+	Unique
+	Slice
 
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
@@ -240,6 +244,11 @@ var table = [NumIDs]Func{
 	KeepKeys:  {Sig: "keep_keys(m map|object, re string) map|object", Doc: "m with only the keys the constant RE2 pattern re matches", Regex: true},
 	DropKeys:  {Sig: "drop_keys(m map|object, re string) map|object", Doc: "m without the keys the constant RE2 pattern re matches", Regex: true},
 	Values:    {Sig: "values(m map|object) array", Doc: "the values of m, in the record's order"},
+
+	Append:   {Sig: "append(a array<T>, v T) array<T>", Doc: "a with v added at the end"},
+	Includes: {Sig: "includes(a array<T>, v T?) bool", Doc: "whether an element of a equals v (as == compares)"},
+	Unique:   {Sig: "unique(a array<T>) array<T>", Doc: "a without the elements equal to an earlier one (as == compares)"},
+	Slice:    {Sig: "slice(a array<T>, start int, end int) array<T>", Doc: "the elements of a from start up to end, both clamped to [0, len(a)]"},
 }
 
 func isTest(name, t string) Func {

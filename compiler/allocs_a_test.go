@@ -20,6 +20,9 @@ set .c = from_unix(.f)`},
 set .b = unflatten(flatten({"k": .m, "l": {"z": 1}}))
 set .c = values(keep_keys(.m, "^a"))
 set .d = drop_keys(.m, "^a")`},
+		{"arrays", `set .a = unique(.tags + ["b1", "z"])
+set .b = append(slice(.tags, 1, 5), .user)
+set .c = includes(.tags, "a")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			prog := compile(t, `policy "allocs"

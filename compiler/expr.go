@@ -180,6 +180,8 @@ func (g *gen) binary(e *policy.BinaryExpr) reg {
 		switch {
 		case xt == types.String:
 			g.emit(pos, vm.CONCAT, r, x, y, 0)
+		case g.typeOf(e).Kind == types.Array:
+			g.emit(pos, vm.ACAT, r, x, y, 0)
 		case g.typeOf(e).Kind == types.Float:
 			g.emit(pos, arithOps[e.Op][1], r, g.toFloat(e.X, x), g.toFloat(e.Y, y), 0)
 		default:

@@ -125,6 +125,7 @@ type state struct {
 	buf                        []byte
 	keys                       keyCache
 	unflatten                  coll.Unflattener
+	unique                     coll.Uniquer
 }
 
 // keyCache holds the Lua strings of map keys seen before. Lua interns its

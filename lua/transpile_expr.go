@@ -237,6 +237,8 @@ func (g *gen) binary(x *policy.BinaryExpr, t *types.Type) string {
 		switch {
 		case rt.Kind == types.String:
 			return g.tmp(fmt.Sprintf("cat(%s, %s)", a, b))
+		case rt.Kind == types.Array:
+			return g.tmp(fmt.Sprintf("R.acat(%s, %s)", a, b))
 		case rt.Kind == types.Int:
 			return g.arith(x.Op, a, b, "idiv", "imod", false)
 		default:

@@ -34,6 +34,7 @@ type Machine struct {
 	iterated int // elements the run's loops have visited
 
 	unflatten coll.Unflattener // unflatten's scratch space
+	unique    coll.Uniquer     // unique's
 }
 
 // NewMachine returns a Machine for p.
@@ -221,6 +222,15 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			a.StringBuilder().WriteString(y)
 			v := a.StringBuilder().End()
 			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
+		case ACAT:
+			x, y := regs[in.B].V, regs[in.C].V
+			b := a.BeginArray(a.Len(x) + a.Len(y))
+			for _, v := range [2]record.Value{x, y} {
+				for it := a.Iter(v); it.Next(); {
+					b.Append(it.Value())
+				}
+			}
+			regs[in.A] = Reg{K: record.Array, V: b.Finish()}
 		case EQ_INT:
 			setBool(&regs[in.A], regs[in.B].N == regs[in.C].N)
 		case LT_INT:

@@ -80,6 +80,7 @@ const (
 	DROP
 	KEEP
 	GETG
+	ACAT
 	numOps
 )
 
@@ -155,6 +156,7 @@ var ops = [numOps]opInfo{
 	DROP:    {"DROP", '-', '-', '-', '-', "end the run: drop the record"},
 	KEEP:    {"KEEP", '-', '-', '-', '-', "end the run: keep the record"},
 	GETG:    {"GETG", 'w', 'p', 'm', '-', "GET, then GUARD: A = the record's value at path B; type_mismatch fault unless its kind is in mask C"},
+	ACAT:    {"ACAT", 'w', 'r', 'r', '-', "A = B + C (arrays): B's elements, then C's"},
 }
 
 // Operands returns the kinds of the operands A, B, C and X of o, one

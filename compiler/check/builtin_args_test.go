@@ -131,6 +131,21 @@ func TestSignatures(t *testing.T) {
 		{"values", []*T.Type{T.ObjectOf(false, T.Field{Name: "a", Type: i64}, T.Field{Name: "b", Type: strOpt})}, "array<any>", 0, true},
 		{"values", []*T.Type{T.ObjectOf(false, T.Field{Name: "a", Type: str}, T.Field{Name: "b", Type: strOpt})}, "array<string?>", 0, true},
 		{"values", []*T.Type{T.ObjectOf(true)}, "array<any>", 0, true},
+		{"append", []*T.Type{T.ArrayOf(str), str}, "array<string>", 0, true},
+		{"append", []*T.Type{T.ArrayOf(str), strOpt}, "array<string?>", 0, true},
+		{"append", []*T.Type{T.ArrayOf(T.NeverType), i64}, "array<int>", 0, true},
+		{"append", []*T.Type{T.ArrayOf(str), T.AnyType}, "array<any>", 0, true},
+		{"append", []*T.Type{T.ArrayOf(str), i64}, "", badType, false},
+		{"append", []*T.Type{str, i64}, "", badType, false},
+		{"append", []*T.Type{T.OptionalOf(T.ArrayOf(str)), str}, "", notPresent, false},
+		{"includes", []*T.Type{T.ArrayOf(str), strOpt}, "bool", 0, true},
+		{"includes", []*T.Type{T.ArrayOf(i64), T.FloatType}, "bool", 0, true},
+		{"includes", []*T.Type{T.ArrayOf(i64), str}, "", badType, false},
+		{"unique", []*T.Type{T.ArrayOf(i64)}, "array<int>", 0, true},
+		{"unique", []*T.Type{T.MapOf(i64)}, "", badType, false},
+		{"slice", []*T.Type{T.ArrayOf(i64), i64, i64}, "array<int>", 0, true},
+		{"slice", []*T.Type{T.ArrayOf(i64), i64}, "", badCount, false},
+		{"slice", []*T.Type{T.ArrayOf(i64), i64, T.FloatType}, "", badType, false},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

@@ -47,7 +47,49 @@ var polymorphicA = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
 		}
 		return types.ArrayOf(valueType(args[0])), nil
 	},
+
+	builtin.Append: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Append, args, array, present); err != nil {
+			return types.InvalidType, err
+		}
+		a, v := args[0], args[1]
+		if a.IsInvalid() || v.IsInvalid() {
+			return types.InvalidType, nil
+		}
+		elem, ok := types.Join(a.Elem, v)
+		if !ok {
+			return types.InvalidType, &argError{Reason: badType, Arg: 1, Want: a.Elem.String(),
+				Msg: fmt.Sprintf("argument 2 is %s, and the elements of the array are %s", v, a.Elem)}
+		}
+		return types.ArrayOf(elem), nil
+	},
+	builtin.Includes: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Includes, args, array, present); err != nil {
+			return types.BoolType, err
+		}
+		if a, v := args[0], args[1]; !a.IsInvalid() && !types.Comparable(a.Elem, v) {
+			return types.BoolType, &argError{Reason: badType, Arg: 1, Want: a.Elem.String(),
+				Msg: fmt.Sprintf("argument 2 is %s, and the elements of the array are %s: they are never equal", v, a.Elem)}
+		}
+		return types.BoolType, nil
+	},
+	builtin.Unique: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Unique, args, array); err != nil {
+			return types.InvalidType, err
+		}
+		return args[0], nil
+	},
+	builtin.Slice: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Slice, args, array, int_, int_); err != nil {
+			return types.InvalidType, err
+		}
+		return args[0], nil
+	},
 }
+
+// present accepts any value, absent and null included (an element of
+// append, the value includes looks for).
+func present(int, *types.Type) *argError { return nil }
 
 // keysOf types keep_keys and drop_keys: a map of m's type (refineCall
 // makes an object's more precise from the pattern).

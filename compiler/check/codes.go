@@ -21,7 +21,7 @@ const (
 	CodeViewWrite     = "E0210" // a write an OTLP record cannot hold: a key outside the view, a fixed key of another type
 	CodeCompare       = "E0301" // == or != between values that can never be equal
 	CodeOrder         = "E0302" // < <= > >= between values without an order
-	CodeArith         = "E0303" // + - * / % on operands that do not fit
+	CodeArith         = "E0303" // + - * / % on operands that do not fit (+ of arrays of two element types too)
 	CodeLogic         = "E0304" // && || ! on a non-bool
 	CodeNegate        = "E0305" // unary - on a non-number
 	CodeInList        = "E0306" // an in list with an element of the wrong type or not constant
@@ -72,7 +72,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeViewWrite, "an OTLP record holds only the keys of its view, and each fixed key only its type"},
 	{CodeCompare, "== and != need operands of the same type (or two numbers)"},
 	{CodeOrder, "< <= > >= work on two numbers, two strings or two timestamps"},
-	{CodeArith, "+ adds numbers or joins strings; - * / % take numbers"},
+	{CodeArith, "+ adds numbers or joins strings or arrays; - * / % take numbers"},
 	{CodeLogic, "&& || ! take bool operands: there is no truthiness"},
 	{CodeNegate, "unary - takes a number"},
 	{CodeInList, "the list of in holds constants of the left operand's type"},

@@ -328,6 +328,9 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 	what := "a number"
 	if e.Op == policy.ADD {
 		what = "a number or a string"
+		if types.NonOptional(x).Kind == types.Array || types.NonOptional(y).Kind == types.Array {
+			what = "an array"
+		}
 	}
 	if !c.wantValue(e.X, x, what, y) || !c.wantValue(e.Y, y, what, x) {
 		return types.InvalidType
@@ -345,6 +348,14 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 		return types.FloatType
 	case e.Op == policy.ADD && x.Kind == types.String && y.Kind == types.String:
 		return types.StringType
+	case e.Op == policy.ADD && x.Kind == types.Array && y.Kind == types.Array:
+		if elem, ok := types.Join(x.Elem, y.Elem); ok {
+			return types.ArrayOf(elem)
+		}
+		c.report(diag.Errorf(e, CodeArith, "cannot concatenate %s and %s", x, y).
+			WithLabel("%s", c.operandLabel(e.X, x, e.Y, y)).
+			WithHint("+ concatenates arrays of one element type"))
+		return types.InvalidType
 	}
 	verb := map[policy.Token]string{policy.ADD: "add", policy.SUB: "subtract", policy.MUL: "multiply", policy.QUO: "divide", policy.REM: "take the remainder of"}[e.Op]
 	d := diag.Errorf(e, CodeArith, "cannot %s %s and %s", verb, x, y).
@@ -360,6 +371,8 @@ func (c *checker) arith(e *policy.BinaryExpr, x, y *types.Type) *types.Type {
 		} else {
 			d = d.WithHint("+ does not convert: write to_string(%s) to concatenate, or convert the string with to_int(...) ?? 0 to add", exprText(num))
 		}
+	case e.Op == policy.ADD && (x.Kind == types.Array || y.Kind == types.Array):
+		d = d.WithHint("+ concatenates two arrays; to add one element, write append(a, v)")
 	case e.Op == policy.ADD:
 		d = d.WithHint("+ adds two numbers or joins two strings")
 	default:

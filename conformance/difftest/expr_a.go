@@ -36,8 +36,34 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 			return "flatten(" + g.expr("map<string>", d) + g.pick("", `, "_"`, `, ""`) + ")", true
 		}
 	case "array<string>":
-		return "values(" + g.expr("map<string>", d) + ")", true
+		switch g.r.IntN(5) {
+		case 0:
+			return "values(" + g.expr("map<string>", d) + ")", true
+		case 1:
+			return "(" + g.expr("array<string>", d) + " + " + g.expr("array<string>", d) + ")", true
+		case 2:
+			return "append(" + g.expr("array<string>", d) + ", " + g.expr("string", d) + ")", true
+		case 3:
+			return "unique(" + g.expr("array<string>", d) + ")", true
+		default:
+			return "slice(" + g.expr("array<string>", d) + ", " + g.expr("int", d) + ", " + g.expr("int", d) + ")", true
+		}
+	case "bool":
+		switch g.r.IntN(3) {
+		case 0:
+			return "includes(" + g.expr("array<string>", d) + ", " + g.expr("string", d) + ")", true
+		case 1:
+			return "includes(.arr, " + g.expr(g.pick("int", "float"), d) + ")", true
+		default:
+			return "includes(unique(as_array(" + g.expr("any", d) + ") ?? []), " + g.expr("any", d) + ")", true
+		}
 	case "any":
+		switch g.r.IntN(3) {
+		case 0:
+			return "unique(.arr + " + g.pick("[1, 2]", "[]", ".arr", "[-3, 0]") + ")", true
+		case 1:
+			return "unique(" + g.pick("[1, 1.0, 2]", `["a", "a", null, null]`, `[{"a": 1}, {"a": 1.0}, [1], [1]]`) + ")", true
+		}
 		return g.mapExpr(d), true
 	}
 	return "", false

@@ -1,0 +1,159 @@
+package coll
+
+import (
+	"hash/maphash"
+	"math"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// Equal reports whether x and y, of arena a, are equal as the language's
+// == says: absent equals null, an int equals a float of the same value,
+// and maps and arrays compare deeply (record.ValueEqual: there, kinds must
+// match).
+func Equal(a *record.Arena, x, y record.Value) bool {
+	xk, yk := x.Kind(), y.Kind()
+	switch {
+	case xk <= record.Null || yk <= record.Null:
+		return xk <= record.Null && yk <= record.Null
+	case xk == record.Int && yk == record.Float:
+		return float64(x.Int()) == y.Float()
+	case xk == record.Float && yk == record.Int:
+		return x.Float() == float64(y.Int())
+	}
+	return record.ValueEqual(a, x, a, y)
+}
+
+// Includes reports whether an element of the array arr equals v.
+func Includes(a *record.Arena, arr, v record.Value) bool {
+	for it := a.Iter(arr); it.Next(); {
+		if Equal(a, it.Value(), v) {
+			return true
+		}
+	}
+	return false
+}
+
+// Uniquer runs unique. It keeps its scratch space from call to call; it is
+// not safe for concurrent use.
+type Uniquer struct {
+	slots []int32 // of the hash table: 1 + the index of an element kept, or 0
+	kept  []record.Value
+	seed  maphash.Seed
+	seed0 bool
+}
+
+// smallUnique is the length up to which unique compares every pair rather
+// than hashing.
+const smallUnique = 16
+
+// Unique returns the array arr of arena a without the elements that equal
+// (Equal) an element before them.
+func (u *Uniquer) Unique(a *record.Arena, arr record.Value) record.Value {
+	n := a.Len(arr)
+	u.kept = u.kept[:0]
+	if n <= smallUnique {
+	next:
+		for it := a.Iter(arr); it.Next(); {
+			v := it.Value()
+			for _, k := range u.kept {
+				if Equal(a, k, v) {
+					continue next
+				}
+			}
+			u.kept = append(u.kept, v)
+		}
+		return u.build(a)
+	}
+	if !u.seed0 {
+		u.seed, u.seed0 = maphash.MakeSeed(), true
+	}
+	size := 64
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(u.slots) < size {
+		u.slots = make([]int32, size)
+	}
+	t := u.slots[:size]
+	clear(t)
+	mask := uint64(size - 1)
+	for it := a.Iter(arr); it.Next(); {
+		v := it.Value()
+		for h := hash(a, u.seed, v, true) & mask; ; h = (h + 1) & mask {
+			s := t[h]
+			if s == 0 {
+				u.kept = append(u.kept, v)
+				t[h] = int32(len(u.kept))
+				break
+			}
+			if Equal(a, u.kept[s-1], v) {
+				break
+			}
+		}
+	}
+	return u.build(a)
+}
+
+func (u *Uniquer) build(a *record.Arena) record.Value {
+	b := a.BeginArray(len(u.kept))
+	for _, v := range u.kept {
+		b.Append(v)
+	}
+	return b.Finish()
+}
+
+// hash hashes v consistently with Equal (top, for v itself) and
+// record.ValueEqual (for what it holds): values that are equal hash alike.
+func hash(a *record.Arena, seed maphash.Seed, v record.Value, top bool) uint64 {
+	const (
+		m1 = 0x9E3779B97F4A7C15
+		m2 = 0xBF58476D1CE4E5B9
+	)
+	mix := func(x uint64) uint64 {
+		x ^= x >> 30
+		x *= m2
+		x ^= x >> 27
+		return x
+	}
+	k := v.Kind()
+	switch k {
+	case record.Absent, record.Null:
+		return mix(uint64(record.Null))
+	case record.Int, record.Float:
+		f := v.Float()
+		if k == record.Int {
+			if !top {
+				return mix(v.Bits() ^ uint64(k)*m1)
+			}
+			f = float64(v.Int())
+		}
+		switch {
+		case f == 0:
+			f = 0 // -0 equals 0
+		case f != f:
+			f = math.NaN() // one NaN: NaN equals NaN inside containers
+		}
+		kind := uint64(record.Float)
+		if top {
+			kind = 0 // an int and a float of one value are equal
+		}
+		return mix(math.Float64bits(f) ^ kind*m1)
+	case record.String, record.Bytes:
+		return maphash.Bytes(seed, a.Bytes(v)) ^ uint64(k)*m1
+	case record.Array:
+		h := uint64(k) * m1
+		for it := a.Iter(v); it.Next(); {
+			h = mix(h*31 + hash(a, seed, it.Value(), false))
+		}
+		return h
+	case record.Map:
+		h := uint64(k) * m1
+		for it := a.Iter(v); it.Next(); {
+			// In any order: the sum commutes.
+			h += mix(maphash.Bytes(seed, a.Bytes(it.Key()))*m1 ^ hash(a, seed, it.Value(), false))
+		}
+		return mix(h)
+	}
+	return mix(v.Bits() ^ uint64(k)*m1)
+}

@@ -1,0 +1,32 @@
+package lua
+
+import (
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/coll"
+)
+
+// The Go helpers of the array built-ins that compare elements: the VM's
+// equality (internal/coll) over copies in the scratch arena.
+
+func init() { registrars = append(registrars, (*state).registerArrays) }
+
+func (s *state) registerArrays() {
+	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
+	impl(builtin.Includes, func(L *glua.LState) int {
+		s.scratch.Reset()
+		size := 0
+		arr := s.toValue(s.scratch, L.CheckTable(1), &size)
+		v := s.toValue(s.scratch, L.Get(2), &size)
+		L.Push(glua.LBool(coll.Includes(s.scratch, arr, v)))
+		return 1
+	})
+	impl(builtin.Unique, func(L *glua.LState) int {
+		s.scratch.Reset()
+		size := 0
+		arr := s.toValue(s.scratch, L.CheckTable(1), &size)
+		L.Push(s.fromValue(s.scratch, s.unique.Unique(s.scratch, arr)))
+		return 1
+	})
+}

@@ -1,0 +1,33 @@
+-- The array built-ins written in Lua, and a + b on arrays (acat);
+-- builtins_arrays.go has includes and unique. Elements are copied (cp), so
+-- that a result is a snapshot, as the VM's is.
+local R = ...
+local cp, NULL, ARR = R.cp, R.NULL, R.ARR
+local setmetatable = setmetatable
+
+function R.acat(a, b)
+  local out, n = setmetatable({}, ARR), #a
+  for i = 1, n do out[i] = cp(a[i]) end
+  for i = 1, #b do out[n + i] = cp(b[i]) end
+  return out
+end
+
+function R.append(a, v)
+  local out, n = setmetatable({}, ARR), #a
+  for i = 1, n do out[i] = cp(a[i]) end
+  if v == nil then v = NULL end -- as in a list literal
+  out[n + 1] = cp(v)
+  return out
+end
+
+-- slice clamps start and end to [0, #a], as substr does.
+function R.slice(a, i, j)
+  local n = #a
+  if i < 0 then i = 0 elseif i > n then i = n end
+  if j < 0 then j = 0 elseif j > n then j = n end
+  local out = setmetatable({}, ARR)
+  for k = i + 1, j do out[k - i] = cp(a[k]) end
+  return out
+end
+
+return R
