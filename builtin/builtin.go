@@ -96,6 +96,11 @@ const (
 	Includes
 	Unique
 	Slice
+	Format
+	Truncate
+	TrimPrefix
+	TrimSuffix
+	IndexOf
 
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
@@ -249,6 +254,12 @@ var table = [NumIDs]Func{
 	Includes: {Sig: "includes(a array<T>, v T?) bool", Doc: "whether an element of a equals v (as == compares)"},
 	Unique:   {Sig: "unique(a array<T>) array<T>", Doc: "a without the elements equal to an earlier one (as == compares)"},
 	Slice:    {Sig: "slice(a array<T>, start int, end int) array<T>", Doc: "the elements of a from start up to end, both clamped to [0, len(a)]"},
+
+	Format:     {Sig: "format(fmt string, args ...) string", Doc: "the constant fmt with its verbs (%s %d %f %v %q %x) replaced by the arguments, checked against their types", Const: "fmt"},
+	Truncate:   {Sig: "truncate(s string, n int) string", Doc: "the longest prefix of s of at most n bytes that does not split a UTF-8 character"},
+	TrimPrefix: {Sig: "trim_prefix(s string, prefix string) string", Doc: "s without prefix at its start, if it is there"},
+	TrimSuffix: {Sig: "trim_suffix(s string, suffix string) string", Doc: "s without suffix at its end, if it is there"},
+	IndexOf:    {Sig: "index_of(s string, sub string) int", Doc: "the byte offset of the first sub in s, or -1 when there is none"},
 }
 
 func isTest(name, t string) Func {

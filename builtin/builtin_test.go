@@ -19,12 +19,15 @@ func TestTable(t *testing.T) {
 		if (f.PathArg >= 0) != (f.ID == Exists) {
 			t.Errorf("%s: PathArg = %d", f.Name, f.PathArg)
 		}
-		if f.Variadic() != (f.ID == Coalesce) {
+		if f.Variadic() != (f.ID == Coalesce || f.ID == Format) {
 			t.Errorf("%s: Variadic = %v", f.Name, f.Variadic())
 		}
 	}
 	if f := ByID(ParseTime); f.MinArgs() != 2 || f.ConstArg != 2 || f.Params[2].Default != "UTC" {
 		t.Errorf("parse_time: MinArgs %d, ConstArg %d, default %v", f.MinArgs(), f.ConstArg, f.Params[2].Default)
+	}
+	if f := ByID(Format); f.MinArgs() != 1 || f.ConstArg != 0 {
+		t.Errorf("format: MinArgs %d, ConstArg %d", f.MinArgs(), f.ConstArg)
 	}
 	if Lookup("nope") != nil || ByID(Invalid) != nil || ByID(NumIDs) != nil {
 		t.Error("lookups of what is not a built-in find one")

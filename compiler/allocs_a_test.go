@@ -23,6 +23,10 @@ set .d = drop_keys(.m, "^a")`},
 		{"arrays", `set .a = unique(.tags + ["b1", "z"])
 set .b = append(slice(.tags, 1, 5), .user)
 set .c = includes(.tags, "a")`},
+		{"strings", `set .a = format("%s took %5dms (%.2f) %x %q", .user, .n, .f, .n, .user)
+set .b = format("%v|%v|%v", .n, .f, .tags)
+set .c = truncate(.user, 3) + trim_prefix(.user, "User_") + trim_suffix(.user, "_X")
+set .d = index_of(.user, "_")`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			prog := compile(t, `policy "allocs"

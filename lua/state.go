@@ -123,6 +123,7 @@ type state struct {
 	lim                        spec.Limits
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
+	fmtBuf                     []byte // format's
 	keys                       keyCache
 	unflatten                  coll.Unflattener
 	unique                     coll.Uniquer

@@ -426,6 +426,7 @@ var conv = map[builtin.ID]callConv{
 	builtin.Len: plain, builtin.Contains: plain, builtin.StartsWith: plain,
 	builtin.EndsWith: plain, builtin.Substr: plain, builtin.Keys: plain,
 	builtin.UnixNanos: plain, builtin.UnixSeconds: plain, builtin.UnixMillis: plain,
+	builtin.Truncate: plain, builtin.TrimPrefix: plain, builtin.TrimSuffix: plain, builtin.IndexOf: plain,
 	builtin.Matches: plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
 }
 

@@ -67,3 +67,26 @@ func TestBuiltinsTime(t *testing.T) {
 		}
 	}
 }
+
+func TestBuiltinsStrings(t *testing.T) {
+	tests := []struct {
+		fn   builtin.ID
+		args []Reg
+		want string
+	}{
+		{builtin.Format, []Reg{String("%s=%d %.1f %x %q %v %v%%"), String("k"), Int(-3), Float(2.25), String("hi"), String("a\tb"), Float(2), Null()}, `"k=-3 2.2 6869 \"a\\tb\" 2.0 %"`},
+		{builtin.Format, []Reg{String("no verbs")}, `"no verbs"`},
+		{builtin.Format, []Reg{String("%5v|%-4v|"), Bool(true), Int(7)}, `" true|7   |"`},
+		{builtin.Truncate, []Reg{String("héllo"), Int(2)}, `"h"`},
+		{builtin.TrimPrefix, []Reg{String("abab"), String("ab")}, `"ab"`},
+		{builtin.TrimSuffix, []Reg{String("abab"), String("b")}, `"aba"`},
+		{builtin.IndexOf, []Reg{String("héllo"), String("l")}, `3`},
+		{builtin.IndexOf, []Reg{String("abc"), String("z")}, `-1`},
+	}
+	for _, tt := range tests {
+		got, r := callOne(t, tt.fn, nil, tt.args...)
+		if r != spec.NoFault || got != tt.want {
+			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
+		}
+	}
+}

@@ -146,6 +146,15 @@ func TestSignatures(t *testing.T) {
 		{"slice", []*T.Type{T.ArrayOf(i64), i64, i64}, "array<int>", 0, true},
 		{"slice", []*T.Type{T.ArrayOf(i64), i64}, "", badCount, false},
 		{"slice", []*T.Type{T.ArrayOf(i64), i64, T.FloatType}, "", badType, false},
+		{"format", []*T.Type{str}, "string", 0, true},
+		{"format", []*T.Type{str, i64, anyOpt}, "string", 0, true}, // the verbs check the rest
+		{"format", []*T.Type{i64}, "", badType, false},
+		{"format", nil, "", badCount, false},
+		{"truncate", []*T.Type{str, i64}, "string", 0, true},
+		{"truncate", []*T.Type{str, str}, "", badType, false},
+		{"trim_prefix", []*T.Type{str, str}, "string", 0, true},
+		{"trim_suffix", []*T.Type{str, strOpt}, "", notPresent, false},
+		{"index_of", []*T.Type{str, str}, "int", 0, true},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -78,6 +77,13 @@ var polymorphicA = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
 			return types.InvalidType, err
 		}
 		return args[0], nil
+	},
+	builtin.Format: func(args []*types.Type) (*types.Type, *argError) {
+		if len(args) < 1 {
+			return types.StringType, countError(builtin.ByID(builtin.Format), len(args))
+		}
+		// The other arguments are checked against the verbs (formatArgs).
+		return types.StringType, string_(0, args[0])
 	},
 	builtin.Slice: func(args []*types.Type) (*types.Type, *argError) {
 		if err := want(builtin.Slice, args, array, int_, int_); err != nil {
@@ -288,7 +294,11 @@ func (c *checker) constArg(f *builtin.Func, a policy.Expr) {
 	lit, ok := policy.Unparen(a).(*policy.BasicLit)
 	if !ok || lit.Kind != policy.LitString {
 		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
-			c.report(diag.Errorf(a, CodeConstArg, "the %s of %s must be a constant string", f.Const, f.Name).
+			what := map[string]string{"tz": "zone", "fmt": "format"}[f.Const]
+			if what == "" {
+				what = f.Const
+			}
+			c.report(diag.Errorf(a, CodeConstArg, "the %s of %s must be a constant string", what, f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
 				WithHint("%s", constHint(f)))
 		}
@@ -336,6 +346,8 @@ func constHint(f *builtin.Func) string {
 		return `write an IANA zone name as a literal, such as "Europe/Paris", "America/New_York" or "UTC"`
 	case builtin.FromUnix:
 		return `write the unit as a literal: "s", "ms", "us" or "ns"`
+	case builtin.Format:
+		return `formats are checked against the arguments when the policy is checked: write it as a literal, e.g. format("%s took %dms", .path, .ms)`
 	}
 	return "it is checked when the policy is checked: write it as a literal"
 }
@@ -345,6 +357,8 @@ func constHint(f *builtin.Func) string {
 // than their types.
 func (c *checker) refineCall(e *policy.CallExpr, f *builtin.Func, args []*types.Type, res *types.Type) *types.Type {
 	switch f.ID {
+	case builtin.Format:
+		c.formatArgs(e, args)
 	case builtin.KeepKeys, builtin.DropKeys:
 		// The pattern is known: so is which fields of an object stay.
 		re := c.info.Regexps[e.Args[f.RegexArg]]
@@ -374,5 +388,3 @@ func joinAll(ts ...*types.Type) *types.Type {
 	}
 	return acc
 }
-
-var _ = strings.Cut

@@ -40,6 +40,8 @@ const (
 	CodeConstArg      = "E0411" // an argument that must be a constant string (a zone, a unit, a format) is computed
 	CodeZone          = "E0412" // a time zone name the tz database does not have
 	CodeUnit          = "E0413" // a unit of from_unix other than s, ms, us, ns
+	CodeFormatVerb    = "E0414" // a format verb that does not fit its argument's type
+	CodeFormat        = "E0415" // a malformed format, or verbs and arguments that do not pair up
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
@@ -91,6 +93,8 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeConstArg, "zone names, units and formats are constant strings, checked when the policy is"},
 	{CodeZone, "the tz database has no zone of this name (names are IANA names, case-sensitive: Europe/Paris)"},
 	{CodeUnit, "from_unix counts in s, ms, us or ns"},
+	{CodeFormatVerb, "a format verb does not fit its argument: %s and %q take a string, %d an int, %f a number, %x an int or a string, %v anything"},
+	{CodeFormat, "the format is malformed, or it has more or fewer verbs than arguments"},
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},

@@ -1,6 +1,9 @@
 package difftest
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // exprA returns, about one time in four, an expression of type t that calls
 // a built-in of LANGUAGE.md §12, part A, with well-typed arguments (ok is
@@ -12,7 +15,7 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 	}
 	switch t {
 	case "int":
-		switch g.r.IntN(5) {
+		switch g.r.IntN(6) {
 		case 0:
 			return "(unix_seconds(" + g.timeExpr(d) + ") % 100000)", true
 		case 1:
@@ -21,11 +24,22 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 			return "((parse_duration(" + g.durExpr(d) + ") ?? 7) / 1000)", true
 		case 3:
 			return "len(" + g.mapExpr(d) + ")", true
+		case 4:
+			return "index_of(" + g.expr("string", d) + ", " + g.expr("string", d) + ")", true
 		default:
 			return "len(values(" + g.mapExpr(d) + "))", true
 		}
 	case "string":
-		return "format_time(" + g.timeExpr(d) + ", " + g.layout() + g.zoneArg() + ")", true
+		switch g.r.IntN(6) {
+		case 0:
+			return "format_time(" + g.timeExpr(d) + ", " + g.layout() + g.zoneArg() + ")", true
+		case 1:
+			return "truncate(" + g.expr("string", d) + ", " + g.expr("int", d) + ")", true
+		case 2:
+			return g.pick("trim_prefix", "trim_suffix") + "(" + g.expr("string", d) + ", " + g.expr("string", d) + ")", true
+		default:
+			return g.format(d), true
+		}
 	case "map<string>":
 		switch g.r.IntN(4) {
 		case 0:
@@ -121,4 +135,37 @@ func (g *Gen) layout() string {
 // comma.
 func (g *Gen) zoneArg() string {
 	return g.pick("", `, "UTC"`, `, "Europe/Paris"`, `, "America/New_York"`, `, "Asia/Kolkata"`, `, "Australia/Lord_Howe"`)
+}
+
+// format is a call of format with one to three well-typed verbs.
+func (g *Gen) format(d int) string {
+	var f strings.Builder
+	var args []string
+	f.WriteString(g.pick("", "at ", "x=", "日本 "))
+	for range 1 + g.r.IntN(3) {
+		flags := g.pick("", "", "-", "0", "+", " ", "-0")
+		width := g.pick("", "", "3", "8")
+		switch g.r.IntN(7) {
+		case 0:
+			f.WriteString("%" + strings.Trim(flags, "0+ ") + width + "s")
+			args = append(args, g.expr("string", d))
+		case 1:
+			f.WriteString("%" + flags + width + "d")
+			args = append(args, g.expr("int", d))
+		case 2:
+			f.WriteString("%" + flags + width + g.pick("", ".0", ".2", ".5") + "f")
+			args = append(args, g.expr(g.pick("int", "float"), d))
+		case 3:
+			f.WriteString("%" + strings.Trim(flags, "+ ") + width + "x")
+			args = append(args, g.expr(g.pick("int", "string"), d))
+		case 4:
+			f.WriteString("%" + strings.Trim(flags, "0+ ") + width + "q")
+			args = append(args, g.expr("string", d))
+		default:
+			f.WriteString("%" + strings.Trim(flags, "0+ ") + width + "v")
+			args = append(args, g.expr(g.pick("int", "float", "string", "bool", "map<string>", "array<string>", "any"), d))
+		}
+		f.WriteString(g.pick(" ", "|", "%%", ""))
+	}
+	return "format(" + strconv.Quote(f.String()) + ", " + strings.Join(args, ", ") + ")"
 }

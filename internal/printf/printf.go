@@ -216,7 +216,7 @@ func AppendQuote(dst []byte, v *Verb, s string) []byte {
 	}
 	start := len(dst)
 	dst = strconv.AppendQuote(dst, s)
-	return padAfter(dst, v, start)
+	return Pad(dst, v, start)
 }
 
 // AppendHex appends the bytes of s in lower-case hex, as %x does.
@@ -239,8 +239,9 @@ func AppendHex(dst []byte, v *Verb, s string) []byte {
 	return dst
 }
 
-// padAfter pads the text dst[start:], just written, to v's width.
-func padAfter(dst []byte, v *Verb, start int) []byte {
+// Pad pads the text dst[start:], just written, to v's width, counted in
+// UTF-8 characters (%v writes its text, then pads it).
+func Pad(dst []byte, v *Verb, start int) []byte {
 	pad := v.Width - utf8.RuneCount(dst[start:])
 	if pad <= 0 {
 		return dst

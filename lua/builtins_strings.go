@@ -1,0 +1,78 @@
+package lua
+
+import (
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/calc"
+	"github.com/policyrun/policyrun/internal/printf"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// The Go helpers of the string built-ins of §12 (trim_prefix, trim_suffix
+// and index_of are Lua, in runtime_strings.lua).
+
+func init() { registrars = append(registrars, (*state).registerStrings) }
+
+func (s *state) registerStrings() {
+	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
+	impl(builtin.Format, func(L *glua.LState) int {
+		f := L.CheckString(1)
+		buf := s.fmtBuf[:0] // not s.buf, which toString (%v) uses
+		n := 2
+		for i := 0; i < len(f); {
+			lit, v, next, _ := printf.Next(f, i)
+			buf = append(buf, lit...)
+			i = next
+			switch v.Verb {
+			case 0:
+			case '%':
+				buf = append(buf, '%')
+			default:
+				buf = s.appendVerb(buf, &v, L.Get(n))
+				n++
+			}
+			if len(buf) > s.lim.MaxString {
+				s.fmtBuf = buf
+				s.fault(spec.StringTooLong)
+			}
+		}
+		s.fmtBuf = buf
+		L.Push(glua.LString(string(buf)))
+		return 1
+	})
+	impl(builtin.Truncate, func(L *glua.LState) int {
+		L.Push(glua.LString(calc.Truncate(L.CheckString(1), luaInt(float64(L.CheckNumber(2))))))
+		return 1
+	})
+}
+
+// appendVerb appends the (boxed) value x written by the verb v, as the
+// VM's format does.
+func (s *state) appendVerb(buf []byte, v *printf.Verb, x glua.LValue) []byte {
+	k := s.kindOf(x)
+	str := func() string {
+		if k == record.Bytes {
+			return string(x.(*glua.LTable).RawGetInt(1).(glua.LString))
+		}
+		str, _ := x.(glua.LString)
+		return string(str)
+	}
+	switch v.Verb {
+	case 'd':
+		return printf.AppendInt(buf, v, luaInt(s.number(x)))
+	case 'x':
+		if k == record.Int {
+			return printf.AppendInt(buf, v, luaInt(s.number(x)))
+		}
+		return printf.AppendHex(buf, v, str())
+	case 'f':
+		return printf.AppendFloat(buf, v, s.number(x))
+	case 's':
+		return printf.AppendString(buf, v, str())
+	case 'q':
+		return printf.AppendQuote(buf, v, str())
+	}
+	return printf.AppendString(buf, v, s.toString(x))
+}
