@@ -101,6 +101,12 @@ const (
 	TrimPrefix
 	TrimSuffix
 	IndexOf
+	Round
+	Floor
+	Ceil
+	Abs
+	Min
+	Max
 
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
@@ -260,6 +266,13 @@ var table = [NumIDs]Func{
 	TrimPrefix: {Sig: "trim_prefix(s string, prefix string) string", Doc: "s without prefix at its start, if it is there"},
 	TrimSuffix: {Sig: "trim_suffix(s string, suffix string) string", Doc: "s without suffix at its end, if it is there"},
 	IndexOf:    {Sig: "index_of(s string, sub string) int", Doc: "the byte offset of the first sub in s, or -1 when there is none"},
+
+	Round: {Sig: "round(x int|float, digits int = 0) float", Doc: "x rounded to digits decimal places, halves away from zero"},
+	Floor: {Sig: "floor(x int|float) int", Doc: "the greatest int not above x"},
+	Ceil:  {Sig: "ceil(x int|float) int", Doc: "the least int not below x"},
+	Abs:   {Sig: "abs(n int|float) int|float", Doc: "the absolute value of n, of n's type"},
+	Min:   {Sig: "min(a int|float, b int|float) int|float", Doc: "the smaller of a and b (an int if both are)"},
+	Max:   {Sig: "max(a int|float, b int|float) int|float", Doc: "the greater of a and b (an int if both are)"},
 }
 
 func isTest(name, t string) Func {

@@ -27,6 +27,8 @@ set .c = includes(.tags, "a")`},
 set .b = format("%v|%v|%v", .n, .f, .tags)
 set .c = truncate(.user, 3) + trim_prefix(.user, "User_") + trim_suffix(.user, "_X")
 set .d = index_of(.user, "_")`},
+		{"numbers", `set .a = round(.f, 2) + round(.f) + abs(.f) + min(.f, 2) + max(.n, 1)
+set .b = floor(.f) + ceil(.f) + abs(.n) + min(.n, 3)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			prog := compile(t, `policy "allocs"

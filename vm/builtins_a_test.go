@@ -90,3 +90,33 @@ func TestBuiltinsStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestBuiltinsNumbers(t *testing.T) {
+	tests := []struct {
+		fn   builtin.ID
+		args []Reg
+		want string
+	}{
+		{builtin.Round, []Reg{Float(0.5), Int(0)}, `1.0`},
+		{builtin.Round, []Reg{Float(-0.5), Int(0)}, `-1.0`},
+		{builtin.Round, []Reg{Int(15), Int(-1)}, `20.0`},
+		{builtin.Round, []Reg{Float(1e-320), Int(400)}, `1e-320`},
+		{builtin.Round, []Reg{Float(123.456), Int(-400)}, `0.0`},
+		{builtin.Floor, []Reg{Float(-0.5)}, `-1`},
+		{builtin.Floor, []Reg{Float(-1e300)}, `-9223372036854775808`},
+		{builtin.Ceil, []Reg{Float(-0.5)}, `0`},
+		{builtin.Abs, []Reg{Int(math.MinInt64)}, `-9223372036854775808`},
+		{builtin.Abs, []Reg{Float(-2)}, `2.0`},
+		{builtin.Min, []Reg{Int(2), Float(1.5)}, `1.5`},
+		{builtin.Max, []Reg{Int(2), Int(-5)}, `2`},
+	}
+	for _, tt := range tests {
+		got, r := callOne(t, tt.fn, nil, tt.args...)
+		if r != spec.NoFault || got != tt.want {
+			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
+		}
+	}
+	if _, r := callOne(t, builtin.Round, nil, Float(1.7e308), Int(-308)); r != spec.NonFinite {
+		t.Errorf("round(1.7e308, -308): %v, want non_finite", r)
+	}
+}

@@ -155,6 +155,20 @@ func TestSignatures(t *testing.T) {
 		{"trim_prefix", []*T.Type{str, str}, "string", 0, true},
 		{"trim_suffix", []*T.Type{str, strOpt}, "", notPresent, false},
 		{"index_of", []*T.Type{str, str}, "int", 0, true},
+		{"round", []*T.Type{T.FloatType, i64}, "float", 0, true},
+		{"round", []*T.Type{i64, i64}, "float", 0, true},
+		{"round", []*T.Type{str, i64}, "", badType, false},
+		{"round", []*T.Type{T.FloatType, T.FloatType}, "", badType, false},
+		{"floor", []*T.Type{T.FloatType}, "int", 0, true},
+		{"floor", []*T.Type{T.OptionalOf(T.FloatType)}, "", notPresent, false},
+		{"ceil", []*T.Type{i64}, "int", 0, true},
+		{"ceil", []*T.Type{T.AnyType}, "", needsNarrow, false},
+		{"abs", []*T.Type{i64}, "int", 0, true},
+		{"abs", []*T.Type{T.FloatType}, "float", 0, true},
+		{"min", []*T.Type{i64, i64}, "int", 0, true},
+		{"min", []*T.Type{i64, T.FloatType}, "float", 0, true},
+		{"max", []*T.Type{T.FloatType, T.FloatType}, "float", 0, true},
+		{"max", []*T.Type{i64, str}, "", badType, false},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

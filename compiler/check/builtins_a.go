@@ -85,12 +85,45 @@ var polymorphicA = map[builtin.ID]func([]*types.Type) (*types.Type, *argError){
 		// The other arguments are checked against the verbs (formatArgs).
 		return types.StringType, string_(0, args[0])
 	},
+	builtin.Round: func(args []*types.Type) (*types.Type, *argError) {
+		return types.FloatType, want(builtin.Round, args, number, int_)
+	},
+	builtin.Floor: func(args []*types.Type) (*types.Type, *argError) {
+		return types.IntType, want(builtin.Floor, args, number)
+	},
+	builtin.Ceil: func(args []*types.Type) (*types.Type, *argError) {
+		return types.IntType, want(builtin.Ceil, args, number)
+	},
+	builtin.Abs: func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(builtin.Abs, args, number); err != nil {
+			return types.InvalidType, err
+		}
+		return args[0], nil
+	},
+	builtin.Min: minMax(builtin.Min),
+	builtin.Max: minMax(builtin.Max),
 	builtin.Slice: func(args []*types.Type) (*types.Type, *argError) {
 		if err := want(builtin.Slice, args, array, int_, int_); err != nil {
 			return types.InvalidType, err
 		}
 		return args[0], nil
 	},
+}
+
+// minMax types min and max: an int for two ints, else a float.
+func minMax(id builtin.ID) func([]*types.Type) (*types.Type, *argError) {
+	return func(args []*types.Type) (*types.Type, *argError) {
+		if err := want(id, args, number, number); err != nil {
+			return types.InvalidType, err
+		}
+		if args[0].Kind == types.Int && args[1].Kind == types.Int {
+			return types.IntType, nil
+		}
+		if args[0].IsInvalid() || args[1].IsInvalid() {
+			return types.InvalidType, nil
+		}
+		return types.FloatType, nil
+	}
 }
 
 // present accepts any value, absent and null included (an element of

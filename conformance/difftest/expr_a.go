@@ -15,7 +15,7 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 	}
 	switch t {
 	case "int":
-		switch g.r.IntN(6) {
+		switch g.r.IntN(7) {
 		case 0:
 			return "(unix_seconds(" + g.timeExpr(d) + ") % 100000)", true
 		case 1:
@@ -26,8 +26,28 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 			return "len(" + g.mapExpr(d) + ")", true
 		case 4:
 			return "index_of(" + g.expr("string", d) + ", " + g.expr("string", d) + ")", true
+		case 5:
+			switch g.r.IntN(3) {
+			case 0:
+				// Clamped: a float beyond 2^53 floors to an int the backends
+				// need not agree on.
+				return g.pick("floor", "ceil") + "(max(min(" + g.expr(g.pick("int", "float"), d) + ", 1000000.0), -1000000.0))", true
+			case 1:
+				return "abs(" + g.expr("int", d) + ")", true
+			default:
+				return g.pick("min", "max") + "(" + g.expr("int", d) + ", " + g.expr("int", d) + ")", true
+			}
 		default:
 			return "len(values(" + g.mapExpr(d) + "))", true
+		}
+	case "float":
+		switch g.r.IntN(3) {
+		case 0:
+			return "round(" + g.expr(g.pick("int", "float"), d) + g.pick("", ", 0", ", 1", ", 2", ", -1", ", 3") + ")", true
+		case 1:
+			return "abs(" + g.expr("float", d) + ")", true
+		default:
+			return g.pick("min", "max") + "(" + g.expr(g.pick("int", "float"), d) + ", " + g.expr("float", d) + ")", true
 		}
 	case "string":
 		switch g.r.IntN(6) {

@@ -1,6 +1,6 @@
-// Package calc holds the arithmetic of built-ins whose results both
-// backends must compute alike (from_unix, round, floor, ceil): the VM calls
-// it, and the Lua backend's Go helpers do.
+// Package calc holds what built-ins compute that both backends must
+// compute alike (from_unix, round, floor, ceil, truncate, severity_number,
+// the UUIDs): the VM calls it, and the Lua backend's Go helpers do.
 package calc
 
 import "math"
@@ -74,3 +74,39 @@ func ToInt(f float64) int64 {
 	}
 	return int64(f)
 }
+
+// Round is x rounded to digits decimal places (to tens, hundreds, ... for
+// negative digits), halves away from zero: math.Round(x × 10^digits) /
+// 10^digits. Digits beyond what a float64 holds leave x as it is; false
+// when the result is not finite (rounding 1.7e308 up to a power of ten).
+func Round(x float64, digits int64) (float64, bool) {
+	switch {
+	case digits == 0:
+		return math.Round(x), true
+	case digits > 0:
+		if digits > 308 {
+			return x, true
+		}
+		p := math.Pow10(int(digits))
+		y := x * p
+		if math.IsInf(y, 0) || math.Abs(y) >= 1<<52 {
+			return x, true // no digits beyond these
+		}
+		return math.Round(y) / p, true
+	}
+	if digits < -308 {
+		return 0 * x, true // 0, with x's sign
+	}
+	p := math.Pow10(int(-digits))
+	r := math.Round(x/p) * p
+	if math.IsInf(r, 0) {
+		return r, false
+	}
+	return r, true
+}
+
+// Floor and Ceil are math.Floor and math.Ceil as ints (saturated).
+func Floor(x float64) int64 { return ToInt(math.Floor(x)) }
+
+// Ceil is math.Ceil as an int (saturated).
+func Ceil(x float64) int64 { return ToInt(math.Ceil(x)) }
