@@ -107,6 +107,9 @@ const (
 	Abs
 	Min
 	Max
+	SeverityNumber
+	UUIDv4
+	UUIDv7
 
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
@@ -273,6 +276,11 @@ var table = [NumIDs]Func{
 	Abs:   {Sig: "abs(n int|float) int|float", Doc: "the absolute value of n, of n's type"},
 	Min:   {Sig: "min(a int|float, b int|float) int|float", Doc: "the smaller of a and b (an int if both are)"},
 	Max:   {Sig: "max(a int|float, b int|float) int|float", Doc: "the greater of a and b (an int if both are)"},
+
+	SeverityNumber: {Sig: "severity_number(text string) int", Doc: "the OTLP severity number of a level name (info 9, WARN 13, E 17, ...), case-insensitive; 0 when unknown"},
+
+	UUIDv4: {Sig: "uuid_v4() string", Doc: "a random (version 4) UUID (fixed in tests)"},
+	UUIDv7: {Sig: "uuid_v7() string", Doc: "a time-ordered (version 7) UUID of now() and random bits (fixed in tests)"},
 }
 
 func isTest(name, t string) Func {

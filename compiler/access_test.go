@@ -119,7 +119,7 @@ func TestAccessSound(t *testing.T) {
 			t.Errorf("%s: %v", fn, diags.Err())
 			continue
 		}
-		prog, err := compiler.Compile(f, info, compiler.WithClock(spec.FixedClock(policytest.TestNow)))
+		prog, err := compiler.Compile(f, info, compiler.WithOptions(policytest.TestOptions()))
 		if err != nil {
 			t.Errorf("%s: %v", fn, err)
 			continue

@@ -29,6 +29,9 @@ set .c = truncate(.user, 3) + trim_prefix(.user, "User_") + trim_suffix(.user, "
 set .d = index_of(.user, "_")`},
 		{"numbers", `set .a = round(.f, 2) + round(.f) + abs(.f) + min(.f, 2) + max(.n, 1)
 set .b = floor(.f) + ceil(.f) + abs(.n) + min(.n, 3)`},
+		{"otlp and identity", `set .a = severity_number(.user) + severity_number("WARN")
+set .b = uuid_v4()
+set .c = uuid_v7()`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			prog := compile(t, `policy "allocs"

@@ -35,7 +35,7 @@ func TestConcurrentCorpus(t *testing.T) {
 			continue // TestCorpus reports it
 		}
 		for _, b := range backends {
-			prog, err := b.Load(f, info, spec.Options{Clock: spec.FixedClock(now)})
+			prog, err := b.Load(f, info, spec.Options{Clock: spec.FixedClock(now), Random: spec.SeededRandom(policytest.TestSeed)})
 			if err != nil {
 				t.Fatalf("%s: [%s] %v", fn, b.Name, err)
 			}

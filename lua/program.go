@@ -92,6 +92,7 @@ func (p *Program) NewRunner() (*Runner, error) {
 		L.Close()
 		return nil, errors.New("lua: the transpiled chunk did not return a function")
 	}
+	s.rand.Fixed = p.opts.Random
 	return &Runner{p: p, s: s, fn: fn, meta: L.NewTable()}, nil
 }
 
@@ -131,6 +132,7 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	if p.usesNow {
 		M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
 	}
+	s.rand.Reset()
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
 	s.st.RawSetString("e", glua.LFalse)

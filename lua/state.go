@@ -12,6 +12,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
+	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -127,6 +128,7 @@ type state struct {
 	keys                       keyCache
 	unflatten                  coll.Unflattener
 	unique                     coll.Uniquer
+	rand                       calc.Rand // uuid_v4's and uuid_v7's bits
 }
 
 // keyCache holds the Lua strings of map keys seen before. Lua interns its

@@ -387,6 +387,9 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 	case builtin.Now:
 		g.usesNow = true
 		return "M.now"
+	case builtin.UUIDv7:
+		g.usesNow = true // the UUID's time is the run's now()
+		return res("R.uuid_v7(M.now)")
 	}
 	// The rest call the runtime's function of the built-in's name, R.<name>
 	// (TestRuntimeHasEveryBuiltin holds the runtime to the table), with
@@ -427,7 +430,8 @@ var conv = map[builtin.ID]callConv{
 	builtin.EndsWith: plain, builtin.Substr: plain, builtin.Keys: plain,
 	builtin.UnixNanos: plain, builtin.UnixSeconds: plain, builtin.UnixMillis: plain,
 	builtin.Truncate: plain, builtin.TrimPrefix: plain, builtin.TrimSuffix: plain, builtin.IndexOf: plain,
-	builtin.Round: plain, builtin.Floor: plain, builtin.Ceil: plain, builtin.Abs: plain, builtin.Min: plain, builtin.Max: plain,
+	builtin.SeverityNumber: plain,
+	builtin.Round:          plain, builtin.Floor: plain, builtin.Ceil: plain, builtin.Abs: plain, builtin.Min: plain, builtin.Max: plain,
 	builtin.Matches: plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
 }
 

@@ -3,6 +3,7 @@ package vm
 import (
 	"math"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/policyrun/policyrun/builtin"
@@ -118,5 +119,15 @@ func TestBuiltinsNumbers(t *testing.T) {
 	}
 	if _, r := callOne(t, builtin.Round, nil, Float(1.7e308), Int(-308)); r != spec.NonFinite {
 		t.Errorf("round(1.7e308, -308): %v, want non_finite", r)
+	}
+}
+
+func TestSeverityNumber(t *testing.T) {
+	for s, want := range map[string]int64{"T": 1, "t": 1, "D": 5, "I": 9, "W": 13, "E": 17, "F": 21, "TRACE": 1, "Informational": 9,
+		"notice": 10, "Warning": 13, "ERR": 17, "crit": 18, "alert": 19, "EMERG": 21, "panic": 21, "x": 0, "": 0, "informationalx": 0, "C": 0} {
+		got, _ := callOne(t, builtin.SeverityNumber, nil, String(s))
+		if got != strconv.FormatInt(want, 10) {
+			t.Errorf("severity_number(%q) = %s, want %d", s, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -35,6 +36,7 @@ type Machine struct {
 
 	unflatten coll.Unflattener // unflatten's scratch space
 	unique    coll.Uniquer     // unique's
+	rand      calc.Rand        // the bits of uuid_v4 and uuid_v7
 }
 
 // NewMachine returns a Machine for p.
@@ -47,6 +49,7 @@ func NewMachine(p *Program) *Machine {
 		builders: make([]record.Builder, c.Builders),
 		lim:      c.Options.Limits,
 		sizeAt:   min(sizeCheckAbove, c.Options.Limits.MaxRecord/4),
+		rand:     calc.Rand{Fixed: c.Options.Random},
 	}
 	copy(m.regs, c.Consts)
 	return m
@@ -58,6 +61,7 @@ func NewMachine(p *Program) *Machine {
 func (m *Machine) Run(rec *record.Record) spec.Result {
 	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
 	m.now = 0
+	m.rand.Reset()
 	action, reason := m.exec()
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.

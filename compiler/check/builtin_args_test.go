@@ -169,6 +169,11 @@ func TestSignatures(t *testing.T) {
 		{"min", []*T.Type{i64, T.FloatType}, "float", 0, true},
 		{"max", []*T.Type{T.FloatType, T.FloatType}, "float", 0, true},
 		{"max", []*T.Type{i64, str}, "", badType, false},
+		{"severity_number", []*T.Type{str}, "int", 0, true},
+		{"severity_number", []*T.Type{i64}, "", badType, false},
+		{"uuid_v4", nil, "string", 0, true},
+		{"uuid_v7", nil, "string", 0, true},
+		{"uuid_v7", []*T.Type{i64}, "", badCount, false},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

@@ -25,6 +25,9 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 		case 3:
 			return "len(" + g.mapExpr(d) + ")", true
 		case 4:
+			if g.r.IntN(2) == 0 {
+				return "severity_number(" + g.pick(g.expr("string", d), `"WARN"`, `"info"`, `"E"`, `"Critical"`) + ")", true
+			}
 			return "index_of(" + g.expr("string", d) + ", " + g.expr("string", d) + ")", true
 		case 5:
 			switch g.r.IntN(3) {
@@ -57,6 +60,8 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 			return "truncate(" + g.expr("string", d) + ", " + g.expr("int", d) + ")", true
 		case 2:
 			return g.pick("trim_prefix", "trim_suffix") + "(" + g.expr("string", d) + ", " + g.expr("string", d) + ")", true
+		case 3:
+			return g.pick("uuid_v4()", "uuid_v7()"), true
 		default:
 			return g.format(d), true
 		}
