@@ -68,6 +68,10 @@ func (s *state) appendVerb(buf []byte, v *printf.Verb, x glua.LValue) []byte {
 		}
 		return printf.AppendHex(buf, v, str())
 	case 'f':
+		if k == record.Int {
+			// An int as the VM holds it: Lua arithmetic can make a -0.
+			return printf.AppendFloat(buf, v, float64(luaInt(s.number(x))))
+		}
 		return printf.AppendFloat(buf, v, s.number(x))
 	case 's':
 		return printf.AppendString(buf, v, str())

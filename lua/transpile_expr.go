@@ -431,7 +431,7 @@ var conv = map[builtin.ID]callConv{
 	builtin.UnixNanos: plain, builtin.UnixSeconds: plain, builtin.UnixMillis: plain,
 	builtin.Truncate: plain, builtin.TrimPrefix: plain, builtin.TrimSuffix: plain, builtin.IndexOf: plain,
 	builtin.SeverityNumber: plain,
-	builtin.Round:          plain, builtin.Floor: plain, builtin.Ceil: plain, builtin.Abs: plain, builtin.Min: plain, builtin.Max: plain,
+	builtin.Floor:          plain, builtin.Ceil: plain, builtin.Abs: plain,
 	builtin.Matches: plainIn, builtin.Capture: plainIn, builtin.ReplaceRe: plainIn,
 }
 
