@@ -510,17 +510,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = resource, scope
-	root := d.fixedMap(rootKeys[:], vals[:])
-	r := a.newRecord()
-	r.base, r.root = root, root
-	r.layout = layoutOTLP
-	t := int64(unix)
-	if unix == 0 {
-		t = int64(obs)
-		r.timeFmt = otlpTimeUnset
-	}
-	r.time, r.baseTime = t, t
-	d.recs = append(d.recs, r)
+	d.recs = append(d.recs, a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs)))
 	return nil
 }
 

@@ -394,16 +394,6 @@ func (d *otlpJSONDecoder) logRecord(i int) (int, error) {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = NullValue(), NullValue() // set by the groups
-	root := d.o.fixedMap(rootKeys[:], vals[:])
-	r := a.newRecord()
-	r.base, r.root = root, root
-	r.layout = layoutOTLP
-	t := int64(unix)
-	if unix == 0 {
-		t = int64(obs)
-		r.timeFmt = otlpTimeUnset
-	}
-	r.time, r.baseTime = t, t
-	d.recs = append(d.recs, r)
+	d.recs = append(d.recs, a.newOTLPRecord(d.o.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs)))
 	return j, nil
 }

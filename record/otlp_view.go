@@ -108,12 +108,7 @@ func (a *Arena) NewOTLPRecord(body Value) *Record {
 	if body.isContainer() && body.writable() {
 		body = a.share(body)
 	}
-	root := a.viewDefaults(rootView, a.viewKeysRef(), body)
-	r := a.newRecord()
-	r.base, r.root = root, root
-	r.layout = layoutOTLP
-	r.timeFmt = otlpTimeUnset
-	return r
+	return a.newOTLPRecord(a.viewDefaults(rootView, a.viewKeysRef(), body), 0, 0)
 }
 
 // viewDefaults builds a map of fields at their defaults, keys from the

@@ -61,15 +61,10 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 			vals[f.ID], _ = d.viewValue(nil, f, NullValue()) // a default: no error
 		}
 	}
-	r := a.newRecord()
-	r.base = d.fixedMap(rootKeys[:], vals[:])
-	r.root = r.base
-	r.layout = layoutOTLP
-	if observed := vals[vObservedTime].Time(); !hasTime || t == 0 {
-		t, r.timeFmt = observed, otlpTimeUnset
+	if !hasTime {
+		t = 0
 	}
-	r.time, r.baseTime = t, t
-	return r, nil
+	return a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), t, vals[vObservedTime].Time()), nil
 }
 
 // viewPath is the path of field f of the view, in group (resource or
