@@ -73,7 +73,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeLogic, "&& || ! take bool operands: there is no truthiness"},
 	{CodeNegate, "unary - takes a number"},
 	{CodeInList, "the list of in holds constants of the left operand's type"},
-	{CodeOptional, "the value may be absent or null: give a default with ?? or check exists() first"},
+	{CodeOptional, "the value may be absent or null: give a default with ?? or test != null first"},
 	{CodeAnyUse, "a value of type any must be narrowed (is_string, as_int(x) ?? 0, ...) before typed use"},
 	{CodeDefault, "the default of ?? must have the type of the value it replaces"},
 	{CodeCondition, "conditions of if, drop when and stop when must be bool"},

@@ -203,7 +203,7 @@ func (c *checker) writable(p path, st *state) bool {
 			}
 		}
 		if it != nil && it.IsOptional() {
-			c.report(optionalErr(node.(*policy.IndexExpr).Index, it, "a key"))
+			c.report(c.optionalErr(node.(*policy.IndexExpr).Index, it, "a key"))
 			return false
 		}
 		t = targetMember(t, s)
@@ -240,7 +240,7 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 		switch {
 		case v.IsInvalid() || want.IsInvalid():
 		case v.IsOptional() && types.AssignableTo(types.NonOptional(v), want):
-			c.report(optionalErr(s.Value, v, "a "+want.String()))
+			c.report(c.optionalErr(s.Value, v, "a "+want.String()))
 		case !types.AssignableTo(v, want):
 			d := diag.Errorf(s.Value, CodeMetaType, "%%%s is %s, cannot set it to %s", p.meta, want, v).
 				WithLabel("%s is %s", exprText(s.Value), v)
@@ -264,6 +264,7 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 		}
 		st.root = v
 		st.facts = pmap.Map[*pathNode, *types.Type]{}
+		st.present = pmap.Map[*pathNode, bool]{}
 		c.info.Types[s.Target] = v
 		return
 	}

@@ -275,8 +275,9 @@ func (g *Gen) ifStmt(indent int) {
 	g.line(indent, "}")
 }
 
-// narrowIf tests a value and uses it narrowed: exists(P), P != null and
-// the is_ tests turn T? and any into T inside the block.
+// narrowIf tests a value and uses it narrowed: P != null and the is_ tests
+// turn T? and any into T inside the block; exists(P) proves P present only
+// (it may hold null), so a default is still needed there.
 func (g *Gen) narrowIf(indent int) {
 	g.depth++
 	defer func() { g.depth-- }()
@@ -290,7 +291,14 @@ func (g *Gen) narrowIf(indent int) {
 	switch g.r.IntN(6) {
 	case 0:
 		if !g.field(".i2").gone {
-			ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
+			switch g.r.IntN(3) {
+			case 0:
+				ifSet("exists(.i2)", "(.i2 ?? -1) + "+g.expr("int", 2))
+			case 1:
+				ifSet("is_int(.i2)", ".i2 + "+g.expr("int", 2))
+			default:
+				ifSet(".i2 != null", ".i2 + "+g.expr("int", 2))
+			}
 			return
 		}
 	case 1:
