@@ -62,7 +62,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeIndexType, "arrays are indexed by int, maps and objects by string"},
 	{CodeUndefined, "no local variable has this name"},
 	{CodeRedeclared, "a let declares a name already declared in the same block"},
-	{CodeNotWritable, "only record fields can be edited: locals are immutable and the record itself cannot be removed, renamed or lifted"},
+	{CodeNotWritable, "only record fields can be edited: locals are immutable, the record itself cannot be removed, renamed or lifted, and set . = takes an object or a map"},
 	{CodeLoopEdit, "a for body may not edit the collection it iterates"},
 	{CodeLiftType, "lift needs an object or a map"},
 	{CodeMetaType, "%time holds a timestamp and %tag a string"},

@@ -82,7 +82,17 @@ func Policy(seed uint64) string {
 	if g.r.IntN(15) == 0 {
 		// Replacing the whole record ends a policy: later reads of the
 		// schema's fields would no longer check.
-		g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		switch g.r.IntN(3) {
+		case 0:
+			g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		case 1:
+			// A map<any> root: every field reads as any? after it.
+			g.line(0, "set . = as_map(parse_json(%s)) ?? {\"none\": true}", g.expr("string", 1))
+			g.line(0, "set .after = to_string(.x) + (as_string(.only) ?? \"-\")")
+		default:
+			g.line(0, "set . = as_map(.extra) ?? .o")
+			g.line(0, "set .keys = len(keys(.))")
+		}
 	}
 	return g.b.String()
 }
