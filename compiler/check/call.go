@@ -52,7 +52,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			WithHint("%s returns %s", f.Name, f.Doc))
 	case notPresent:
 		a := e.Args[err.Arg]
-		c.report(optionalErr(a, args[err.Arg], "a "+err.Want))
+		c.report(c.optionalErr(a, args[err.Arg], "a "+err.Want))
 	case needsNarrow:
 		a := e.Args[err.Arg]
 		want := types.AnyType

@@ -82,7 +82,17 @@ func Policy(seed uint64) string {
 	if g.r.IntN(15) == 0 {
 		// Replacing the whole record ends a policy: later reads of the
 		// schema's fields would no longer check.
-		g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		switch g.r.IntN(3) {
+		case 0:
+			g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		case 1:
+			// A map<any> root: every field reads as any? after it.
+			g.line(0, "set . = as_map(parse_json(%s)) ?? {\"none\": true}", g.expr("string", 1))
+			g.line(0, "set .after = to_string(.x) + (as_string(.only) ?? \"-\")")
+		default:
+			g.line(0, "set . = as_map(.extra) ?? .o")
+			g.line(0, "set .keys = len(keys(.))")
+		}
 	}
 	return g.b.String()
 }
@@ -275,8 +285,9 @@ func (g *Gen) ifStmt(indent int) {
 	g.line(indent, "}")
 }
 
-// narrowIf tests a value and uses it narrowed: exists(P), P != null and
-// the is_ tests turn T? and any into T inside the block.
+// narrowIf tests a value and uses it narrowed: P != null and the is_ tests
+// turn T? and any into T inside the block; exists(P) proves P present only
+// (it may hold null), so a default is still needed there.
 func (g *Gen) narrowIf(indent int) {
 	g.depth++
 	defer func() { g.depth-- }()
@@ -290,7 +301,14 @@ func (g *Gen) narrowIf(indent int) {
 	switch g.r.IntN(6) {
 	case 0:
 		if !g.field(".i2").gone {
-			ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
+			switch g.r.IntN(3) {
+			case 0:
+				ifSet("exists(.i2)", "(.i2 ?? -1) + "+g.expr("int", 2))
+			case 1:
+				ifSet("is_int(.i2)", ".i2 + "+g.expr("int", 2))
+			default:
+				ifSet(".i2 != null", ".i2 + "+g.expr("int", 2))
+			}
 			return
 		}
 	case 1:
