@@ -1,7 +1,6 @@
 package record
 
 import (
-	"math"
 	"strconv"
 	"time"
 )
@@ -124,12 +123,8 @@ func (d *otlpDecoder) viewValue(group, f *ViewField, v Value) (Value, error) {
 		}
 		v.h |= flagPlain
 	case f.Kind == Int:
-		lo, hi, typ := int64(0), int64(math.MaxUint32), "a uint32" // dropped counts and flags
-		if f == &rootView[vSeverityNumber] {
-			lo, hi, typ = math.MinInt32, math.MaxInt32, "an int32"
-		}
-		if n := v.Int(); n < lo || n > hi {
-			return Value{}, &ViewError{Path: viewPath(group, f), Problem: "is " + strconv.FormatInt(n, 10) + ", not " + typ}
+		if p := f.intProblem(v.Int()); p != "" {
+			return Value{}, &ViewError{Path: viewPath(group, f), Problem: p}
 		}
 	}
 	return v, nil
