@@ -66,6 +66,19 @@ const (
 	Exists
 	Keys
 	Coalesce
+
+	// §12, part B
+	EncodeBase64
+	DecodeBase64
+	EncodeHex
+	DecodeHex
+	EncodeURL
+	DecodeURL
+	MD5Hex
+	SHA1Hex
+	SHA512Hex
+	HMACSHA256Hex
+	XXHash64
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
 	NumIDs
@@ -175,6 +188,20 @@ var table = [NumIDs]Func{
 	Exists:   {Sig: "exists(P path) bool", Doc: "whether the path P is present (even when it holds null)"},
 	Keys:     {Sig: "keys(m map|object) array<string>", Doc: "the keys of m, in the record's order"},
 	Coalesce: {Sig: "coalesce(a T?, b T?, ..., c T) T", Doc: "the first argument that is present and not null (a chain of ??)"},
+
+	// §12, part B
+	EncodeBase64: {Sig: "encode_base64(s string) string", Doc: "the bytes of s in standard base64 (RFC 4648, with padding)"},
+	DecodeBase64: {Sig: "decode_base64(s string) string?", Doc: "the bytes standard base64 s holds (padding optional), or null when s is not base64"},
+	EncodeHex:    {Sig: "encode_hex(s string) string", Doc: "the bytes of s in lower-case hex"},
+	DecodeHex:    {Sig: "decode_hex(s string) string?", Doc: "the bytes hex s holds (either case), or null when s is not hex"},
+	EncodeURL:    {Sig: "encode_url(s string) string", Doc: "s with every byte outside RFC 3986's unreserved set percent-encoded (space as %20)"},
+	DecodeURL:    {Sig: "decode_url(s string) string?", Doc: "s with every %XX decoded (+ left as it is), or null on a malformed escape"},
+
+	MD5Hex:        {Sig: "md5_hex(s string) string", Doc: "the MD5 of s's bytes in lower-case hex"},
+	SHA1Hex:       {Sig: "sha1_hex(s string) string", Doc: "the SHA-1 of s's bytes in lower-case hex"},
+	SHA512Hex:     {Sig: "sha512_hex(s string) string", Doc: "the SHA-512 of s's bytes in lower-case hex"},
+	HMACSHA256Hex: {Sig: "hmac_sha256_hex(s string, key string) string", Doc: "the HMAC-SHA-256 of s's bytes under key, in lower-case hex"},
+	XXHash64:      {Sig: "xxhash64(s string) int", Doc: "the XXH64 hash (seed 0) of s shifted right by 11 bits (exact in a float64)"},
 }
 
 func isTest(name, t string) Func {

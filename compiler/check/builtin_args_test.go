@@ -97,7 +97,7 @@ func TestSignatures(t *testing.T) {
 		{"coalesce", []*T.Type{strOpt}, "", badCount, false},
 	}
 	seen := map[string]bool{}
-	for _, tt := range tests {
+	for _, tt := range append(tests, partBSignatures...) {
 		f := builtin.Lookup(tt.name)
 		if f == nil {
 			t.Fatalf("Lookup(%q) = nil", tt.name)

@@ -21,6 +21,11 @@ func (g *Gen) expr(t string, d int) string {
 		return g.leaf(t)
 	}
 	d++
+	if g.r.IntN(5) == 0 {
+		if e := g.exprB(t, d); e != "" {
+			return e
+		}
+	}
 	switch t {
 	case "int":
 		switch g.r.IntN(13) {
