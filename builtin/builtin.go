@@ -79,6 +79,11 @@ const (
 	SHA512Hex
 	HMACSHA256Hex
 	XXHash64
+	IPInCIDR
+	IsIPv4
+	IsIPv6
+	ParseURL
+	ParseQuery
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
 	NumIDs
@@ -202,6 +207,12 @@ var table = [NumIDs]Func{
 	SHA512Hex:     {Sig: "sha512_hex(s string) string", Doc: "the SHA-512 of s's bytes in lower-case hex"},
 	HMACSHA256Hex: {Sig: "hmac_sha256_hex(s string, key string) string", Doc: "the HMAC-SHA-256 of s's bytes under key, in lower-case hex"},
 	XXHash64:      {Sig: "xxhash64(s string) int", Doc: "the XXH64 hash (seed 0) of s shifted right by 11 bits (exact in a float64)"},
+
+	IPInCIDR:   {Sig: "ip_in_cidr(ip string, cidr string) bool", Doc: "whether ip is an address in the CIDR block cidr (false when ip is not an IP address)"},
+	IsIPv4:     {Sig: "is_ipv4(s string) bool", Doc: "whether s is an IPv4 address in dotted decimal"},
+	IsIPv6:     {Sig: "is_ipv6(s string) bool", Doc: "whether s is an IPv6 address"},
+	ParseURL:   {Sig: "parse_url(s string) {scheme: string, user: string, host: string, port: int?, path: string, query: map<string>, fragment: string}?", Doc: "the parts of the absolute URL s, decoded, or null when s is not one"},
+	ParseQuery: {Sig: "parse_query(s string) map<string>?", Doc: "the key=value pairs of a URL query string, decoded (+ as a space), or null on a malformed escape"},
 }
 
 func isTest(name, t string) Func {

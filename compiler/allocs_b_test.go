@@ -28,9 +28,15 @@ set .s1 = sha1_hex(.user)
 set .s5 = sha512_hex(.user)
 set .h = hmac_sha256_hex(.user, "key")
 set .x = xxhash64(.user)`, func(i int) string { return fmt.Sprintf(`{"user":"user-%d"}`, i) }},
+		{"network", `set .in = ip_in_cidr(.ip ?? "", "10.0.0.0/8")
+set .v6 = is_ipv6(.ip ?? "")
+set .u = parse_url(.user)
+set .q = parse_query(.user)`, func(i int) string {
+			return fmt.Sprintf(`{"user":"https://u@h.example:%d/a%%20b?x=%d&y=a+b#f","ip":"10.0.%d.1"}`, 8000+i, i, i)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prog := compile(t, "policy \"b\"\nschema {\n  user: string\n  ...\n}\n"+tc.stmts+"\n")
+			prog := compile(t, "policy \"b\"\nschema {\n  user: string\n  ip: string?\n  ...\n}\n"+tc.stmts+"\n")
 			var lines [][]byte
 			for i := range 50 {
 				lines = append(lines, []byte(tc.line(i)))

@@ -27,4 +27,11 @@ var partBSignatures = []struct {
 	{"hmac_sha256_hex", []*T.Type{str, T.AnyType}, "", needsNarrow, false},
 	{"xxhash64", []*T.Type{str}, "int", 0, true},
 	{"xxhash64", []*T.Type{T.AnyType}, "", needsNarrow, false},
+	{"ip_in_cidr", []*T.Type{str, str}, "bool", 0, true},
+	{"ip_in_cidr", []*T.Type{strOpt, str}, "", notPresent, false},
+	{"is_ipv4", []*T.Type{str}, "bool", 0, true},
+	{"is_ipv6", []*T.Type{str}, "bool", 0, true},
+	{"is_ipv6", []*T.Type{anyOpt}, "", needsNarrow, false},
+	{"parse_url", []*T.Type{str}, "{scheme: string, user: string, host: string, port: int?, path: string, query: map<string>, fragment: string}?", 0, true},
+	{"parse_query", []*T.Type{str}, "map<string>?", 0, true},
 }

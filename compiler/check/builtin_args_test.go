@@ -138,7 +138,8 @@ func TestSignatureTypes(t *testing.T) {
 		if got := f.Name + "(" + strings.Join(ps, ", ") + ") " + sig.result.String(); got != f.Sig {
 			t.Errorf("%s: types print as %q", f.Sig, got)
 		}
-		if (sig.narrows != nil) != strings.HasPrefix(f.Name, "is_") {
+		// The type tests are is_ of any?; is_ipv4(s string) tests a string.
+		if (sig.narrows != nil) != (strings.HasPrefix(f.Name, "is_") && f.Params[0].Type == "any?") {
 			t.Errorf("%s: narrows = %v", f.Name, sig.narrows)
 		}
 	}

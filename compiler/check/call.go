@@ -40,6 +40,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 		if i == f.RegexArg {
 			c.regex(f, a)
 		}
+		c.constArg(f, i, a)
 	}
 	res, err := checkArgs(f, args)
 	if err == nil {

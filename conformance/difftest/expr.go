@@ -21,7 +21,7 @@ func (g *Gen) expr(t string, d int) string {
 		return g.leaf(t)
 	}
 	d++
-	if g.r.IntN(5) == 0 {
+	if g.r.IntN(8) == 0 {
 		if e := g.exprB(t, d); e != "" {
 			return e
 		}

@@ -2,12 +2,15 @@ package difftest
 
 // exprB returns an expression of type t that calls a built-in of §12,
 // part B (encoding, hashing, network, log formats), or "" when it has
-// none of that type. expr asks it first, one time in five, so that the
+// none of that type. expr asks it first, one time in eight, so that the
 // other built-ins keep their share.
 func (g *Gen) exprB(t string, d int) string {
 	switch t {
 	case "string":
-		switch g.r.IntN(4) {
+		switch g.r.IntN(5) {
+		case 4:
+			// The whole result, as JSON.
+			return "to_string(parse_url(" + g.url(d) + "))"
 		case 0:
 			return g.pick("encode_base64", "encode_hex", "encode_url") + "(" + g.expr("string", d) + ")"
 		case 1:
@@ -18,10 +21,25 @@ func (g *Gen) exprB(t string, d int) string {
 			return "hmac_sha256_hex(" + g.expr("string", d) + ", " + g.expr("string", d) + ")"
 		}
 	case "int":
+		if g.r.IntN(2) == 0 {
+			return "((parse_url(" + g.url(d) + ") ?? {\"port\": 1}).port ?? 0)"
+		}
 		return "(xxhash64(" + g.expr("string", d) + ") % 1000)"
 	case "bool":
-		// A round trip holds for every string.
-		return "(" + g.pick("decode_base64(encode_base64", "decode_hex(encode_hex", "decode_url(encode_url") + "(" + g.expr("string", d) + ")) != null)"
+		switch g.r.IntN(3) {
+		case 0:
+			// A round trip holds for every string.
+			return "(" + g.pick("decode_base64(encode_base64", "decode_hex(encode_hex", "decode_url(encode_url") + "(" + g.expr("string", d) + ")) != null)"
+		case 1:
+			return g.pick("is_ipv4", "is_ipv6") + "(" + g.ip(d) + ")"
+		default:
+			return "ip_in_cidr(" + g.ip(d) + ", " + g.pick(`"10.0.0.0/8"`, `"::/0"`, `"2001:db8::/32"`, `"0.0.0.0/0"`, `"::ffff:0:0/96"`) + ")"
+		}
+	case "map<string>":
+		if g.r.IntN(2) == 0 {
+			return "(parse_query(" + g.url(d) + ") ?? {})"
+		}
+		return "((parse_url(" + g.url(d) + ")).query ?? {})"
 	}
 	return ""
 }
@@ -33,4 +51,21 @@ func (g *Gen) encoded(d int) string {
 		return g.expr("string", d)
 	}
 	return g.pick(`"aGk="`, `"aGk"`, `"6869"`, `"4A4b"`, `"a%20b"`, `"%zz"`, `"+%2B"`, `""`, `"x%4"`, `"YQ=="`)
+}
+
+// ip returns a string expression that is often an IP address.
+func (g *Gen) ip(d int) string {
+	if g.r.IntN(3) == 0 {
+		return g.expr("string", d)
+	}
+	return g.pick(`"10.1.2.3"`, `"::1"`, `"2001:db8::7"`, `"::ffff:10.0.0.1"`, `"256.0.0.1"`, `"fe80::1%eth0"`, `"01.2.3.4"`, `"1.2.3.4"`)
+}
+
+// url returns a string expression that is often a URL or a query string.
+func (g *Gen) url(d int) string {
+	if g.r.IntN(3) == 0 {
+		return g.expr("string", d)
+	}
+	return g.pick(`"https://u:p@h.example:8443/a%20b?x=1&y=a+b#f"`, `"http://[::1]/"`, `"mailto:a@b"`, `"?a=1&a=2&b"`,
+		`"http://h:99999/"`, `"x=%zz"`, `"HTTP://H/p?q"`, `"a=1&b=%C3%A9"`)
 }
