@@ -12,6 +12,7 @@ package builtin
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -84,6 +85,9 @@ const (
 	IsIPv6
 	ParseURL
 	ParseQuery
+	ParseCSV
+	ParseCommonLog
+	ParseSyslog
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
 	NumIDs
@@ -114,10 +118,33 @@ type Func struct {
 }
 
 // Param is one parameter of a signature; Name is empty where the signature
-// gives only a type (len(string|array|map|object)).
+// gives only a type (len(string|array|map|object)). A parameter written
+// "sep string = \",\"" may be left out of a call: Default is its value as
+// the signature writes it (a string or an int literal), "" when it has none.
 type Param struct {
-	Name string
-	Type string
+	Name    string
+	Type    string
+	Default string
+}
+
+// DefaultString is the value of a string parameter's default.
+func (p Param) DefaultString() string {
+	s, err := strconv.Unquote(p.Default)
+	if err != nil {
+		panic("builtin: default " + p.Default + " is not a string")
+	}
+	return s
+}
+
+// MinArgs is how many arguments a call must pass: the parameters before
+// the first with a default.
+func (f *Func) MinArgs() int {
+	for i, p := range f.Params {
+		if p.Default != "" {
+			return i
+		}
+	}
+	return len(f.Params)
 }
 
 // ValueArgs is how many arguments a call passes as values: all but the
@@ -213,6 +240,10 @@ var table = [NumIDs]Func{
 	IsIPv6:     {Sig: "is_ipv6(s string) bool", Doc: "whether s is an IPv6 address"},
 	ParseURL:   {Sig: "parse_url(s string) {scheme: string, user: string, host: string, port: int?, path: string, query: map<string>, fragment: string}?", Doc: "the parts of the absolute URL s, decoded, or null when s is not one"},
 	ParseQuery: {Sig: "parse_query(s string) map<string>?", Doc: "the key=value pairs of a URL query string, decoded (+ as a space), or null on a malformed escape"},
+
+	ParseCommonLog: {Sig: "parse_common_log(s string) map<any>?", Doc: "the fields of a Common Log Format line (host identity user timestamp message method path protocol status size), or null when s is not one"},
+	ParseSyslog:    {Sig: "parse_syslog(s string) map<any>?", Doc: "the fields of an RFC 5424 or RFC 3164 syslog line (facility severity version timestamp hostname appname procid msgid message), or null when s is not one"},
+	ParseCSV:       {Sig: `parse_csv(s string, sep string = ",") array<string>?`, Doc: "the fields of one CSV record (RFC 4180 quoting) separated by the one byte sep, or null when s is not one"},
 }
 
 func isTest(name, t string) Func {
@@ -246,11 +277,20 @@ func (f *Func) parseSig() error {
 	f.RegexArg, f.PathArg = -1, -1
 	if list := f.Sig[open+1 : close]; list != "" {
 		for i, p := range strings.Split(list, ", ") {
+			p, def, _ := strings.Cut(p, " = ")
 			name, typ, ok := strings.Cut(p, " ")
 			if !ok {
 				name, typ = "", p
 			}
-			f.Params = append(f.Params, Param{Name: name, Type: typ})
+			if def == "" && len(f.Params) > 0 && f.Params[len(f.Params)-1].Default != "" {
+				return fmt.Errorf("%s: parameter %s without a default after one with a default", f.Name, name)
+			}
+			if _, err := strconv.Unquote(def); def != "" && err != nil {
+				if _, err := strconv.ParseInt(def, 10, 64); err != nil {
+					return fmt.Errorf("%s: default %s is not a string or an int", f.Name, def)
+				}
+			}
+			f.Params = append(f.Params, Param{Name: name, Type: typ, Default: def})
 			if typ == "path" {
 				f.PathArg = i
 			}

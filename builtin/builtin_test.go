@@ -38,9 +38,12 @@ func TestParseSig(t *testing.T) {
 		bad               bool
 	}{
 		{sig: "now() timestamp", name: "now", result: "timestamp"},
-		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{"s", "string"}, {"re", "string"}}},
-		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{"", "string|array"}}},
-		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{"a", "T?"}, {"", "..."}, {"c", "T"}}},
+		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{"s", "string", ""}, {"re", "string", ""}}},
+		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{"", "string|array", ""}}},
+		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{"a", "T?", ""}, {"", "...", ""}, {"c", "T", ""}}},
+		{sig: `f(s string, sep string = ",") T`, name: "f", result: "T", params: []Param{{"s", "string", ""}, {"sep", "string", `","`}}},
+		{sig: `f(s string = "a", t string) T`, bad: true},
+		{sig: `f(s string = x) T`, bad: true},
 		{sig: "f(s string)", bad: true},
 		{sig: "f s string) int", bad: true},
 	}

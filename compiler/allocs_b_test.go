@@ -34,6 +34,14 @@ set .u = parse_url(.user)
 set .q = parse_query(.user)`, func(i int) string {
 			return fmt.Sprintf(`{"user":"https://u@h.example:%d/a%%20b?x=%d&y=a+b#f","ip":"10.0.%d.1"}`, 8000+i, i, i)
 		}},
+		{"logs", `set .c = parse_csv(.user)
+set .s = parse_syslog(.ip ?? "")
+set .l = parse_common_log(.user)`, func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf(`{"user":"a,\"b\"\"c\",%d","ip":"<13>1 2020-03-13T20:45:38.119Z h app %d ID [x a=\"\\\"q\"] msg %d"}`, i, i, i)
+			}
+			return fmt.Sprintf(`{"user":"10.0.0.%d - bob [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.0\" 200 %d","ip":"<34>Oct 11 22:14:15 h su[%d]: x"}`, i, i, i)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prog := compile(t, "policy \"b\"\nschema {\n  user: string\n  ip: string?\n  ...\n}\n"+tc.stmts+"\n")

@@ -92,6 +92,7 @@ func (s *state) registerB(impl func(builtin.ID, func(*glua.LState) int)) {
 	})
 
 	s.registerNet(impl)
+	s.registerLogs(impl)
 }
 
 func (s *state) registerNet(impl func(builtin.ID, func(*glua.LState) int)) {

@@ -34,4 +34,12 @@ var partBSignatures = []struct {
 	{"is_ipv6", []*T.Type{anyOpt}, "", needsNarrow, false},
 	{"parse_url", []*T.Type{str}, "{scheme: string, user: string, host: string, port: int?, path: string, query: map<string>, fragment: string}?", 0, true},
 	{"parse_query", []*T.Type{str}, "map<string>?", 0, true},
+	{"parse_csv", []*T.Type{str}, "array<string>?", 0, true},
+	{"parse_csv", []*T.Type{str, str}, "array<string>?", 0, true},
+	{"parse_csv", []*T.Type{str, i64}, "", badType, false},
+	{"parse_csv", []*T.Type{}, "", badCount, false},
+	{"parse_csv", []*T.Type{str, str, str}, "", badCount, false},
+	{"parse_common_log", []*T.Type{str}, "map<any>?", 0, true},
+	{"parse_syslog", []*T.Type{str}, "map<any>?", 0, true},
+	{"parse_syslog", []*T.Type{strOpt}, "", notPresent, false},
 }

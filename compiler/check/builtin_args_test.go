@@ -133,7 +133,9 @@ func TestSignatureTypes(t *testing.T) {
 		}
 		var ps []string
 		for i, p := range f.Params {
-			ps = append(ps, p.Name+" "+sig.params[i].String())
+			if ps = append(ps, p.Name+" "+sig.params[i].String()); p.Default != "" {
+				ps[i] += " = " + p.Default
+			}
 		}
 		if got := f.Name + "(" + strings.Join(ps, ", ") + ") " + sig.result.String(); got != f.Sig {
 			t.Errorf("%s: types print as %q", f.Sig, got)
