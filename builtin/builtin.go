@@ -88,6 +88,7 @@ const (
 	ParseCSV
 	ParseCommonLog
 	ParseSyslog
+	ParseGrok
 	// NumIDs is one more than the largest ID: backends size their tables
 	// of implementations with it.
 	NumIDs
@@ -105,6 +106,10 @@ type Func struct {
 	// Regex marks the parameter named re as a constant RE2 pattern, which
 	// the checker compiles.
 	Regex bool
+	// Grok marks the parameter named pattern as a constant grok pattern,
+	// which the checker expands to RE2 and compiles: backends get it as
+	// they get a regex (RegexArg).
+	Grok bool
 	// Narrows is the type (as Sig writes types) an is_ test proves its
 	// argument has when it returns true; "" for other functions.
 	Narrows string
@@ -243,6 +248,7 @@ var table = [NumIDs]Func{
 
 	ParseCommonLog: {Sig: "parse_common_log(s string) map<any>?", Doc: "the fields of a Common Log Format line (host identity user timestamp message method path protocol status size), or null when s is not one"},
 	ParseSyslog:    {Sig: "parse_syslog(s string) map<any>?", Doc: "the fields of an RFC 5424 or RFC 3164 syslog line (facility severity version timestamp hostname appname procid msgid message), or null when s is not one"},
+	ParseGrok:      {Sig: "parse_grok(s string, pattern string) map<string>?", Doc: "the named fields of the first match in s of the constant grok pattern (%{NAME:field} over the built-in library), or null when it does not match", Grok: true},
 	ParseCSV:       {Sig: `parse_csv(s string, sep string = ",") array<string>?`, Doc: "the fields of one CSV record (RFC 4180 quoting) separated by the one byte sep, or null when s is not one"},
 }
 
@@ -294,7 +300,7 @@ func (f *Func) parseSig() error {
 			if typ == "path" {
 				f.PathArg = i
 			}
-			if f.Regex && name == "re" {
+			if f.Regex && name == "re" || f.Grok && name == "pattern" {
 				f.RegexArg = i
 			}
 		}
@@ -302,8 +308,8 @@ func (f *Func) parseSig() error {
 	if f.Result == "" || f.Doc == "" {
 		return fmt.Errorf("%s: no result type or doc line", f.Name)
 	}
-	if f.Regex && f.RegexArg < 0 {
-		return fmt.Errorf("%s: Regex set but no parameter named re", f.Name)
+	if (f.Regex || f.Grok) && f.RegexArg < 0 {
+		return fmt.Errorf("%s: Regex or Grok set but no parameter named re or pattern", f.Name)
 	}
 	return nil
 }

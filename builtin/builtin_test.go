@@ -13,7 +13,7 @@ func TestTable(t *testing.T) {
 		if ByID(f.ID) != f || Lookup(f.Name) != f {
 			t.Errorf("%s: ByID or Lookup does not find it", f.Name)
 		}
-		if (f.RegexArg >= 0) != (f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe) {
+		if (f.RegexArg >= 0) != (f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe || f.ID == ParseGrok) {
 			t.Errorf("%s: RegexArg = %d", f.Name, f.RegexArg)
 		}
 		if (f.PathArg >= 0) != (f.ID == Exists) {

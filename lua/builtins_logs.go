@@ -1,12 +1,14 @@
 package lua
 
 import (
+	"regexp"
 	"strings"
 
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/csvtext"
+	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/logparse"
 )
 
@@ -14,11 +16,24 @@ func init() {
 	for _, id := range []builtin.ID{builtin.ParseCSV, builtin.ParseCommonLog, builtin.ParseSyslog} {
 		conv[id] = plain
 	}
+	conv[builtin.ParseGrok] = plainIn // the pattern comes as a compiled regex, as capture's
 }
 
 // registerLogs registers the log-format parsers: each is the internal
 // package the VM calls.
 func (s *state) registerLogs(impl func(builtin.ID, func(*glua.LState) int)) {
+	impl(builtin.ParseGrok, func(L *glua.LState) int {
+		x, re := L.CheckString(1), L.CheckUserData(2).Value.(*regexp.Regexp)
+		loc := re.FindStringSubmatchIndex(x)
+		if loc == nil {
+			L.Push(s.null)
+			return 1
+		}
+		var pairs []kv
+		grok.Fields(re, x, loc, func(name, value string) { pairs = append(pairs, kv{name, value}) })
+		L.Push(s.strMap(pairs, true))
+		return 1
+	})
 	impl(builtin.ParseCommonLog, func(L *glua.LState) int {
 		out := tableSink{s: s}
 		out.t, out.o = s.newMap(10)

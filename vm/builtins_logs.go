@@ -5,6 +5,7 @@ import (
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/csvtext"
+	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/logparse"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -98,4 +99,22 @@ func (s *mapSink) finish() record.Value {
 	v := s.b.Finish()
 	*s = mapSink{}
 	return v
+}
+
+func init() {
+	builtins[builtin.ParseGrok] = func(m *Machine, dst *Reg, args []Reg, re *regexp.Regexp) spec.Reason {
+		s := args[0].S
+		loc := re.FindStringSubmatchIndex(s)
+		if loc == nil {
+			*dst = Null()
+			return spec.NoFault
+		}
+		a := m.a
+		b := a.BeginMap(re.NumSubexp())
+		grok.Fields(re, s, loc, func(name, value string) {
+			b.Add(a.NewStringFrom(name), a.NewStringFrom(value))
+		})
+		*dst = Reg{K: record.Map, V: b.Finish()}
+		return spec.NoFault
+	}
 }

@@ -42,4 +42,6 @@ var partBSignatures = []struct {
 	{"parse_common_log", []*T.Type{str}, "map<any>?", 0, true},
 	{"parse_syslog", []*T.Type{str}, "map<any>?", 0, true},
 	{"parse_syslog", []*T.Type{strOpt}, "", notPresent, false},
+	{"parse_grok", []*T.Type{str, str}, "map<string>?", 0, true},
+	{"parse_grok", []*T.Type{str}, "", badCount, false},
 }

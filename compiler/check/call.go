@@ -107,6 +107,10 @@ func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 		}
 		return
 	}
+	if f.Grok {
+		c.grok(a, lit)
+		return
+	}
 	re, err := regexp.Compile(lit.Str)
 	if err != nil {
 		c.report(diag.Errorf(a, CodeRegexSyntax, "invalid regular expression").

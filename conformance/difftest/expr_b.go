@@ -42,8 +42,13 @@ func (g *Gen) exprB(t string, d int) string {
 	case "array<string>":
 		return "(parse_csv(" + g.csvLine(d) + ") ?? [])"
 	case "map<string>":
-		if g.r.IntN(2) == 0 {
+		switch g.r.IntN(3) {
+		case 0:
 			return "(parse_query(" + g.url(d) + ") ?? {})"
+		case 1:
+			return "(parse_grok(" + g.logLine(d) + ", " + g.pick("\"%{COMBINEDAPACHELOG}\"", "\"%{COMMONAPACHELOG}\"",
+				"`^<%{NONNEGINT:pri}>%{GREEDYDATA:rest}`", "`%{IP:ip}|%{WORD:ip}`", "`%{SYSLOGTIMESTAMP:ts} %{HOSTNAME:h}`",
+				"`(?P<a>x)?%{NUMBER:n}`", "`%{QS:q}`") + ") ?? {})"
 		}
 		return "((parse_url(" + g.url(d) + ")).query ?? {})"
 	}
