@@ -13,7 +13,7 @@ func TestTable(t *testing.T) {
 		if ByID(f.ID) != f || Lookup(f.Name) != f {
 			t.Errorf("%s: ByID or Lookup does not find it", f.Name)
 		}
-		if (f.RegexArg >= 0) != (f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe) {
+		if (f.RegexArg >= 0) != (f.ID == Matches || f.ID == Capture || f.ID == ReplaceRe || f.ID == ParseGrok) {
 			t.Errorf("%s: RegexArg = %d", f.Name, f.RegexArg)
 		}
 		if (f.PathArg >= 0) != (f.ID == Exists) {
@@ -38,9 +38,12 @@ func TestParseSig(t *testing.T) {
 		bad               bool
 	}{
 		{sig: "now() timestamp", name: "now", result: "timestamp"},
-		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{"s", "string"}, {"re", "string"}}},
-		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{"", "string|array"}}},
-		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{"a", "T?"}, {"", "..."}, {"c", "T"}}},
+		{sig: "f(s string, re string) bool", name: "f", result: "bool", params: []Param{{"s", "string", ""}, {"re", "string", ""}}},
+		{sig: "len(string|array) int", name: "len", result: "int", params: []Param{{"", "string|array", ""}}},
+		{sig: "f(a T?, ..., c T) T", name: "f", result: "T", params: []Param{{"a", "T?", ""}, {"", "...", ""}, {"c", "T", ""}}},
+		{sig: `f(s string, sep string = ",") T`, name: "f", result: "T", params: []Param{{"s", "string", ""}, {"sep", "string", `","`}}},
+		{sig: `f(s string = "a", t string) T`, bad: true},
+		{sig: `f(s string = x) T`, bad: true},
 		{sig: "f(s string)", bad: true},
 		{sig: "f s string) int", bad: true},
 	}

@@ -310,6 +310,9 @@ func (g *gen) call(e *policy.CallExpr) reg {
 		}
 		args = append(args, g.expr(a))
 	}
+	for _, p := range f.Params[len(e.Args):] { // left out: their defaults
+		args = append(args, g.constStr(p.DefaultString()))
+	}
 	if len(args) != f.ValueArgs() {
 		failf("%s: %s takes %d arguments", pos, f.Name, f.ValueArgs())
 	}

@@ -190,6 +190,7 @@ func (s *state) register() {
 		L.Push(glua.LString(string(h[:])))
 		return 1
 	})
+	s.registerB(impl)
 }
 
 // fault raises a policy fault from a Go helper.

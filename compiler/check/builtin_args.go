@@ -88,7 +88,7 @@ func checkArgs(f *builtin.Func, args []*types.Type) (*types.Type, *argError) {
 	if sig.check != nil {
 		return sig.check(args)
 	}
-	if len(args) != len(sig.params) {
+	if len(args) < f.MinArgs() || len(args) > len(sig.params) {
 		return sig.result, countError(f, len(args))
 	}
 	for i, a := range args {
@@ -105,8 +105,15 @@ func countError(f *builtin.Func, n int) *argError {
 	if want == 1 {
 		s = ""
 	}
+	count := fmt.Sprint(want)
+	if min := f.MinArgs(); min < want {
+		count = fmt.Sprintf("%d or %d", min, want)
+		if want-min > 1 {
+			count = fmt.Sprintf("%d to %d", min, want)
+		}
+	}
 	return &argError{Reason: badCount, Arg: -1, Want: f.Sig,
-		Msg: fmt.Sprintf("%s takes %d argument%s, got %d", f.Name, want, s, n)}
+		Msg: fmt.Sprintf("%s takes %s argument%s, got %d", f.Name, count, s, n)}
 }
 
 // typeError explains why an argument of type a cannot be passed where want is

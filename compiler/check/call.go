@@ -40,6 +40,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 		if i == f.RegexArg {
 			c.regex(f, a)
 		}
+		c.constArg(f, i, a)
 	}
 	res, err := checkArgs(f, args)
 	if err == nil {
@@ -104,6 +105,10 @@ func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 				WithLabel("%s is computed at run time", exprText(a)).
 				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`"))
 		}
+		return
+	}
+	if f.Grok {
+		c.grok(a, lit)
 		return
 	}
 	re, err := regexp.Compile(lit.Str)

@@ -37,6 +37,8 @@ const (
 	CodeRegexConst    = "E0404" // a regex argument that is not a constant string
 	CodeRegexSyntax   = "E0405" // a regex that does not compile
 	CodeExistsPath    = "E0406" // exists() of something that is not a path
+	CodeGrok          = "E0410" // a grok pattern that does not expand to RE2 (unknown %{NAME}, bad syntax)
+	CodeConstArg      = "E0411" // a constant argument that can never be valid (a CIDR that does not parse)
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
@@ -85,6 +87,8 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeRegexConst, "regex arguments must be constant strings, compiled once"},
 	{CodeRegexSyntax, "the regex does not compile (RE2 syntax)"},
 	{CodeExistsPath, "exists takes a path such as .a.b or m[\"k\"]"},
+	{CodeGrok, "the grok pattern does not expand: an unknown %{NAME}, a malformed %{…}, or syntax RE2 does not have"},
+	{CodeConstArg, "a constant argument is malformed: the call could only ever give false or null"},
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},

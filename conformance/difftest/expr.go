@@ -27,6 +27,11 @@ func (g *Gen) expr(t string, d int) string {
 			return x
 		}
 	}
+	if g.r.IntN(8) == 0 {
+		if e := g.exprB(t, d); e != "" {
+			return e
+		}
+	}
 	switch t {
 	case "int":
 		switch g.r.IntN(13) {
