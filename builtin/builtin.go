@@ -19,7 +19,8 @@
 // any number of arguments (format); `a T?, b T?, ..., c T` is coalesce's.
 // Const names the parameter whose argument must be a constant string,
 // checked when the policy is checked (a zone name, a unit, a format);
-// Regex marks the parameter named re as a constant RE2 pattern.
+// Regex marks the parameter named re as a constant RE2 pattern, Grok the
+// one named pattern as a constant grok pattern.
 package builtin
 
 import (
@@ -81,6 +82,28 @@ const (
 	Keys
 	Coalesce
 
+	// §12, part B
+	EncodeBase64
+	DecodeBase64
+	EncodeHex
+	DecodeHex
+	EncodeURL
+	DecodeURL
+	MD5Hex
+	SHA1Hex
+	SHA512Hex
+	HMACSHA256Hex
+	XXHash64
+	IPInCIDR
+	IsIPv4
+	IsIPv6
+	ParseURL
+	ParseQuery
+	ParseCSV
+	ParseCommonLog
+	ParseSyslog
+	ParseGrok
+
 	// §12, part A
 	UnixSeconds
 	UnixMillis
@@ -132,6 +155,10 @@ type Func struct {
 	// (a literal, or the default), which the checker validates; "" for
 	// none. Unlike the regex, it is passed as a value.
 	Const string
+	// Grok marks the parameter named pattern as a constant grok pattern,
+	// which the checker expands to RE2 and compiles: backends get it as
+	// they get a regex (RegexArg).
+	Grok bool
 	// Narrows is the type (as Sig writes types) an is_ test proves its
 	// argument has when it returns true; "" for other functions.
 	Narrows string
@@ -145,28 +172,33 @@ type Func struct {
 }
 
 // Param is one parameter of a signature; Name is empty where the signature
-// gives only a type (len(string|array|map|object)).
+// gives only a type (len(string|array|map|object)). A parameter written
+// "sep string = \",\"" may be left out of a call: Default is its value as
+// the signature writes it (a string or an int literal), "" when it has none.
 type Param struct {
-	Name string
-	Type string
-	// Default is the value of a left-out argument, a string or an int64,
-	// or nil when the argument is required; DefaultText is its literal as
-	// the signature writes it.
-	Default     any
-	DefaultText string
+	Name    string
+	Type    string
+	Default string
 }
 
-// MinArgs is how many arguments a call of f must pass: the parameters
-// before those with defaults (and before a variadic one).
-func (f *Func) MinArgs() int {
-	n := 0
-	for _, p := range f.Params {
-		if p.Default != nil || p.Type == "..." {
-			break
-		}
-		n++
+// DefaultString is the value of a string parameter's default.
+func (p Param) DefaultString() string {
+	s, err := strconv.Unquote(p.Default)
+	if err != nil {
+		panic("builtin: default " + p.Default + " is not a string")
 	}
-	return n
+	return s
+}
+
+// MinArgs is how many arguments a call must pass: the parameters before
+// the first with a default (or the variadic one).
+func (f *Func) MinArgs() int {
+	for i, p := range f.Params {
+		if p.Default != "" || p.Type == "..." {
+			return i
+		}
+	}
+	return len(f.Params)
 }
 
 // ValueArgs is how many arguments a call passes as values: all but the
@@ -246,6 +278,31 @@ var table = [NumIDs]Func{
 	Keys:     {Sig: "keys(m map|object) array<string>", Doc: "the keys of m, in the record's order"},
 	Coalesce: {Sig: "coalesce(a T?, b T?, ..., c T) T", Doc: "the first argument that is present and not null (a chain of ??)"},
 
+	// §12, part B
+	EncodeBase64: {Sig: "encode_base64(s string) string", Doc: "the bytes of s in standard base64 (RFC 4648, with padding)"},
+	DecodeBase64: {Sig: "decode_base64(s string) string?", Doc: "the bytes standard base64 s holds (padding optional), or null when s is not base64"},
+	EncodeHex:    {Sig: "encode_hex(s string) string", Doc: "the bytes of s in lower-case hex"},
+	DecodeHex:    {Sig: "decode_hex(s string) string?", Doc: "the bytes hex s holds (either case), or null when s is not hex"},
+	EncodeURL:    {Sig: "encode_url(s string) string", Doc: "s with every byte outside RFC 3986's unreserved set percent-encoded (space as %20)"},
+	DecodeURL:    {Sig: "decode_url(s string) string?", Doc: "s with every %XX decoded (+ left as it is), or null on a malformed escape"},
+
+	MD5Hex:        {Sig: "md5_hex(s string) string", Doc: "the MD5 of s's bytes in lower-case hex"},
+	SHA1Hex:       {Sig: "sha1_hex(s string) string", Doc: "the SHA-1 of s's bytes in lower-case hex"},
+	SHA512Hex:     {Sig: "sha512_hex(s string) string", Doc: "the SHA-512 of s's bytes in lower-case hex"},
+	HMACSHA256Hex: {Sig: "hmac_sha256_hex(s string, key string) string", Doc: "the HMAC-SHA-256 of s's bytes under key, in lower-case hex"},
+	XXHash64:      {Sig: "xxhash64(s string) int", Doc: "the XXH64 hash (seed 0) of s shifted right by 11 bits (exact in a float64)"},
+
+	IPInCIDR:   {Sig: "ip_in_cidr(ip string, cidr string) bool", Doc: "whether ip is an address in the CIDR block cidr (false when ip is not an IP address)"},
+	IsIPv4:     {Sig: "is_ipv4(s string) bool", Doc: "whether s is an IPv4 address in dotted decimal"},
+	IsIPv6:     {Sig: "is_ipv6(s string) bool", Doc: "whether s is an IPv6 address"},
+	ParseURL:   {Sig: "parse_url(s string) {scheme: string, user: string, host: string, port: int?, path: string, query: map<string>, fragment: string}?", Doc: "the parts of the absolute URL s, decoded, or null when s is not one"},
+	ParseQuery: {Sig: "parse_query(s string) map<string>?", Doc: "the key=value pairs of a URL query string, decoded (+ as a space), or null on a malformed escape"},
+
+	ParseCommonLog: {Sig: "parse_common_log(s string) map<any>?", Doc: "the fields of a Common Log Format line (host identity user timestamp message method path protocol status size), or null when s is not one"},
+	ParseSyslog:    {Sig: "parse_syslog(s string) map<any>?", Doc: "the fields of an RFC 5424 or RFC 3164 syslog line (facility severity version timestamp hostname appname procid msgid message), or null when s is not one"},
+	ParseGrok:      {Sig: "parse_grok(s string, pattern string) map<string>?", Doc: "the named fields of the first match in s of the constant grok pattern (%{NAME:field} over the built-in library), or null when it does not match", Grok: true},
+	ParseCSV:       {Sig: `parse_csv(s string, sep string = ",") array<string>?`, Doc: "the fields of one CSV record (RFC 4180 quoting) separated by the one byte sep, or null when s is not one"},
+
 	// §12, part A
 	UnixSeconds:   {Sig: "unix_seconds(t timestamp) int", Doc: "whole seconds since 1970-01-01T00:00:00Z, rounded down"},
 	UnixMillis:    {Sig: "unix_millis(t timestamp) int", Doc: "whole milliseconds since 1970-01-01T00:00:00Z, rounded down"},
@@ -315,26 +372,24 @@ func (f *Func) parseSig() error {
 	f.RegexArg, f.PathArg, f.ConstArg = -1, -1, -1
 	if list := f.Sig[open+1 : close]; list != "" {
 		for i, p := range strings.Split(list, ", ") {
-			p, def, hasDef := strings.Cut(p, " = ")
+			p, def, _ := strings.Cut(p, " = ")
 			name, typ, ok := strings.Cut(p, " ")
 			if !ok {
 				name, typ = "", p
 			}
-			param := Param{Name: name, Type: typ}
-			if hasDef {
-				v, err := parseDefault(def)
-				if err != nil {
-					return fmt.Errorf("%s: parameter %s: %v", f.Name, name, err)
-				}
-				param.Default, param.DefaultText = v, def
-			} else if len(f.Params) > 0 && f.Params[len(f.Params)-1].Default != nil && typ != "..." {
-				return fmt.Errorf("%s: parameter %s has no default but follows one that has", f.Name, name)
+			if def == "" && len(f.Params) > 0 && f.Params[len(f.Params)-1].Default != "" {
+				return fmt.Errorf("%s: parameter %s without a default after one with a default", f.Name, name)
 			}
-			f.Params = append(f.Params, param)
+			if _, err := strconv.Unquote(def); def != "" && err != nil {
+				if _, err := strconv.ParseInt(def, 10, 64); err != nil {
+					return fmt.Errorf("%s: default %s is not a string or an int", f.Name, def)
+				}
+			}
+			f.Params = append(f.Params, Param{Name: name, Type: typ, Default: def})
 			if typ == "path" {
 				f.PathArg = i
 			}
-			if f.Regex && name == "re" {
+			if f.Regex && name == "re" || f.Grok && name == "pattern" {
 				f.RegexArg = i
 			}
 			if f.Const != "" && name == f.Const {
@@ -345,26 +400,13 @@ func (f *Func) parseSig() error {
 	if f.Result == "" || f.Doc == "" {
 		return fmt.Errorf("%s: no result type or doc line", f.Name)
 	}
-	if f.Regex && f.RegexArg < 0 {
-		return fmt.Errorf("%s: Regex set but no parameter named re", f.Name)
+	if (f.Regex || f.Grok) && f.RegexArg < 0 {
+		return fmt.Errorf("%s: Regex or Grok set but no parameter named re or pattern", f.Name)
 	}
 	if f.Const != "" && f.ConstArg < 0 {
 		return fmt.Errorf("%s: Const names %s, which is no parameter", f.Name, f.Const)
 	}
 	return nil
-}
-
-// parseDefault reads a default: a double-quoted string (Go's escapes) or
-// a decimal int.
-func parseDefault(s string) (any, error) {
-	if strings.HasPrefix(s, `"`) {
-		return strconv.Unquote(s)
-	}
-	i, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("default %s is neither a string nor an int", s)
-	}
-	return i, nil
 }
 
 // Lookup returns the built-in called name, or nil.

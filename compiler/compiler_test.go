@@ -46,7 +46,8 @@ func TestRun(t *testing.T) {
 		{"lift", `lift .k prefix "k_"`, `{"k":{"a":1},"b":2}`, `{"b":2,"k_a":1}`, spec.Result{}},
 		{"coalesce", `set .x = .a ?? .b ?? "none"`, `{"b":null}`, `{"b":null,"x":"none"}`, spec.Result{}},
 		{"float field takes an int", "schema {\n f: float\n ...\n}\nset .g = .f / 2", `{"f":3}`, `{"f":3,"g":1.5}`, spec.Result{}},
-		{"exists on null then read faults", "schema {\n n: int?\n ...\n}\nif exists(.n) {\n set .m = .n + 1\n}", `{"n":null}`, `{"n":null}`, spec.Result{Fault: spec.TypeMismatch}},
+		{"exists is true for a present null", "schema {\n n: int?\n ...\n}\nif exists(.n) {\n set .m = (.n ?? 0) + 1\n}", `{"n":null}`, `{"n":null,"m":1}`, spec.Result{}},
+		{"exists narrows the path above", "schema {\n a: {n: int?}?\n ...\n}\nif exists(.a.n) {\n set .k = keys(.a)\n}", `{"a":{"n":null}}`, `{"a":{"n":null},"k":["n"]}`, spec.Result{}},
 		{"dynamic key", "schema {\n k: string\n m: map<int>\n ...\n}\nset .v = .m[.k] ?? -1\nset .m[.k] = 7", `{"k":"b","m":{"a":1}}`, `{"k":"b","m":{"a":1,"b":7},"v":-1}`, spec.Result{}},
 		{"now and tag", `set .t = now()` + "\nset .g = %tag", `{}`, `{"t":"2026-01-01T00:00:00Z","g":""}`, spec.Result{}},
 	}

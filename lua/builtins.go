@@ -175,6 +175,7 @@ func (s *state) register() {
 		L.Push(glua.LString(string(h[:])))
 		return 1
 	})
+	s.registerB(impl)
 	for _, r := range registrars {
 		r(s)
 	}

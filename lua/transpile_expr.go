@@ -406,6 +406,10 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 			vs = append(vs, g.dyn(a))
 		}
 	}
+	if f.ID == builtin.ParseSyslog { // RFC 3164 lines take the year of now()
+		g.usesNow = true
+		vs = append(vs, "M.now")
+	}
 	call := fmt.Sprintf("R.%s(%s)", f.Name, strings.Join(vs, ", "))
 	if conv[f.ID] == plain {
 		return res(call)

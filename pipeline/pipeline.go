@@ -73,6 +73,35 @@ type Options struct {
 	Check bool
 }
 
+// Warnings are the checker's warnings of one policy file.
+type Warnings struct {
+	File string // the policy file, as the config resolves it
+	N    int    // how many warnings
+	Text []byte // the warnings as policyrun check prints them
+}
+
+// warner is a Processor whose policy may have warnings.
+type warner interface{ warnings() Warnings }
+
+// Warnings returns the warnings of the pipeline's policies: one entry per
+// policy file that has any (once for a file that several filters run), in
+// the order of the filters.
+func (p *Pipeline) Warnings() []Warnings {
+	var out []Warnings
+	seen := map[string]bool{}
+	for _, s := range p.stages {
+		w, ok := s.proc.(warner)
+		if !ok {
+			continue
+		}
+		if ws := w.warnings(); ws.N > 0 && !seen[ws.File] {
+			seen[ws.File] = true
+			out = append(out, ws)
+		}
+	}
+	return out
+}
+
 // Pipeline is a configured pipeline, ready to Run.
 type Pipeline struct {
 	cfg     *config.Config

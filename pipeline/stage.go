@@ -18,7 +18,8 @@ import (
 // NewStage builds the processor of a filter from its config: a policy on
 // one of the registered backends (package backend; vm when none is named),
 // or a Fluent Bit-style Lua script (backend lua_script). A policy with
-// errors fails here, with every diagnostic, before anything runs.
+// errors fails here, with every diagnostic, before anything runs; a
+// policy's warnings are kept for Pipeline.Warnings.
 func NewStage(f config.Filter, dir string) (Processor, error) {
 	if f.Backend == config.ScriptBackend {
 		return newScriptStage(f, dir)
@@ -44,7 +45,13 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &policyStage{prog: prog}, nil
+	s := &policyStage{prog: prog}
+	if _, n := diags.Count(); n > 0 {
+		var b bytes.Buffer
+		diag.WriteText(&b, src, diags)
+		s.warn = Warnings{File: path, N: n, Text: b.Bytes()}
+	}
+	return s, nil
 }
 
 // newScriptStage loads a Fluent Bit-style Lua filter, from its script
@@ -88,7 +95,10 @@ func policyErrors(src []byte, diags compiler.Diagnostics) error {
 type policyStage struct {
 	prog    backend.Program
 	results sync.Pool // []spec.Result scratch, one per concurrent batch
+	warn    Warnings  // the policy's warnings (N == 0 when none)
 }
+
+func (s *policyStage) warnings() Warnings { return s.warn }
 
 // split is the records a run split one record into, after it.
 type split struct {

@@ -91,3 +91,24 @@ func TestStagePolicyErrors(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestStagePolicyWarnings: a policy with warnings loads, and Warnings
+// gives them as policyrun check prints them, once per file, on every
+// backend.
+func TestStagePolicyWarnings(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "warn.policy", "policy \"warn\"\n\nschema {\n  status: int\n  ...\n}\n\nset .s = .status ?? 0\n")
+	writeFile(t, dir, "clean.policy", stagePolicy)
+	filters := "  filters:\n    - name: policy\n      file: warn.policy\n    - name: policy\n      file: clean.policy\n" +
+		"    - name: policy\n      file: warn.policy\n      backend: lua\n"
+	p, err := New(tailConfig(t, dir, filters+toNull, "in.log"), Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ws := p.Warnings()
+	if len(ws) != 1 || ws[0].N != 1 || !strings.HasSuffix(ws[0].File, "warn.policy") ||
+		!strings.Contains(string(ws[0].Text), "warning[W0001]") || !strings.Contains(string(ws[0].Text), "warn.policy:8:18") {
+		t.Fatalf("Warnings() = %+v", ws)
+	}
+}

@@ -32,7 +32,7 @@ const (
 	CodeUnknownType        = "E0018" // a schema type name that does not exist
 	CodeOnFault            = "E0019" // on_fault not followed by drop or keep
 	CodeTestBlock          = "E0020" // a test block missing input or expect, or with a repeated or unknown line
-	CodeKeywordName        = "E0021" // a keyword where a variable name is needed
+	CodeKeywordName        = "E0021" // a reserved word where a variable name is needed
 	CodeStmtEnd            = "E0022" // more tokens after a complete statement
 	CodeExpectedExpr       = "E0023" // an operand is missing
 	CodeForNames           = "E0024" // for with one name instead of two
@@ -67,7 +67,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeUnknownType, "unknown type name in a schema"},
 	{CodeOnFault, "on_fault takes drop or keep"},
 	{CodeTestBlock, "a test block has one input, at most one tag and one expect"},
-	{CodeKeywordName, "a keyword cannot name a variable"},
+	{CodeKeywordName, "a reserved word cannot name a variable"},
 	{CodeStmtEnd, "a statement ends at the end of its line: something follows it"},
 	{CodeExpectedExpr, "an expression is missing"},
 	{CodeForNames, "for names two variables: for k, v in E (use _ for one you do not need)"},

@@ -80,6 +80,12 @@ func (g *gen) path() {
 	}
 }
 
+// names are the locals: plain names and the contextual keywords, which
+// name locals outside their places.
+var names = []string{"x", "k", "v", "tag", "input", "prefix", "when", "to", "test", "schema", "expect", "dropped", "fault", "on_fault", "keep", "otlp"}
+
+func (g *gen) name() string { return names[g.r.Intn(len(names))] }
+
 func (g *gen) lit() {
 	lits := []string{"1", "0", "1_000", "2.5", "1e3", `"s"`, `"a\tb\u{e9}"`, "`raw\\d`", "true", "false", "null", "-1", "-2.5", "`two\nlines`"}
 	g.p(lits[g.r.Intn(len(lits))])
@@ -93,7 +99,11 @@ func (g *gen) expr(d int) {
 		case 1:
 			g.path()
 		case 2:
-			g.p([]string{"x", "k", "v", "%tag", "%time"}[g.r.Intn(5)])
+			if g.chance(3) {
+				g.p([]string{"%tag", "%time"}[g.r.Intn(2)])
+			} else {
+				g.p(g.name())
+			}
 		default:
 			g.path()
 		}
@@ -226,11 +236,11 @@ func (g *gen) stmt(indent, nest int) {
 			g.expr(2)
 		}
 	case 6:
-		g.p("let x = ")
+		g.p("let " + g.name() + " = ")
 		g.expr(2)
 	case 7:
 		if nest > 0 {
-			g.p("for k, v in ")
+			g.p("for " + g.name() + ", " + g.name() + " in ")
 			g.expr(1)
 			g.p(" {")
 			g.block(indent, nest)
@@ -369,7 +379,15 @@ func (g *gen) block0() {
 	case 1:
 		g.p("fault")
 	default:
+		// An expected value that starts with the word dropped or fault
+		// would be expect dropped or expect fault: parenthesize it.
+		start := g.b.Len()
 		g.expr(2)
+		if v := g.b.String()[start:]; strings.HasPrefix(v, "dropped") || strings.HasPrefix(v, "fault") {
+			src := g.b.String()
+			g.b.Reset()
+			g.p(src[:start] + "(" + v + ")")
+		}
 	}
 	g.end(1)
 }

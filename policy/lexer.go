@@ -118,7 +118,7 @@ func endsOperand(tok Token) bool {
 // into its statement.
 func endsStatement(tok Token) bool {
 	switch tok {
-	case DROP, STOP, DROPPED, FAULT, ELLIPSIS, QUESTION, ILLEGAL:
+	case DROP, STOP, ELLIPSIS, QUESTION, ILLEGAL:
 		return true
 	}
 	return endsOperand(tok)

@@ -54,12 +54,15 @@ func TestScanTokens(t *testing.T) {
 	}{
 		// identifiers and keywords
 		{"app _x a1_b", "IDENT(app) IDENT(_x) IDENT(a1_b) NL"},
-		{"policy schema set remove rename lift prefix drop stop when if else let for in test input tag expect dropped fault true false null",
-			"POLICY SCHEMA SET REMOVE RENAME LIFT PREFIX DROP STOP WHEN IF ELSE LET FOR IN TEST INPUT TAG EXPECT DROPPED FAULT TRUE FALSE NULL NL"},
-		{"to on_fault keep", "IDENT(to) IDENT(on_fault) IDENT(keep) NL"},
+		{"policy set remove rename lift drop stop if else let for in true false null",
+			"POLICY SET REMOVE RENAME LIFT DROP STOP IF ELSE LET FOR IN TRUE FALSE NULL NL"},
+		// contextual keywords are identifiers to the scanner
+		{"schema prefix when to test input tag expect dropped fault on_fault keep otlp",
+			"IDENT(schema) IDENT(prefix) IDENT(when) IDENT(to) IDENT(test) IDENT(input) IDENT(tag) IDENT(expect) IDENT(dropped) IDENT(fault) IDENT(on_fault) IDENT(keep) IDENT(otlp) NL"},
+		{"drop when %tag", "DROP IDENT(when) % IDENT(tag) NL"},
 		// keywords right after '.' are field names
 		{".tag .input.set", ". IDENT(tag) . IDENT(input) . IDENT(set) NL"},
-		{". tag", ". TAG"},
+		{". if", ". IF"},
 		// numbers
 		{"0 42 1_000", "INT(0) INT(42) INT(1_000) NL"},
 		{"1.5 1e3 2.5E-3 1e+10 1_0.2_5", "FLOAT(1.5) FLOAT(1e3) FLOAT(2.5E-3) FLOAT(1e+10) FLOAT(1_0.2_5) NL"},
@@ -90,7 +93,7 @@ func TestScanTokens(t *testing.T) {
 		{"f(a,\nb)", "IDENT(f) ( IDENT(a) , IDENT(b) ) NL"},
 		{"{\n\"a\": 1\n}", "{ STRING(\"a\") : INT(1) NL } NL"},
 		{"drop\nstop\n", "DROP NL STOP NL"},
-		{"expect dropped\nexpect fault\n", "EXPECT DROPPED NL EXPECT FAULT NL"},
+		{"expect dropped\nexpect fault\n", "IDENT(expect) IDENT(dropped) NL IDENT(expect) IDENT(fault) NL"},
 		{"...\nx: int?\n", "... NL IDENT(x) : IDENT(int) ? NL"},
 		{"a ==\n b", "IDENT(a) == IDENT(b) NL"},
 		{"if x {\n", "IF IDENT(x) {"},
@@ -118,7 +121,7 @@ func TestScanPositions(t *testing.T) {
 	}{
 		{SET, 0, 1, 1}, {DOT, 4, 1, 5}, {IDENT, 5, 1, 6}, {ASSIGN, 7, 1, 8}, {STRING, 9, 1, 10},
 		{COMMENT, 14, 1, 15}, {NEWLINE, 17, 1, 18},
-		{DROP, 20, 2, 3}, {WHEN, 25, 2, 8}, {RAWSTRING, 30, 2, 13}, {EQL, 36, 3, 4}, {INT, 39, 3, 7},
+		{DROP, 20, 2, 3}, {IDENT, 25, 2, 8}, {RAWSTRING, 30, 2, 13}, {EQL, 36, 3, 4}, {INT, 39, 3, 7},
 		{NEWLINE, 40, 3, 8}, {EOF, 41, 4, 1},
 	}
 	for _, w := range want {

@@ -46,6 +46,10 @@ type parser struct {
 	exprLev int
 	nest    int  // recursion depth, bounded by maxNest
 	inDecl  bool // inside a schema or test block, where there are no statements
+	// reservedNames holds the reserved words a let or for declared as a
+	// name (E0021, reported there): their uses read as that name, so that
+	// the one mistake gives one error.
+	reservedNames map[string]bool
 }
 
 // maxNest bounds the nesting of expressions, types and blocks, so that no
@@ -209,6 +213,64 @@ func describeToken(t token) string {
 	return "'" + t.tok.String() + "'"
 }
 
+// word reports whether the current token is the contextual keyword w: an
+// identifier spelled as w (see Token.IsContextual).
+func (p *parser) word(w Token) bool { return p.t.tok == IDENT && p.t.lit == w.String() }
+
+// nextWord moves past the contextual keyword at the current token and the
+// newlines after it: a line may break after when, prefix, to, input, tag and
+// expect as after a keyword (the scanner, which cannot tell a keyword from
+// a name there, ended the line).
+func (p *parser) nextWord() {
+	p.next()
+	p.skipNewlines()
+}
+
+// stmtTok is the token that begins what starts at the current token, a
+// statement or a section: the token itself, or SCHEMA or TEST for those
+// contextual words unless what follows makes them a name (test = 1, a
+// schema field test: int, schema.x). No statement begins with a name, so
+// the words are free everywhere else: let test = 1, set .x = schema.
+func (p *parser) stmtTok() Token {
+	w := p.sectionWord()
+	if w == IDENT {
+		return p.t.tok
+	}
+	switch n := p.peek(); {
+	case n.tok.Precedence() > 0:
+	case n.tok == ASSIGN, n.tok == QASSIGN, n.tok == COLON, n.tok == COMMA, n.tok == DOT, n.tok == LPAREN, n.tok == QUESTION:
+	default:
+		return w
+	}
+	return IDENT
+}
+
+// sectionWord is SCHEMA or TEST when the current token is that word, and
+// IDENT otherwise.
+func (p *parser) sectionWord() Token {
+	switch {
+	case p.word(SCHEMA):
+		return SCHEMA
+	case p.word(TEST):
+		return TEST
+	}
+	return IDENT
+}
+
+// opensSection reports whether the current token plainly opens a schema or
+// a test (schema followed by '{' or a name, test by its name or '{'): in a
+// bracket left open, where schema and test may be names too.
+func (p *parser) opensSection() bool {
+	n := p.peek()
+	switch p.sectionWord() {
+	case SCHEMA:
+		return n.tok == LBRACE || n.tok == IDENT || n.tok == NEWLINE && p.nextLineOpensBrace()
+	case TEST:
+		return n.tok == STRING || n.tok == RAWSTRING || n.tok == IDENT || n.tok == LBRACE
+	}
+	return false
+}
+
 // atStmtEnd reports whether the current token ends a statement.
 func (p *parser) atStmtEnd() bool {
 	switch p.t.tok {
@@ -259,7 +321,7 @@ func (p *parser) sync() {
 		case EOF:
 			return
 		}
-		if p.t.bol && isStmtStart(p.t.tok) {
+		if p.t.bol && isStmtStart(p.stmtTok()) {
 			return
 		}
 		// In a schema or a test block every line is a unit, even when no
@@ -312,7 +374,7 @@ func (p *parser) parseFile() {
 	state := inHeader
 	for {
 		p.skipNewlines()
-		switch p.t.tok {
+		switch p.stmtTok() {
 		case EOF:
 			f.EOF = p.t.pos
 			return
@@ -341,7 +403,7 @@ func (p *parser) parseFile() {
 			p.errorHere(CodeUnexpectedStmt, "", "unexpected '}' with no block to close")
 			p.next()
 		default:
-			if state == inTests && isStmtStart(p.t.tok) {
+			if state == inTests && isStmtStart(p.stmtTok()) {
 				p.errorHere(CodeSectionOrder, "move the statement above the first test block", "statement after a test block; statements come before the tests")
 			}
 			if s := p.parseStmt(); s != nil {
@@ -361,14 +423,14 @@ func (p *parser) parseHeader() {
 	if lit, pos, ok := p.parseStringLit("policy name", `name the policy: policy "my-policy"`); ok {
 		f.Name, f.NamePos = lit.Str, pos
 	}
-	if p.t.tok == IDENT && p.t.lit == "on_fault" {
+	if p.word(ONFAULT) {
 		p.next()
 		f.OnFaultPos = p.t.pos
 		switch {
 		case p.t.tok == DROP:
 			f.OnFault = OnFaultDrop
 			p.next()
-		case p.t.tok == IDENT && p.t.lit == "keep":
+		case p.word(KEEP):
 			f.OnFault = OnFaultKeep
 			p.next()
 		default:

@@ -16,7 +16,7 @@ func (p *parser) parseSchema() *Schema {
 	// otlp is a keyword only here, right after schema (a contextual
 	// keyword): elsewhere it is an ordinary name.
 	if p.t.tok == IDENT && !p.t.bol {
-		if p.t.lit == schemaOTLP {
+		if p.word(OTLP) {
 			s.OTLP = p.t.pos
 		} else {
 			p.errorHere(CodeSchemaName, "the only named schema is otlp: write schema otlp { ... } for OTLP log records, or schema { ... } to declare the fields of a plain record",
@@ -44,9 +44,6 @@ func (p *parser) parseSchema() *Schema {
 	p.expectStmtEnd("schema block")
 	return s
 }
-
-// schemaOTLP is the one schema name: schema otlp declares OTLP log records.
-const schemaOTLP = "otlp"
 
 // nextLineOpensBrace reports whether the current token is a newline after
 // which the first token is a '{', which skipNewlinesBefore would accept.
@@ -269,36 +266,36 @@ func (p *parser) parseTest() *Test {
 			t.Rbrace = rbrace
 			break
 		}
-		switch tok := p.t.tok; {
-		case tok == INPUT:
+		switch {
+		case p.word(INPUT):
 			if t.InputPos.IsValid() {
 				p.errorHere(CodeTestBlock, "", "second input in test %q; the first is at %s", t.Name, t.InputPos)
 			}
 			t.InputPos = p.t.pos
-			p.next()
+			p.nextWord()
 			t.Input = p.parseExpr()
 			p.expectStmtEnd("input value")
-		case tok == TAG:
+		case p.word(TAG):
 			if tagPos.IsValid() {
 				p.errorHere(CodeTestBlock, "", "second tag in test %q; the first is at %s", t.Name, tagPos)
 			}
 			tagPos = p.t.pos
-			p.next()
+			p.nextWord()
 			if lit, _, ok := p.parseStringLit("tag", `write tag "kube.var.log"`); ok {
 				t.Tag = lit
 			}
 			p.expectStmtEnd("tag")
-		case tok == EXPECT:
+		case p.word(EXPECT):
 			if t.ExpectPos.IsValid() {
 				p.errorHere(CodeTestBlock, "", "second expect in test %q; the first is at %s", t.Name, t.ExpectPos)
 			}
 			t.ExpectPos = p.t.pos
-			p.next()
-			switch p.t.tok {
-			case DROPPED:
+			p.nextWord()
+			switch {
+			case p.word(DROPPED):
 				t.Expect, t.Want = ExpectDropped, nil
 				p.next()
-			case FAULT:
+			case p.word(FAULT):
 				t.Expect, t.Want = ExpectFault, nil
 				p.next()
 			default:

@@ -96,8 +96,13 @@ func TestParseErrors(t *testing.T) {
 		{h + "test \"t\" {\n  input {}\n  tag \"a\"\n  tag \"b\"\n  expect dropped\n}", "5:3 E0020", "second tag", ""},
 		{h + "test \"t\" {\n  input {}\n  expect dropped\n  expect fault\n}", "5:3 E0020", "second expect", ""},
 		{h + "test \"t\" {\n  input {}\n  output {}\n  expect dropped\n}", "4:3 E0020", "expected input, tag or expect", ""},
-		{h + "let tag = 1", "2:5 E0021", "tag is a keyword", "tag_"},
-		{h + "for in, v in .m {\n}", "2:5 E0021", "in is a keyword", ""},
+		{h + "let if = 1", "2:5 E0021", "if is a reserved word", "if_"},
+		{h + "for in, v in .m {\n}", "2:5 E0021", "in is a reserved word", "policy set remove"},
+		// One error for a reserved word used as a name: its uses read as
+		// the name.
+		{h + "let if = 1\nset .x = if + 1\ndrop when if > 2", "2:5 E0021", "if is a reserved word", ""},
+		{h + "for _, in in .m {\n  set .x = in\n}", "2:8 E0021", "in is a reserved word", ""},
+		{h + "set .x = if", "2:10 E0023", "expected an expression, found keyword if", ""},
 		{h + "set .a = 1 2", "2:12 E0022", "unexpected number 2 after the set statement", ""},
 		{h + "drop when .a = 1", "2:14 E0022", "unexpected '='", "use == to compare"},
 		{h + "drop when .a and .b", "2:14 E0022", "identifier and", "&& || and !"},
@@ -211,7 +216,7 @@ set .a == 1
 drop if .a > 2
 if .x drop
 set .s = "abc\q"
-let tag = 1
+let if = 1
 set .c = f(.b
 rename .a .b
 set .d = {a: 1}

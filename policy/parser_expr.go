@@ -166,6 +166,18 @@ func (p *parser) parseOperand() Expr {
 		}
 		p.next()
 		return m
+	case REM:
+		// % then a name, directly: metadata, which the scanner read as
+		// modulo after a word that may be a name (drop when %tag == "x").
+		if n := p.peek(); n.tok == IDENT && n.pos.Offset == p.t.end.Offset {
+			m := &MetaExpr{Percent: p.t.pos, Name: n.lit}
+			if m.Name != "tag" && m.Name != "time" {
+				p.errorAt(p.t.pos, n.end, CodeUnknownMeta, "", "unknown metadata %%%s; the record's metadata are %%tag and %%time", n.lit)
+			}
+			p.next()
+			p.next()
+			return m
+		}
 	case IDENT:
 		id := &Ident{NamePos: p.t.pos, Name: p.t.lit}
 		p.next()
@@ -177,6 +189,14 @@ func (p *parser) parseOperand() Expr {
 		return id
 	case INT, FLOAT, STRING, RAWSTRING, TRUE, FALSE, NULL:
 		return p.basicLit()
+	case POLICY, SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, ELSE, LET, FOR, IN:
+		if p.reservedNames[p.t.lit] {
+			// A reserved word a let or for declared (E0021 there): read
+			// it as that name, not as one more error.
+			id := &Ident{NamePos: p.t.pos, Name: p.t.lit}
+			p.next()
+			return id
+		}
 	case LPAREN:
 		defer p.leave()
 		if !p.enter() {
@@ -231,11 +251,10 @@ func (p *parser) atUnclosedEnd() bool {
 	if !p.afterNL || !p.t.bol {
 		return false
 	}
-	switch p.t.tok {
-	case INPUT, TAG, EXPECT:
+	if p.inDecl && (p.word(INPUT) || p.word(TAG) || p.word(EXPECT)) {
 		return true
 	}
-	return isStmtStart(p.t.tok)
+	return p.t.tok != IDENT && isStmtStart(p.t.tok) || p.opensSection()
 }
 
 // expectClose consumes the closing token of a bracket opened at open.

@@ -146,13 +146,13 @@ func (p *parser) parseRename() Stmt {
 	s := &RenameStmt{Rename: p.t.pos}
 	p.next()
 	s.From = p.parsePath("rename")
-	if p.t.tok != IDENT || p.t.lit != "to" {
+	if !p.word(TO) {
 		p.errorHere(CodeUnexpected, "write rename .old to .new", "expected 'to' after the path in rename, found %s", p.describe())
 		p.sync()
 		return &BadStmt{From: s.Rename, To: p.prevEnd()}
 	}
 	s.ToPos = p.t.pos
-	p.next()
+	p.nextWord()
 	s.To = p.parsePath("rename")
 	p.expectStmtEnd("rename statement")
 	return s
@@ -162,8 +162,8 @@ func (p *parser) parseLift() Stmt {
 	s := &LiftStmt{Lift: p.t.pos}
 	p.next()
 	s.Target = p.parsePath("lift")
-	if p.t.tok == PREFIX {
-		p.next()
+	if p.word(PREFIX) {
+		p.nextWord()
 		if lit, _, ok := p.parseStringLit("prefix", `write lift .k prefix "k_"`); ok {
 			s.Prefix = lit
 		}
@@ -176,8 +176,8 @@ func (p *parser) parseLift() Stmt {
 func (p *parser) parseCond(stmt string) Expr {
 	p.next()
 	switch {
-	case p.t.tok == WHEN:
-		p.next()
+	case p.word(WHEN):
+		p.nextWord()
 		return p.parseExpr()
 	case p.t.tok == IF:
 		p.errorHere(CodeDropIf, "write "+stmt+" when C", "expected when after %s, found if", stmt)
@@ -303,7 +303,7 @@ func (p *parser) bodyEnd(lbrace Pos, ends func(Token) bool, hint, what string) (
 		rbrace := p.t.pos
 		p.next()
 		return rbrace, true
-	case tok == EOF || p.t.bol && ends(tok):
+	case tok == EOF || p.t.bol && ends(p.stmtTok()):
 		p.errorAt(lbrace, lbrace.Advance("{"), CodeUnclosed, hint, "the '{' of %s is never closed (found %s)", what, p.describe())
 		return p.prevEnd(), true
 	}
@@ -343,7 +343,12 @@ func (p *parser) parseName(stmt string) *Ident {
 		p.next()
 		return id
 	case p.t.tok.IsKeyword():
-		p.errorHere(CodeKeywordName, "choose another name, such as "+p.t.lit+"_", "%s is a keyword and cannot name a variable", p.t.lit)
+		p.errorHere(CodeKeywordName, "choose another name, such as "+p.t.lit+"_ (the reserved words are "+reservedList+")",
+			"%s is a reserved word and cannot name a variable", p.t.lit)
+		if p.reservedNames == nil {
+			p.reservedNames = map[string]bool{}
+		}
+		p.reservedNames[p.t.lit] = true
 		id := &Ident{NamePos: p.t.pos, Name: p.t.lit}
 		p.next()
 		return id

@@ -431,6 +431,54 @@ func TestParseSchemaOTLP(t *testing.T) {
 	}
 }
 
+// The contextual keywords (LANGUAGE.md §12) are keywords only where the
+// grammar expects them, and name locals everywhere else.
+func TestParseContextualKeywords(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"let tag = 1\nset .x = tag", "(let tag int:1); (set (field . x) = tag)"},
+		{"let prefix = \"p_\"\nlift .k prefix \"k_\"\nset .p = prefix", `(let prefix str:"p_"); (lift (field . k) "k_"); (set (field . p) = prefix)`},
+		{"let input = .log\nset .n = len(input)", "(let input (field . log)); (set (field . n) = (call len input))"},
+		{"let when = true\ndrop when when", "(let when true); (drop when)"},
+		{"let to = .a\nrename .a to .b", "(let to (field . a)); (rename (field . a) (field . b))"},
+		{"for expect, dropped in .m {\n  set .x[expect] = dropped\n}", "(for expect dropped (field . m) {(set (index (field . x) expect) = dropped)})"},
+		{"let fault = 1\nlet on_fault = fault + 1", "(let fault int:1); (let on_fault (+ fault int:1))"},
+		{"let test = 1\nlet schema = test", "(let test int:1); (let schema test)"},
+		{"let keep = 1\nlet otlp = keep", "(let keep int:1); (let otlp keep)"},
+		{"set .x = [\n  tag,\n  test,\n  schema\n]", "(set (field . x) = [tag test schema])"},
+		{"set .x = f(\n  input\n)", "(set (field . x) = (call f input))"},
+		// %tag after a contextual keyword is metadata, as after a keyword
+		{"drop when %tag == \"x\"", `(drop (== %tag str:"x"))`},
+		{"let tag = 2\nset .m = tag % 2", "(let tag int:2); (set (field . m) = (% tag int:2))"},
+		// a line may break after when, prefix and to, as after a keyword
+		{"drop when\n  .a == 1", "(drop (== (field . a) int:1))"},
+		{"lift .k prefix\n  \"p_\"", `(lift (field . k) "p_")`},
+		{"rename .a to\n  .b", "(rename (field . a) (field . b))"},
+	}
+	for _, tt := range tests {
+		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\n"))
+		if len(errs) > 0 {
+			t.Errorf("%q: %v", tt.src, errs.Report("x"))
+			continue
+		}
+		var parts []string
+		for _, s := range f.Stmts {
+			parts = append(parts, dump(s))
+		}
+		if got := strings.Join(parts, "; "); got != tt.want {
+			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+		if f.Schema != nil || len(f.Tests) > 0 {
+			t.Errorf("%q: parsed a schema or a test", tt.src)
+		}
+	}
+	// In a test block the words are keywords; the lines may break after
+	// them.
+	f := mustParse(t, "policy \"p\"\nlet tag = 1\n\ntest \"t\" {\n  input\n    {\"a\": 1}\n  tag \"k\"\n  expect\n    dropped\n}\n")
+	if len(f.Tests) != 1 || dump(f.Tests[0].Input) != `{"a":int:1}` || f.Tests[0].Tag.Str != "k" || f.Tests[0].Expect != ExpectDropped {
+		t.Errorf("test block: %+v", f.Tests)
+	}
+}
+
 func TestParseTests(t *testing.T) {
 	src := `policy "p"
 set .a = 1

@@ -50,32 +50,46 @@ const (
 	REM      // %
 	operatorEnd
 
+	// The reserved words: keywords everywhere but after a '.', where they
+	// are field names.
 	keywordBeg
 	POLICY
-	SCHEMA
 	SET
 	REMOVE
 	RENAME
 	LIFT
-	PREFIX
 	DROP
 	STOP
-	WHEN
 	IF
 	ELSE
 	LET
 	FOR
 	IN
+	TRUE
+	FALSE
+	NULL
+	keywordEnd
+
+	// The contextual keywords: words that mean something in one place
+	// only. The scanner returns them as IDENT, and the parser reads them as
+	// keywords where the grammar expects them (lift .k prefix "p_", drop
+	// when C, rename .a to .b, a test's input, tag and expect, the header's
+	// on_fault, schema otlp); anywhere else they are names: let tag = 1.
+	contextualBeg
+	SCHEMA
+	PREFIX
+	WHEN
+	TO
 	TEST
 	INPUT
 	TAG
 	EXPECT
 	DROPPED
 	FAULT
-	TRUE
-	FALSE
-	NULL
-	keywordEnd
+	ONFAULT
+	KEEP
+	OTLP
+	contextualEnd
 )
 
 var tokens = [...]string{
@@ -128,6 +142,7 @@ var tokens = [...]string{
 	DROP:      "drop",
 	STOP:      "stop",
 	WHEN:      "when",
+	TO:        "to",
 	IF:        "if",
 	ELSE:      "else",
 	LET:       "let",
@@ -139,6 +154,9 @@ var tokens = [...]string{
 	EXPECT:    "expect",
 	DROPPED:   "dropped",
 	FAULT:     "fault",
+	ONFAULT:   "on_fault",
+	KEEP:      "keep",
+	OTLP:      "otlp",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",
@@ -153,14 +171,22 @@ func (t Token) String() string {
 
 var keywords map[string]Token
 
+// reservedList is the reserved words, for hints: "policy set ... null".
+var reservedList string
+
 func init() {
 	keywords = make(map[string]Token, keywordEnd-keywordBeg)
 	for t := keywordBeg + 1; t < keywordEnd; t++ {
 		keywords[tokens[t]] = t
+		if reservedList != "" {
+			reservedList += " "
+		}
+		reservedList += tokens[t]
 	}
 }
 
-// Lookup maps an identifier to its keyword token, or IDENT.
+// Lookup maps an identifier to its keyword token, or IDENT: a reserved
+// word gives its token, any other word (a contextual keyword too) IDENT.
 func Lookup(ident string) Token {
 	if t, ok := keywords[ident]; ok {
 		return t
@@ -168,8 +194,12 @@ func Lookup(ident string) Token {
 	return IDENT
 }
 
-// IsKeyword reports whether t is a keyword.
+// IsKeyword reports whether t is a reserved word, a keyword everywhere.
 func (t Token) IsKeyword() bool { return keywordBeg < t && t < keywordEnd }
+
+// IsContextual reports whether t is a contextual keyword: a keyword only
+// where the grammar expects it, and otherwise an identifier (IDENT).
+func (t Token) IsContextual() bool { return contextualBeg < t && t < contextualEnd }
 
 // IsOperator reports whether t is an operator or delimiter.
 func (t Token) IsOperator() bool { return operatorBeg < t && t < operatorEnd }

@@ -117,3 +117,57 @@ func TestNewInput(t *testing.T) {
 		t.Errorf("tag %q time %d edited %v", rec.Tag(), rec.Time(), rec.Edited())
 	}
 }
+
+// editProgram edits every record with edit.
+type editProgram func(*record.Record) error
+
+func (p editProgram) Run(rec *record.Record) (spec.Result, error) {
+	if err := p(rec); err != nil {
+		return spec.Result{}, err
+	}
+	rec.Commit()
+	return spec.Result{}, nil
+}
+
+// An OTLP record is compared with the expected view as that view is read
+// (docs/otlp.md): a removed fixed key meets its default, an id written in
+// upper case its lower case; what differs as a LogRecord still fails.
+func TestOTLPView(t *testing.T) {
+	const src = `policy "p"
+schema otlp
+test "defaults and ids" {
+  input  {"severity_text": "x", "event_name": "e", "resource": {"schema_url": "u"}}
+  expect {"event_name": "e", "trace_id": "0102030405060708090a0b0c0d0e0f1a"}
+}
+test "a removed key is not its old value" {
+  input  {"severity_text": "x", "event_name": "e", "resource": {"schema_url": "u"}}
+  expect {"severity_text": "x", "event_name": "e", "resource": {"schema_url": "u"}, "trace_id": "0102030405060708090a0b0c0d0e0f1a"}
+}
+`
+	f, errs := policy.ParseFile("p.policy", []byte(src))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	info, diags := check.Check(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	edit := editProgram(func(rec *record.Record) error {
+		rec.Remove(record.NewPath("severity_text"))
+		rec.Remove(record.NewPath("resource", "schema_url"))
+		return rec.Set(record.NewPath("trace_id"), rec.Arena().NewString([]byte("0102030405060708090A0B0C0D0E0F1A")))
+	})
+	b := backend.Backend{Name: "edit", Load: func(*policy.File, *check.Info, spec.Options) (backend.Program, error) {
+		return edit, nil
+	}}
+	res := RunFile(f, info, []backend.Backend{b})
+	if len(res) != 2 {
+		t.Fatalf("got %d results", len(res))
+	}
+	if !res[0].Passed() {
+		t.Errorf("%s: %v", res[0].Name(), res[0].Failures)
+	}
+	if res[1].Passed() {
+		t.Errorf("%s passed", res[1].Name())
+	}
+}

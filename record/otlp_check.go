@@ -74,6 +74,10 @@ func (a *Arena) checkView(m, base Value, fields []ViewField, parents []string) e
 			if err := a.checkView(v, b, f.Fields, append(parents, f.Name)); err != nil {
 				return err
 			}
+		case f.Kind == Int:
+			if p := f.intProblem(v.Int()); p != "" {
+				return viewErr(parents, name, p)
+			}
 		case f.HexLen > 0:
 			if s := a.Str(v); !validHexID(s, f.HexLen) {
 				return viewErr(parents, name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")

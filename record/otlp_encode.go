@@ -131,7 +131,7 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 			}
 		}
 	}
-	if t := r.time; t != 0 && !(r.timeFmt == otlpTimeUnset && t == observed) {
+	if t := r.otlpTimeUnixNano(observed); t != 0 {
 		dst = appendFixed64Field(dst, 1, uint64(t))
 	}
 	return dst

@@ -131,7 +131,7 @@ func appendLogRecordJSON(dst []byte, r *Record) []byte {
 	if v := vals[vObservedTime]; v.kind() == Timestamp {
 		observed = v.Time()
 	}
-	if t := r.time; t != 0 && !(r.timeFmt == otlpTimeUnset && t == observed) {
+	if t := r.otlpTimeUnixNano(observed); t != 0 {
 		dst = appendUint64JSON(dst, obj, "timeUnixNano", uint64(t))
 	}
 	if observed != 0 {

@@ -1,5 +1,10 @@
 package record
 
+import (
+	"math"
+	"strconv"
+)
+
 // This file defines the view of an OTLP log record (docs/otlp.md): the
 // fixed keys of its root map, in their order, with the kind each holds.
 // The codecs build and read records by it, CheckOTLP validates edits
@@ -19,6 +24,26 @@ type ViewField struct {
 	// HexLen is, for the trace and span ids, the length in bytes of the id
 	// that the key holds as lower-case hex.
 	HexLen int
+	// Signed is, for an Int, that the field is an int32 on the wire; the
+	// others are uint32s. A value outside its range cannot be written.
+	Signed bool
+}
+
+// IntRange is the range of an Int field's values, and its wire type.
+func (f *ViewField) IntRange() (lo, hi int64, wire string) {
+	if f.Signed {
+		return math.MinInt32, math.MaxInt32, "int32"
+	}
+	return 0, math.MaxUint32, "uint32"
+}
+
+// intProblem says what is wrong with n in Int field f, "" when it fits.
+func (f *ViewField) intProblem(n int64) string {
+	lo, hi, wire := f.IntRange()
+	if n < lo || n > hi {
+		return "is " + strconv.FormatInt(n, 10) + ", not a " + wire
+	}
+	return ""
 }
 
 // Refinable reports whether a schema may declare a type for the key: the
@@ -81,7 +106,7 @@ var rootView = []ViewField{
 	{Name: "body", Kind: Absent, ID: vBody},
 	{Name: "attributes", Kind: Map, ID: vAttributes},
 	{Name: "severity_text", Kind: String, ID: vSeverityText},
-	{Name: "severity_number", Kind: Int, ID: vSeverityNumber},
+	{Name: "severity_number", Kind: Int, ID: vSeverityNumber, Signed: true},
 	{Name: "observed_time", Kind: Timestamp, ID: vObservedTime},
 	{Name: "trace_id", Kind: String, ID: vTraceID, HexLen: 16},
 	{Name: "span_id", Kind: String, ID: vSpanID, HexLen: 8},
@@ -108,12 +133,7 @@ func (a *Arena) NewOTLPRecord(body Value) *Record {
 	if body.isContainer() && body.writable() {
 		body = a.share(body)
 	}
-	root := a.viewDefaults(rootView, a.viewKeysRef(), body)
-	r := a.newRecord()
-	r.base, r.root = root, root
-	r.layout = layoutOTLP
-	r.timeFmt = otlpTimeUnset
-	return r
+	return a.newOTLPRecord(a.viewDefaults(rootView, a.viewKeysRef(), body), 0, 0)
 }
 
 // viewDefaults builds a map of fields at their defaults, keys from the

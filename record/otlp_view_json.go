@@ -1,7 +1,6 @@
 package record
 
 import (
-	"math"
 	"strconv"
 	"time"
 )
@@ -61,15 +60,10 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 			vals[f.ID], _ = d.viewValue(nil, f, NullValue()) // a default: no error
 		}
 	}
-	r := a.newRecord()
-	r.base = d.fixedMap(rootKeys[:], vals[:])
-	r.root = r.base
-	r.layout = layoutOTLP
-	if observed := vals[vObservedTime].Time(); !hasTime || t == 0 {
-		t, r.timeFmt = observed, otlpTimeUnset
+	if !hasTime {
+		t = 0
 	}
-	r.time, r.baseTime = t, t
-	return r, nil
+	return a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), t, vals[vObservedTime].Time()), nil
 }
 
 // viewPath is the path of field f of the view, in group (resource or
@@ -129,12 +123,8 @@ func (d *otlpDecoder) viewValue(group, f *ViewField, v Value) (Value, error) {
 		}
 		v.h |= flagPlain
 	case f.Kind == Int:
-		lo, hi, typ := int64(0), int64(math.MaxUint32), "a uint32" // dropped counts and flags
-		if f == &rootView[vSeverityNumber] {
-			lo, hi, typ = math.MinInt32, math.MaxInt32, "an int32"
-		}
-		if n := v.Int(); n < lo || n > hi {
-			return Value{}, &ViewError{Path: viewPath(group, f), Problem: "is " + strconv.FormatInt(n, 10) + ", not " + typ}
+		if p := f.intProblem(v.Int()); p != "" {
+			return Value{}, &ViewError{Path: viewPath(group, f), Problem: p}
 		}
 	}
 	return v, nil

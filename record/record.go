@@ -27,6 +27,29 @@ const (
 // its time is its observed time and is written back as 0 while it is.
 const otlpTimeUnset uint8 = 1
 
+// newOTLPRecord makes an OTLP record of root (a view) by the view's rule
+// for time: %time is time_unix_nano, or the observed time when that is 0.
+func (a *Arena) newOTLPRecord(root Value, unixNano, observed int64) *Record {
+	r := a.newRecord()
+	r.base, r.root = root, root
+	r.layout = layoutOTLP
+	if unixNano == 0 {
+		unixNano, r.timeFmt = observed, otlpTimeUnset
+	}
+	r.time, r.baseTime = unixNano, unixNano
+	return r
+}
+
+// otlpTimeUnixNano is the time_unix_nano to write for an OTLP record whose
+// view has the observed time observed: 0 while a time that was unset is
+// still the observed time, so that a round trip does not invent a time.
+func (r *Record) otlpTimeUnixNano(observed int64) int64 {
+	if r.timeFmt == otlpTimeUnset && r.time == observed {
+		return 0
+	}
+	return r.time
+}
+
 // Record is one log record: a map at the root, a tag, a time and, for
 // Fluent Bit v2 events, a metadata map. Records live in an Arena and are
 // valid until its next Reset.

@@ -27,8 +27,10 @@ usage: policyrun run [--check] [--quiet] [--cpuprofile FILE] pipeline.yaml
 
 Runs the pipeline of the config (inputs, policy stages, outputs) until it
 is stopped, or until its inputs end with exit_on_eof, then prints a
-summary of records, CPU time and peak RSS on stderr. Exit status: 0 ok,
-1 a bad config or policy, 2 usage or I/O problems.
+summary of records, CPU time and peak RSS on stderr. --check only builds
+the pipeline: it prints the policies' warnings as policyrun check does,
+then ok. Exit status: 0 ok (warnings included), 1 a bad config or policy,
+2 usage or I/O problems.
 `
 
 func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -58,8 +60,20 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *checkOnly {
+		// The policies' warnings, as policyrun check prints them; they do
+		// not fail the check.
+		warns := 0
+		for _, w := range p.Warnings() {
+			stderr.Write(w.Text)
+			fmt.Fprintln(stderr)
+			warns += w.N
+		}
 		p.Close()
-		fmt.Fprintf(stderr, "%s: ok (%d inputs, %d filters, %d outputs)\n", fs.Arg(0), len(cfg.Inputs), len(cfg.Filters), len(cfg.Outputs))
+		fmt.Fprintf(stderr, "%s: ok (%d inputs, %d filters, %d outputs)", fs.Arg(0), len(cfg.Inputs), len(cfg.Filters), len(cfg.Outputs))
+		if warns > 0 {
+			fmt.Fprintf(stderr, ", %s", plural(warns, "warning"))
+		}
+		fmt.Fprintln(stderr)
 		return 0
 	}
 	// SIGINT and SIGTERM end the run cleanly: the batch in hand is

@@ -91,6 +91,73 @@ pipeline:
 	}
 }
 
+// TestRunCheckWarnings checks that run --check prints the warnings of
+// every policy filter as policyrun check does (file:line:col, code, hint),
+// once per file, counts them on the ok line and exits 0; a policy with an
+// error still fails with every diagnostic.
+func TestRunCheckWarnings(t *testing.T) {
+	cfg := `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+  filters:
+    - name: policy
+      file: warn.policy
+    - name: policy
+      file: clean.policy
+    - name: policy
+      file: warn.policy
+  outputs:
+    - name: null
+`
+	dir := writeFiles(t, map[string]string{
+		"p.yaml":       cfg,
+		"warn.policy":  "policy \"warn\"\n\nschema {\n  status: int\n  ...\n}\n\nset .s = .status ?? 0\ndrop when .stauts == 500\n",
+		"clean.policy": "policy \"clean\"\n\nset .ok = true\n",
+	})
+	var stdout, stderr bytes.Buffer
+	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stderr.String()
+	for _, want := range []string{
+		"warning[W0001]: .status is never absent: the default is dead",
+		"--> " + filepath.Join(dir, "warn.policy") + ":8:18",
+		"warning[W0007]",
+		filepath.Join(dir, "warn.policy") + ":9:11",
+		"= help: ",
+		"p.yaml: ok (1 inputs, 3 filters, 1 outputs), 2 warnings\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "warning[W0001]"); n != 1 {
+		t.Errorf("the file run by two filters printed %d times:\n%s", n, out)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+
+	// Without warnings the ok line is as before.
+	testfs.Write(t, filepath.Join(dir, "p.yaml"), strings.ReplaceAll(cfg, "warn.policy", "clean.policy"))
+	stderr.Reset()
+	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 ||
+		!strings.HasSuffix(stderr.String(), "p.yaml: ok (1 inputs, 3 filters, 1 outputs)\n") || strings.Contains(stderr.String(), "warning") {
+		t.Errorf("clean: exit %d, stderr %q", code, stderr.String())
+	}
+
+	// An error fails the check, with the warnings around it.
+	testfs.Write(t, filepath.Join(dir, "p.yaml"), cfg)
+	testfs.Write(t, filepath.Join(dir, "warn.policy"), "policy \"warn\"\n\nschema {\n  status: int\n  ...\n}\n\nset .s = .status ?? 0\ndrop when .status == \"500\"\n")
+	stderr.Reset()
+	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "error[E0301]") || !strings.Contains(stderr.String(), "warning[W0001]") {
+		t.Errorf("error: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
 // TestRunSummaryByAlias checks that the summary of policyrun run has a
 // line per input, filter and output, keyed by alias, with a filter's
 // faults by reason (here a Lua script that raises an error).

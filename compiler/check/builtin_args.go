@@ -91,7 +91,7 @@ func checkArgs(f *builtin.Func, args []*types.Type) (*types.Type, *argError) {
 	if sig.check != nil {
 		return sig.check(args)
 	}
-	if len(args) != len(sig.params) {
+	if len(args) < f.MinArgs() || len(args) > len(sig.params) {
 		return sig.result, countError(f, len(args))
 	}
 	for i, a := range args {

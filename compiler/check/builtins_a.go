@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
@@ -310,20 +312,20 @@ func (c *checker) defaults(e *policy.CallExpr, f *builtin.Func, args []*types.Ty
 
 // defaultLit is the literal of p's default, placed at pos.
 func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
-	lit := &policy.BasicLit{ValuePos: pos, Raw: p.DefaultText}
-	switch v := p.Default.(type) {
-	case string:
-		lit.Kind, lit.Str = policy.LitString, v
-	case int64:
-		lit.Kind, lit.Int = policy.LitInt, v
+	lit := &policy.BasicLit{ValuePos: pos, Raw: p.Default}
+	if strings.HasPrefix(p.Default, `"`) {
+		lit.Kind, lit.Str = policy.LitString, p.DefaultString()
+	} else {
+		lit.Kind = policy.LitInt
+		lit.Int, _ = strconv.ParseInt(p.Default, 10, 64) // builtin checked it
 	}
 	return lit
 }
 
-// constArg checks that the argument a of f that its signature says is
+// constParam checks that the argument a of f that its signature says is
 // constant is a string literal, and that it means something: a zone
 // name, a unit (a format is checked with the arguments, in formatArgs).
-func (c *checker) constArg(f *builtin.Func, a policy.Expr) {
+func (c *checker) constParam(f *builtin.Func, a policy.Expr) {
 	lit, ok := policy.Unparen(a).(*policy.BasicLit)
 	if !ok || lit.Kind != policy.LitString {
 		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
@@ -331,7 +333,7 @@ func (c *checker) constArg(f *builtin.Func, a policy.Expr) {
 			if what == "" {
 				what = f.Const
 			}
-			c.report(diag.Errorf(a, CodeConstArg, "the %s of %s must be a constant string", what, f.Name).
+			c.report(diag.Errorf(a, CodeNotConst, "the %s of %s must be a constant string", what, f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
 				WithHint("%s", constHint(f)))
 		}

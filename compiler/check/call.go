@@ -41,8 +41,9 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			c.regex(f, a)
 		}
 		if i == f.ConstArg {
-			c.constArg(f, a)
+			c.constParam(f, a)
 		}
+		c.constArg(f, i, a)
 	}
 	args = c.defaults(e, f, args)
 	res, err := checkArgs(f, args)
@@ -56,7 +57,7 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			WithHint("%s returns %s", f.Name, f.Doc))
 	case notPresent:
 		a := e.Args[err.Arg]
-		c.report(optionalErr(a, args[err.Arg], "a "+err.Want))
+		c.report(c.optionalErr(a, args[err.Arg], "a "+err.Want))
 	case needsNarrow:
 		a := e.Args[err.Arg]
 		want := types.AnyType
@@ -110,6 +111,10 @@ func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 				WithLabel("%s is computed at run time", exprText(a)).
 				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`"))
 		}
+		return
+	}
+	if f.Grok {
+		c.grok(a, lit)
 		return
 	}
 	re, err := regexp.Compile(lit.Str)

@@ -26,9 +26,8 @@ type Info struct {
 	// over the record, and the RootExpr), the type the stored value must
 	// have at run time: the schema's type, as changed by earlier writes but
 	// not narrowed. A value of another kind is a type_mismatch fault. Where
-	// Types is narrower (after exists(P), P != null or is_string(P)), the
-	// narrowing test has proved it, except that exists(P) is true for a
-	// present null: reading P as Types[P] must then fault too.
+	// Types is narrower (after P != null or is_string(P), and above P after
+	// exists(P)), the narrowing test has proved it.
 	Guards map[policy.Expr]*types.Type
 	// Calls holds the built-in each call resolves to.
 	Calls map[*policy.CallExpr]*builtin.Func
@@ -102,6 +101,8 @@ func Check(f *policy.File) (*Info, diag.List) {
 		setAt:    map[int]bool{},
 		paths:    map[childKey]*pathNode{},
 		narrowed: map[narrowKey]*state{},
+
+		presentReads: map[policy.Expr]bool{},
 	}
 	c.otlp = f.IsOTLP()
 	c.record = c.newPathNode(nil, seg{}, nil)
@@ -137,6 +138,9 @@ type checker struct {
 	typos typoIndex
 	// narrowed remembers the narrowings of the statement being checked.
 	narrowed map[narrowKey]*state
+	// presentReads holds the reads of an optional path that exists()
+	// proved present (for the hint of E0307).
+	presentReads map[policy.Expr]bool
 }
 
 type scope struct {

@@ -118,16 +118,23 @@ schema {
 		{"if .status > 1 {\n  set .status = 1\n} else {\n  remove .status\n}\nset .a = .status", ".status", "int?"},
 		{"if .status > 1 {\n  set .n = 1\n} else {\n  set .n = 2\n}\nset .a = .n", ".n", "int"},
 		{"if .status > 1 {\n  set .n = 1\n} else {\n  set .n = \"x\"\n}\nset .a = .n", ".n", "any"},
-		{"if exists(.user) {\n  set .a = .user\n}", ".user", "string"},
+		// exists(P) proves P present, not non-null: P stays optional, the
+		// paths above it are not optional.
+		{"if exists(.user) {\n  set .a = .user\n}", ".user", "string?"},
+		{"if exists(.k.ann[\"x\"]) {\n  set .a = .k.ann\n}", ".k.ann", "map<string>"},
+		{"if exists(.k.ann[\"x\"]) {\n  set .a = .k.ann[\"x\"]\n}", `.k.ann["x"]`, "string?"},
+		{"if exists(.extra) {\n  set .a = .extra\n}", ".extra", "any"},
 		{"if .user != null {\n  set .a = .user\n}", ".user", "string"},
 		{"if .user == null {\n} else {\n  set .a = .user\n}", ".user", "string"},
-		{"if !exists(.user) {\n  drop\n}\nset .a = .user", ".user", "string"},
+		{"if !exists(.user) {\n  drop\n}\nset .a = .user", ".user", "string?"},
 		{"drop when .user == null\nset .a = .user", ".user", "string"},
-		{"if !exists(.user) {\n  set .user = \"d\"\n}\nset .a = .user", ".user", "string"},
+		{"if !exists(.user) {\n  set .user = \"d\"\n}\nset .a = .user", ".user", "string?"},
+		{"if .user == null {\n  set .user = \"d\"\n}\nset .a = .user", ".user", "string"},
 		{"if is_string(.extra) {\n  set .a = .extra\n}", ".extra", "string"},
 		{"if is_map(.extra) {\n  set .a = .extra\n}", ".extra", "map<any>"},
 		{"set .a = is_int(.extra) && .extra > 1", ".extra", "int"},
-		{"set .a = !exists(.user) || .user == \"\"", ".user", "string"},
+		{"set .a = !exists(.user) || .user == \"\"", ".user", "string?"},
+		{"set .a = .user == null || .user == \"\"", ".user", "string"},
 		{"if exists(.user) {\n  set .user = 1\n  set .a = .user\n}", ".user", "int"},
 		{"if exists(.user) {\n  remove .user\n  set .a = .user\n}", ".user", "string?"},
 		{"rename .user to .who\nset .a = .who", ".who", "any?"},
@@ -188,7 +195,7 @@ schema {
 }
 
 let m = capture(.level, ` + "`(?P<ip>\\d+)`" + `)
-if exists(.user) {
+if .user != null {
   set .u = upper(.user)
 }
 drop when .level in ["a", "b", "a"]

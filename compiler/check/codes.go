@@ -37,11 +37,13 @@ const (
 	CodeRegexConst    = "E0404" // a regex argument that is not a constant string
 	CodeRegexSyntax   = "E0405" // a regex that does not compile
 	CodeExistsPath    = "E0406" // exists() of something that is not a path
-	CodeConstArg      = "E0411" // an argument that must be a constant string (a zone, a unit, a format) is computed
-	CodeZone          = "E0412" // a time zone name the tz database does not have
-	CodeUnit          = "E0413" // a unit of from_unix other than s, ms, us, ns
-	CodeFormatVerb    = "E0414" // a format verb that does not fit its argument's type
-	CodeFormat        = "E0415" // a malformed format, or verbs and arguments that do not pair up
+	CodeGrok          = "E0410" // a grok pattern that does not expand to RE2 (unknown %{NAME}, bad syntax)
+	CodeConstArg      = "E0411" // a constant argument that can never be valid (a CIDR that does not parse)
+	CodeNotConst      = "E0412" // an argument that must be a constant string (a zone, a unit, a format) is computed
+	CodeZone          = "E0413" // a time zone name the tz database does not have
+	CodeUnit          = "E0414" // a unit of from_unix other than s, ms, us, ns
+	CodeFormatVerb    = "E0415" // a format verb that does not fit its argument's type
+	CodeFormat        = "E0416" // a malformed format, or verbs and arguments that do not pair up
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
@@ -67,7 +69,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeIndexType, "arrays are indexed by int, maps and objects by string"},
 	{CodeUndefined, "no local variable has this name"},
 	{CodeRedeclared, "a let declares a name already declared in the same block"},
-	{CodeNotWritable, "only record fields can be edited: locals are immutable and the record itself cannot be removed, renamed or lifted"},
+	{CodeNotWritable, "only record fields can be edited: locals are immutable, the record itself cannot be removed, renamed or lifted, and set . = takes an object or a map"},
 	{CodeLoopEdit, "a for body may not edit the collection it iterates"},
 	{CodeLiftType, "lift needs an object or a map"},
 	{CodeMetaType, "%time holds a timestamp and %tag a string"},
@@ -78,7 +80,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeLogic, "&& || ! take bool operands: there is no truthiness"},
 	{CodeNegate, "unary - takes a number"},
 	{CodeInList, "the list of in holds constants of the left operand's type"},
-	{CodeOptional, "the value may be absent or null: give a default with ?? or check exists() first"},
+	{CodeOptional, "the value may be absent or null: give a default with ?? or test != null first"},
 	{CodeAnyUse, "a value of type any must be narrowed (is_string, as_int(x) ?? 0, ...) before typed use"},
 	{CodeDefault, "the default of ?? must have the type of the value it replaces"},
 	{CodeCondition, "conditions of if, drop when and stop when must be bool"},
@@ -90,7 +92,9 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeRegexConst, "regex arguments must be constant strings, compiled once"},
 	{CodeRegexSyntax, "the regex does not compile (RE2 syntax)"},
 	{CodeExistsPath, "exists takes a path such as .a.b or m[\"k\"]"},
-	{CodeConstArg, "zone names, units and formats are constant strings, checked when the policy is"},
+	{CodeGrok, "the grok pattern does not expand: an unknown %{NAME}, a malformed %{…}, or syntax RE2 does not have"},
+	{CodeConstArg, "a constant argument is malformed: the call could only ever give false or null"},
+	{CodeNotConst, "zone names, units and formats are constant strings, checked when the policy is"},
 	{CodeZone, "the tz database has no zone of this name (names are IANA names, case-sensitive: Europe/Paris)"},
 	{CodeUnit, "from_unix counts in s, ms, us or ns"},
 	{CodeFormatVerb, "a format verb does not fit its argument: %s and %q take a string, %d an int, %f a number, %x an int or a string, %v anything"},

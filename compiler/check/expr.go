@@ -185,7 +185,7 @@ func (c *checker) wantValue(e policy.Expr, x *types.Type, what string, want *typ
 			WithLabel("%s is null", exprText(e)))
 		return false
 	case x.IsOptional() && types.NonOptional(x).Kind != types.Any:
-		c.report(optionalErr(e, x, what))
+		c.report(c.optionalErr(e, x, what))
 		return false
 	case types.NonOptional(x).Kind == types.Any:
 		c.report(anyErr(e, x, what, want))
@@ -405,6 +405,10 @@ func (c *checker) coalesce(e *policy.BinaryExpr, st *state) *types.Type {
 		return y
 	case !x.IsOptional() && xErr:
 		// A mistake is reported once: the left side is wrong already.
+		return x
+	case x.Kind == types.Any:
+		// An any holds null too (inside if exists(.x), say): the default
+		// replaces it.
 		return x
 	case !x.IsOptional():
 		c.report(diag.Warnf(span{e.OpPos, e.End()}, CodeDeadDefault, "%s is never absent: the default is dead", exprText(e.X)).

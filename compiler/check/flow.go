@@ -9,13 +9,17 @@ import (
 // state is what the checker knows at one point of the policy: the record's
 // type as the schema and the writes so far have made it, and the facts that
 // narrowing tests proved. Writes change root (flow typing); a fact narrows
-// one path (exists(P), P != null, is_string(P)) until something writes it.
-// Types and facts are persistent, so a state is copied in O(1) and two
-// states are merged in what their branches changed.
+// one path (P != null, is_string(P), and the paths above P for exists(P))
+// until something writes it. Types and facts are persistent, so a state is
+// copied in O(1) and two states are merged in what their branches changed.
 type state struct {
 	root *types.Type
 	// facts maps a path (see pathNode) to what narrowing proved there.
 	facts pmap.Map[*pathNode, *types.Type]
+	// present holds the optional paths that exists(P) proved present: P
+	// may still hold null, so its type stays optional, and a use of it as
+	// a plain value gets the hint to test P != null instead.
+	present pmap.Map[*pathNode, bool]
 	// dead is set after an unconditional drop or stop: nothing below runs.
 	dead    bool
 	deadWhy string // "drop at line 4", for the unreachable-code label
@@ -42,6 +46,28 @@ func (s *state) setFact(n *pathNode, t *types.Type) {
 		return
 	}
 	s.facts = s.facts.Set(n, t)
+	n.markFactBelow()
+}
+
+// isPresent reports whether exists() proved the path n present.
+func (s *state) isPresent(n *pathNode) bool {
+	if n == nil {
+		return false
+	}
+	_, ok := s.present.Get(n)
+	return ok
+}
+
+// setPresent records that exists() proved the path n present.
+func (s *state) setPresent(n *pathNode) {
+	if n == nil {
+		return
+	}
+	s.present = s.present.Set(n, true)
+	n.markFactBelow()
+}
+
+func (n *pathNode) markFactBelow() {
 	for a := n.parent; a != nil && !a.factBelow; a = a.parent {
 		a.factBelow = true
 	}
@@ -103,7 +129,7 @@ func (s *state) follow(t *types.Type, p path, member func(*types.Type, seg) *typ
 func merge(a, b *state) *state {
 	switch {
 	case a.dead && b.dead:
-		return &state{root: a.root, facts: a.facts, dead: true, deadWhy: "every branch above ends with drop or stop"}
+		return &state{root: a.root, facts: a.facts, present: a.present, dead: true, deadWhy: "every branch above ends with drop or stop"}
 	case a.dead:
 		return b.clone()
 	case b.dead:
@@ -124,16 +150,26 @@ func merge(a, b *state) *state {
 		}
 		out.facts = out.facts.Set(n, types.Merge(at, bt))
 	})
+	// A path is present where both branches proved it.
+	out.present = a.present
+	pmap.Diff(a.present, b.present, func(n *pathNode, _ bool, aok bool, _ bool, bok bool) {
+		if !aok || !bok {
+			out.present = out.present.Delete(n)
+		}
+	})
 	return out
 }
 
 func sameState(a, b *state) bool {
-	if a.dead != b.dead || !types.Identical(a.root, b.root) || a.facts.Len() != b.facts.Len() {
+	if a.dead != b.dead || !types.Identical(a.root, b.root) || a.facts.Len() != b.facts.Len() || a.present.Len() != b.present.Len() {
 		return false
 	}
 	same := true
 	pmap.Diff(a.facts, b.facts, func(_ *pathNode, at *types.Type, aok bool, bt *types.Type, bok bool) {
 		same = same && aok && bok && types.Identical(at, bt)
+	})
+	pmap.Diff(a.present, b.present, func(_ *pathNode, _ bool, aok bool, _ bool, bok bool) {
+		same = same && aok && bok
 	})
 	return same
 }
@@ -362,20 +398,31 @@ func (c *checker) write(st *state, p path, v *types.Type, decl policy.Pos, remov
 			st.facts = st.facts.Set(a, edit(ft, p.segs[a.depth:]))
 		}
 	}
-	// The path itself and everything under it were replaced.
+	// The path itself and everything under it were replaced. (The paths
+	// above stay present: a set creates its parents, a remove keeps them.)
 	if n == len(p.segs) {
 		st.facts = st.facts.Delete(k)
+		st.present = st.present.Delete(k)
 	}
 	if k.factBelow {
-		var under []*pathNode
+		var under, gone []*pathNode
 		st.facts.All(func(f *pathNode, _ *types.Type) bool {
 			if f != k && f.under(k) {
 				under = append(under, f)
 			}
 			return true
 		})
+		st.present.All(func(f *pathNode, _ bool) bool {
+			if f != k && f.under(k) {
+				gone = append(gone, f)
+			}
+			return true
+		})
 		for _, f := range under {
 			st.facts = st.facts.Delete(f)
+		}
+		for _, f := range gone {
+			st.present = st.present.Delete(f)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func (c *checker) formatVerb(lit *policy.BasicLit, v printf.Verb, i int, a polic
 	verb := lit.Str[v.Start:v.End]
 	what := fmt.Sprintf("the argument of %s", verb)
 	if t.IsOptional() {
-		c.report(optionalErr(a, t, what))
+		c.report(c.optionalErr(a, t, what))
 		return
 	}
 	if v.Verb == 'v' {

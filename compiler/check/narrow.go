@@ -61,7 +61,7 @@ func (c *checker) narrow(cond policy.Expr, st *state, positive bool) *state {
 		}
 		switch {
 		case f.ID == builtin.Exists && positive:
-			return c.nonNull(e.Args[0], st)
+			return c.present(e.Args[0], st)
 		case f.ID == builtin.IsNull && !positive:
 			return c.nonNull(e.Args[0], st)
 		case signatures[f.ID].narrows != nil && f.ID != builtin.IsNull && positive:
@@ -98,6 +98,39 @@ func (c *checker) nonNull(e policy.Expr, st *state) *state {
 		}
 		if t := c.info.Types[node]; t != nil && t.IsOptional() && t.Kind != types.Null {
 			ns.setFact(n, types.NonOptional(t))
+		}
+	}
+	return ns
+}
+
+// present returns st with the path e known to exist: every path above it
+// holds a map, an object or an array, so is not null, but e itself may be a
+// present null and stays optional (an any? is an any, which holds null).
+// Only e != null and the is_ tests prove a plain value there.
+func (c *checker) present(e policy.Expr, st *state) *state {
+	p, ok := c.splitPath(policy.Unparen(e))
+	if !ok || !p.root && p.local == nil {
+		return st
+	}
+	ns := st.clone()
+	for i := 0; i <= len(p.segs); i++ {
+		n := p.node(i)
+		if n == nil {
+			break
+		}
+		node := p.base
+		if i > 0 {
+			node = p.nodes[i-1]
+		}
+		t := c.info.Types[node]
+		if t == nil || !t.IsOptional() || t.Kind == types.Null {
+			continue
+		}
+		switch {
+		case i < len(p.segs), types.NonOptional(t).Kind == types.Any:
+			ns.setFact(n, types.NonOptional(t))
+		default:
+			ns.setPresent(n)
 		}
 	}
 	return ns

@@ -288,7 +288,7 @@ func (c *checker) viewValue(vf *record.ViewField, key string, target, val policy
 	case types.AssignableTo(t, want):
 		return true
 	case val != nil && !moved && t.IsOptional() && types.AssignableTo(types.NonOptional(t), want):
-		c.report(optionalErr(val, t, "a "+want.String()+" for ."+key))
+		c.report(c.optionalErr(val, t, "a "+want.String()+" for ."+key))
 		return false
 	case val != nil && !moved && types.NonOptional(t).Kind == types.Any:
 		c.report(anyErr(val, t, "the "+want.String()+" ."+key, want))

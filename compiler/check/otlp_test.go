@@ -161,6 +161,9 @@ func TestOTLPAccepts(t *testing.T) {
 		`set .attributes.n = len(.attributes)`,
 		`drop when exists(.attributes["http.method"])`,
 		`set .attributes.x ?= "x"`,
+		// a test input gives the view's timestamps as the view's JSON does
+		`drop when .observed_time > %time⏎test "t" {⏎  input {"observed_time": "2026-01-01T00:00:00.5Z"}⏎  expect dropped⏎}`,
+		`drop when .observed_time > %time⏎test "t" {⏎  input {"observed_time": 1767225600000000000}⏎  expect dropped⏎}`,
 	}
 	for _, body := range tests {
 		src := schema + "\n" + strings.ReplaceAll(body, "⏎", "\n")
@@ -222,7 +225,9 @@ func TestOTLPRejects(t *testing.T) {
 		{"schema otlp\nset .resource = {\"attributes\": {}, \"nme\": 1}", "3:5 E0210", "no key .resource.nme"},
 		{"schema otlp\nset .resource = {\"schema_url\": 1}", "3:5 E0210", "the OTLP view's .resource.schema_url is string"},
 		{"schema otlp\nset .scope = \"x\"", "3:5 E0210", ""},
-		{"schema otlp\nset . = {\"foo\": 1}", "3:5 E0210", "no key .foo"},
+		{"schema otlp\nset . = {\"foo\": 1}", "3:5 E0210", "cannot replace an OTLP record"},
+		{"schema otlp\nset . = {\"body\": \"x\"}", "3:5 E0210", "cannot replace an OTLP record"},
+		{"schema otlp\nset . = .attributes", "3:5 E0210", "cannot replace an OTLP record"},
 		{"schema otlp\nlet k = \"a\"\nset .[k] = 1", "4:5 E0210", "known only at run time"},
 		{"schema otlp\nrename .attributes.sev to .severity_number", "3:27 E0210", "is int"},
 		{"schema otlp\nrename .attributes.x to .x", "3:25 E0210", ".attributes.x"},
@@ -232,6 +237,8 @@ func TestOTLPRejects(t *testing.T) {
 		// tests: the view types a test input
 		{"schema otlp\ndrop when .severity_number > 9\ntest \"t\" {\n  input {\"severity_number\": \"x\"}\n  expect dropped\n}",
 			"5:29 W0006", "the OTLP view gives .severity_number type int"},
+		{"schema otlp\ndrop when .observed_time > %time\ntest \"t\" {\n  input {\"observed_time\": true}\n  expect dropped\n}",
+			"5:27 W0006", "the OTLP view gives .observed_time type timestamp"},
 	}
 	for _, tt := range tests {
 		got, msgs := otlpCodes(t, tt.src)

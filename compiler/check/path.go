@@ -95,6 +95,9 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 			t = f
 		}
 	}
+	if t.IsOptional() && st.isPresent(r.node) {
+		c.presentReads[e] = true
+	}
 	c.info.Types[e] = t
 	return t, guard, r
 }
@@ -190,7 +193,7 @@ func (c *checker) member(e, xe policy.Expr, x *types.Type, s seg, it *types.Type
 			return types.InvalidType
 		}
 		if it.IsOptional() {
-			c.report(optionalErr(ie.Index, it, "an index"))
+			c.report(c.optionalErr(ie.Index, it, "an index"))
 			return types.InvalidType
 		}
 		if base.Kind == types.Any {

@@ -203,7 +203,7 @@ func (c *checker) writable(p path, st *state) bool {
 			}
 		}
 		if it != nil && it.IsOptional() {
-			c.report(optionalErr(node.(*policy.IndexExpr).Index, it, "a key"))
+			c.report(c.optionalErr(node.(*policy.IndexExpr).Index, it, "a key"))
 			return false
 		}
 		t = targetMember(t, s)
@@ -226,6 +226,48 @@ func targetMember(t *types.Type, s seg) *types.Type {
 	return quietMember(t, s)
 }
 
+// setRoot checks set . = E: the record becomes E, a map or an object
+// (merge(., m), as_map(parse_json(.log)) ?? {}, .kubernetes), and from
+// here on has E's type: after a map<any>, every field reads as any?. An
+// OTLP record is a view of fixed keys and cannot be replaced (E0210).
+func (c *checker) setRoot(s *policy.SetStmt, v *types.Type, st *state) {
+	if v.IsInvalid() {
+		return
+	}
+	if c.otlp {
+		c.report(diag.Errorf(s.Target, CodeViewWrite, "cannot replace an OTLP record: it holds the fixed keys of the OTLP view").
+			WithLabel("%s is %s", exprText(s.Value), v).
+			WithHint("set the keys you mean, one by one: set .body = ..., set .attributes = ..."))
+		return
+	}
+	b := types.NonOptional(v)
+	if v.IsOptional() || b.Kind != types.Object && b.Kind != types.Map {
+		d := diag.Errorf(s.Value, CodeNotWritable, "the record must be an object or a map, not %s", v).
+			WithLabel("%s is %s", exprText(s.Value), v)
+		x := exprText(s.Value)
+		switch {
+		case b.Kind == types.Any:
+			d = d.WithHint("narrow it to a map: set . = as_map(%s) ?? {}", x)
+		case v.Kind != types.Null && (b.Kind == types.Object || b.Kind == types.Map):
+			d = d.WithHint("give a default for when it is absent: set . = %s ?? {}", x)
+		default:
+			d = d.WithHint("set a field instead: set .field = %s", x)
+		}
+		c.report(d)
+		return
+	}
+	if s.Op == policy.QASSIGN {
+		// The record is never absent: ?= could only mean never writing.
+		c.report(diag.Errorf(span{s.OpPos, s.OpPos.Advance("?=")}, CodeNotWritable, "the record is never absent, so set . ?= would never write").
+			WithHint("replace the record with set . = %s", exprText(s.Value)))
+		return
+	}
+	st.root = v
+	st.facts = pmap.Map[*pathNode, *types.Type]{}
+	st.present = pmap.Map[*pathNode, bool]{}
+	c.info.Types[s.Target] = v
+}
+
 // current is the type of the record path p now, for a write target.
 func current(st *state, p path) *types.Type {
 	return st.follow(st.root, p, targetMember)
@@ -240,7 +282,7 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 		switch {
 		case v.IsInvalid() || want.IsInvalid():
 		case v.IsOptional() && types.AssignableTo(types.NonOptional(v), want):
-			c.report(optionalErr(s.Value, v, "a "+want.String()))
+			c.report(c.optionalErr(s.Value, v, "a "+want.String()))
 		case !types.AssignableTo(v, want):
 			d := diag.Errorf(s.Value, CodeMetaType, "%%%s is %s, cannot set it to %s", p.meta, want, v).
 				WithLabel("%s is %s", exprText(s.Value), v)
@@ -254,17 +296,7 @@ func (c *checker) set(s *policy.SetStmt, st *state) {
 		return
 	}
 	if ok && p.root && len(p.segs) == 0 {
-		if b := types.NonOptional(v); !v.IsInvalid() && (v.IsOptional() || b.Kind != types.Object && b.Kind != types.Map) {
-			c.report(diag.Errorf(s.Value, CodeNotWritable, "the record must be an object, and %s is %s", exprText(s.Value), v).
-				WithHint("set a field instead: set .field = ..."))
-			return
-		}
-		if !c.viewWrite(p, s.Target, s.Value, false, v) {
-			return
-		}
-		st.root = v
-		st.facts = pmap.Map[*pathNode, *types.Type]{}
-		c.info.Types[s.Target] = v
+		c.setRoot(s, v, st)
 		return
 	}
 	p, ok = c.editTarget(s.Target, "set", st)

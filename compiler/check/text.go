@@ -147,7 +147,7 @@ func narrowHint(e policy.Expr, want *types.Type) string {
 	return "narrow it first with an is_ test or an as_ conversion, e.g. as_string(" + x + `) ?? ""`
 }
 
-func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
+func (c *checker) optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
 	x := exprText(e)
 	d := diag.Errorf(e, CodeOptional, "%s may be absent or null, and %s is needed here", x, what).
 		WithLabel("%s is %s", x, t)
@@ -159,7 +159,11 @@ func optionalErr(e policy.Expr, t *types.Type, what string) diag.Diagnostic {
 	if _, local := policy.Unparen(e).(*policy.Ident); local {
 		return d.WithHint("write %s ?? %s, or test %s != null first", x, defaultFor(t), x)
 	}
-	return d.WithHint("write %s ?? %s, or check exists(%s) first", x, defaultFor(t), x)
+	if c.presentReads[policy.Unparen(e)] {
+		// Inside if exists(P): P exists, but may hold null.
+		return d.WithHint("exists(%s) is true for a present null too: test %s != null instead, or write %s ?? %s", x, x, x, defaultFor(t))
+	}
+	return d.WithHint("write %s ?? %s, or test %s != null first", x, defaultFor(t), x)
 }
 
 func anyErr(e policy.Expr, t *types.Type, what string, want *types.Type) diag.Diagnostic {

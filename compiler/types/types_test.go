@@ -147,7 +147,7 @@ func TestBasic(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, s := range []string{"string", "int?", "any?", "timestamp", "null", "array<string>", "map<any>?", "array<map<int>?>", "bytes"} {
+	for _, s := range []string{"string", "int?", "any?", "timestamp", "null", "array<string>", "map<any>?", "array<map<int>?>", "bytes", "{a: int}", "{a: int?, b: map<string>}?", "{}"} {
 		typ, err := Parse(s)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", s, err)
@@ -157,7 +157,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %s", s, typ)
 		}
 	}
-	for _, s := range []string{"", "strin", "map<string", "array<>", "string??", "{a: int}", "T?", "string|array"} {
+	for _, s := range []string{"", "strin", "map<string", "array<>", "string??", "{a: int, a: int}", "{a int}", "{a: int", "{a: int, ...}", "{a: int,b: int}", "T?", "string|array"} {
 		if typ, err := Parse(s); err == nil {
 			t.Errorf("Parse(%q) = %s, want an error", s, typ)
 		}

@@ -31,19 +31,24 @@ type run struct {
 	json string
 	tag  string
 	time int64
+	// proto is, for an OTLP record kept without a fault, the record as a
+	// protobuf request.
+	proto string
 }
 
 // Compare loads the checked policy f on every backend, runs each record on
 // each, and returns the first disagreement (outcome, fault reason, output
-// record with its key order, tag or time), or a backend error.
+// record with its key order, tag or time), or a backend error. The
+// records are JSON lines; for an OTLP policy (schema otlp), OTLP records'
+// views in JSON (record.Arena.DecodeOTLPView), compared as views
+// (resource, scope and time included).
 func Compare(f *policy.File, info *check.Info, src string, backends []backend.Backend, recs [][]byte) error {
-	runners := make([]backend.Program, len(backends))
-	for i, b := range backends {
-		r, err := b.Load(f, info, policytest.TestOptions())
-		if err != nil {
-			return &Mismatch{Policy: src, Detail: fmt.Sprintf("[%s] load: %v", b.Name, err)}
-		}
-		runners[i] = r
+	runners, err := load(f, info, src, backends)
+	if err != nil {
+		return err
+	}
+	if f.IsOTLP() {
+		return compareViews(src, backends, runners, recs)
 	}
 	a := record.NewArena()
 	for _, line := range recs {

@@ -49,3 +49,51 @@ func FuzzDifferential(f *testing.F) {
 		pairs(t, seed, 1, 8)
 	})
 }
+
+// otlpPairs runs OTLP policy seeds [from, from+n) on records views each,
+// one by one, and on a request of group records sharing resources and
+// scopes, and compares the backends. It returns the number of policies
+// that check and of records compared.
+func otlpPairs(t testing.TB, from, n uint64, records, group int) (policies, pairs int) {
+	for seed := from; seed < from+n; seed++ {
+		src := OTLPPolicy(seed)
+		f, info, _, ok := parseCheck(src)
+		if !ok {
+			continue
+		}
+		policies++
+		body := OTLPBody(seed)
+		recs := make([][]byte, records)
+		for i := range recs {
+			recs[i] = OTLPRecord(seed*1000+uint64(i), body)
+		}
+		if err := Compare(f, info, src, backends, recs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := CompareOTLPRequest(f, info, src, backends, OTLPGroup(seed, body, group)); err != nil {
+			t.Fatalf("seed %d, its request: %v", seed, err)
+		}
+		pairs += records + group
+	}
+	return policies, pairs
+}
+
+// TestDifferentialOTLP is the fixed-seed run of OTLP policies: 200
+// policies × (20 records one by one + a request of 8), of which about 170
+// check (over 4,000 pairs).
+func TestDifferentialOTLP(t *testing.T) {
+	n, pairs := otlpPairs(t, 0, 200, 20, 8)
+	if pairs < 4000 {
+		t.Errorf("only %d policy×record pairs (%d policies check)", pairs, n)
+	}
+	t.Logf("%d policies × 28 records = %d pairs on %d backends", n, pairs, len(backends))
+}
+
+func FuzzDifferentialOTLP(f *testing.F) {
+	for _, s := range []uint64{1, 7, 42, 1000, 123456} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		otlpPairs(t, seed, 1, 6, 2+int(seed%7))
+	})
+}

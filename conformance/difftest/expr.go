@@ -3,6 +3,7 @@ package difftest
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // maxDepth bounds expression nesting; ints stay far below 2^53, where the
@@ -21,6 +22,16 @@ func (g *Gen) expr(t string, d int) string {
 		return g.leaf(t)
 	}
 	d++
+	if g.otlp && g.r.IntN(5) == 0 {
+		if x := g.otlpExpr(t, d); x != "" {
+			return x
+		}
+	}
+	if g.r.IntN(8) == 0 {
+		if e := g.exprB(t, d); e != "" {
+			return e
+		}
+	}
 	if s, ok := g.exprA(t, d); ok {
 		return s
 	}
@@ -38,7 +49,14 @@ func (g *Gen) expr(t string, d int) string {
 		case 2:
 			return "len(" + g.expr("string", d) + ")"
 		case 3:
-			return "(to_int(" + g.expr("any", d) + ") ?? " + g.leaf("int") + ")"
+			x, fn := g.expr("any", d), "to_int"
+			if g.otlp && strings.HasPrefix(x, "parse_time(") {
+				// A time's nanoseconds (about 1.7e18) in arithmetic go
+				// beyond 2^53, where the backends are not held to agree.
+				// (Plain policies keep their output of old.)
+				fn = "as_int"
+			}
+			return "(" + fn + "(" + x + ") ?? " + g.leaf("int") + ")"
 		case 4:
 			return "(hash64(" + g.expr("string", d) + ") % 100)"
 		case 5:
@@ -46,9 +64,9 @@ func (g *Gen) expr(t string, d int) string {
 		case 6:
 			return "len(" + g.expr("array<string>", d) + ")"
 		case 7:
-			return "(.arr[" + strconv.Itoa(g.r.IntN(5)-2) + "] ?? 7)"
+			return "(" + g.p(".arr") + "[" + strconv.Itoa(g.r.IntN(5)-2) + "] ?? 7)"
 		case 8:
-			return "coalesce(.i2, " + g.leaf("int") + ")"
+			return "coalesce(" + g.p(".i2") + ", " + g.leaf("int") + ")"
 		case 9:
 			return "(as_int(" + g.expr("any", d) + ") ?? 0)"
 		case 10:
@@ -56,7 +74,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 11:
 			// Whole seconds of a time: exact in a float64, unlike its
 			// nanoseconds since 1970 (about 1.8e18).
-			return "(unix_nanos(" + g.pick("%time", "now()", `parse_time(.s, "%Y-%m-%d %H:%M:%S") ?? now()`) + ") / 1000000000 % 1000)"
+			return "(unix_nanos(" + g.timeExpr() + ") / 1000000000 % 1000)"
 		default:
 			return "len(" + g.expr("map<string>", d) + ")"
 		}
@@ -73,7 +91,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 4:
 			return "(as_float(" + g.expr("any", d) + ") ?? 2.0)"
 		default:
-			return "(.f2 ?? 2)"
+			return "(" + g.p(".f2") + " ?? 2)"
 		}
 	case "string":
 		switch g.r.IntN(18) {
@@ -92,23 +110,23 @@ func (g *Gen) expr(t string, d int) string {
 		case 6:
 			return "replace_re(" + g.expr("string", d) + ", " + g.pick("`[0-9]+`", "`(?P<w>[a-z])`", "`^\\s+|\\s+$`") + ", " + g.pick(`"N"`, `"<$1>"`, `"${w}${w}"`, `""`) + ")"
 		case 7:
-			return "format_time(" + g.pick("%time", "now()", `parse_time(.s, "%Y-%m-%d %H:%M:%S") ?? now()`) + ", " + g.pick(`"%Y-%m-%dT%H:%M:%S.%LZ"`, `"%d/%b/%Y:%H:%M:%S %z"`, `"%s"`, `"%j %A %I%p %e"`) + ")"
+			return "format_time(" + g.timeExpr() + ", " + g.pick(`"%Y-%m-%dT%H:%M:%S.%LZ"`, `"%d/%b/%Y:%H:%M:%S %z"`, `"%s"`, `"%j %A %I%p %e"`) + ")"
 		case 8:
 			return "sha256_hex(" + g.expr("string", d) + ")"
 		case 9:
 			return "type_of(" + g.expr("any", d) + ")"
 		case 10:
-			return "(.m[" + g.strLit() + "] ?? " + g.strLit() + ")"
+			return "(" + g.p(".m") + "[" + g.strLit() + "] ?? " + g.strLit() + ")"
 		case 11:
-			return "(.s2 ?? " + g.strLit() + ")"
+			return "(" + g.p(".s2") + " ?? " + g.strLit() + ")"
 		case 12:
-			return "(.o.y ?? " + g.strLit() + ")"
+			return "(" + g.p(".o.y") + " ?? " + g.strLit() + ")"
 		case 13:
-			return "(.sarr[" + strconv.Itoa(g.r.IntN(4)-2) + "] ?? \"none\")"
+			return "(" + g.p(".sarr") + "[" + strconv.Itoa(g.r.IntN(4)-2) + "] ?? \"none\")"
 		case 14:
 			return "%tag"
 		case 15:
-			return "coalesce(.t, .s2, " + g.strLit() + ")"
+			return "coalesce(" + g.p(".t") + ", " + g.p(".s2") + ", " + g.strLit() + ")"
 		case 16:
 			return "(as_string(" + g.expr("any", d) + ") ?? " + g.strLit() + ")"
 		default:
@@ -130,7 +148,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 5:
 			return "matches(" + g.expr("string", d) + ", " + g.pick("`^[a-z]+$`", "`\\d`", "`(?i)GET`") + ")"
 		case 6:
-			return "exists(" + g.pick(".s2", ".i2", ".t", ".o.y", ".m[\"k\"]", ".arr[1]", ".zz", ".out1") + ")"
+			return "exists(" + g.p(g.pick(".s2", ".i2", ".t", ".o.y", ".m[\"k\"]", ".arr[1]", ".zz", ".out1")) + ")"
 		case 7:
 			return g.pick("is_string", "is_int", "is_float", "is_bool", "is_null", "is_map", "is_array", "is_timestamp") + "(" + g.expr("any", d) + ")"
 		case 8:
@@ -138,7 +156,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 9:
 			return "(" + g.expr("int", d) + " in [0, 1, -3, 12])"
 		case 10:
-			return "(" + g.pick(".s2", ".i2", ".f2", ".t") + " == null)"
+			return "(" + g.p(g.pick(".s2", ".i2", ".f2", ".t")) + " == null)"
 		case 11:
 			return "(" + g.pick("to_bool", "as_bool") + "(" + g.expr("any", d) + ") ?? false)"
 		case 12:
@@ -151,7 +169,7 @@ func (g *Gen) expr(t string, d int) string {
 		case 0:
 			return "parse_json(" + g.expr("string", d) + ")"
 		case 1:
-			return g.pick(".extra", ".s", ".i", ".f", ".m", ".arr", ".b", ".s2", ".o")
+			return g.p(g.pick(".extra", ".s", ".i", ".f", ".m", ".arr", ".b", ".s2", ".o"))
 		case 2:
 			return "[" + g.expr("int", d) + ", " + g.expr("string", d) + ", null]"
 		case 3:
@@ -200,17 +218,30 @@ func (g *Gen) leaf(t string) string {
 	case "bool":
 		return g.pick("true", "false")
 	case "any":
-		return g.pick(".extra", ".s", "null", "1", "2.5", `"x"`, `{"n": 1}`)
+		x := g.pick(".extra", ".s", "null", "1", "2.5", `"x"`, `{"n": 1}`)
+		if x[0] == '.' {
+			x = g.p(x)
+		}
+		return x
 	case "map<string>":
-		if !g.field(".m").gone && g.r.IntN(2) == 0 {
-			return ".m"
+		if m := g.p(".m"); g.has(m) && g.r.IntN(2) == 0 {
+			return m
 		}
 		return `{"a": "1"}`
 	case "array<string>":
-		if !g.field(".sarr").gone && g.r.IntN(2) == 0 {
-			return ".sarr"
+		if sarr := g.p(".sarr"); g.has(sarr) && g.r.IntN(2) == 0 {
+			return sarr
 		}
 		return `["p", "q"]`
 	}
 	return "null"
+}
+
+// timeExpr returns an expression of type timestamp.
+func (g *Gen) timeExpr() string {
+	parsed := "parse_time(" + g.p(".s") + `, "%Y-%m-%d %H:%M:%S") ?? now()`
+	if g.otlp && g.has(".observed_time") {
+		return g.pick("%time", "now()", parsed, ".observed_time")
+	}
+	return g.pick("%time", "now()", parsed)
 }

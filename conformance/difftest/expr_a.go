@@ -17,9 +17,9 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 	case "int":
 		switch g.r.IntN(7) {
 		case 0:
-			return "(unix_seconds(" + g.timeExpr(d) + ") % 100000)", true
+			return "(unix_seconds(" + g.timeExprA(d) + ") % 100000)", true
 		case 1:
-			return "(unix_millis(" + g.timeExpr(d) + ") % 1000000)", true
+			return "(unix_millis(" + g.timeExprA(d) + ") % 1000000)", true
 		case 2:
 			return "((parse_duration(" + g.durExpr(d) + ") ?? 7) / 1000)", true
 		case 3:
@@ -55,7 +55,7 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 	case "string":
 		switch g.r.IntN(6) {
 		case 0:
-			return "format_time(" + g.timeExpr(d) + ", " + g.layout() + g.zoneArg() + ")", true
+			return "format_time(" + g.timeExprA(d) + ", " + g.layout() + g.zoneArg() + ")", true
 		case 1:
 			return "truncate(" + g.expr("string", d) + ", " + g.expr("int", d) + ")", true
 		case 2:
@@ -92,14 +92,14 @@ func (g *Gen) exprA(t string, d int) (string, bool) {
 		case 0:
 			return "includes(" + g.expr("array<string>", d) + ", " + g.expr("string", d) + ")", true
 		case 1:
-			return "includes(.arr, " + g.expr(g.pick("int", "float"), d) + ")", true
+			return "includes(" + g.p(".arr") + ", " + g.expr(g.pick("int", "float"), d) + ")", true
 		default:
 			return "includes(unique(as_array(" + g.expr("any", d) + ") ?? []), " + g.expr("any", d) + ")", true
 		}
 	case "any":
 		switch g.r.IntN(3) {
 		case 0:
-			return "unique(.arr + " + g.pick("[1, 2]", "[]", ".arr", "[-3, 0]") + ")", true
+			return "unique(" + g.p(".arr") + " + " + g.pick("[1, 2]", "[]", g.p(".arr"), "[-3, 0]") + ")", true
 		case 1:
 			return "unique(" + g.pick("[1, 1.0, 2]", `["a", "a", null, null]`, `[{"a": 1}, {"a": 1.0}, [1], [1]]`) + ")", true
 		}
@@ -114,27 +114,27 @@ func (g *Gen) mapExpr(d int) string {
 	case 0:
 		return "unflatten(" + g.expr("map<string>", d) + g.pick("", `, "="`, `, ","`) + ")"
 	case 1:
-		return "merge(.o, " + g.pick(`{"x": 1}`, `{"z": "w"}`, `{}`, ".o", `{"y": null}`) + ")"
+		return "merge(" + g.p(".o") + ", " + g.pick(`{"x": 1}`, `{"z": "w"}`, `{}`, g.p(".o"), `{"y": null}`) + ")"
 	case 2:
 		return "flatten(as_map(" + g.expr("any", d) + ") ?? {" + `"n": {"a": 1, "b": {"c": [1]}}, "e": {}` + "}" + g.pick("", `, "/"`) + ")"
 	case 3:
 		return "unflatten(flatten(as_map(" + g.expr("any", d) + ") ?? {}))"
 	case 4:
-		return "keep_keys(.o, " + g.pick("`x`", "`y`", "`.`") + ")"
+		return "keep_keys(" + g.p(".o") + ", " + g.pick("`x`", "`y`", "`.`") + ")"
 	default:
 		return "merge(as_map(" + g.expr("any", d) + ") ?? {}, " + g.expr("map<string>", d) + ")"
 	}
 }
 
-// timeExpr is an expression of type timestamp.
-func (g *Gen) timeExpr(d int) string {
+// timeExprA is an expression of type timestamp.
+func (g *Gen) timeExprA(d int) string {
 	switch g.r.IntN(6) {
 	case 0:
 		return g.pick("%time", "now()")
 	case 1:
 		return "(parse_time(" + g.expr("string", d) + ", " + g.layout() + g.zoneArg() + ") ?? now())"
 	case 2:
-		return `(parse_time(.s, "%Y-%m-%d %H:%M:%S"` + g.zoneArg() + ") ?? %time)"
+		return "(parse_time(" + g.p(".s") + `, "%Y-%m-%d %H:%M:%S"` + g.zoneArg() + ") ?? %time)"
 	case 3:
 		return "from_unix(" + g.expr("int", d) + g.pick("", `, "s"`, `, "ms"`, `, "us"`, `, "ns"`) + ")"
 	case 4:

@@ -31,10 +31,15 @@ type Gen struct {
 	nlocal int
 	depth  int
 	loop   bool // inside a for body: no edits of the iterated field
+	// at is where the fields of schema live: "" in plain records,
+	// ".attributes" in OTLP records (see otlp.go).
+	at   string
+	otlp bool
+	body string // OTLP: the type the schema gives the body
 }
 
-// schema is the record shape every generated policy declares. Records are
-// generated from it too.
+// schema is the record shape every generated policy declares (an OTLP
+// policy as its refined attributes). Records are generated from it too.
 var schema = []struct{ name, typ string }{
 	{"s", "string"},
 	{"s2", "string?"},
@@ -53,27 +58,14 @@ var schema = []struct{ name, typ string }{
 // Policy returns the source of a random policy for seed.
 func Policy(seed uint64) string {
 	g := &Gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
-	for _, f := range schema {
-		if f.name == "o" {
-			g.fields = append(g.fields, &field{path: ".o", typ: "object"},
-				&field{path: ".o.x", typ: "int"}, &field{path: ".o.y", typ: "string?"})
-			continue
-		}
-		g.fields = append(g.fields, &field{path: "." + f.name, typ: f.typ})
-	}
+	g.addSchemaFields()
 	fault := ""
 	if g.r.IntN(8) == 0 {
 		fault = " on_fault drop"
 	}
 	fmt.Fprintf(&g.b, "policy \"diff-%d\"%s\n\nschema {\n", seed, fault)
-	for _, f := range schema {
-		if f.name == "o" {
-			g.b.WriteString("  o: {\n    x: int\n    y: string?\n  }\n")
-			continue
-		}
-		fmt.Fprintf(&g.b, "  %s: %s\n", f.name, f.typ)
-	}
-	g.b.WriteString("  ...\n}\n\n")
+	g.writeSchema(1)
+	g.b.WriteString("}\n\n")
 	g.locals = [][]local{nil}
 	n := 3 + g.r.IntN(8)
 	for range n {
@@ -82,9 +74,55 @@ func Policy(seed uint64) string {
 	if g.r.IntN(15) == 0 {
 		// Replacing the whole record ends a policy: later reads of the
 		// schema's fields would no longer check.
-		g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		switch g.r.IntN(3) {
+		case 0:
+			g.line(0, "set . = {\"only\": %s, \"n\": %s}", g.expr("string", 1), g.expr("int", 2))
+		case 1:
+			// A map<any> root: every field reads as any? after it.
+			g.line(0, "set . = as_map(parse_json(%s)) ?? {\"none\": true}", g.expr("string", 1))
+			g.line(0, "set .after = to_string(.x) + (as_string(.only) ?? \"-\")")
+		default:
+			g.line(0, "set . = as_map(.extra) ?? .o")
+			g.line(0, "set .keys = len(keys(.))")
+		}
 	}
 	return g.b.String()
+}
+
+// addSchemaFields adds the fields of schema, under g.at, to those the
+// generator may read.
+func (g *Gen) addSchemaFields() {
+	for _, f := range schema {
+		if f.name == "o" {
+			g.fields = append(g.fields, &field{path: g.p(".o"), typ: "object"},
+				&field{path: g.p(".o.x"), typ: "int"}, &field{path: g.p(".o.y"), typ: "string?"})
+			continue
+		}
+		g.fields = append(g.fields, &field{path: g.p("." + f.name), typ: f.typ})
+	}
+}
+
+// writeSchema writes the fields of schema, open, as the lines of an object
+// type indented by indent levels.
+func (g *Gen) writeSchema(indent int) {
+	in := strings.Repeat("  ", indent)
+	for _, f := range schema {
+		if f.name == "o" {
+			fmt.Fprintf(&g.b, "%so: {\n%s  x: int\n%s  y: string?\n%s}\n", in, in, in, in)
+			continue
+		}
+		fmt.Fprintf(&g.b, "%s%s: %s\n", in, f.name, f.typ)
+	}
+	g.b.WriteString(in + "...\n")
+}
+
+// p returns the path of the schema's field at rel (".s2", ".o.y").
+func (g *Gen) p(rel string) string { return g.at + rel }
+
+// has reports whether the field at path is known and still there.
+func (g *Gen) has(path string) bool {
+	f := g.field(path)
+	return f != nil && !f.gone
 }
 
 func (g *Gen) line(indent int, format string, args ...any) {
@@ -124,26 +162,31 @@ func (g *Gen) field(path string) *field {
 
 func (g *Gen) outName() string {
 	g.nout++
-	return ".out" + strconv.Itoa(g.nout)
+	return g.p(".out" + strconv.Itoa(g.nout))
 }
 
 // stmt writes one statement; top says whether structural edits (remove,
 // rename, lift) are allowed (they change what later code may read).
 func (g *Gen) stmt(indent int, top bool) {
+	if g.otlp && g.r.IntN(3) == 0 {
+		g.otlpStmt(indent, top)
+		return
+	}
 	switch k := g.r.IntN(20); {
 	case k < 6:
 		g.setNew(indent)
 	case k < 8:
 		g.setExisting(indent)
 	case k == 8:
-		target, t := g.pick(".s2", ".i2", ".f2", ".out_q"), "string"
-		switch target {
+		rel, t := g.pick(".s2", ".i2", ".f2", ".out_q"), "string"
+		switch rel {
 		case ".i2":
 			t = "int"
 		case ".f2":
 			t = "float"
 		}
-		if f := g.field(target); f != nil && f.gone || g.loop && target != ".out_q" {
+		target := g.p(rel)
+		if f := g.field(target); f != nil && f.gone || g.loop && rel != ".out_q" {
 			target = g.outName()
 		}
 		g.line(indent, "set %s ?= %s", target, g.expr(t, 0))
@@ -186,31 +229,31 @@ func (g *Gen) setExisting(indent int) {
 	}
 	switch g.r.IntN(7) {
 	case 0:
-		g.line(indent, "set .s = %s", g.expr("string", 0))
+		g.line(indent, "set %s = %s", g.p(".s"), g.expr("string", 0))
 	case 1:
-		g.line(indent, "set .i = %s", g.expr("int", 0))
+		g.line(indent, "set %s = %s", g.p(".i"), g.expr("int", 0))
 	case 2:
-		g.line(indent, "set .f = %s", g.expr("float", 0))
+		g.line(indent, "set %s = %s", g.p(".f"), g.expr("float", 0))
 	case 3:
-		if !g.field(".m").gone {
-			g.line(indent, "set .m[%s] = %s", g.strLit(), g.expr("string", 1))
+		if g.has(g.p(".m")) {
+			g.line(indent, "set %s[%s] = %s", g.p(".m"), g.strLit(), g.expr("string", 1))
 			return
 		}
 		g.setNew(indent)
 	case 4:
-		if !g.field(".arr").gone {
-			g.line(indent, "set .arr[%d] = %s", g.r.IntN(5)-2, g.expr("int", 1))
+		if g.has(g.p(".arr")) {
+			g.line(indent, "set %s[%d] = %s", g.p(".arr"), g.r.IntN(5)-2, g.expr("int", 1))
 			return
 		}
 		g.setNew(indent)
 	case 5:
-		if !g.field(".o").gone {
-			g.line(indent, "set .o.x = %s", g.expr("int", 1))
+		if g.has(g.p(".o")) {
+			g.line(indent, "set %s = %s", g.p(".o.x"), g.expr("int", 1))
 			return
 		}
 		g.setNew(indent)
 	default:
-		g.line(indent, "set .b = %s", g.expr("bool", 0))
+		g.line(indent, "set %s = %s", g.p(".b"), g.expr("bool", 0))
 	}
 }
 
@@ -218,42 +261,42 @@ func (g *Gen) structural(indent int) {
 	switch g.r.IntN(5) {
 	case 0:
 		var ps []string
-		for _, p := range []string{".s2", ".i2", ".t", ".o.y", ".sarr"} {
-			if f := g.field(p); !f.gone && g.r.IntN(2) == 0 {
+		for _, rel := range []string{".s2", ".i2", ".t", ".o.y", ".sarr"} {
+			if f := g.field(g.p(rel)); !f.gone && g.r.IntN(2) == 0 {
 				f.gone = true
-				ps = append(ps, p)
+				ps = append(ps, f.path)
 			}
 		}
 		if len(ps) == 0 {
-			ps = append(ps, ".nothing_here")
+			ps = append(ps, g.p(".nothing_here"))
 		}
 		g.line(indent, "remove %s", strings.Join(ps, ", "))
 	case 1:
-		if f := g.field(".t"); !f.gone {
+		if f := g.field(g.p(".t")); !f.gone {
 			f.gone = true
-			g.line(indent, "rename .t to %s", g.outName())
+			g.line(indent, "rename %s to %s", f.path, g.outName())
 			return
 		}
-		g.line(indent, "rename .absent_field to %s", g.outName())
+		g.line(indent, "rename %s to %s", g.p(".absent_field"), g.outName())
 	case 2:
-		if f := g.field(".o"); !f.gone {
+		if f := g.field(g.p(".o")); !f.gone {
 			f.gone = true
-			g.field(".o.x").gone = true
-			g.field(".o.y").gone = true
-			g.line(indent, "lift .o prefix %q", g.pick("o_", "", "x"))
+			g.field(g.p(".o.x")).gone = true
+			g.field(g.p(".o.y")).gone = true
+			g.line(indent, "lift %s prefix %q", f.path, g.pick("o_", "", "x"))
 			return
 		}
 		g.setNew(indent)
 	case 3:
-		if f := g.field(".m"); !f.gone {
+		if f := g.field(g.p(".m")); !f.gone {
 			f.gone = true
-			g.line(indent, "lift .m%s", g.pick("", ` prefix "m_"`))
+			g.line(indent, "lift %s%s", f.path, g.pick("", ` prefix "m_"`))
 			return
 		}
 		g.setNew(indent)
 	default:
-		g.line(indent, "remove %s[%d]", g.pick(".arr", ".nope"), g.r.IntN(3)-1)
-		if f := g.field(".arr"); !f.gone {
+		g.line(indent, "remove %s[%d]", g.p(g.pick(".arr", ".nope")), g.r.IntN(3)-1)
+		if f := g.field(g.p(".arr")); !f.gone {
 			f.gone = true
 		}
 	}
@@ -275,8 +318,9 @@ func (g *Gen) ifStmt(indent int) {
 	g.line(indent, "}")
 }
 
-// narrowIf tests a value and uses it narrowed: exists(P), P != null and
-// the is_ tests turn T? and any into T inside the block.
+// narrowIf tests a value and uses it narrowed: P != null and the is_ tests
+// turn T? and any into T inside the block; exists(P) proves P present only
+// (it may hold null), so a default is still needed there.
 func (g *Gen) narrowIf(indent int) {
 	g.depth++
 	defer func() { g.depth-- }()
@@ -289,20 +333,28 @@ func (g *Gen) narrowIf(indent int) {
 	}
 	switch g.r.IntN(6) {
 	case 0:
-		if !g.field(".i2").gone {
-			ifSet(g.pick("exists", "is_int")+"(.i2)", ".i2 + "+g.expr("int", 2))
+		if i2 := g.p(".i2"); g.has(i2) {
+			switch g.r.IntN(3) {
+			case 0:
+				ifSet("exists("+i2+")", "("+i2+" ?? -1) + "+g.expr("int", 2))
+			case 1:
+				ifSet("is_int("+i2+")", i2+" + "+g.expr("int", 2))
+			default:
+				ifSet(i2+" != null", i2+" + "+g.expr("int", 2))
+			}
 			return
 		}
 	case 1:
-		if !g.field(".s2").gone {
-			ifSet(".s2 != null", "upper(.s2)")
+		if s2 := g.p(".s2"); g.has(s2) {
+			ifSet(s2+" != null", "upper("+s2+")")
 			return
 		}
 	case 2:
-		g.line(indent, "if is_string(.extra) {")
-		g.line(indent+1, "set %s = .extra + %s", out, g.strLit())
-		g.line(indent, "} else if is_int(.extra) && .extra > 0 {")
-		g.line(indent+1, "set %s = to_string(.extra * 2)", out)
+		x := g.p(".extra")
+		g.line(indent, "if is_string(%s) {", x)
+		g.line(indent+1, "set %s = %s + %s", out, x, g.strLit())
+		g.line(indent, "} else if is_int(%s) && %s > 0 {", x, x)
+		g.line(indent+1, "set %s = to_string(%s * 2)", out, x)
 		g.line(indent, "}")
 		return
 	case 3:
@@ -312,13 +364,14 @@ func (g *Gen) narrowIf(indent int) {
 		ifSet(name+" != null", name+`["k"] + ":" + `+name+`["v"]`)
 		return
 	case 4:
-		if !g.field(".f2").gone {
-			ifSet("exists(.f2) && .f2 != null", ".f2 * 2.0")
+		if f2 := g.p(".f2"); g.has(f2) {
+			ifSet("exists("+f2+") && "+f2+" != null", f2+" * 2.0")
 			return
 		}
 	}
 	// The last form, also for the cases above whose field is gone.
-	ifSet("is_map(.extra)", "len(keys(as_map(.extra) ?? {}))")
+	x := g.p(".extra")
+	ifSet("is_map("+x+")", "len(keys(as_map("+x+") ?? {}))")
 }
 
 func (g *Gen) block(indent int) {
@@ -348,30 +401,38 @@ func (g *Gen) forStmt(indent int) {
 	var coll, kt, vt string
 	switch g.r.IntN(4) {
 	case 0:
-		if f := g.field(".arr"); !f.gone {
-			coll, kt, vt = ".arr", "int", "int"
+		if f := g.field(g.p(".arr")); !f.gone {
+			coll, kt, vt = f.path, "int", "int"
 			break
 		}
 		fallthrough
 	case 1:
 		coll, kt, vt = "split("+g.expr("string", 1)+", \",\")", "int", "string"
 	case 2:
-		if f := g.field(".m"); !f.gone {
-			coll, kt, vt = ".m", "string", "string"
+		if f := g.field(g.p(".m")); !f.gone {
+			coll, kt, vt = f.path, "string", "string"
 			break
 		}
 		fallthrough
 	default:
 		coll, kt, vt = "parse_kv("+g.expr("string", 1)+", \",\", \"=\") ?? {}", "string", "string"
 	}
+	if g.otlp && g.r.IntN(3) == 0 {
+		coll, kt, vt = g.otlpCollection()
+	}
 	acc := g.outName()
 	g.line(indent, "set %s = %s", acc, g.pick("0", `""`))
 	g.line(indent, "for %s, %s in %s {", k, v, coll)
-	g.locals = append(g.locals, []local{{k, kt}, {v, vt}})
+	// A value of type any (of an OTLP map) is not read but by the line
+	// below: it could be a time, whose nanoseconds are beyond 2^53.
+	g.locals = append(g.locals, []local{{k, kt}, {v, strings.Replace(vt, "any", "any?", 1)}})
 	if strings.HasSuffix(g.b.String(), "= 0\n"+strings.Repeat("  ", indent)+"for "+k+", "+v+" in "+coll+" {\n") {
-		if vt == "int" {
+		switch vt {
+		case "int":
 			g.line(indent+1, "set %s = %s + %s", acc, acc, v)
-		} else {
+		case "any":
+			g.line(indent+1, "set %s = %s + len(to_string(%s))", acc, acc, v)
+		default:
 			g.line(indent+1, "set %s = %s + len(%s)", acc, acc, v)
 		}
 	} else {

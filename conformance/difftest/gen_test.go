@@ -54,3 +54,37 @@ func TestRecordsDecode(t *testing.T) {
 		}
 	}
 }
+
+func TestOTLPGeneratorYield(t *testing.T) {
+	ok := 0
+	for seed := range uint64(200) {
+		src := OTLPPolicy(seed)
+		if src != OTLPPolicy(seed) {
+			t.Fatal("OTLPPolicy is not deterministic")
+		}
+		if _, _, diags, good := parseCheck(src); good {
+			ok++
+		} else if seed < 5 {
+			t.Logf("seed %d rejected:\n%s\n%v", seed, src, diags)
+		}
+	}
+	if ok < 150 {
+		t.Errorf("only %d of 200 generated OTLP policies check", ok)
+	}
+	t.Logf("%d of 200 generated OTLP policies check", ok)
+}
+
+func TestOTLPRecordsDecode(t *testing.T) {
+	a := record.NewArena()
+	for seed := range uint64(500) {
+		body := OTLPBody(seed)
+		if _, err := a.DecodeOTLPView(OTLPRecord(seed, body), record.Owned); err != nil {
+			t.Fatalf("seed %d: %v: %s", seed, err, OTLPRecord(seed, body))
+		}
+		for _, v := range OTLPGroup(seed, body, 4) {
+			if _, err := a.DecodeOTLPView(v, record.Owned); err != nil {
+				t.Fatalf("seed %d, group: %v: %s", seed, err, v)
+			}
+		}
+	}
+}

@@ -12,6 +12,13 @@ import (
 func Record(seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, ^seed))
 	var b strings.Builder
+	object(r, &b)
+	return []byte(b.String())
+}
+
+// object writes to b a random JSON object of the fields of schema, as
+// Record describes.
+func object(r *rand.Rand, b *strings.Builder) {
 	b.WriteByte('{')
 	n := 0
 	add := func(k, v string) {
@@ -55,7 +62,6 @@ func Record(seed uint64) []byte {
 		add("out1", value(r, "string", 0))
 	}
 	b.WriteByte('}')
-	return []byte(b.String())
 }
 
 var strs = []string{"", "a", "abc", "x,y", "a=1,b=2", "k=12 z=3", "héllo wörld", "  pad  ", "12", "-3", "1.5",

@@ -1,7 +1,11 @@
 package digest
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"hash/fnv"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +45,65 @@ func TestSHA256Hex(t *testing.T) {
 		SHA256Hex(&h, []byte(tc.s))
 		if string(h[:]) != tc.want {
 			t.Errorf("SHA256Hex(%q) = %s, want %s", tc.s, h[:], tc.want)
+		}
+	}
+}
+
+func TestMoreDigests(t *testing.T) {
+	var h32 [32]byte
+	MD5Hex(&h32, nil)
+	if got := string(h32[:]); got != "d41d8cd98f00b204e9800998ecf8427e" {
+		t.Errorf("md5 = %s", got)
+	}
+	var h40 [40]byte
+	SHA1Hex(&h40, []byte("abc"))
+	if got := string(h40[:]); got != "a9993e364706816aba3e25717850c26c9cd0d89d" {
+		t.Errorf("sha1 = %s", got)
+	}
+	var h128 [128]byte
+	SHA512Hex(&h128, []byte("abc"))
+	if got := string(h128[:]); got != "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f" {
+		t.Errorf("sha512 = %s", got)
+	}
+}
+
+// TestHMACSHA256 checks test cases 2, 3 and 6 of RFC 4231 (a key longer
+// than the block is hashed first) against crypto/hmac too.
+func TestHMACSHA256(t *testing.T) {
+	long := strings.Repeat("\xaa", 131)
+	for _, tc := range []struct{ key, s, want string }{
+		{"Jefe", "what do ya want for nothing?", "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+		{strings.Repeat("\xaa", 20), strings.Repeat("\xdd", 50), "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
+		{long, "Test Using Larger Than Block-Size Key - Hash Key First", "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+		{"", "", ""},
+	} {
+		var h [64]byte
+		HMACSHA256Hex(&h, tc.s, tc.key, nil)
+		m := hmac.New(sha256.New, []byte(tc.key))
+		m.Write([]byte(tc.s))
+		ref := hex.EncodeToString(m.Sum(nil))
+		if got := string(h[:]); got != ref || tc.want != "" && got != tc.want {
+			t.Errorf("HMAC(%q, %q) = %s, want %s (crypto/hmac %s)", tc.key, tc.s, got, tc.want, ref)
+		}
+	}
+	var h [64]byte
+	buf := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(10, func() { buf = HMACSHA256Hex(&h, "message", "key", buf) }); n != 0 {
+		t.Errorf("%.1f allocs", n)
+	}
+}
+
+func TestXXHash64(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want uint64
+	}{
+		{"", 0xef46db3751d8e999},
+		{"a", 0xd24ec4f1a98c6e5b},
+		{"abc", 0x44bc2cf5ad770999},
+	} {
+		if got := XXHash64(tc.s); got != int64(tc.want>>11) {
+			t.Errorf("XXHash64(%q) = %d, want %d", tc.s, got, tc.want>>11)
 		}
 	}
 }

@@ -1,0 +1,268 @@
+package record
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+)
+
+// The values of OTLP's protobuf: KeyValue lists, AnyValue and its array
+// and kvlist members, decoded into arena nodes.
+
+// keyValueField decodes one KeyValue field at i onto the scratch, its
+// value at depth.
+func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int, error) {
+	if wt != wireBytes {
+		return i, decodeErr(at, ErrWireType, what+" has wire type "+strconv.Itoa(wt)+", not 2")
+	}
+	s, e, err := d.w.bytesField(i, end)
+	if err != nil {
+		return i, err
+	}
+	k, v, err := d.keyValue(s, e, depth)
+	if err != nil {
+		return i, err
+	}
+	d.a.scratch = append(d.a.scratch, k, v)
+	return e, nil
+}
+
+func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
+	w := d.w
+	// The common layout first: the key, then the value, each once and
+	// shorter than 128 bytes.
+	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
+		ke := s + 2 + int(b[s+1])
+		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
+			if err != nil {
+				return Value{}, Value{}, err
+			}
+			key.setSig(keySig(b[s+2 : ke]))
+			v, err := d.anyValue(ke+2, e, depth)
+			return key, v, err
+		}
+	}
+	key := d.str(s, 0)
+	var val occurrences
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, Value{}, err
+		}
+		if field > 2 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, Value{}, err
+			}
+			continue
+		}
+		if wt != wireBytes {
+			return Value{}, Value{}, wantType(i, "KeyValue", [...]string{"", "key", "value"}[field], wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return Value{}, Value{}, err
+		}
+		if field == 1 {
+			if key, err = d.utf8Str(fs, fe, "KeyValue.key"); err != nil {
+				return Value{}, Value{}, err
+			}
+		} else {
+			val.add(fs, fe)
+		}
+		i = fe
+	}
+	key.setSig(keySig(w.b[key.off()-d.base : key.off()-d.base+key.n()]))
+	if val.n == 0 {
+		return key, NullValue(), nil
+	}
+	vd, vs, ve, err := d.view(&val)
+	if err != nil {
+		return Value{}, Value{}, err
+	}
+	v, err := vd.anyValue(vs, ve, depth)
+	return key, v, val.origin(err)
+}
+
+// anyValue decodes an AnyValue at [s, e); depth is the depth an array or
+// kvlist in it would have. The oneof's last member wins; an AnyValue with
+// no member is null.
+func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
+	w := d.w
+	// The common layouts first: one scalar member.
+	if b := w.b; e-s >= 2 {
+		switch b[s] {
+		case 1<<3 | wireBytes:
+			if n := int(b[s+1]); n < 0x80 && s+2+n == e {
+				return d.utf8Str(s+2, e, "AnyValue.string_value")
+			}
+		case 3<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return IntValue(int64(u)), nil
+			}
+		case 4<<3 | wireFixed64:
+			if e-s == 9 {
+				return FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b[s+1:]))), nil
+			}
+		case 2<<3 | wireVarint:
+			if u, j, err := w.varint(s+1, e); err == nil && j == e {
+				return BoolValue(u != 0), nil
+			}
+		}
+	}
+	v := NullValue()
+	member := 0
+	var msg occurrences // the occurrences of an array or kvlist member
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
+		if field > 7 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if want := anyValueWire[field]; wt != want {
+			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
+		}
+		if field != member && msg.n > 0 {
+			// Another member replaces an array or kvlist, which
+			// protobuf parses all the same: a bad one is refused.
+			m := d.a.mark()
+			if _, err := d.message(member, &msg, depth); err != nil {
+				return Value{}, err
+			}
+			d.a.rollback(m)
+			msg.reset()
+		}
+		member = field
+		var u uint64
+		switch field {
+		case 2, 3:
+			if u, i, err = w.varint(j, e); err != nil {
+				return Value{}, err
+			}
+			if field == 2 {
+				v = BoolValue(u != 0)
+			} else {
+				v = IntValue(int64(u))
+			}
+			continue
+		case 4:
+			if u, i, err = w.fixed64(j, e); err != nil {
+				return Value{}, err
+			}
+			v = FloatValue(math.Float64frombits(u))
+			continue
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return Value{}, err
+		}
+		switch field {
+		case 1:
+			if v, err = d.utf8Str(fs, fe, "AnyValue.string_value"); err != nil {
+				return Value{}, err
+			}
+		case 7:
+			v = strValue(Bytes, d.ref, d.base+uint32(fs), uint32(fe-fs))
+		default:
+			msg.add(fs, fe)
+		}
+		i = fe
+	}
+	if member != 5 && member != 6 {
+		return v, nil
+	}
+	return d.message(member, &msg, depth)
+}
+
+// message decodes the array (member 5) or kvlist (6) of an AnyValue from
+// its occurrences.
+func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
+	if depth > d.maxDepth {
+		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+	}
+	md, ms, me, err := d.view(msg)
+	if err != nil {
+		return Value{}, err
+	}
+	var v Value
+	if member == 5 {
+		v, err = md.arrayValue(ms, me, depth)
+	} else {
+		v, err = md.kvlist(ms, me, depth)
+	}
+	return v, msg.origin(err)
+}
+
+var (
+	anyValueWire   = [...]int{0, wireBytes, wireVarint, wireVarint, wireFixed64, wireBytes, wireBytes, wireBytes}
+	anyValueFields = [...]string{"", "string_value", "bool_value", "int_value", "double_value", "array_value", "kvlist_value", "bytes_value"}
+)
+
+// arrayValue, kvlist and logRecord, the hot paths, are plain loops over
+// their fields (a closure for fields costs a call per field). A failure
+// leaves scratch values behind, which the decode's rollback drops.
+
+func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
+		if field != 1 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if wt != wireBytes {
+			return Value{}, wantType(i, "ArrayValue", "values", wt, wireBytes)
+		}
+		fs, fe, err := w.bytesField(j, e)
+		if err != nil {
+			return Value{}, err
+		}
+		v, err := d.anyValue(fs, fe, depth+1)
+		if err != nil {
+			return Value{}, err
+		}
+		d.a.scratch = append(d.a.scratch, v)
+		i = fe
+	}
+	return d.finish(Array, start), nil
+}
+
+func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
+	w := d.w
+	start := len(d.a.scratch)
+	for i := s; i < e; {
+		field, wt, j, err := w.tag(i, e)
+		if err != nil {
+			return Value{}, err
+		}
+		if field != 1 {
+			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if i, err = d.keyValueField(wt, i, j, e, depth+1, "KeyValueList.values"); err != nil {
+			return Value{}, err
+		}
+	}
+	return d.finish(Map, start), nil
+}
+
+// The LogRecord fields that the decoder reads, by number: their wire types
+// (-1: a field it skips) and names.
+var (
+	logRecordWire   = [...]int{-1, wireFixed64, wireVarint, wireBytes, -1, wireBytes, wireBytes, wireVarint, wireFixed32, wireBytes, wireBytes, wireFixed64, wireBytes}
+	logRecordFields = [...]string{1: "time_unix_nano", 2: "severity_number", 3: "severity_text", 5: "body", 6: "attributes",
+		7: "dropped_attributes_count", 8: "flags", 9: "trace_id", 10: "span_id", 11: "observed_time_unix_nano", 12: "event_name"}
+)

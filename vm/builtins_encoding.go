@@ -1,0 +1,79 @@
+package vm
+
+import (
+	"regexp"
+
+	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/textenc"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// The encoding built-ins of §12 (docs/semantics.md, "Encoding"): each
+// writes its result to m.buf with package textenc, which the Lua backend
+// calls too, and copies it into the arena.
+func init() {
+	builtins[builtin.EncodeBase64] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		s := args[0].S
+		if (len(s)+2)/3*4 > m.lim.MaxString {
+			return spec.StringTooLong
+		}
+		m.buf = textenc.AppendBase64(m.buf[:0], s)
+		m.newString(dst, m.buf)
+		return spec.NoFault
+	}
+	builtins[builtin.DecodeBase64] = decoder(textenc.AppendDecodeBase64)
+	builtins[builtin.EncodeHex] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		s := args[0].S
+		if 2*len(s) > m.lim.MaxString {
+			return spec.StringTooLong
+		}
+		m.buf = textenc.AppendHex(m.buf[:0], s)
+		m.newString(dst, m.buf)
+		return spec.NoFault
+	}
+	builtins[builtin.DecodeHex] = decoder(textenc.AppendDecodeHex)
+	builtins[builtin.EncodeURL] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		x := &args[0]
+		n := textenc.URLEncodedLen(x.S)
+		if n > m.lim.MaxString {
+			return spec.StringTooLong
+		}
+		if n == len(x.S) {
+			*dst = *x // nothing to escape
+			return spec.NoFault
+		}
+		m.buf = textenc.AppendURLEncode(m.buf[:0], x.S)
+		m.newString(dst, m.buf)
+		return spec.NoFault
+	}
+	builtins[builtin.DecodeURL] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		x := &args[0]
+		if !textenc.NeedsURLDecode(x.S, false) {
+			*dst = *x
+			return spec.NoFault
+		}
+		buf, ok := textenc.AppendURLDecode(m.buf[:0], x.S, false)
+		m.buf = buf
+		if !ok {
+			*dst = Null()
+			return spec.NoFault
+		}
+		m.newString(dst, buf)
+		return spec.NoFault
+	}
+}
+
+// decoder is a decode_ built-in: the decoded bytes, or null. A decoded
+// string is never longer than its encoding, so it cannot be too long.
+func decoder(decode func(dst []byte, s string) ([]byte, bool)) builtinFunc {
+	return func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		buf, ok := decode(m.buf[:0], args[0].S)
+		m.buf = buf
+		if !ok {
+			*dst = Null()
+			return spec.NoFault
+		}
+		m.newString(dst, buf)
+		return spec.NoFault
+	}
+}
