@@ -1,12 +1,15 @@
 -- The array built-ins written in Lua, and a + b on arrays (acat);
 -- builtins_arrays.go has includes and unique. Elements are copied (cp), so
--- that a result is a snapshot, as the VM's is.
+-- that a result is a snapshot, as the VM's is. An array of more than
+-- MAXELEMS elements could never be stored in a record: record_too_large.
 local R = ...
-local cp, NULL, ARR = R.cp, R.NULL, R.ARR
+local cp, NULL, ARR, fault = R.cp, R.NULL, R.ARR, R.fault
 local setmetatable = setmetatable
+local MAXELEMS = R.MAXELEMS
 
 function R.acat(a, b)
   local out, n = setmetatable({}, ARR), #a
+  if n + #b > MAXELEMS then fault("record_too_large") end
   for i = 1, n do out[i] = cp(a[i]) end
   for i = 1, #b do out[n + i] = cp(b[i]) end
   return out
@@ -14,6 +17,7 @@ end
 
 function R.append(a, v)
   local out, n = setmetatable({}, ARR), #a
+  if n + 1 > MAXELEMS then fault("record_too_large") end
   for i = 1, n do out[i] = cp(a[i]) end
   if v == nil then v = NULL end -- as in a list literal
   out[n + 1] = cp(v)

@@ -169,6 +169,7 @@ func newState(lim spec.Limits) (*state, error) {
 	s.R.RawSetString("FAULTS", faults)
 	s.R.RawSetString("MAXSTR", glua.LNumber(lim.MaxString))
 	s.R.RawSetString("MAXITER", glua.LNumber(lim.MaxIterations))
+	s.R.RawSetString("MAXELEMS", glua.LNumber(spec.MaxElements(lim)))
 	for _, p := range append([]*glua.FunctionProto{runtimeProto}, runtimeProtos...) {
 		L.Push(L.NewFunctionFromProto(p))
 		L.Push(s.R)

@@ -182,6 +182,13 @@ type Clock func() time.Time
 // FixedClock is a Clock that always says t (tests, replays).
 func FixedClock(t time.Time) Clock { return func() time.Time { return t } }
 
+// MaxElements is the most elements an array that a + b or append builds
+// may have under lim: more could never be stored in a record (every
+// element takes at least two bytes of JSON), and building them is
+// record_too_large, so that doubling an array in a loop faults rather than
+// exhausts memory.
+func MaxElements(lim Limits) int { return lim.OrDefault().MaxRecord / 2 }
+
 // Random is the source of the random bits of uuid_v4 and uuid_v7: it
 // fills b with the bytes of a run's n-th call of either (n counts from 0
 // in each run, in the order the policy makes them). Tests fix it, as they

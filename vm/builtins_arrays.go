@@ -19,6 +19,9 @@ func init() {
 		if v.Kind() == record.Absent {
 			v = record.NullValue() // as in a list literal
 		}
+		if a.Len(x)+1 > m.maxElems {
+			return spec.RecordTooLarge
+		}
 		b := a.BeginArray(a.Len(x) + 1)
 		for it := a.Iter(x); it.Next(); {
 			b.Append(it.Value())

@@ -38,6 +38,7 @@ type Machine struct {
 	unflatten coll.Unflattener // unflatten's scratch space
 	unique    coll.Uniquer     // unique's
 	rand      calc.Rand        // the bits of uuid_v4 and uuid_v7
+	maxElems  int              // of an array a + b or append builds
 }
 
 // NewMachine returns a Machine for p.
@@ -51,6 +52,7 @@ func NewMachine(p *Program) *Machine {
 		lim:      c.Options.Limits,
 		sizeAt:   min(sizeCheckAbove, c.Options.Limits.MaxRecord/4),
 		rand:     calc.Rand{Fixed: c.Options.Random},
+		maxElems: spec.MaxElements(c.Options.Limits),
 	}
 	copy(m.regs, c.Consts)
 	return m
@@ -229,6 +231,9 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
 		case ACAT:
 			x, y := regs[in.B].V, regs[in.C].V
+			if a.Len(x)+a.Len(y) > m.maxElems {
+				return spec.Keep, spec.RecordTooLarge
+			}
 			b := a.BeginArray(a.Len(x) + a.Len(y))
 			for _, v := range [2]record.Value{x, y} {
 				for it := a.Iter(v); it.Next(); {
