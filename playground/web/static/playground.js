@@ -276,7 +276,15 @@ function later() {
 
 async function start() {
   const select = $("example");
+  const custom = new Option("(your own)", "");
+  custom.disabled = true;
+  select.append(custom);
   EXAMPLES.forEach((ex, i) => select.append(new Option(ex.name, String(i))));
+  // The menu names the example shown, if the editors hold one.
+  const which = () => {
+    const i = EXAMPLES.findIndex((ex) => ex.policy === policyEl.value && ex.input === inputEl.value);
+    select.value = i < 0 ? "" : String(i);
+  };
   select.addEventListener("change", () => {
     const ex = EXAMPLES[Number(select.value)];
     policyEl.value = ex.policy;
@@ -287,9 +295,11 @@ async function start() {
     policyEl.value = EXAMPLES[0].policy;
     inputEl.value = EXAMPLES[0].input;
   }
+  which();
   gutter([]);
-  policyEl.addEventListener("input", later);
-  inputEl.addEventListener("input", later);
+  for (const e of [policyEl, inputEl]) {
+    e.addEventListener("input", () => { which(); later(); });
+  }
   policyEl.addEventListener("scroll", () => { $("gutter").scrollTop = policyEl.scrollTop; });
   const cursor = () => {
     const before = policyEl.value.slice(0, policyEl.selectionStart).split("\n");
@@ -318,7 +328,10 @@ async function start() {
     }
   });
   window.addEventListener("hashchange", () => {
-    if (location.hash !== shareHash() && fromHash()) run();
+    if (location.hash !== shareHash() && fromHash()) {
+      which();
+      run();
+    }
   });
 
   try {
