@@ -245,6 +245,32 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if st.State != "ran" || !strings.Contains(st.Output, `"service":"checkout"`) {
 		t.Errorf("the page without a link shows %+v", st)
 	}
+
+	// Every example of the menu runs, but the one that shows an error; each
+	// checks cleanly but that one.
+	var names []string
+	if err := p.Eval(ctx, `[...document.querySelectorAll("#example option:not([disabled])")].map((o) => o.textContent)`, &names); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < 4 {
+		t.Fatalf("the example menu has %q", names)
+	}
+	runs := st.Runs
+	for i, name := range names {
+		if err := p.Eval(ctx, fmt.Sprintf(`(() => { const s = document.getElementById("example");
+			s.value = "%d"; s.dispatchEvent(new Event("change")); })()`, i), nil); err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		st = waitRun(ctx, t, p, runs, fmt.Sprintf("example-%d", i), shots, b.Output)
+		wantErrors := strings.Contains(name, "error")
+		switch {
+		case wantErrors && (st.State != "errors" || len(st.Codes) != 1 || !strings.Contains(name, st.Codes[0])):
+			t.Errorf("example %q shows %s %v, want the error its name says", name, st.State, st.Codes)
+		case !wantErrors && (st.State != "ran" || len(st.Codes) != 0 || st.Output == ""):
+			t.Errorf("example %q shows %s, diagnostics %q, output %q", name, st.State, st.Diagnostics, st.Output)
+		}
+	}
 }
 
 // waitRun waits for the page's run number n and reads the page; a
