@@ -33,16 +33,16 @@ func TestCompletionContexts(t *testing.T) {
 		want []string // exactly, or nil for none
 	}{
 		{schemaAB + "let x = .a\nset .y = x.|\n", []string{"b", "c d"}},
-		{schemaAB + "set .y = .a.b|\n", []string{"b", "c d"}},                // a name being typed
-		{schemaAB + "set .y = .n[0].|\n", []string{"m"}},                     // through an index
-		{schemaAB + "set .y = .a.\"c d\".|\n", nil},                          // a string has no fields
+		{schemaAB + "set .y = .a.b|\n", []string{"b", "c d"}}, // a name being typed
+		{schemaAB + "set .y = .n[0].|\n", []string{"m"}},      // through an index
+		{schemaAB + "set .y = .a.\"c d\".|\n", nil},           // a string has no fields
 		{schemaAB + "set .y = parse_url(.u ?? \"\").|\n", []string{"scheme", "user", "host", "port", "path", "query", "fragment"}},
-		{schemaAB + "set .|\n", []string{"a", "n"}},                          // no '=' yet: the schema's fields
-		{schemaAB + "set .a.|\n", []string{"b", "c d"}},                      // read from the text
-		{schemaAB + "# see .|\n", nil},                                       // a comment
-		{schemaAB + "set .y = \"x.|\"\n", nil},                               // a string
-		{schemaAB + "set .y = \"x.|\n", nil},                                 // an unterminated one
-		{schemaAB + "set .y = 1.|\n", nil},                                   // a number
+		{schemaAB + "set .|\n", []string{"a", "n"}},     // no '=' yet: the schema's fields
+		{schemaAB + "set .a.|\n", []string{"b", "c d"}}, // read from the text
+		{schemaAB + "# see .|\n", nil},                  // a comment
+		{schemaAB + "set .y = \"x.|\"\n", nil},          // a string
+		{schemaAB + "set .y = \"x.|\n", nil},            // an unterminated one
+		{schemaAB + "set .y = 1.|\n", nil},              // a number
 		{schemaAB + "set .y = %|\n", []string{"time", "tag"}},
 		{"policy \"p\"\nschema {\n  a: |\n}\n", []string{"bool", "int", "float", "string", "bytes", "timestamp", "null", "any", "array", "map", "otlp"}},
 	} {
