@@ -94,3 +94,22 @@ func TestHoverAndDefinitionOTLP(t *testing.T) {
 		t.Errorf("definition of a key the schema does not declare: %+v", locs)
 	}
 }
+
+// Hover shows the narrowed type; definition of a field the schema does not
+// declare goes to the set that made it.
+func TestHoverNarrowedAndSetDefinition(t *testing.T) {
+	text := "policy \"p\"\nschema {\n  a: string?\n}\nif .a != null {\n  set .b = .a\n}\nset .c = 1\nset .d = .c\n"
+	s := &server{w: &writer{w: io.Discard}, docs: map[string]*document{}}
+	d := newDocument("file:///p.policy", 1, text)
+	inner := strings.Index(text, "= .a") + 3
+	if h, _ := s.hover(d, inner).(hover); !strings.Contains(h.Contents.Value, ".a: string\n") {
+		t.Errorf("hover inside the if: %q", h.Contents.Value)
+	}
+	if h, _ := s.hover(d, strings.Index(text, ".a !=")+1).(hover); !strings.Contains(h.Contents.Value, ".a: string?") {
+		t.Errorf("hover in the condition: %q", h.Contents.Value)
+	}
+	locs, _ := s.definition(d, strings.LastIndex(text, ".c")+1).([]Location)
+	if len(locs) != 1 || locs[0].Range.Start.Line != 7 {
+		t.Errorf("definition of .c: %+v", locs)
+	}
+}
