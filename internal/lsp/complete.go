@@ -104,6 +104,9 @@ func textPathType(text string, an *analysis, off int) *types.Type {
 	i := len(text)
 	for {
 		if i == 0 || !pathEnd(text[i-1]) {
+			if i > 0 && strings.IndexByte(")}`", text[i-1]) >= 0 {
+				return nil // a call, a literal, a raw string: the checker's to type
+			}
 			// The '.' of the record itself.
 			return walkType(an.info.Root, segs)
 		}

@@ -37,7 +37,8 @@ func TestCompletionContexts(t *testing.T) {
 		{schemaAB + "set .y = .n[0].|\n", []string{"m"}},      // through an index
 		{schemaAB + "set .y = .a.\"c d\".|\n", nil},           // a string has no fields
 		{schemaAB + "set .y = parse_url(.u ?? \"\").|\n", []string{"scheme", "user", "host", "port", "path", "query", "fragment"}},
-		{schemaAB + "set .|\n", []string{"a", "n"}},     // no '=' yet: the schema's fields
+		{schemaAB + "set .|\n", []string{"a", "n"}},
+		{schemaAB + "set .y = nocall(.a).|\n", nil},     // not the record's fields     // no '=' yet: the schema's fields
 		{schemaAB + "set .a.|\n", []string{"b", "c d"}}, // read from the text
 		{schemaAB + "# see .|\n", nil},                  // a comment
 		{schemaAB + "set .y = \"x.|\"\n", nil},          // a string
