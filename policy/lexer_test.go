@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -223,6 +224,41 @@ func TestErrorCodesTable(t *testing.T) {
 		}
 		if c.Meaning == "" {
 			t.Errorf("code %s has no meaning", c.Code)
+		}
+	}
+}
+
+// Keywords and ContextualKeywords list the words Lookup and IsContextual
+// know, each once: a reserved word scans as its token, a contextual one as
+// IDENT.
+func TestKeywordLists(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Keywords() {
+		if tok := Lookup(k); !tok.IsKeyword() || tok.String() != k {
+			t.Errorf("Keywords: %q looks up as %v", k, tok)
+		}
+		if seen[k] {
+			t.Errorf("%q listed twice", k)
+		}
+		seen[k] = true
+	}
+	for _, k := range ContextualKeywords() {
+		if tok := Lookup(k); tok != IDENT {
+			t.Errorf("ContextualKeywords: %q looks up as %v, want IDENT", k, tok)
+		}
+		if seen[k] {
+			t.Errorf("%q listed twice", k)
+		}
+		seen[k] = true
+	}
+	for _, k := range []string{"policy", "set", "null"} {
+		if !slices.Contains(Keywords(), k) {
+			t.Errorf("Keywords lacks %q", k)
+		}
+	}
+	for _, k := range []string{"when", "otlp", "on_fault"} {
+		if !slices.Contains(ContextualKeywords(), k) {
+			t.Errorf("ContextualKeywords lacks %q", k)
 		}
 	}
 }

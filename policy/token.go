@@ -194,6 +194,22 @@ func Lookup(ident string) Token {
 	return IDENT
 }
 
+// Keywords returns the reserved words, keywords everywhere but after a '.',
+// in the order of their tokens. Editor grammars are held to this list.
+func Keywords() []string { return tokenTexts(keywordBeg, keywordEnd) }
+
+// ContextualKeywords returns the contextual keywords (IsContextual), in the
+// order of their tokens.
+func ContextualKeywords() []string { return tokenTexts(contextualBeg, contextualEnd) }
+
+func tokenTexts(beg, end Token) []string {
+	out := make([]string, 0, end-beg-1)
+	for t := beg + 1; t < end; t++ {
+		out = append(out, tokens[t])
+	}
+	return out
+}
+
 // IsKeyword reports whether t is a reserved word, a keyword everywhere.
 func (t Token) IsKeyword() bool { return keywordBeg < t && t < keywordEnd }
 

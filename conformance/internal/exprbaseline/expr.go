@@ -36,6 +36,7 @@ const (
 	Rename                    // move Path to To
 	Lift                      // move each key k of the map at Path to its parent as To+k
 	If                        // run Then when Expr is true
+	MergeRoot                 // add the keys of the map Expr gives to the record, its values winning
 )
 
 // Baseline is one policy as expr programs and map edits.
@@ -115,11 +116,14 @@ func All() ([]*Baseline, error) {
 	return bs, nil
 }
 
-func compile(ops []Op, env map[string]any) error {
+func compile(ops []Op, env map[string]any) error { return compileWith(ops, env, nil) }
+
+// compileWith compiles ops against env, with extra options (functions).
+func compileWith(ops []Op, env map[string]any, extra []exprlang.Option) error {
 	for i := range ops {
 		op := &ops[i]
 		if op.Expr != "" {
-			opts := []exprlang.Option{exprlang.Env(env)}
+			opts := append([]exprlang.Option{exprlang.Env(env)}, extra...)
 			if op.Kind == Drop || op.Kind == If {
 				opts = append(opts, exprlang.AsBool())
 			}
@@ -129,7 +133,7 @@ func compile(ops []Op, env map[string]any) error {
 			}
 			op.prog = p
 		}
-		if err := compile(op.Then, env); err != nil {
+		if err := compileWith(op.Then, env, extra); err != nil {
 			return err
 		}
 	}
@@ -197,6 +201,15 @@ func (r *Runner) apply(ops []Op, rec map[string]any) (bool, error) {
 				return false, err
 			}
 			parent[key] = v
+		case MergeRoot:
+			v, err := r.vm.Run(op.prog, rec)
+			if err != nil {
+				return false, err
+			}
+			m, _ := v.(map[string]any)
+			for k, x := range m {
+				rec[k] = x
+			}
 		case Remove:
 			if parent, key := walk(rec, op.Path, false); parent != nil {
 				delete(parent, key)

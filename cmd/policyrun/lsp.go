@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/policyrun/policyrun/internal/lsp"
+)
+
+func init() {
+	register(command{
+		name:    "lsp",
+		summary: "run the language server (LSP over standard input and output) for editors",
+		run:     runLSP,
+	})
+}
+
+const lspUsage = `
+usage: policyrun lsp [--stdio]
+
+Runs the language server of the policy language: LSP 3.17, JSON-RPC on
+standard input and output, a log on standard error. Editors start it
+(docs/lsp.md): diagnostics as check reports them, hover, completion,
+formatting, go to definition. Exit status: 0 after shutdown and exit,
+1 otherwise.
+`
+
+// runLSP is `policyrun lsp`. --stdio, which some clients pass, is the
+// only transport and changes nothing.
+func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newFlags("lsp", lspUsage, stderr)
+	fl.Bool("stdio", true, "talk LSP over standard input and output (the default and only transport)")
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fl.Usage()
+		return 2
+	}
+	err := lsp.Serve(stdin, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, lsp.ErrNoShutdown), errors.Is(err, lsp.ErrClosed):
+		return 1
+	}
+	fmt.Fprintf(stderr, "policyrun lsp: %v\n", err)
+	return 1
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/policyrun/policyrun/playground/web"
+)
+
+func init() {
+	register(command{
+		name:    "playground",
+		summary: "serve the playground page: a policy editor running the compiler and the VM in the browser",
+		run:     runPlayground,
+	})
+}
+
+const playgroundUsage = `
+usage: policyrun playground [--listen ADDR]
+
+Serves the playground page at http://ADDR/: a policy editor, input records
+(JSON lines; OTLP views for a policy with schema otlp), the diagnostics,
+the output records and a share link. The compiler and the VM run in the
+browser, built to WebAssembly and embedded in this binary: the page loads
+nothing from elsewhere and sends nothing anywhere. SIGINT or SIGTERM stops
+the server. docs/playground.md.
+`
+
+// runPlayground is `policyrun playground [--listen ADDR]`.
+func runPlayground(args []string, _ io.Reader, _, stderr io.Writer) int {
+	fl := newFlags("playground", playgroundUsage, stderr)
+	listen := fl.String("listen", "127.0.0.1:8080", "the `address` to serve the page on (host:port; port 0 picks one)")
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
+	}
+	if fl.NArg() > 0 {
+		fl.Usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := servePlayground(ctx, *listen, func(addr net.Addr) {
+		fmt.Fprintf(stderr, "playground at http://%s/\n", displayAddr(addr))
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "policyrun playground: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// servePlayground serves the page on addr until ctx is done; listening
+// is called with the address once it listens.
+func servePlayground(ctx context.Context, addr string, listening func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: web.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	listening(ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutCtx)
+	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// displayAddr is addr as a browser's address: a wildcard host (":8080",
+// "0.0.0.0:8080") as localhost.
+func displayAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	if tcp.IP == nil || tcp.IP.IsUnspecified() {
+		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	}
+	return tcp.String()
+}

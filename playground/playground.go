@@ -1,0 +1,239 @@
+// Package playground is what the playground page runs in the browser: one
+// pure function, Run, from a policy's source and input records (JSON lines)
+// to its diagnostics and the records it leaves. The page calls it through
+// the WebAssembly build of package playground/wasm; package playground/web
+// serves the page (docs/playground.md).
+//
+// Run does what `policyrun check` and `policyrun eval --policy FILE` do
+// together, on the VM: the same diagnostics, the same output lines.
+package playground
+
+import (
+	"bytes"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// Filename is the name the policy has in diagnostics.
+const Filename = "playground.policy"
+
+// Result is what Run makes of a policy and its input. It is encoded as
+// JSON for the page.
+type Result struct {
+	// Name is the policy's name; OTLP says it is declared with `schema
+	// otlp`, so that its input lines are OTLP views (docs/otlp.md).
+	Name string `json:"name"`
+	OTLP bool   `json:"otlp"`
+	// Diagnostics are every error and warning, sorted, as `policyrun check`
+	// reports them; Text is them rendered as check prints them (with the
+	// source line and carets).
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	Text        string       `json:"text"`
+	// Ran says the policy had no errors and ran over the input.
+	Ran bool `json:"ran"`
+	// Records are the outcomes of the input lines, one per line that is not
+	// blank; Output is what `policyrun eval` writes: the kept records (and
+	// the malformed lines, passed through), one JSON line each.
+	Records []Outcome `json:"records"`
+	Output  []string  `json:"output"`
+	// Summary is eval's summary line: "3 in, 2 out, 1 dropped, 0 faulted".
+	Summary string `json:"summary"`
+	// Error is set when Run itself failed (a bug: it says where).
+	Error string `json:"error,omitempty"`
+}
+
+// Diagnostic is one error or warning about the policy.
+type Diagnostic struct {
+	Severity string `json:"severity"` // "error" or "warning"
+	Code     string `json:"code"`     // E0301, W0001: docs/language.md lists them
+	// Line and Col are where it starts, EndLine and EndCol where it ends
+	// (exclusive), counted from 1 as check counts them (Col in bytes).
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	EndLine int    `json:"endLine"`
+	EndCol  int    `json:"endCol"`
+	Message string `json:"message"`
+	Label   string `json:"label,omitempty"`
+	Hint    string `json:"hint,omitempty"`
+	// From and To are the span as offsets into the policy in UTF-16 code
+	// units, as a browser's textarea counts them, to select it there.
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Outcome is what became of one input line.
+type Outcome struct {
+	Line int `json:"line"` // the input line, from 1
+	// Action is "keep" or "drop"; "pass" for a malformed line, which is
+	// passed through unchanged as eval does.
+	Action string `json:"action"`
+	// Fault is why the run faulted (spec.Reason: "type_mismatch",
+	// "limit", …), when it did: the record is then left as it came in, and
+	// kept unless the policy says on_fault drop.
+	Fault string `json:"fault,omitempty"`
+	// Output is the record as it leaves, a JSON line, when kept.
+	Output string `json:"output,omitempty"`
+	// Error says why a malformed line does not decode.
+	Error string `json:"error,omitempty"`
+}
+
+// Run checks policy, compiles it for the VM and, when it has no errors,
+// runs it over input: one record per line that is not blank, in JSON (the
+// OTLP view for a policy with `schema otlp`), with no tag and the time
+// 1970-01-01T00:00:00Z unless the record carries one, as eval reads them.
+// Run never panics: a panic inside is returned in Result.Error.
+func Run(policySrc, input string) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.Error = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+		}
+	}()
+	res.Diagnostics = []Diagnostic{}
+	res.Records = []Outcome{}
+	res.Output = []string{}
+	src := []byte(policySrc)
+	f, info, ds := checkPolicy(src)
+	if f != nil {
+		res.Name, res.OTLP = f.Name, f.IsOTLP()
+	}
+	if ds.Err() == nil {
+		prog, err := compiler.Compile(f, info)
+		if err != nil {
+			ds = append(ds, diag.Diagnostic{Code: check.CodeCompile, Severity: diag.Error,
+				Pos: f.Pos(), End: f.Pos(), Msg: err.Error(), Filename: Filename})
+		} else {
+			res.Ran = true
+			runRecords(&res, prog, input)
+		}
+	}
+	var text strings.Builder
+	diag.WriteText(&text, src, ds)
+	res.Text = text.String()
+	for _, d := range ds {
+		end := d.End
+		if !end.IsValid() || end.Offset < d.Pos.Offset {
+			end = d.Pos
+		}
+		res.Diagnostics = append(res.Diagnostics, Diagnostic{
+			Severity: d.Severity.String(), Code: d.Code,
+			Line: d.Pos.Line, Col: d.Pos.Col, EndLine: end.Line, EndCol: end.Col,
+			Message: d.Msg, Label: d.Label, Hint: d.Hint,
+			From: utf16Offset(src, d.Pos.Offset), To: utf16Offset(src, end.Offset),
+		})
+	}
+	return res
+}
+
+// checkPolicy parses and checks the policy as `policyrun check` does:
+// the syntax errors first, then (on whatever the parser recovered) the
+// checker's, except on the lines with a syntax error, where they would
+// only echo it. The File and Info are for the compiler when there are no
+// errors.
+func checkPolicy(src []byte) (*policy.File, *check.Info, diag.List) {
+	f, errs := policy.ParseFile(Filename, src)
+	ds := diag.FromSyntax(Filename, errs)
+	if f == nil {
+		return nil, nil, diag.Sort(ds)
+	}
+	broken := make(map[int]bool, len(ds))
+	for _, d := range ds {
+		broken[d.Pos.Line] = true
+	}
+	info, more := check.Check(f)
+	for _, d := range more {
+		if broken[d.Pos.Line] {
+			continue
+		}
+		d.Filename = Filename
+		ds = append(ds, d)
+	}
+	return f, info, diag.Sort(ds)
+}
+
+// runRecords runs prog over the lines of input, as eval's JSON input does.
+func runRecords(res *Result, prog interface {
+	Run(*record.Record) spec.Result
+	OTLP() bool
+}, input string) {
+	arena := record.NewArena()
+	var in, out, dropped, faulted, malformed int
+	reasons := map[string]int{}
+	var buf []byte
+	for i, line := range strings.Split(input, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		in++
+		o := Outcome{Line: i + 1}
+		var rec *record.Record
+		var err error
+		if prog.OTLP() {
+			rec, err = arena.DecodeOTLPView([]byte(line), record.Owned)
+		} else {
+			rec, err = arena.DecodeJSON([]byte(line), record.Owned)
+		}
+		if err != nil {
+			malformed++
+			out++
+			o.Action, o.Error, o.Output = "pass", err.Error(), line
+			res.Records = append(res.Records, o)
+			res.Output = append(res.Output, line)
+			continue
+		}
+		rec.Commit()
+		r := prog.Run(rec)
+		if r.Faulted() {
+			faulted++
+			o.Fault = r.Fault.String()
+			reasons[o.Fault]++
+		}
+		if r.Action == spec.Drop {
+			dropped++
+			o.Action = "drop"
+		} else {
+			out++
+			o.Action = "keep"
+			buf = rec.AppendJSON(buf[:0])
+			o.Output = string(bytes.Clone(buf))
+			res.Output = append(res.Output, o.Output)
+		}
+		res.Records = append(res.Records, o)
+	}
+	res.Summary = fmt.Sprintf("%d in, %d out, %d dropped, %d faulted", in, out, dropped, faulted)
+	if len(reasons) > 0 {
+		var rs []string
+		for r, n := range reasons {
+			rs = append(rs, fmt.Sprintf("%s %d", r, n))
+		}
+		sort.Strings(rs)
+		res.Summary += " (" + strings.Join(rs, ", ") + ")"
+	}
+	if malformed > 0 {
+		res.Summary += fmt.Sprintf(", %d malformed passed through", malformed)
+	}
+}
+
+// utf16Offset is the UTF-16 offset of byte offset off of src.
+func utf16Offset(src []byte, off int) int {
+	n := 0
+	for b := src[:min(max(off, 0), len(src))]; len(b) > 0; {
+		r, size := utf8.DecodeRune(b)
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+		b = b[size:]
+	}
+	return n
+}
