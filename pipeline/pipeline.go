@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,26 +132,17 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		stdout = os.Stdout
 	}
 	for _, o := range cfg.Outputs {
-		var out output.Output
-		switch o.Name {
-		case "null":
-			out = output.NewNull()
-		case "stdout":
-			out = output.NewStream("stdout", stdout)
-		case "file":
-			if opts.Check {
-				if err := output.CheckFile(resolve(cfg.Dir, o.Path)); err != nil {
-					errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
-				}
-				out = output.NewNull()
-				break
-			}
-			f, err := output.NewFile(resolve(cfg.Dir, o.Path), o.MaxSize, o.MaxFiles)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
-				continue
-			}
-			out = f
+		f, _ := output.Lookup(o.Name) // config knows only registered names
+		out, err := f.New(o.Settings, output.Env{
+			Alias:  o.Alias,
+			Dir:    cfg.Dir,
+			Stdout: stdout,
+			Logger: p.log.With("output", o.Alias),
+			Check:  opts.Check,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
+			continue
 		}
 		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out, all: o.Match == "*"})
 		p.anyAll = p.anyAll || o.Match == "*"
@@ -172,12 +162,7 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	return p, nil
 }
 
-func resolve(dir, path string) string {
-	if path == "" || filepath.IsAbs(path) || dir == "" {
-		return path
-	}
-	return filepath.Join(dir, path)
-}
+func resolve(dir, path string) string { return output.Resolve(dir, path) }
 
 // Run reads until ctx is cancelled or, with exit_on_eof, until every input
 // has read everything. Either way it finishes the batch in hand, delivers it,
@@ -191,6 +176,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.bindStages(ctx)
+	for _, o := range p.outputs {
+		if err := o.out.Start(ctx); err != nil {
+			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.inputs))
 	for i, in := range p.inputs {
@@ -218,7 +208,7 @@ func (p *Pipeline) Close() error {
 		errs = append(errs, s.proc.Close())
 	}
 	for _, o := range p.outputs {
-		errs = append(errs, o.out.Close())
+		errs = append(errs, o.out.Shutdown(context.Background()))
 	}
 	return errors.Join(errs...)
 }
@@ -294,7 +284,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 		if len(sel) == 0 {
 			continue
 		}
-		if err := o.out.Write(sel); err != nil {
+		if _, err := o.out.Write(context.Background(), sel, output.WriteOptions{}); err != nil {
 			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
 		}
 	}

@@ -186,9 +186,9 @@ func (p *Pipeline) Summary() Summary {
 		s.Wall = time.Duration(end - start)
 	}
 	for _, o := range p.outputs {
-		n, b := o.out.Stats()
-		s.BytesOut += b
-		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: n, BytesOut: b})
+		st := o.out.Stats()
+		s.BytesOut += st.Bytes
+		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes})
 	}
 	for _, st := range p.stages {
 		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}

@@ -95,18 +95,13 @@ type Filter struct {
 type Output struct {
 	Line int
 
-	Name     string // null | stdout | file
-	Alias    string // names the output in logs, metrics and the summary; file.0 … by default
-	Match    string
-	Path     string // file: the file to append to
-	MaxSize  int64  // file: rotate when the file would pass this size; 0 = never
-	MaxFiles int    // file: rotated files kept
+	Name  string // a registered output type: null, stdout, file, …
+	Alias string // names the output in logs, metrics and the summary; file.0 … by default
+	Match string
+	// Settings are the section's keys of its type (*output.FileConfig
+	// for file), decoded over the type's defaults.
+	Settings output.Settings
 }
-
-// DefaultMaxFiles is how many rotated files a file output keeps, documented
-// in docs/pipeline.md. The defaults of a tail input, and of batch_size (the
-// tail's MaxBatchLines), are pipeline/tail's.
-const DefaultMaxFiles = 5
 
 // Error is one problem in a config file.
 type Error struct {
@@ -312,26 +307,23 @@ func (d *decoder) keyList(n *yaml.Node) []string {
 }
 
 func (d *decoder) output(n *yaml.Node) Output {
-	o := Output{Line: n.Line, Match: "*", MaxFiles: DefaultMaxFiles}
-	name := d.sectionName(n, "output", []string{"null", "stdout", "file"})
+	o := Output{Line: n.Line, Match: "*"}
+	name := d.sectionName(n, "output", output.Names())
 	o.Name = name
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
 		"alias": func(v *yaml.Node) { o.Alias = d.alias(v) },
 		"match": func(v *yaml.Node) { o.Match = d.str(v) },
 	}
-	if name == "file" {
-		keys["path"] = func(v *yaml.Node) { o.Path = d.str(v) }
-		keys["max_size"] = func(v *yaml.Node) { o.MaxSize = d.size(v) }
-		keys["max_files"] = func(v *yaml.Node) {
-			if o.MaxFiles = d.intv(v); o.MaxFiles < 1 {
-				d.errorf(v.Line, "max_files must be at least 1")
-			}
+	if f, ok := output.Lookup(name); ok {
+		o.Settings = f.NewSettings()
+		for k, set := range o.Settings.Keys(values{d}) {
+			keys[k] = set
 		}
 	}
 	d.mapping(n, "output "+name, keys)
-	if name == "file" && o.Path == "" && n.Kind == yaml.MappingNode {
-		d.errorf(n.Line, "output file needs path: the file to append records to")
+	if o.Settings != nil && n.Kind == yaml.MappingNode {
+		o.Settings.Check(values{d}, n.Line)
 	}
 	return o
 }
@@ -405,21 +397,23 @@ func (d *decoder) validate(cfg *Config) {
 	}
 	outs := map[string]int{}
 	for _, o := range cfg.Outputs {
-		if o.Name != "file" || o.Path == "" {
+		fo, ok := o.Settings.(output.FileSettings)
+		if !ok || fo.File() == "" {
 			continue
 		}
-		path := Canonical(cfg.Dir, o.Path)
+		file := fo.File()
+		path := Canonical(cfg.Dir, file)
 		if first, taken := claim(outs, path, o.Line); taken {
-			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
+			d.errorf(o.Line, "output file %s is already written by the output at line %d", file, first)
 			continue
 		}
 		if line, ok := dbs[path]; ok {
-			d.errorf(o.Line, "output file %s is the checkpoint file (db) of the input at line %d", o.Path, line)
+			d.errorf(o.Line, "output file %s is the checkpoint file (db) of the input at line %d", file, line)
 		}
-		abs := absClean(cfg.Dir, o.Path)
+		abs := absClean(cfg.Dir, file)
 		for _, in := range cfg.Inputs {
-			if pat := matchesOutput(cfg.Dir, in.Paths, path, abs); pat != "" {
-				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
+			if pat := matchesOutput(cfg.Dir, in.Paths, fo, path, abs); pat != "" {
+				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", file, in.Line, pat)
 			}
 		}
 	}
@@ -484,12 +478,12 @@ func canonicalPattern(dir, pat string) string {
 func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
 
 // matchesOutput returns the pattern of patterns that matches the output
-// file, resolved (path) or only made absolute (abs), or its first rotated
-// name or its state file, or "".
-func matchesOutput(dir string, patterns []string, path, abs string) string {
+// file, resolved (path) or only made absolute (abs), or one of the files
+// it writes beside it (its first rotated name, its state file), or "".
+func matchesOutput(dir string, patterns []string, fo output.FileSettings, path, abs string) string {
 	for _, pat := range patterns {
 		for _, m := range [][2]string{{canonicalPattern(dir, pat), path}, {absClean(dir, pat), abs}} {
-			for _, name := range []string{m[1], m[1] + ".1", output.StatePath(m[1])} {
+			for _, name := range append([]string{m[1]}, fo.Related(m[1])...) {
 				if ok, _ := filepath.Match(m[0], name); ok {
 					return pat
 				}
