@@ -89,8 +89,9 @@ type Buffer interface {
 	// are not delivered).
 	Keep(c *Chunk)
 	// Close releases the buffer: what a memory buffer still holds is
-	// lost (Close returns how many records), a filesystem buffer's stays
-	// on disk. Waiting Puts and Gets return ErrClosed.
+	// lost (Close returns how many records, and their receipts' Wait
+	// ErrClosed), a filesystem buffer's stays on disk. Waiting Puts and
+	// Gets return ErrClosed.
 	Close() (lost int64)
 	Stats() Stats
 	// Durable reports whether Put's return means the payload survives a
@@ -117,6 +118,7 @@ type Chunk struct {
 	// memory
 	done         chan struct{}
 	notDelivered int64
+	lost         bool // still held when the buffer closed
 	// filesystem
 	path string
 }
@@ -133,6 +135,9 @@ func (c *Chunk) Bytes() int64 {
 // Stats is what a buffer holds and what it found.
 type Stats struct {
 	Bytes, Chunks int64 // held now (filesystem: including chunks kept after their retries ran out)
+	// Pending counts the chunks still to deliver: queued, or taken by a
+	// worker and not yet done.
+	Pending int64
 	// Corrupt counts the chunk files found damaged (a bad checksum, a
 	// cut frame): what could not be read of them is skipped and logged.
 	Corrupt int64
@@ -263,6 +268,9 @@ type memReceipt Chunk
 func (r *memReceipt) Wait(ctx context.Context) (int64, error) {
 	select {
 	case <-r.done:
+		if r.lost {
+			return r.notDelivered, ErrClosed
+		}
 		return r.notDelivered, nil
 	case <-ctx.Done():
 		return 0, ctx.Err()
@@ -324,15 +332,12 @@ func (m *memory) Close() int64 {
 	m.closed = true
 	var lost int64
 	for _, c := range m.queue {
-		lost += c.Records
-		m.release(c)
-		c.notDelivered = c.Records
-		close(c.done)
+		m.held[c] = struct{}{}
 	}
 	for c := range m.held {
 		lost += c.Records
 		m.release(c)
-		c.notDelivered = c.Records
+		c.notDelivered, c.lost = c.Records, true
 		close(c.done)
 	}
 	m.queue, m.held = nil, map[*Chunk]struct{}{}
@@ -342,5 +347,6 @@ func (m *memory) Close() int64 {
 }
 
 func (m *memory) Stats() Stats {
-	return Stats{Bytes: m.nbytes.Load(), Chunks: m.chunks.Load()}
+	n := m.chunks.Load()
+	return Stats{Bytes: m.nbytes.Load(), Chunks: n, Pending: n}
 }

@@ -52,13 +52,14 @@ type filesystem struct {
 	held     map[*Chunk]*fsChunk
 	bytes    int64 // of chunk files on disk
 	nchunks  int64
+	kept     int64 // chunks whose retries ran out
 	seq      uint64
 	noSpace  bool // the disk is full: no room until a chunk is removed
 	closed   bool
 	room     signal
 	readySig signal
 
-	statBytes, statChunks atomic.Int64
+	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed     atomic.Int64
 	gz                    sync.Pool // *gzip.Writer
 }
@@ -167,10 +168,11 @@ func (*filesystem) Durable() bool { return true }
 func (b *filesystem) publish() {
 	b.statBytes.Store(b.bytes)
 	b.statChunks.Store(b.nchunks)
+	b.statPending.Store(b.nchunks - b.kept)
 }
 
 func (b *filesystem) Stats() Stats {
-	return Stats{Bytes: b.statBytes.Load(), Chunks: b.statChunks.Load(),
+	return Stats{Bytes: b.statBytes.Load(), Chunks: b.statChunks.Load(), Pending: b.statPending.Load(),
 		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
 }
 
@@ -507,6 +509,8 @@ func (b *filesystem) Keep(c *Chunk) {
 	defer b.mu.Unlock()
 	if _, ok := b.held[c]; ok {
 		delete(b.held, c)
+		b.kept++
+		b.publish()
 		b.cfg.Logger.Warn("buffer: a chunk whose retries ran out is kept for the next start", "file", c.path, "records", c.Records)
 	}
 	c.Payloads = nil

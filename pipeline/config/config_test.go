@@ -111,7 +111,7 @@ pipeline:
 `, []string{
 			`p.yaml:4: unknown input "kafka" (known: tail)`,
 			`p.yaml:6: unknown filter "grep" (known: policy, lua)`,
-			`p.yaml:8: unknown output "es" (known: file, null, stdout)`,
+			`p.yaml:8: unknown output "es" (known: file, http, null, otlp, stdout)`,
 		}},
 		{"missing required", `
 pipeline:

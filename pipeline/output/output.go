@@ -55,6 +55,16 @@ type Result struct {
 // Stats is what an output did.
 type Stats struct {
 	Records, Bytes int64 // delivered (written, for null, stdout and file)
+
+	// Of the buffered outputs (docs/pipeline.md, "Metrics"):
+	Retries  int64 // sends that failed and were tried again
+	Rejected int64 // records the receiver refused (not retried)
+	Dropped  int64 // records dropped by a full buffer under when_full: drop_newest
+	Failed   int64 // records whose retries ran out (retry.max_elapsed)
+	Lost     int64 // records still in a memory buffer when the output stopped
+	// BufferBytes and BufferChunks are what the buffer holds now; Corrupt
+	// counts damaged chunk files found in a filesystem buffer.
+	BufferBytes, BufferChunks, Corrupt int64
 }
 
 // syncOutput makes a writer that takes batches one at a time (null,
