@@ -60,8 +60,8 @@ type filesystem struct {
 	readySig signal
 
 	statBytes, statChunks, statPending atomic.Int64
-	corrupt, replayed     atomic.Int64
-	gz                    sync.Pool // *gzip.Writer
+	corrupt, replayed                  atomic.Int64
+	gz                                 sync.Pool // *gzip.Writer
 }
 
 // fsChunk is a chunk file.
