@@ -79,14 +79,20 @@ type Pipeline struct {
 	inputs  []*input
 	stages  []*stage
 	outputs []*outSlot
-	outMu   sync.Mutex // outputs are written by one input at a time
-	anyAll  bool       // some output matches "*": every record is routed
-	check   bool       // Options.Check
+	anyAll  bool // some output matches "*": every record is routed
+	check   bool // Options.Check
 
 	stats Stats
 	// started and ended are UnixNano times of Run, read by the metrics
 	// server while it runs.
 	started, ended atomic.Int64
+
+	// writeCtx is the context of output Writes: it ends service.grace
+	// after the run is stopped, so that a Write waiting on an output that
+	// cannot deliver lets the stop finish (its batch is not checkpointed).
+	writeCtx     context.Context
+	cancelWrites context.CancelFunc
+	shutdown     sync.Once
 }
 
 type stage struct {
@@ -99,14 +105,14 @@ type stage struct {
 type outSlot struct {
 	cfg config.Output
 	out output.Output
-	all bool             // match "*"
-	sel []*record.Record // the records of a batch this output matches; under outMu
+	all bool // match "*"
 }
 
 // New builds a pipeline from cfg: it opens outputs, compiles policies and
 // loads checkpoints, so that every problem shows before anything runs.
 func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	p := &Pipeline{cfg: cfg, log: opts.Logger, check: opts.Check}
+	p.writeCtx, p.cancelWrites = context.WithCancel(context.Background())
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -134,11 +140,12 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	for _, o := range cfg.Outputs {
 		f, _ := output.Lookup(o.Name) // config knows only registered names
 		out, err := f.New(o.Settings, output.Env{
-			Alias:  o.Alias,
-			Dir:    cfg.Dir,
-			Stdout: stdout,
-			Logger: p.log.With("output", o.Alias),
-			Check:  opts.Check,
+			Alias:   o.Alias,
+			Dir:     cfg.Dir,
+			DataDir: resolve(cfg.Dir, cfg.Service.DataDir),
+			Stdout:  stdout,
+			Logger:  p.log.With("output", o.Alias),
+			Check:   opts.Check,
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
@@ -166,7 +173,12 @@ func resolve(dir, path string) string { return output.Resolve(dir, path) }
 
 // Run reads until ctx is cancelled or, with exit_on_eof, until every input
 // has read everything. Either way it finishes the batch in hand, delivers it,
-// saves the checkpoints and returns; Close releases the rest.
+// saves the checkpoints, lets the outputs deliver what they hold for
+// service.grace and returns; Close releases the rest.
+//
+// A stop waits for the outputs for service.grace in all: a Write still
+// waiting then (a memory buffer whose receiver is down) gives up, and its
+// batch is not checkpointed.
 //
 // An input that fails (an output that cannot be written) stops the whole
 // run: the other inputs deliver the batch in hand and stop too, rather than
@@ -181,6 +193,24 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
 		}
 	}
+	grace := p.cfg.Service.Grace
+	var stopped atomic.Int64 // when ctx ended, UnixNano
+	ran := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-ran:
+			return
+		}
+		stopped.Store(time.Now().UnixNano())
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			p.cancelWrites()
+		case <-ran:
+		}
+	}()
 	var wg sync.WaitGroup
 	errs := make([]error, len(p.inputs))
 	for i, in := range p.inputs {
@@ -193,12 +223,42 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	close(ran)
+	// What the outputs hold is delivered for what is left of the grace
+	// (all of it after exit_on_eof).
+	deadline := time.Now().Add(grace)
+	if at := stopped.Load(); at != 0 {
+		deadline = time.Unix(0, at).Add(grace)
+	}
+	p.shutdownOutputs(deadline)
 	p.ended.Store(time.Now().UnixNano())
 	p.logUnloggedFaults()
 	return errors.Join(errs...)
 }
 
-// Close closes inputs, stages and outputs.
+// shutdownOutputs shuts the outputs down, all at once, giving them until
+// deadline to deliver; once.
+func (p *Pipeline) shutdownOutputs(deadline time.Time) error {
+	errs := make([]error, len(p.outputs))
+	p.shutdown.Do(func() {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		var wg sync.WaitGroup
+		for i, o := range p.outputs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = o.out.Shutdown(ctx)
+			}()
+		}
+		wg.Wait()
+		p.cancelWrites()
+	})
+	return errors.Join(errs...)
+}
+
+// Close closes inputs, stages and outputs (those a Run did not shut down
+// are closed at once).
 func (p *Pipeline) Close() error {
 	var errs []error
 	for _, in := range p.inputs {
@@ -207,15 +267,13 @@ func (p *Pipeline) Close() error {
 	for _, s := range p.stages {
 		errs = append(errs, s.proc.Close())
 	}
-	for _, o := range p.outputs {
-		errs = append(errs, o.out.Shutdown(context.Background()))
-	}
+	errs = append(errs, p.shutdownOutputs(time.Now()))
 	return errors.Join(errs...)
 }
 
 // process runs one batch of records through the stages and the outputs.
 // Each input calls it from its own goroutine, with its own scratch slices;
-// stages are safe for concurrent use and outputs are written under outMu.
+// stages and outputs are safe for concurrent use.
 func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
 	for si, s := range p.stages {
 		if s.all {
@@ -268,34 +326,58 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 			}
 		}
 	}
-	p.outMu.Lock()
-	defer p.outMu.Unlock()
-	for oi, o := range p.outputs {
-		sel := recs
-		if !o.all {
-			o.sel = o.sel[:0]
-			for _, r := range recs {
-				if tags.matchOutput(r, oi) {
-					o.sel = append(o.sel, r)
-				}
-			}
-			sel = o.sel
-		}
-		if len(sel) == 0 {
-			continue
-		}
-		if _, err := o.out.Write(context.Background(), sel, output.WriteOptions{}); err != nil {
-			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
-		}
+	if err := p.write(recs, tags, sc, output.WriteOptions{}, nil); err != nil {
+		return err
 	}
 	p.stats.Out.Add(int64(len(recs)) - unrouted)
 	p.stats.Unrouted.Add(unrouted)
 	return nil
 }
 
-// scratch is the per-input room process needs for a stage that matches
-// part of a batch.
-type scratch struct{ sel, orig []*record.Record }
+// write hands recs to every output that matches them, one after the
+// other, and adds to res what each did not take (the most any one output
+// did not take: a record refused by two outputs is counted once when
+// their refusals overlap). An output's error stops it.
+func (p *Pipeline) write(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
+	for oi, o := range p.outputs {
+		sel := recs
+		if !o.all {
+			sc.out = sc.out[:0]
+			for _, r := range recs {
+				if tags.matchOutput(r, oi) {
+					sc.out = append(sc.out, r)
+				}
+			}
+			sel = sc.out
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		r, err := o.out.Write(p.writeCtx, sel, opts)
+		if err != nil {
+			if p.writeCtx.Err() != nil {
+				return errStopped
+			}
+			if errors.Is(err, output.ErrFull) {
+				return err
+			}
+			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
+		}
+		if res != nil {
+			res.Dropped = max(res.Dropped, r.Dropped)
+			res.Rejected = max(res.Rejected, r.Rejected)
+		}
+	}
+	return nil
+}
+
+// errStopped is what a Write returns when service.grace ran out during a
+// stop: the batch is not checkpointed, and the input just stops.
+var errStopped = errors.New("stopped before the outputs had the records (service.grace)")
+
+// scratch is the per-input room process needs for a stage or an output
+// that matches part of a batch.
+type scratch struct{ sel, orig, out []*record.Record }
 
 // removeDropped removes from recs the records of sel that a stage dropped:
 // those not in kept, which holds the rest of sel in order. sel and kept

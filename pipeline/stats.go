@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/policyrun/policyrun/pipeline/output"
 )
 
 // Stats counts what a run did. Counters are updated once per batch, never
@@ -135,10 +137,12 @@ type FilterSummary struct {
 	Faults               map[string]int64 // by reason; nil when none
 }
 
-// OutputSummary is what one output wrote.
+// OutputSummary is what one output wrote (Out: delivered) and, for an
+// output with a buffer, how its delivery went (output.Stats).
 type OutputSummary struct {
 	Alias         string
 	Out, BytesOut int64
+	output.Stats
 }
 
 // Summary is the end-of-run report.
@@ -188,7 +192,7 @@ func (p *Pipeline) Summary() Summary {
 	for _, o := range p.outputs {
 		st := o.out.Stats()
 		s.BytesOut += st.Bytes
-		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes})
+		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes, Stats: st})
 	}
 	for _, st := range p.stages {
 		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}
@@ -242,7 +246,15 @@ func (s Summary) Write(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, o := range s.Outputs {
-		fmt.Fprintf(w, "output %s: out %d, bytes %d\n", o.Alias, o.Out, o.BytesOut)
+		fmt.Fprintf(w, "output %s: out %d, bytes %d", o.Alias, o.Out, o.BytesOut)
+		if o.Buffered {
+			fmt.Fprintf(w, ", retries %d, rejected %d, dropped %d, failed %d, lost %d; buffer %d bytes in %d chunks",
+				o.Retries, o.Rejected, o.Dropped, o.Failed, o.Lost, o.BufferBytes, o.BufferChunks)
+			if o.Corrupt > 0 {
+				fmt.Fprintf(w, ", %d damaged chunks", o.Corrupt)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	if s.TruncatedLines > 0 || s.SkippedLines > 0 {
 		fmt.Fprintf(w, "long lines: truncated %d, skipped %d\n", s.TruncatedLines, s.SkippedLines)

@@ -42,7 +42,16 @@ type Service struct {
 	// how many records go through the stages at once. Each batch ends
 	// with a checkpoint save.
 	BatchSize int
+	// DataDir is where outputs keep their filesystem buffers, each in
+	// DataDir/<alias>; relative to the config's directory.
+	DataDir string
+	// Grace bounds how long a stop waits for the outputs to deliver what
+	// they hold (DefaultGrace).
+	Grace time.Duration
 }
+
+// DefaultGrace is service.grace's default, as Fluent Bit's.
+const DefaultGrace = 5 * time.Second
 
 // Input is one input section. Only tail exists today.
 type Input struct {
@@ -150,7 +159,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines}}
+	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines, Grace: DefaultGrace}}
 	if len(doc.Content) == 0 {
 		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
 		return nil, d.errs
@@ -177,6 +186,8 @@ func (d *decoder) service(n *yaml.Node, s *Service) {
 	d.mapping(n, "service", map[string]func(*yaml.Node){
 		"metrics":    func(v *yaml.Node) { s.Metrics = d.loopback(v) },
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
+		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
+		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
 	})
 }
 
@@ -380,6 +391,13 @@ func (d *decoder) validate(cfg *Config) {
 	}
 	if cfg.Service.BatchSize <= 0 {
 		d.errorf(0, "service batch_size must be positive")
+	}
+	for _, o := range cfg.Outputs {
+		if u, ok := o.Settings.(output.DataDirUser); ok && cfg.Service.DataDir == "" {
+			if line, needs := u.NeedsDataDir(); needs {
+				d.errorf(line, "a filesystem buffer needs service.data_dir: the directory where outputs keep their chunks (each in data_dir/<alias>)")
+			}
+		}
 	}
 	// Two inputs saving to one checkpoint file overwrite each other's
 	// state; two file outputs on one path corrupt it; an output that an

@@ -410,7 +410,7 @@ func (o *buffered) Stats() Stats {
 	s := Stats{
 		Records: o.records.Load(), Bytes: o.bytes.Load(),
 		Retries: o.retries.Load(), Rejected: o.rejected.Load(), Dropped: o.dropped.Load(),
-		Failed: o.failed.Load(), Lost: o.lost.Load(),
+		Failed: o.failed.Load(), Lost: o.lost.Load(), Buffered: true,
 	}
 	if o.buf != nil {
 		b := o.buf.Stats()

@@ -1,12 +1,9 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,127 +20,11 @@ import (
 
 	"github.com/policyrun/policyrun/internal/testcert"
 	"github.com/policyrun/policyrun/pipeline/buffer"
+	"github.com/policyrun/policyrun/pipeline/internal/otlptest"
 	"github.com/policyrun/policyrun/record"
 )
 
-// receiver is an OTLP/HTTP (or NDJSON) endpoint for the tests: it decodes
-// each request and counts every record by its "n", unless refuse, called
-// first with the request's number (1 for the first), answers it.
-type receiver struct {
-	t        *testing.T
-	mu       sync.Mutex
-	got      map[int64]int
-	requests atomic.Int64
-	headers  http.Header // of the last request
-	refuse   func(w http.ResponseWriter, r *http.Request, n int64) bool
-	answer   func(w http.ResponseWriter) // the success answer; 200 with an empty response by default
-}
-
-func newReceiver(t *testing.T) *receiver { return &receiver{t: t, got: map[int64]int{}} }
-
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := rc.requests.Add(1)
-	if rc.refuse != nil && rc.refuse(w, r, n) {
-		return
-	}
-	var body io.Reader = r.Body
-	if r.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		body = zr
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		http.Error(w, err.Error(), 400)
-		return
-	}
-	ns, err := decodeNs(r.Header.Get("Content-Type"), data)
-	if err != nil {
-		rc.t.Errorf("receiver: %v", err)
-		http.Error(w, err.Error(), 400)
-		return
-	}
-	rc.mu.Lock()
-	for _, n := range ns {
-		rc.got[n]++
-	}
-	rc.headers = r.Header.Clone()
-	rc.mu.Unlock()
-	if rc.answer != nil {
-		rc.answer(w)
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.WriteHeader(200)
-}
-
-// decodeNs reads the "n" of each record of a request body.
-func decodeNs(contentType string, data []byte) ([]int64, error) {
-	a := record.NewArena()
-	var recs []*record.Record
-	var err error
-	switch contentType {
-	case "application/x-protobuf":
-		recs, err = a.DecodeOTLP(data, record.Owned, nil)
-	case "application/json":
-		recs, err = a.DecodeOTLPJSON(data, record.Owned, nil)
-	case "application/x-ndjson":
-		var ns []int64
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			var v struct{ N int64 }
-			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-				return nil, err
-			}
-			ns = append(ns, v.N)
-		}
-		return ns, nil
-	default:
-		return nil, fmt.Errorf("content type %q", contentType)
-	}
-	if err != nil {
-		return nil, err
-	}
-	ns := make([]int64, len(recs))
-	for i, r := range recs {
-		v, ok := r.Get(record.NewPath("body", "n"))
-		if !ok {
-			return nil, fmt.Errorf("record %d has no body.n", i)
-		}
-		ns[i] = v.Int()
-	}
-	return ns, nil
-}
-
-// each checks that records [0, n) arrived, each at least once, and
-// returns how many arrived more than once.
-func (rc *receiver) each(t *testing.T, n int) (dups int) {
-	t.Helper()
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	missing := 0
-	for i := range int64(n) {
-		switch c := rc.got[i]; {
-		case c == 0:
-			missing++
-		case c > 1:
-			dups += c - 1
-		}
-	}
-	if missing > 0 {
-		t.Errorf("%d of %d records did not arrive", missing, n)
-	}
-	return dups
-}
-
-func (rc *receiver) count() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.got)
-}
+func newReceiver(t *testing.T) *otlptest.Receiver { return otlptest.New(t) }
 
 // batch of plain records {"n": from} … {"n": from+n-1}.
 func numbered(t *testing.T, from, n int) []*record.Record {
@@ -248,15 +129,15 @@ func TestOTLPDelivers(t *testing.T) {
 				}), Env{})
 				for i := range 5 {
 					write(t, o, numbered(t, i*10, 10))
-					if got := rc.count(); got != (i+1)*10 {
+					if got := rc.Count(); got != (i+1)*10 {
 						t.Fatalf("after Write %d the receiver has %d records", i, got)
 					}
 				}
-				rc.each(t, 50)
-				if got := rc.headers.Get("Authorization"); got != "Bearer s3cret" {
+				rc.Each(t, 50)
+				if got := rc.Header("Authorization"); got != "Bearer s3cret" {
 					t.Errorf("Authorization = %q", got)
 				}
-				if got := rc.headers.Get("Content-Encoding"); (comp == "gzip") != (got == "gzip") {
+				if got := rc.Header("Content-Encoding"); (comp == "gzip") != (got == "gzip") {
 					t.Errorf("Content-Encoding = %q with compression %s", got, comp)
 				}
 				if s := o.Stats(); s.Records != 50 || s.Retries != 0 || s.Bytes == 0 || s.BufferChunks != 0 {
@@ -317,12 +198,12 @@ func TestRetries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := newReceiver(t)
-			rc.refuse = tt.refuse
+			rc.Refuse = tt.refuse
 			srv := httptest.NewServer(rc)
 			defer srv.Close()
 			o, _ := start(t, "otlp", otlpTo(srv.URL, tt.mod), Env{})
 			write(t, o, numbered(t, 0, 20))
-			rc.each(t, 20)
+			rc.Each(t, 20)
 			if s := o.Stats(); s.Retries == 0 || s.Records != 20 || s.Rejected != 0 {
 				t.Errorf("stats = %+v", s)
 			}
@@ -336,7 +217,7 @@ func TestRetryAfter(t *testing.T) {
 	rc := newReceiver(t)
 	var first time.Time
 	var second atomic.Int64
-	rc.refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		switch n {
 		case 1:
 			first = time.Now()
@@ -354,7 +235,7 @@ func TestRetryAfter(t *testing.T) {
 		c.Retry = RetryConfig{InitialInterval: time.Hour, MaxInterval: time.Hour}
 	}), Env{})
 	write(t, o, numbered(t, 0, 3))
-	rc.each(t, 3)
+	rc.Each(t, 3)
 	if d := time.Duration(second.Load()); d < 900*time.Millisecond || d > 5*time.Second {
 		t.Errorf("retried after %v, want about the 1 s of Retry-After", d)
 	}
@@ -374,7 +255,7 @@ func TestRetryAfter(t *testing.T) {
 // counts its rejected records.
 func TestRefusals(t *testing.T) {
 	rc := newReceiver(t)
-	rc.refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if n == 1 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(400)
@@ -383,7 +264,7 @@ func TestRefusals(t *testing.T) {
 		}
 		return false
 	}
-	rc.answer = func(w http.ResponseWriter) {
+	rc.Answer = func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"partialSuccess":{"rejectedLogRecords":"2","errorMessage":"2 records too old"}}`)
 	}
@@ -399,8 +280,8 @@ func TestRefusals(t *testing.T) {
 	if s := o.Stats(); s.Rejected != 7 || s.Retries != 0 || s.Records != 3 {
 		t.Errorf("stats = %+v", s)
 	}
-	if rc.requests.Load() != 2 {
-		t.Errorf("%d requests: a 400 was retried", rc.requests.Load())
+	if rc.Requests.Load() != 2 {
+		t.Errorf("%d requests: a 400 was retried", rc.Requests.Load())
 	}
 	for _, want := range []string{"field attributes: too many", "400 Bad Request"} {
 		if !strings.Contains(log.String(), want) {
@@ -440,7 +321,7 @@ func TestDownThenUp(t *testing.T) {
 		t.Cleanup(func() { srv.Close() })
 	}()
 	write(t, o, numbered(t, 0, 10))
-	rc.each(t, 10)
+	rc.Each(t, 10)
 	if s := o.Stats(); s.Retries == 0 {
 		t.Errorf("stats = %+v: no retries", s)
 	}
@@ -485,7 +366,7 @@ func TestFilesystemJoins(t *testing.T) {
 		t.Run(enc, func(t *testing.T) {
 			var up atomic.Bool
 			rc := newReceiver(t)
-			rc.refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+			rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 				if !up.Load() {
 					http.Error(w, "down", 503)
 					return true
@@ -502,12 +383,12 @@ func TestFilesystemJoins(t *testing.T) {
 				write(t, o, numbered(t, i*5, 5)) // returns once on disk
 			}
 			up.Store(true)
-			if !eventually(func() bool { return rc.count() == 100 }) {
-				t.Fatalf("%d of 100 records arrived", rc.count())
+			if !eventually(func() bool { return rc.Count() == 100 }) {
+				t.Fatalf("%d of 100 records arrived", rc.Count())
 			}
-			rc.each(t, 100)
+			rc.Each(t, 100)
 			// One chunk in flight, the other 19 writes in one more.
-			if n := rc.requests.Load(); n > 25 {
+			if n := rc.Requests.Load(); n > 25 {
 				t.Errorf("%d requests for 20 writes to a down receiver: chunks were not gathered", n)
 			}
 		})
@@ -524,7 +405,7 @@ func TestHTTPOutput(t *testing.T) {
 		c.URL, c.Retry, c.Compression = srv.URL+"/ingest", fastRetry, "gzip"
 	}, Env{})
 	write(t, o, numbered(t, 0, 7))
-	rc.each(t, 7)
+	rc.Each(t, 7)
 }
 
 // TestTLS sends over TLS with the receiver's CA, then with mutual TLS.
@@ -548,7 +429,7 @@ func TestTLS(t *testing.T) {
 				}
 			}), Env{})
 			write(t, o, numbered(t, 0, 3))
-			rc.each(t, 3)
+			rc.Each(t, 3)
 		})
 	}
 	// Without the CA the server is not trusted: retried, never delivered.

@@ -65,13 +65,17 @@ type Stats struct {
 	// BufferBytes and BufferChunks are what the buffer holds now; Corrupt
 	// counts damaged chunk files found in a filesystem buffer.
 	BufferBytes, BufferChunks, Corrupt int64
+	// Buffered is set for outputs with a buffer, whose counts above mean
+	// something.
+	Buffered bool
 }
 
 // syncOutput makes a writer that takes batches one at a time (null,
 // stdout, file) an Output: Writes take turns, and Shutdown closes it.
 type syncOutput struct {
-	mu sync.Mutex
-	w  batchWriter
+	mu     sync.Mutex
+	w      batchWriter
+	closed bool
 }
 
 type batchWriter interface {
@@ -91,6 +95,10 @@ func (s *syncOutput) Write(_ context.Context, recs []*record.Record, _ WriteOpti
 func (s *syncOutput) Shutdown(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	return s.w.Close()
 }
 
