@@ -80,6 +80,16 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_input_records_unparsed_total", "Lines that did not parse, passed on raw, by input.", func(in *InputSummary) int64 { return in.Unparsed }},
 		{"policyrun_input_bytes_in_total", "Bytes of lines read, by input.", func(in *InputSummary) int64 { return in.BytesIn }},
 	})
+	wroteReq := false
+	for _, in := range s.Inputs {
+		for _, code := range statuses(in.Requests) {
+			if !wroteReq {
+				wroteReq = true
+				fmt.Fprintf(w, "# HELP policyrun_input_requests_total Requests to an otlp input, by the HTTP status of their answer.\n# TYPE policyrun_input_requests_total counter\n")
+			}
+			fmt.Fprintf(w, "policyrun_input_requests_total{name=%q,code=\"%d\"} %d\n", in.Alias, code, in.Requests[code])
+		}
+	}
 	writeFamilies(w, s.Filters, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
 		{"policyrun_filter_records_in_total", "Records a filter ran on.", func(f *FilterSummary) int64 { return f.In }},
 		{"policyrun_filter_records_dropped_total", "Records dropped, by filter.", func(f *FilterSummary) int64 { return f.Dropped }},

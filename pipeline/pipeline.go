@@ -76,7 +76,9 @@ type Options struct {
 type Pipeline struct {
 	cfg     *config.Config
 	log     *slog.Logger
-	inputs  []*input
+	inputs  []*input     // tail
+	servers []*otlpInput // otlp
+	order   []inputRef   // every input, in config order
 	stages  []*stage
 	outputs []*outSlot
 	anyAll  bool // some output matches "*": every record is routed
@@ -155,11 +157,22 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		p.anyAll = p.anyAll || o.Match == "*"
 	}
 	for _, ic := range cfg.Inputs {
+		if ic.Name == "otlp" {
+			in, err := p.newOTLPInput(ic)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
+				continue
+			}
+			p.order = append(p.order, inputRef{otlp: in})
+			p.servers = append(p.servers, in)
+			continue
+		}
 		in, err := p.newInput(ic)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
 			continue
 		}
+		p.order = append(p.order, inputRef{tail: in})
 		p.inputs = append(p.inputs, in)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -212,12 +225,21 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		}
 	}()
 	var wg sync.WaitGroup
-	errs := make([]error, len(p.inputs))
+	errs := make([]error, len(p.inputs)+len(p.servers))
 	for i, in := range p.inputs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if errs[i] = p.runInput(ctx, in); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	for i, in := range p.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[len(p.inputs)+i] = in.run(ctx); errs[len(p.inputs)+i] != nil {
 				cancel()
 			}
 		}()
@@ -264,6 +286,9 @@ func (p *Pipeline) Close() error {
 	for _, in := range p.inputs {
 		errs = append(errs, in.tail.Close())
 	}
+	for _, in := range p.servers {
+		errs = append(errs, in.close())
+	}
 	for _, s := range p.stages {
 		errs = append(errs, s.proc.Close())
 	}
@@ -275,6 +300,12 @@ func (p *Pipeline) Close() error {
 // Each input calls it from its own goroutine, with its own scratch slices;
 // stages and outputs are safe for concurrent use.
 func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
+	return p.processWith(recs, tags, sc, output.WriteOptions{}, nil)
+}
+
+// processWith is process with the outputs' Write options, adding to res
+// what the outputs did not take.
+func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
 	for si, s := range p.stages {
 		if s.all {
 			n := len(recs)
@@ -326,7 +357,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 			}
 		}
 	}
-	if err := p.write(recs, tags, sc, output.WriteOptions{}, nil); err != nil {
+	if err := p.write(recs, tags, sc, opts, res); err != nil {
 		return err
 	}
 	p.stats.Out.Add(int64(len(recs)) - unrouted)

@@ -128,6 +128,15 @@ func (p *Pipeline) logUnloggedFaults() {
 type InputSummary struct {
 	Alias                 string
 	In, Unparsed, BytesIn int64
+	// Requests counts an otlp input's requests by the HTTP status they
+	// were answered with (nil for a tail input).
+	Requests map[int]int64
+}
+
+// inputRef is one input of either kind, for the summary's config order.
+type inputRef struct {
+	tail *input
+	otlp *otlpInput
 }
 
 // FilterSummary is what one filter did: In is the records it ran on.
@@ -203,7 +212,13 @@ func (p *Pipeline) Summary() Summary {
 		st.stats.mu.Unlock()
 		s.Filters = append(s.Filters, f)
 	}
-	for _, in := range p.inputs {
+	for _, ref := range p.order {
+		if in := ref.otlp; in != nil {
+			s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.in.Load(), BytesIn: in.bytes.Load(),
+				Requests: in.requests()})
+			continue
+		}
+		in := ref.tail
 		s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.stats.in.Load(),
 			Unparsed: in.stats.unparsed.Load(), BytesIn: in.stats.bytes.Load()})
 		ts := in.tail.Stats()
@@ -236,6 +251,21 @@ func (s Summary) Write(w io.Writer) {
 		fmt.Fprintf(w, "faults: %s\n", byReason(s.Faults))
 	}
 	for _, in := range s.Inputs {
+		if in.Requests != nil {
+			fmt.Fprintf(w, "input %s: in %d, bytes %d, requests", in.Alias, in.In, in.BytesIn)
+			if len(in.Requests) == 0 {
+				fmt.Fprint(w, " none")
+			}
+			for i, code := range statuses(in.Requests) {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(w, "%s %d: %d", sep, code, in.Requests[code])
+			}
+			fmt.Fprintln(w)
+			continue
+		}
 		fmt.Fprintf(w, "input %s: in %d, unparsed %d, bytes %d\n", in.Alias, in.In, in.Unparsed, in.BytesIn)
 	}
 	for _, f := range s.Filters {

@@ -6,9 +6,11 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,7 +72,27 @@ type Input struct {
 	// read from the section: the pipeline sets MaxBatchLines from
 	// Service.BatchSize, and its Logger.
 	tail.Config
+
+	// OTLP is an otlp input's part of the section.
+	OTLP OTLPInput
 }
+
+// OTLPInput is an otlp input's keys.
+type OTLPInput struct {
+	Listen         string // host:port, DefaultOTLPListen
+	MaxRequestSize int64  // the most bytes of a request's body, before and after gzip
+	// TLS: a certificate and key make the server HTTPS; a client CA file
+	// makes it require client certificates signed by it (mutual TLS).
+	CertFile, KeyFile, ClientCAFile string
+	listenLine                      int
+}
+
+// The otlp input's defaults, as the OpenTelemetry Collector's OTLP
+// receiver has them (but on loopback only until told otherwise).
+const (
+	DefaultOTLPListen         = "127.0.0.1:4318"
+	DefaultOTLPMaxRequestSize = 20 << 20
+)
 
 // Filter is one policy stage.
 type Filter struct {
@@ -219,30 +241,75 @@ func (d *decoder) input(n *yaml.Node) Input {
 			MaxLineSize:     tail.DefaultMaxLineSize,
 		},
 	}
-	name := d.sectionName(n, "input", []string{"tail"})
+	name := d.sectionName(n, "input", []string{"tail", "otlp"})
 	in.Name = name
-	d.mapping(n, "input "+name, map[string]func(*yaml.Node){
-		"name":             func(*yaml.Node) {},
-		"alias":            func(v *yaml.Node) { in.Alias = d.alias(v) },
-		"tag":              func(v *yaml.Node) { in.Tag = d.str(v) },
-		"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
-		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
-		"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
-		"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
-		"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
-		"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
-		"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
-		"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
-		"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
-		"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
-		"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
-		"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
-		"db":               func(v *yaml.Node) { in.DB = d.str(v) },
-	})
-	if name == "tail" && len(in.Paths) == 0 && n.Kind == yaml.MappingNode {
+	keys := map[string]func(*yaml.Node){
+		"name":  func(*yaml.Node) {},
+		"alias": func(v *yaml.Node) { in.Alias = d.alias(v) },
+		"tag":   func(v *yaml.Node) { in.Tag = d.str(v) },
+	}
+	switch name {
+	case "tail":
+		for k, f := range map[string]func(*yaml.Node){
+			"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
+			"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
+			"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
+			"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
+			"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
+			"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
+			"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
+			"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
+			"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
+			"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
+			"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
+			"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
+			"db":               func(v *yaml.Node) { in.DB = d.str(v) },
+		} {
+			keys[k] = f
+		}
+	case "otlp":
+		in.Tag, in.Parser = "otlp", ""
+		o := &in.OTLP
+		o.Listen, o.MaxRequestSize = DefaultOTLPListen, DefaultOTLPMaxRequestSize
+		keys["listen"] = func(v *yaml.Node) {
+			o.Listen, o.listenLine = d.str(v), v.Line
+			if _, port, err := net.SplitHostPort(o.Listen); err != nil || !validPort(port) {
+				d.errorf(v.Line, "listen %q: expected host:port, such as 127.0.0.1:4318 or 0.0.0.0:4318", o.Listen)
+			}
+		}
+		keys["max_request_size"] = func(v *yaml.Node) {
+			if o.MaxRequestSize = d.size(v); o.MaxRequestSize <= 0 {
+				d.errorf(v.Line, "max_request_size must be more than 0")
+			}
+		}
+		tlsKeys := map[string]func(*yaml.Node){
+			"cert_file":      func(v *yaml.Node) { o.CertFile = d.str(v) },
+			"key_file":       func(v *yaml.Node) { o.KeyFile = d.str(v) },
+			"client_ca_file": func(v *yaml.Node) { o.ClientCAFile = d.str(v) },
+		}
+		keys["tls"] = func(v *yaml.Node) { d.mapping(v, "tls", tlsKeys) }
+		for k, f := range tlsKeys {
+			keys["tls."+k] = f
+		}
+	}
+	d.mapping(n, "input "+name, keys)
+	if n.Kind != yaml.MappingNode {
+		return in
+	}
+	switch {
+	case name == "tail" && len(in.Paths) == 0:
 		d.errorf(n.Line, "input tail needs a path (a glob such as /var/log/containers/*.log)")
+	case name == "otlp" && (in.OTLP.CertFile == "") != (in.OTLP.KeyFile == ""):
+		d.errorf(n.Line, "tls.cert_file and tls.key_file go together (the server's certificate and its key)")
+	case name == "otlp" && in.OTLP.ClientCAFile != "" && in.OTLP.CertFile == "":
+		d.errorf(n.Line, "tls.client_ca_file (mutual TLS) needs tls.cert_file and tls.key_file")
 	}
 	return in
+}
+
+func validPort(s string) bool {
+	p, err := strconv.Atoi(s)
+	return err == nil && p >= 0 && p <= 65535 && !strings.HasPrefix(s, "+")
 }
 
 // ScriptBackend is the Backend of a filter that runs a Fluent Bit-style Lua
@@ -347,21 +414,32 @@ func (d *decoder) output(n *yaml.Node) Output {
 // the pipeline, of any kind, cannot share one.
 func (d *decoder) aliases(cfg *Config) {
 	index := map[string]int{}
-	owners := map[string]string{} // alias → "the filter at line 12"
+	type owner struct {
+		kind  string
+		line  int
+		given bool
+	}
+	owners := map[string]owner{}
 	name := func(kind, name string, alias *string, line int) {
 		if name == "" {
 			return // an unknown plugin, already reported
 		}
 		i := index[kind+" "+name]
 		index[kind+" "+name]++
-		if *alias == "" {
+		given := *alias != ""
+		if !given {
 			*alias = fmt.Sprintf("%s.%d", name, i)
 		}
-		if first, taken := owners[*alias]; taken {
-			d.errorf(line, "alias %s is already the alias of %s; each input, filter and output needs its own", *alias, first)
+		// Two defaults of different kinds (an otlp input and an otlp
+		// output, both otlp.0) are told apart by their kind, as in
+		// Fluent Bit; any other clash is an error.
+		if first, taken := owners[*alias]; taken && (first.kind == kind || first.given || given) {
+			d.errorf(line, "alias %s is already the alias of the %s at line %d; each input, filter and output needs its own", *alias, first.kind, first.line)
 			return
 		}
-		owners[*alias] = fmt.Sprintf("the %s at line %d", kind, line)
+		if _, taken := owners[*alias]; !taken {
+			owners[*alias] = owner{kind, line, given}
+		}
 	}
 	for i := range cfg.Inputs {
 		in := &cfg.Inputs[i]
@@ -404,6 +482,16 @@ func (d *decoder) validate(cfg *Config) {
 	// input matches is read back for ever. Paths are compared resolved
 	// (absolute, cleaned, symlinks evaluated as far as the path exists), so
 	// that out.log, ./out.log and /abs/dir/out.log are one file.
+	listens := map[string]int{}
+	for _, in := range cfg.Inputs {
+		if in.Name != "otlp" {
+			continue
+		}
+		if first, taken := listens[in.OTLP.Listen]; taken {
+			d.errorf(in.Line, "listen %s is already the address of the input at line %d", in.OTLP.Listen, first)
+		}
+		listens[in.OTLP.Listen] = in.Line
+	}
 	dbs := map[string]int{}
 	for _, in := range cfg.Inputs {
 		if in.DB == "" {

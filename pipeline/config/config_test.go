@@ -109,7 +109,7 @@ pipeline:
   outputs:
     - name: es
 `, []string{
-			`p.yaml:4: unknown input "kafka" (known: tail)`,
+			`p.yaml:4: unknown input "kafka" (known: tail, otlp)`,
 			`p.yaml:6: unknown filter "grep" (known: policy, lua)`,
 			`p.yaml:8: unknown output "es" (known: file, http, null, otlp, stdout)`,
 		}},
