@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/otlptest"
 	"github.com/policyrun/policyrun/pipeline/config"
-	"github.com/policyrun/policyrun/pipeline/internal/otlptest"
 	"github.com/policyrun/policyrun/pipeline/output"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/otlptest"
 	"github.com/policyrun/policyrun/internal/testcert"
-	"github.com/policyrun/policyrun/pipeline/internal/otlptest"
 	"github.com/policyrun/policyrun/record"
 )
 

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/otlptest"
 	"github.com/policyrun/policyrun/internal/testcert"
 	"github.com/policyrun/policyrun/pipeline/buffer"
-	"github.com/policyrun/policyrun/pipeline/internal/otlptest"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -445,7 +445,7 @@ func TestTLS(t *testing.T) {
 	if _, err := o.Write(ctx, numbered(t, 0, 1), WriteOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Write to an untrusted server: %v", err)
 	}
-	if !strings.Contains(log.String(), "certificate") {
+	if !eventually(func() bool { return strings.Contains(log.String(), "certificate") }) {
 		t.Errorf("log does not mention the certificate:\n%s", log)
 	}
 }
