@@ -500,3 +500,27 @@ func eventually(cond func() bool) bool {
 	}
 	return cond()
 }
+
+// TestNullOutputs: encode: false counts records only; a null output with a
+// buffer puts OTLP payloads in it and delivers them by counting.
+func TestNullOutputs(t *testing.T) {
+	f, _ := Lookup("null")
+	s := f.NewSettings().(*NullConfig)
+	s.Encode = false
+	o, err := f.New(s, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, o, numbered(t, 0, 3))
+	if st := o.Stats(); st.Records != 3 || st.Bytes != 0 {
+		t.Errorf("encode: false: %+v", st)
+	}
+	b, _ := start(t, "null", func(s Settings) {
+		c := s.(*NullConfig)
+		c.Buffered, c.Buffer.Type = true, buffer.Filesystem
+	}, Env{})
+	write(t, b, numbered(t, 0, 5))
+	if !eventually(func() bool { return b.Stats().Records == 5 }) || b.Stats().Bytes == 0 {
+		t.Errorf("buffered null: %+v", b.Stats())
+	}
+}
