@@ -343,4 +343,3 @@ func (s *rssSampler) stop() (steady, peak int64) {
 	slices.Sort(s.samples)
 	return s.samples[len(s.samples)/2], s.samples[len(s.samples)-1]
 }
-
