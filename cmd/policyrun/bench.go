@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -30,7 +32,7 @@ func init() {
 const benchUsage = `
 usage: policyrun bench otlp [--url URL] [--clients N] [--batch N] [--records N]
                             [--encoding protobuf|json] [--gzip] [--warmup N]
-                            [--seed S] [--server-pid PID]
+                            [--seed S] [--server-pid PID] [--wait D]
 
 Sends generated OTLP log records (as policyrun gen otlp makes them: B5's
 shape) to an OTLP/HTTP endpoint, any of them (policyrun's otlp input,
@@ -41,7 +43,9 @@ a connection error, is sent again (after Retry-After, when given). After
 and the request latency's p50 and p99. With --server-pid (Linux), it also
 prints the server process's CPU seconds per million records over the
 measured records (user+sys, from /proc) and its resident memory: steady
-(the median of samples every 100 ms) and peak.
+(the median of samples every 100 ms) and peak. --wait waits for the
+endpoint to accept connections first (a server just started); with
+--records 0 it only waits.
 `
 
 func benchCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -50,7 +54,7 @@ func benchCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs := newFlags("bench otlp", benchUsage, stderr)
-	url := fs.String("url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
+	target := fs.String("url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
 	clients := fs.Int("clients", 16, "clients sending at once, each on its own connection")
 	batch := fs.Int("batch", gen.OTLPBatch, "records per request")
 	records := fs.Int("records", 1_000_000, "records to send and measure")
@@ -59,14 +63,24 @@ func benchCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	warmup := fs.Int("warmup", 50_000, "records sent first, not measured")
 	seed := fs.Uint64("seed", 1, "the generator's seed")
 	pid := fs.Int("server-pid", 0, "the server's process id, to measure its CPU and memory (Linux /proc)")
+	wait := fs.Duration("wait", 0, "wait up to this long for the endpoint to accept connections before sending")
 	if code, ok := parseFlags(fs, args[1:]); !ok {
 		return code
 	}
-	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 1 || *warmup < 0 {
+	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 0 || *records == 0 && *wait == 0 || *warmup < 0 {
 		fs.Usage()
 		return 2
 	}
-	b := &otlpBench{url: *url, clients: *clients, json: *encoding == "json", gzip: *gz, stderr: stderr}
+	if *wait > 0 {
+		if err := waitListening(*target, *wait); err != nil {
+			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
+			return 2
+		}
+		if *records == 0 {
+			return 0 // only waited
+		}
+	}
+	b := &otlpBench{url: *target, clients: *clients, json: *encoding == "json", gzip: *gz, stderr: stderr}
 	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s%s)\n", *batch, *encoding, map[bool]string{true: ", gzip"}[*gz])
 	b.requests = benchRequests(*batch, min(*records+*warmup, 100_000), *seed, b.json, b.gzip)
 	if *warmup > 0 {
@@ -105,6 +119,29 @@ func benchCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			cpu.Seconds(), res.records, cpu.Seconds()/float64(res.records)*1e6, mib(steady), mib(max(peak, after.hwm)))
 	}
 	return 0
+}
+
+// waitListening dials the URL's host until it accepts a connection.
+func waitListening(rawURL string, d time.Duration) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return err
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443"}[u.Scheme]+map[bool]string{true: "80"}[u.Scheme != "https"])
+	}
+	deadline := time.Now().Add(d)
+	for {
+		conn, err := net.DialTimeout("tcp", host, time.Second)
+		if err == nil {
+			return conn.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not accept connections after %v: %w", host, d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
