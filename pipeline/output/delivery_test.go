@@ -524,3 +524,42 @@ func TestNullOutputs(t *testing.T) {
 		t.Errorf("buffered null: %+v", b.Stats())
 	}
 }
+
+// TestPlainMapping: Fluent Bit's logs_*_key options make a LogRecord of a
+// plain record's keys; without them its map is the body.
+func TestPlainMapping(t *testing.T) {
+	const trace, span = "0123456789abcdef0123456789abcdef", "0123456789abcdef"
+	line := `{"log":"disk full","level":"WARN","sev":13,"trace":"` + trace + `","span":"` + span + `","host":"n1"}`
+	m := &PlainMapping{BodyKey: "log", BodyKeyAttributes: true, SeverityTextKey: "level", SeverityNumberKey: "sev",
+		TraceIDKey: "trace", SpanIDKey: "span"}
+	for _, c := range []*otlpCodec{{mapping: m}, {mapping: m, json: true}} {
+		a := record.NewArena()
+		r, err := a.DecodeJSON([]byte(line), record.Owned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SetTime(1_700_000_000_000_000_000)
+		req := c.encode(nil, []*record.Record{r})
+		b := record.NewArena()
+		decode := b.DecodeOTLP
+		if c.json {
+			decode = b.DecodeOTLPJSON
+		}
+		recs, err := decode(req, record.Owned, nil)
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("json=%v: %v, %d records", c.json, err, len(recs))
+		}
+		if got := string(recs[0].AppendJSON(nil)); !strings.Contains(got, `"body":"disk full","attributes":{"host":"n1"},"severity_text":"WARN","severity_number":13`) ||
+			!strings.Contains(got, `"trace_id":"`+trace+`","span_id":"`+span+`"`) || !strings.Contains(got, `"time":"2023-11-14T22:13:20Z"`) {
+			t.Errorf("json=%v: %s", c.json, got)
+		}
+	}
+	// A record without the body key: its map is the body.
+	a := record.NewArena()
+	r, _ := a.DecodeJSON([]byte(`{"msg":"x"}`), record.Owned)
+	req := (&otlpCodec{mapping: m}).encode(nil, []*record.Record{r})
+	recs, _ := record.NewArena().DecodeOTLP(req, record.Owned, nil)
+	if got := string(recs[0].AppendJSON(nil)); !strings.Contains(got, `"body":{"msg":"x"}`) {
+		t.Errorf("without the body key: %s", got)
+	}
+}

@@ -17,6 +17,7 @@ import (
 type OTLPConfig struct {
 	HTTPConfig
 	DeliveryConfig
+	PlainMapping
 	Encoding string // protobuf | json
 }
 
@@ -29,6 +30,7 @@ func (c *OTLPConfig) Keys(v Values) map[string]func(*yaml.Node) {
 	}
 	c.HTTPConfig.keys(keys, v, "endpoint")
 	c.DeliveryConfig.keys(keys, v)
+	c.PlainMapping.keys(keys, v)
 	return keys
 }
 
@@ -46,12 +48,15 @@ func init() {
 		},
 		New: func(s Settings, env Env) (Output, error) {
 			c := s.(*OTLPConfig)
-			ct := "application/x-protobuf"
-			newCodec := func() codec { return &otlpCodec{} }
-			if c.Encoding == "json" {
+			ct, asJSON := "application/x-protobuf", c.Encoding == "json"
+			if asJSON {
 				ct = "application/json"
-				newCodec = func() codec { return &otlpCodec{json: true} }
 			}
+			var mapping *PlainMapping
+			if c.PlainMapping.set() {
+				mapping = &c.PlainMapping
+			}
+			newCodec := func() codec { return &otlpCodec{json: asJSON, mapping: mapping} }
 			snd, err := newHTTPSender(&c.HTTPConfig, env, ct, c.Timeout, c.Workers)
 			if err != nil {
 				return nil, err
@@ -65,11 +70,21 @@ func init() {
 // otlpCodec encodes records as ExportLogsServiceRequests, regrouped by
 // resource and scope.
 type otlpCodec struct {
-	enc  record.OTLPEncoder
-	json bool
+	enc     record.OTLPEncoder
+	json    bool
+	mapping *PlainMapping // nil: plain records' maps are their bodies
+	mapped  []*record.Record
 }
 
 func (c *otlpCodec) encode(dst []byte, recs []*record.Record) []byte {
+	if c.mapping != nil {
+		c.mapped = c.mapped[:0]
+		for _, r := range recs {
+			c.mapped = append(c.mapped, c.mapping.mapPlain(r))
+		}
+		recs = c.mapped
+		defer clear(c.mapped)
+	}
 	if c.json {
 		return c.enc.AppendJSON(dst, recs)
 	}
