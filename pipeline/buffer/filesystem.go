@@ -62,6 +62,7 @@ type filesystem struct {
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
 	gz                                 sync.Pool // *gzip.Writer
+	framePool                          sync.Pool // *[]byte
 }
 
 // fsChunk is a chunk file.
@@ -176,8 +177,9 @@ func (b *filesystem) Stats() Stats {
 		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
 }
 
-// frame encodes one payload as a frame, compressed if the buffer says so.
-func (b *filesystem) frame(data []byte, records int) []byte {
+// frame encodes one payload as a frame, compressed if the buffer says so,
+// into a buffer of b.framePool (put back once written).
+func (b *filesystem) frame(data []byte, records int) *[]byte {
 	var flags byte
 	if b.cfg.Compression == "gzip" {
 		var z bytes.Buffer
@@ -193,18 +195,25 @@ func (b *filesystem) frame(data []byte, records int) []byte {
 		b.gz.Put(w)
 		data, flags = z.Bytes(), frameGzip
 	}
-	f := make([]byte, frameHead, frameHead+len(data))
+	fp, _ := b.framePool.Get().(*[]byte)
+	if fp == nil {
+		fp = new([]byte)
+	}
+	f := append((*fp)[:0], make([]byte, frameHead)...)
 	binary.BigEndian.PutUint32(f[0:], uint32(len(data)))
 	binary.BigEndian.PutUint32(f[4:], uint32(records))
 	f[8] = flags
 	f = append(f, data...)
 	crc := crc32.Update(crc32.Checksum(f[:12], castagnoli), castagnoli, data)
 	binary.BigEndian.PutUint32(f[12:], crc)
-	return f
+	*fp = f
+	return fp
 }
 
 func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait bool) (Receipt, error) {
-	frame := b.frame(data, records) // outside the lock: compression and checksum
+	fp := b.frame(data, records) // outside the lock: compression and checksum
+	defer b.framePool.Put(fp)
+	frame := *fp
 	size := int64(len(frame))
 	if size+headerSize > b.cfg.MaxSize {
 		return nil, ErrTooBig

@@ -168,7 +168,7 @@ type buffered struct {
 	log      *slog.Logger
 	cfg      DeliveryConfig
 	newCodec func() codec
-	codecs   sync.Pool
+	states   sync.Pool // *writeState
 	send     sender
 	buf      buffer.Buffer
 
@@ -229,11 +229,17 @@ func (o *buffered) Start(ctx context.Context) error {
 	return nil
 }
 
-func (o *buffered) getCodec() codec {
-	if c, ok := o.codecs.Get().(codec); ok {
-		return c
+// writeState is a Write's codec and room to encode, reused.
+type writeState struct {
+	c    codec
+	data []byte
+}
+
+func (o *buffered) getState() *writeState {
+	if ws, ok := o.states.Get().(*writeState); ok {
+		return ws
 	}
-	return o.newCodec()
+	return &writeState{c: o.newCodec()}
 }
 
 // Write encodes recs into payloads of at most MaxPayload (or a quarter of
@@ -248,14 +254,15 @@ func (o *buffered) Write(ctx context.Context, recs []*record.Record, opts WriteO
 	if q := o.cfg.Buffer.MaxSize / 4; q > 0 && q < int64(limit) {
 		limit = int(q)
 	}
-	c := o.getCodec()
-	defer o.codecs.Put(c)
+	ws := o.getState()
+	defer o.states.Put(ws)
+	c := ws.c
 	var receipts []buffer.Receipt
 	var pending []int64 // records of each receipt
 	var put func(recs []*record.Record) error
-	var data []byte
 	put = func(recs []*record.Record) error {
-		data = c.encode(data[:0], recs)
+		ws.data = c.encode(ws.data[:0], recs)
+		data := ws.data
 		if len(data) > limit && len(recs) > 1 {
 			half := len(recs) / 2
 			if err := put(recs[:half]); err != nil {
