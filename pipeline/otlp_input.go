@@ -148,10 +148,12 @@ func (in *otlpInput) run(ctx context.Context) error {
 }
 
 func (in *otlpInput) close() error {
-	if in.srv != nil {
-		return in.srv.Close()
+	if in.srv == nil {
+		return nil
 	}
-	return nil
+	err := in.srv.Close()
+	in.ln.Close() // when it never served: Close knows only Serve's listeners
+	return err
 }
 
 func (in *otlpInput) count(status int) {

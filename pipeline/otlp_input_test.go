@@ -464,3 +464,24 @@ func writePolicy(t *testing.T, src string) string {
 	writeFile(t, dir, "p.policy", src)
 	return dir + "/p.policy"
 }
+
+// TestOTLPInputCloseWithoutRun: a pipeline built and closed without a run
+// frees its listen address.
+func TestOTLPInputCloseWithoutRun(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		cfg := writeConfig(t, dir, "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"+toNull)
+		p, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := p.OTLPAddrs()[0].String()
+		p.Close()
+		cfg = writeConfig(t, dir, "pipeline:\n  inputs:\n    - name: otlp\n      listen: "+addr+"\n"+toNull)
+		q, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatalf("the address is still taken after Close: %v", err)
+		}
+		q.Close()
+	}
+}

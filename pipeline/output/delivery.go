@@ -176,7 +176,6 @@ type buffered struct {
 	stop      context.CancelFunc
 	started   bool
 	shutdown  sync.Once
-	shutErr   error
 	logLimits [3]rateLimit
 
 	records, bytes, retries, rejected, dropped, failed, lost atomic.Int64
@@ -410,7 +409,7 @@ func (o *buffered) Shutdown(ctx context.Context) error {
 			o.log.Warn("stopped with chunks undelivered; the filesystem buffer keeps them for the next start", "chunks", pending)
 		}
 	})
-	return o.shutErr
+	return nil
 }
 
 func (o *buffered) Stats() Stats {
