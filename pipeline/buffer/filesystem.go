@@ -79,7 +79,14 @@ type fsChunk struct {
 	sealed  bool // takes no more payloads
 	frames  int
 	corrupt bool // found damaged when read: renamed, not removed, when done
+	// mem is a copy of the file (header and frames) while it is small and
+	// likely to be taken soon: a worker then reads it from memory, not
+	// from disk. At most memChunks chunks waiting for a worker keep one.
+	mem []byte
 }
+
+// memChunks is how many ready chunks keep their copy in memory.
+const memChunks = 4
 
 func openFilesystem(cfg Config) (*filesystem, error) {
 	if cfg.Dir == "" {
@@ -322,7 +329,8 @@ func (b *filesystem) write(frame []byte) error {
 			return fmt.Errorf("buffer: %w", err)
 		}
 		b.seq = seq
-		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize}
+		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize,
+			mem: append(make([]byte, 0, min(b.cfg.ChunkSize, 1<<20)+headerSize), h[:]...)}
 		b.bytes += headerSize
 		b.nchunks++
 	}
@@ -333,6 +341,9 @@ func (b *filesystem) write(frame []byte) error {
 	}
 	c.size += int64(len(frame))
 	c.frames++
+	if c.mem != nil {
+		c.mem = append(c.mem, frame...)
+	}
 	b.bytes += int64(len(frame))
 	b.publish()
 	return nil
@@ -365,6 +376,9 @@ func (b *filesystem) closeSealed(c *fsChunk) {
 		// Its payloads' Puts failed; what it holds may be delivered by a
 		// later start, not this one.
 		return
+	}
+	if len(b.ready) >= memChunks {
+		c.mem = nil // a backlog: read from disk when its turn comes
 	}
 	b.ready = append(b.ready, c)
 	b.readySig.notify()
@@ -421,7 +435,11 @@ func (b *filesystem) Get(ctx context.Context) (*Chunk, error) {
 // the file after it; a file with nothing readable is removed (or renamed
 // .corrupt when damaged) and read returns nil.
 func (b *filesystem) read(fc *fsChunk) *Chunk {
-	data, err := os.ReadFile(fc.path)
+	data, err := fc.mem, error(nil)
+	fc.mem = nil
+	if data == nil {
+		data, err = os.ReadFile(fc.path)
+	}
 	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size}
 	damaged := func(at int, why string) {
 		fc.corrupt = true

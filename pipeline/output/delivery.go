@@ -305,13 +305,17 @@ func (o *buffered) Write(ctx context.Context, recs []*record.Record, opts WriteO
 // work is one delivery worker.
 func (o *buffered) work(ctx context.Context) {
 	c := o.newCodec()
-	var body []byte
+	var joined []byte
 	for {
 		ch, err := o.buf.Get(ctx)
 		if err != nil {
 			return
 		}
-		body = c.join(body[:0], ch.Payloads)
+		body := ch.Payloads[0] // one payload is sent as it is
+		if len(ch.Payloads) > 1 {
+			joined = c.join(joined[:0], ch.Payloads)
+			body = joined
+		}
 		if !o.deliver(ctx, ch, body) {
 			return
 		}
