@@ -245,8 +245,8 @@ func SplitMetricsAddr(s string) (host string, port int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("expected an address such as 127.0.0.1:2021, found %q", s)
 	}
-	port, err = strconv.Atoi(ps)
-	if err != nil || port < 0 || port > 65535 || strings.HasPrefix(ps, "+") {
+	port, _ = strconv.Atoi(ps)
+	if !validPort(ps) {
 		return "", 0, fmt.Errorf("metrics address %q: the port must be a number from 0 to 65535", s)
 	}
 	if host != "localhost" && net.ParseIP(host) == nil {

@@ -563,3 +563,17 @@ func TestPlainMapping(t *testing.T) {
 		t.Errorf("without the body key: %s", got)
 	}
 }
+
+// TestPlainMappingBadID: an id that is not hex of its length is left out.
+func TestPlainMappingBadID(t *testing.T) {
+	a := record.NewArena()
+	r, _ := a.DecodeJSON([]byte(`{"log":"x","trace":"not hex"}`), record.Owned)
+	req := (&otlpCodec{mapping: &PlainMapping{BodyKey: "log", TraceIDKey: "trace"}}).encode(nil, []*record.Record{r})
+	recs, err := record.NewArena().DecodeOTLP(req, record.Owned, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(recs[0].AppendJSON(nil)); !strings.Contains(got, `"trace_id":""`) {
+		t.Errorf("%s", got)
+	}
+}

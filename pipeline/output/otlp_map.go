@@ -80,31 +80,19 @@ func (m *PlainMapping) mapPlain(r *record.Record) *record.Record {
 		}
 		o.Set(pathAttributes, attrs.Finish())
 	}
-	field := func(key string, p record.Path, kind record.Kind, n int) {
+	// Ids that are not hex of their length are left out by the encoders.
+	field := func(key string, p record.Path, kind record.Kind) {
 		if key == "" {
 			return
 		}
-		if v, ok := r.Get(record.NewPath(key)); ok && v.Kind() == kind && (n == 0 || validHex(a.Str(v), n)) {
+		if v, ok := r.Get(record.NewPath(key)); ok && v.Kind() == kind {
 			o.Set(p, v)
 		}
 	}
-	field(m.SeverityTextKey, pathSevText, record.String, 0)
-	field(m.SeverityNumberKey, pathSevNumber, record.Int, 0)
-	field(m.TraceIDKey, pathTraceID, record.String, 32)
-	field(m.SpanIDKey, pathSpanID, record.String, 16)
+	field(m.SeverityTextKey, pathSevText, record.String)
+	field(m.SeverityNumberKey, pathSevNumber, record.Int)
+	field(m.TraceIDKey, pathTraceID, record.String)
+	field(m.SpanIDKey, pathSpanID, record.String)
 	o.SetTime(r.Time())
 	return o
-}
-
-func validHex(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
