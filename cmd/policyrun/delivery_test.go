@@ -378,15 +378,17 @@ pipeline:
 		t.Fatalf("the final run did not end\n%s", c.stderr)
 	}
 	dups := rcv.rc.Each(t, n)
-	t.Logf("%d kills, %d of %d records delivered before the last run, %d duplicates", kills, delivered, n, dups)
+	t.Logf("%d kills, %d of %d records delivered before the last run, %d duplicates (records by times delivered: %v)", kills, delivered, n, dups, rcv.rc.Histogram())
 	if files, _ := filepath.Glob(filepath.Join(dir, "data", "otlp.0", "*.chunk")); len(files) != 0 {
 		t.Errorf("chunks left after the final run: %v", files)
 	}
 	// A kill repeats what was in flight: the chunks the 2 workers were
-	// sending (4 KiB of about 110-byte records, and the payload that
-	// passed the size: a burst of 50 lines), and the tail's batch whose
-	// checkpoint it beat (a burst or two).
-	if perKill := 2*(4096/100+50) + 100; dups > kills*perKill {
+	// sending, and the tail's batch whose checkpoint it beat. After a
+	// restart that batch is the backlog the writer added while policyrun
+	// was down and starting: on a loaded machine, about a second of
+	// writing (1,250 lines). Replaying all that was delivered at each
+	// start would pass the bound.
+	if perKill := 1250; dups > kills*perKill {
 		t.Errorf("%d duplicates for %d kills: more than %d a kill", dups, kills, perKill)
 	}
 }

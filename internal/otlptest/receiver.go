@@ -174,3 +174,14 @@ func (rc *Receiver) Header(name string) string {
 	defer rc.mu.Unlock()
 	return rc.headers.Get(name)
 }
+
+// Histogram counts the records that arrived k times, by k.
+func (rc *Receiver) Histogram() map[int]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	h := map[int]int{}
+	for _, c := range rc.got {
+		h[c]++
+	}
+	return h
+}
