@@ -105,7 +105,10 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) error {
 	for {
 		batch, err := in.tail.Poll(ctx)
 		if errors.Is(err, io.EOF) {
-			return p.flushPending(in)
+			if err := p.flushPending(in); !errors.Is(err, errStopped) {
+				return err
+			}
+			return nil
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -114,6 +117,9 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) error {
 			return fmt.Errorf("input %s: %w", in.cfg.Alias, err)
 		}
 		if err := p.deliver(in, batch); err != nil {
+			if errors.Is(err, errStopped) {
+				return nil // not committed: read again at the next start
+			}
 			return err
 		}
 		if ctx.Err() != nil {

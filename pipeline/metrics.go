@@ -80,6 +80,16 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_input_records_unparsed_total", "Lines that did not parse, passed on raw, by input.", func(in *InputSummary) int64 { return in.Unparsed }},
 		{"policyrun_input_bytes_in_total", "Bytes of lines read, by input.", func(in *InputSummary) int64 { return in.BytesIn }},
 	})
+	wroteReq := false
+	for _, in := range s.Inputs {
+		for _, code := range statuses(in.Requests) {
+			if !wroteReq {
+				wroteReq = true
+				fmt.Fprintf(w, "# HELP policyrun_input_requests_total Requests to an otlp input, by the HTTP status of their answer.\n# TYPE policyrun_input_requests_total counter\n")
+			}
+			fmt.Fprintf(w, "policyrun_input_requests_total{name=%q,code=\"%d\"} %d\n", in.Alias, code, in.Requests[code])
+		}
+	}
 	writeFamilies(w, s.Filters, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
 		{"policyrun_filter_records_in_total", "Records a filter ran on.", func(f *FilterSummary) int64 { return f.In }},
 		{"policyrun_filter_records_dropped_total", "Records dropped, by filter.", func(f *FilterSummary) int64 { return f.Dropped }},
@@ -96,8 +106,26 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		}
 	}
 	writeFamilies(w, s.Outputs, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
-		{"policyrun_output_records_out_total", "Records handed to an output.", func(o *OutputSummary) int64 { return o.Out }},
-		{"policyrun_output_bytes_out_total", "Bytes written, by output.", func(o *OutputSummary) int64 { return o.BytesOut }},
+		{"policyrun_output_records_out_total", "Records written or delivered, by output.", func(o *OutputSummary) int64 { return o.Out }},
+		{"policyrun_output_bytes_out_total", "Bytes written or sent, by output.", func(o *OutputSummary) int64 { return o.BytesOut }},
+	})
+	var buffered []OutputSummary
+	for _, o := range s.Outputs {
+		if o.Buffered {
+			buffered = append(buffered, o)
+		}
+	}
+	writeFamilies(w, buffered, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
+		{"policyrun_output_retries_total", "Sends that failed and were tried again, by output.", func(o *OutputSummary) int64 { return o.Retries }},
+		{"policyrun_output_records_rejected_total", "Records the receiver refused (not retried), by output.", func(o *OutputSummary) int64 { return o.Rejected }},
+		{"policyrun_output_records_dropped_total", "Records dropped by a full buffer under when_full: drop_newest, by output.", func(o *OutputSummary) int64 { return o.Dropped }},
+		{"policyrun_output_records_failed_total", "Records whose retries ran out (retry.max_elapsed), by output.", func(o *OutputSummary) int64 { return o.Failed }},
+		{"policyrun_output_records_lost_total", "Records still in a memory buffer when the output stopped, by output.", func(o *OutputSummary) int64 { return o.Lost }},
+		{"policyrun_output_buffer_corrupt_chunks_total", "Damaged chunk files found in a filesystem buffer, by output.", func(o *OutputSummary) int64 { return o.Corrupt }},
+	})
+	writeTyped(w, "gauge", buffered, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
+		{"policyrun_output_buffer_bytes", "Bytes an output's buffer holds.", func(o *OutputSummary) int64 { return o.BufferBytes }},
+		{"policyrun_output_buffer_chunks", "Chunks an output's buffer holds.", func(o *OutputSummary) int64 { return o.BufferChunks }},
 	})
 }
 
@@ -112,11 +140,16 @@ type family[T any] struct {
 // the item's alias as name (aliases need no escaping: config allows
 // letters, digits and _ . - only); nothing when there are no items.
 func writeFamilies[T any](w io.Writer, items []T, alias func(*T) string, fams []family[T]) {
+	writeTyped(w, "counter", items, alias, fams)
+}
+
+// writeTyped is writeFamilies for families of another type (gauge).
+func writeTyped[T any](w io.Writer, typ string, items []T, alias func(*T) string, fams []family[T]) {
 	if len(items) == 0 {
 		return
 	}
 	for _, fam := range fams {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", fam.name, fam.help, fam.name)
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", fam.name, fam.help, fam.name, typ)
 		for i := range items {
 			fmt.Fprintf(w, "%s{name=%q} %d\n", fam.name, alias(&items[i]), fam.value(&items[i]))
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,17 +105,25 @@ func (p *Pipeline) Warnings() []Warnings {
 type Pipeline struct {
 	cfg     *config.Config
 	log     *slog.Logger
-	inputs  []*input
+	inputs  []*input     // tail
+	servers []*otlpInput // otlp
+	order   []inputRef   // every input, in config order
 	stages  []*stage
 	outputs []*outSlot
-	outMu   sync.Mutex // outputs are written by one input at a time
-	anyAll  bool       // some output matches "*": every record is routed
-	check   bool       // Options.Check
+	anyAll  bool // some output matches "*": every record is routed
+	check   bool // Options.Check
 
 	stats Stats
 	// started and ended are UnixNano times of Run, read by the metrics
 	// server while it runs.
 	started, ended atomic.Int64
+
+	// writeCtx is the context of output Writes: it ends service.grace
+	// after the run is stopped, so that a Write waiting on an output that
+	// cannot deliver lets the stop finish (its batch is not checkpointed).
+	writeCtx     context.Context
+	cancelWrites context.CancelFunc
+	shutdown     sync.Once
 }
 
 type stage struct {
@@ -129,14 +136,14 @@ type stage struct {
 type outSlot struct {
 	cfg config.Output
 	out output.Output
-	all bool             // match "*"
-	sel []*record.Record // the records of a batch this output matches; under outMu
+	all bool // match "*"
 }
 
 // New builds a pipeline from cfg: it opens outputs, compiles policies and
 // loads checkpoints, so that every problem shows before anything runs.
 func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	p := &Pipeline{cfg: cfg, log: opts.Logger, check: opts.Check}
+	p.writeCtx, p.cancelWrites = context.WithCancel(context.Background())
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -162,36 +169,39 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		stdout = os.Stdout
 	}
 	for _, o := range cfg.Outputs {
-		var out output.Output
-		switch o.Name {
-		case "null":
-			out = output.NewNull()
-		case "stdout":
-			out = output.NewStream("stdout", stdout)
-		case "file":
-			if opts.Check {
-				if err := output.CheckFile(resolve(cfg.Dir, o.Path)); err != nil {
-					errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
-				}
-				out = output.NewNull()
-				break
-			}
-			f, err := output.NewFile(resolve(cfg.Dir, o.Path), o.MaxSize, o.MaxFiles)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
-				continue
-			}
-			out = f
+		f, _ := output.Lookup(o.Name) // config knows only registered names
+		out, err := f.New(o.Settings, output.Env{
+			Alias:   o.Alias,
+			Dir:     cfg.Dir,
+			DataDir: resolve(cfg.Dir, cfg.Service.DataDir),
+			Stdout:  stdout,
+			Logger:  p.log.With("output", o.Alias),
+			Check:   opts.Check,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("output at line %d: %w", o.Line, err))
+			continue
 		}
 		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out, all: o.Match == "*"})
 		p.anyAll = p.anyAll || o.Match == "*"
 	}
 	for _, ic := range cfg.Inputs {
+		if ic.Name == "otlp" {
+			in, err := p.newOTLPInput(ic)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
+				continue
+			}
+			p.order = append(p.order, inputRef{otlp: in})
+			p.servers = append(p.servers, in)
+			continue
+		}
 		in, err := p.newInput(ic)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
 			continue
 		}
+		p.order = append(p.order, inputRef{tail: in})
 		p.inputs = append(p.inputs, in)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -201,16 +211,16 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	return p, nil
 }
 
-func resolve(dir, path string) string {
-	if path == "" || filepath.IsAbs(path) || dir == "" {
-		return path
-	}
-	return filepath.Join(dir, path)
-}
+func resolve(dir, path string) string { return output.Resolve(dir, path) }
 
 // Run reads until ctx is cancelled or, with exit_on_eof, until every input
 // has read everything. Either way it finishes the batch in hand, delivers it,
-// saves the checkpoints and returns; Close releases the rest.
+// saves the checkpoints, lets the outputs deliver what they hold for
+// service.grace and returns; Close releases the rest.
+//
+// A stop waits for the outputs for service.grace in all: a Write still
+// waiting then (a memory buffer whose receiver is down) gives up, and its
+// batch is not checkpointed.
 //
 // An input that fails (an output that cannot be written) stops the whole
 // run: the other inputs deliver the batch in hand and stop too, rather than
@@ -220,8 +230,31 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.bindStages(ctx)
+	for _, o := range p.outputs {
+		if err := o.out.Start(ctx); err != nil {
+			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
+		}
+	}
+	grace := p.cfg.Service.Grace
+	var stopped atomic.Int64 // when ctx ended, UnixNano
+	ran := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-ran:
+			return
+		}
+		stopped.Store(time.Now().UnixNano())
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			p.cancelWrites()
+		case <-ran:
+		}
+	}()
 	var wg sync.WaitGroup
-	errs := make([]error, len(p.inputs))
+	errs := make([]error, len(p.inputs)+len(p.servers))
 	for i, in := range p.inputs {
 		wg.Add(1)
 		go func() {
@@ -231,31 +264,77 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	for i, in := range p.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[len(p.inputs)+i] = in.run(ctx); errs[len(p.inputs)+i] != nil {
+				cancel()
+			}
+		}()
+	}
 	wg.Wait()
+	close(ran)
+	// What the outputs hold is delivered for what is left of the grace
+	// (all of it after exit_on_eof).
+	deadline := time.Now().Add(grace)
+	if at := stopped.Load(); at != 0 {
+		deadline = time.Unix(0, at).Add(grace)
+	}
+	p.shutdownOutputs(deadline)
 	p.ended.Store(time.Now().UnixNano())
 	p.logUnloggedFaults()
 	return errors.Join(errs...)
 }
 
-// Close closes inputs, stages and outputs.
+// shutdownOutputs shuts the outputs down, all at once, giving them until
+// deadline to deliver; once.
+func (p *Pipeline) shutdownOutputs(deadline time.Time) error {
+	errs := make([]error, len(p.outputs))
+	p.shutdown.Do(func() {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		var wg sync.WaitGroup
+		for i, o := range p.outputs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = o.out.Shutdown(ctx)
+			}()
+		}
+		wg.Wait()
+		p.cancelWrites()
+	})
+	return errors.Join(errs...)
+}
+
+// Close closes inputs, stages and outputs (those a Run did not shut down
+// are closed at once).
 func (p *Pipeline) Close() error {
 	var errs []error
 	for _, in := range p.inputs {
 		errs = append(errs, in.tail.Close())
 	}
+	for _, in := range p.servers {
+		errs = append(errs, in.close())
+	}
 	for _, s := range p.stages {
 		errs = append(errs, s.proc.Close())
 	}
-	for _, o := range p.outputs {
-		errs = append(errs, o.out.Close())
-	}
+	errs = append(errs, p.shutdownOutputs(time.Now()))
 	return errors.Join(errs...)
 }
 
 // process runs one batch of records through the stages and the outputs.
 // Each input calls it from its own goroutine, with its own scratch slices;
-// stages are safe for concurrent use and outputs are written under outMu.
+// stages and outputs are safe for concurrent use.
 func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
+	return p.processWith(recs, tags, sc, output.WriteOptions{}, nil)
+}
+
+// processWith is process with the outputs' Write options, adding to res
+// what the outputs did not take.
+func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
 	for si, s := range p.stages {
 		if s.all {
 			n := len(recs)
@@ -307,34 +386,58 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 			}
 		}
 	}
-	p.outMu.Lock()
-	defer p.outMu.Unlock()
-	for oi, o := range p.outputs {
-		sel := recs
-		if !o.all {
-			o.sel = o.sel[:0]
-			for _, r := range recs {
-				if tags.matchOutput(r, oi) {
-					o.sel = append(o.sel, r)
-				}
-			}
-			sel = o.sel
-		}
-		if len(sel) == 0 {
-			continue
-		}
-		if err := o.out.Write(sel); err != nil {
-			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
-		}
+	if err := p.write(recs, tags, sc, opts, res); err != nil {
+		return err
 	}
 	p.stats.Out.Add(int64(len(recs)) - unrouted)
 	p.stats.Unrouted.Add(unrouted)
 	return nil
 }
 
-// scratch is the per-input room process needs for a stage that matches
-// part of a batch.
-type scratch struct{ sel, orig []*record.Record }
+// write hands recs to every output that matches them, one after the
+// other, and adds to res what each did not take (the most any one output
+// did not take: a record refused by two outputs is counted once when
+// their refusals overlap). An output's error stops it.
+func (p *Pipeline) write(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
+	for oi, o := range p.outputs {
+		sel := recs
+		if !o.all {
+			sc.out = sc.out[:0]
+			for _, r := range recs {
+				if tags.matchOutput(r, oi) {
+					sc.out = append(sc.out, r)
+				}
+			}
+			sel = sc.out
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		r, err := o.out.Write(p.writeCtx, sel, opts)
+		if err != nil {
+			if p.writeCtx.Err() != nil {
+				return errStopped
+			}
+			if errors.Is(err, output.ErrFull) {
+				return err
+			}
+			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
+		}
+		if res != nil {
+			res.Dropped = max(res.Dropped, r.Dropped)
+			res.Rejected = max(res.Rejected, r.Rejected)
+		}
+	}
+	return nil
+}
+
+// errStopped is what a Write returns when service.grace ran out during a
+// stop: the batch is not checkpointed, and the input just stops.
+var errStopped = errors.New("stopped before the outputs had the records (service.grace)")
+
+// scratch is the per-input room process needs for a stage or an output
+// that matches part of a batch.
+type scratch struct{ sel, orig, out []*record.Record }
 
 // removeDropped removes from recs the records of sel that a stage dropped:
 // those not in kept, which holds the rest of sel in order. sel and kept

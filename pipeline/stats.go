@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/policyrun/policyrun/pipeline/output"
 )
 
 // Stats counts what a run did. Counters are updated once per batch, never
@@ -126,6 +128,15 @@ func (p *Pipeline) logUnloggedFaults() {
 type InputSummary struct {
 	Alias                 string
 	In, Unparsed, BytesIn int64
+	// Requests counts an otlp input's requests by the HTTP status they
+	// were answered with (nil for a tail input).
+	Requests map[int]int64
+}
+
+// inputRef is one input of either kind, for the summary's config order.
+type inputRef struct {
+	tail *input
+	otlp *otlpInput
 }
 
 // FilterSummary is what one filter did: In is the records it ran on.
@@ -135,10 +146,12 @@ type FilterSummary struct {
 	Faults               map[string]int64 // by reason; nil when none
 }
 
-// OutputSummary is what one output wrote.
+// OutputSummary is what one output wrote (Out: delivered) and, for an
+// output with a buffer, how its delivery went (output.Stats).
 type OutputSummary struct {
 	Alias         string
 	Out, BytesOut int64
+	output.Stats
 }
 
 // Summary is the end-of-run report.
@@ -186,9 +199,9 @@ func (p *Pipeline) Summary() Summary {
 		s.Wall = time.Duration(end - start)
 	}
 	for _, o := range p.outputs {
-		n, b := o.out.Stats()
-		s.BytesOut += b
-		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: n, BytesOut: b})
+		st := o.out.Stats()
+		s.BytesOut += st.Bytes
+		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes, Stats: st})
 	}
 	for _, st := range p.stages {
 		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}
@@ -199,7 +212,13 @@ func (p *Pipeline) Summary() Summary {
 		st.stats.mu.Unlock()
 		s.Filters = append(s.Filters, f)
 	}
-	for _, in := range p.inputs {
+	for _, ref := range p.order {
+		if in := ref.otlp; in != nil {
+			s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.in.Load(), BytesIn: in.bytes.Load(),
+				Requests: in.requests()})
+			continue
+		}
+		in := ref.tail
 		s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.stats.in.Load(),
 			Unparsed: in.stats.unparsed.Load(), BytesIn: in.stats.bytes.Load()})
 		ts := in.tail.Stats()
@@ -232,6 +251,21 @@ func (s Summary) Write(w io.Writer) {
 		fmt.Fprintf(w, "faults: %s\n", byReason(s.Faults))
 	}
 	for _, in := range s.Inputs {
+		if in.Requests != nil {
+			fmt.Fprintf(w, "input %s: in %d, bytes %d, requests", in.Alias, in.In, in.BytesIn)
+			if len(in.Requests) == 0 {
+				fmt.Fprint(w, " none")
+			}
+			for i, code := range statuses(in.Requests) {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(w, "%s %d: %d", sep, code, in.Requests[code])
+			}
+			fmt.Fprintln(w)
+			continue
+		}
 		fmt.Fprintf(w, "input %s: in %d, unparsed %d, bytes %d\n", in.Alias, in.In, in.Unparsed, in.BytesIn)
 	}
 	for _, f := range s.Filters {
@@ -242,7 +276,15 @@ func (s Summary) Write(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, o := range s.Outputs {
-		fmt.Fprintf(w, "output %s: out %d, bytes %d\n", o.Alias, o.Out, o.BytesOut)
+		fmt.Fprintf(w, "output %s: out %d, bytes %d", o.Alias, o.Out, o.BytesOut)
+		if o.Buffered {
+			fmt.Fprintf(w, ", retries %d, rejected %d, dropped %d, failed %d, lost %d; buffer %d bytes in %d chunks",
+				o.Retries, o.Rejected, o.Dropped, o.Failed, o.Lost, o.BufferBytes, o.BufferChunks)
+			if o.Corrupt > 0 {
+				fmt.Fprintf(w, ", %d damaged chunks", o.Corrupt)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	if s.TruncatedLines > 0 || s.SkippedLines > 0 {
 		fmt.Fprintf(w, "long lines: truncated %d, skipped %d\n", s.TruncatedLines, s.SkippedLines)

@@ -45,6 +45,18 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	// SIGINT and SIGTERM end the run cleanly: the batch in hand is
+	// delivered, checkpoints are saved, the outputs get service.grace to
+	// deliver, the summary is printed. They are caught from here on, so
+	// that a signal while the pipeline starts ends it as cleanly. A
+	// second signal, while the drain waits on a blocked output, kills
+	// the process as usual: nothing acknowledged is lost.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	cfg, err := config.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -76,16 +88,6 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		return 0
 	}
-	// SIGINT and SIGTERM end the run cleanly: the batch in hand is
-	// delivered, checkpoints are saved, the summary is printed.
-	// A second signal, while the drain waits on a blocked output, kills
-	// the process as usual: nothing is lost, the checkpoint is behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	if cfg.Service.Metrics != "" {
 		addr, err := p.ServeMetrics(ctx, cfg.Service.Metrics)
 		if err != nil {

@@ -6,9 +6,11 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,7 +44,16 @@ type Service struct {
 	// how many records go through the stages at once. Each batch ends
 	// with a checkpoint save.
 	BatchSize int
+	// DataDir is where outputs keep their filesystem buffers, each in
+	// DataDir/<alias>; relative to the config's directory.
+	DataDir string
+	// Grace bounds how long a stop waits for the outputs to deliver what
+	// they hold (DefaultGrace).
+	Grace time.Duration
 }
+
+// DefaultGrace is service.grace's default, as Fluent Bit's.
+const DefaultGrace = 5 * time.Second
 
 // Input is one input section. Only tail exists today.
 type Input struct {
@@ -61,7 +72,27 @@ type Input struct {
 	// read from the section: the pipeline sets MaxBatchLines from
 	// Service.BatchSize, and its Logger.
 	tail.Config
+
+	// OTLP is an otlp input's part of the section.
+	OTLP OTLPInput
 }
+
+// OTLPInput is an otlp input's keys.
+type OTLPInput struct {
+	Listen         string // host:port, DefaultOTLPListen
+	MaxRequestSize int64  // the most bytes of a request's body, before and after gzip
+	// TLS: a certificate and key make the server HTTPS; a client CA file
+	// makes it require client certificates signed by it (mutual TLS).
+	CertFile, KeyFile, ClientCAFile string
+	listenLine                      int
+}
+
+// The otlp input's defaults, as the OpenTelemetry Collector's OTLP
+// receiver has them (but on loopback only until told otherwise).
+const (
+	DefaultOTLPListen         = "127.0.0.1:4318"
+	DefaultOTLPMaxRequestSize = 20 << 20
+)
 
 // Filter is one policy stage.
 type Filter struct {
@@ -95,18 +126,13 @@ type Filter struct {
 type Output struct {
 	Line int
 
-	Name     string // null | stdout | file
-	Alias    string // names the output in logs, metrics and the summary; file.0 … by default
-	Match    string
-	Path     string // file: the file to append to
-	MaxSize  int64  // file: rotate when the file would pass this size; 0 = never
-	MaxFiles int    // file: rotated files kept
+	Name  string // a registered output type: null, stdout, file, …
+	Alias string // names the output in logs, metrics and the summary; file.0 … by default
+	Match string
+	// Settings are the section's keys of its type (*output.FileConfig
+	// for file), decoded over the type's defaults.
+	Settings output.Settings
 }
-
-// DefaultMaxFiles is how many rotated files a file output keeps, documented
-// in docs/pipeline.md. The defaults of a tail input, and of batch_size (the
-// tail's MaxBatchLines), are pipeline/tail's.
-const DefaultMaxFiles = 5
 
 // Error is one problem in a config file.
 type Error struct {
@@ -155,7 +181,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines}}
+	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines, Grace: DefaultGrace}}
 	if len(doc.Content) == 0 {
 		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
 		return nil, d.errs
@@ -182,6 +208,8 @@ func (d *decoder) service(n *yaml.Node, s *Service) {
 	d.mapping(n, "service", map[string]func(*yaml.Node){
 		"metrics":    func(v *yaml.Node) { s.Metrics = d.loopback(v) },
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
+		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
+		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
 	})
 }
 
@@ -213,30 +241,75 @@ func (d *decoder) input(n *yaml.Node) Input {
 			MaxLineSize:     tail.DefaultMaxLineSize,
 		},
 	}
-	name := d.sectionName(n, "input", []string{"tail"})
+	name := d.sectionName(n, "input", []string{"tail", "otlp"})
 	in.Name = name
-	d.mapping(n, "input "+name, map[string]func(*yaml.Node){
-		"name":             func(*yaml.Node) {},
-		"alias":            func(v *yaml.Node) { in.Alias = d.alias(v) },
-		"tag":              func(v *yaml.Node) { in.Tag = d.str(v) },
-		"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
-		"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
-		"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
-		"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
-		"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
-		"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
-		"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
-		"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
-		"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
-		"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
-		"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
-		"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
-		"db":               func(v *yaml.Node) { in.DB = d.str(v) },
-	})
-	if name == "tail" && len(in.Paths) == 0 && n.Kind == yaml.MappingNode {
+	keys := map[string]func(*yaml.Node){
+		"name":  func(*yaml.Node) {},
+		"alias": func(v *yaml.Node) { in.Alias = d.alias(v) },
+		"tag":   func(v *yaml.Node) { in.Tag = d.str(v) },
+	}
+	switch name {
+	case "tail":
+		for k, f := range map[string]func(*yaml.Node){
+			"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
+			"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
+			"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
+			"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
+			"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
+			"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
+			"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
+			"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
+			"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
+			"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
+			"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
+			"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
+			"db":               func(v *yaml.Node) { in.DB = d.str(v) },
+		} {
+			keys[k] = f
+		}
+	case "otlp":
+		in.Tag, in.Parser = "otlp", ""
+		o := &in.OTLP
+		o.Listen, o.MaxRequestSize = DefaultOTLPListen, DefaultOTLPMaxRequestSize
+		keys["listen"] = func(v *yaml.Node) {
+			o.Listen, o.listenLine = d.str(v), v.Line
+			if _, port, err := net.SplitHostPort(o.Listen); err != nil || !validPort(port) {
+				d.errorf(v.Line, "listen %q: expected host:port, such as 127.0.0.1:4318 or 0.0.0.0:4318", o.Listen)
+			}
+		}
+		keys["max_request_size"] = func(v *yaml.Node) {
+			if o.MaxRequestSize = d.size(v); o.MaxRequestSize <= 0 {
+				d.errorf(v.Line, "max_request_size must be more than 0")
+			}
+		}
+		tlsKeys := map[string]func(*yaml.Node){
+			"cert_file":      func(v *yaml.Node) { o.CertFile = d.str(v) },
+			"key_file":       func(v *yaml.Node) { o.KeyFile = d.str(v) },
+			"client_ca_file": func(v *yaml.Node) { o.ClientCAFile = d.str(v) },
+		}
+		keys["tls"] = func(v *yaml.Node) { d.mapping(v, "tls", tlsKeys) }
+		for k, f := range tlsKeys {
+			keys["tls."+k] = f
+		}
+	}
+	d.mapping(n, "input "+name, keys)
+	if n.Kind != yaml.MappingNode {
+		return in
+	}
+	switch {
+	case name == "tail" && len(in.Paths) == 0:
 		d.errorf(n.Line, "input tail needs a path (a glob such as /var/log/containers/*.log)")
+	case name == "otlp" && (in.OTLP.CertFile == "") != (in.OTLP.KeyFile == ""):
+		d.errorf(n.Line, "tls.cert_file and tls.key_file go together (the server's certificate and its key)")
+	case name == "otlp" && in.OTLP.ClientCAFile != "" && in.OTLP.CertFile == "":
+		d.errorf(n.Line, "tls.client_ca_file (mutual TLS) needs tls.cert_file and tls.key_file")
 	}
 	return in
+}
+
+func validPort(s string) bool {
+	p, err := strconv.Atoi(s)
+	return err == nil && p >= 0 && p <= 65535 && !strings.HasPrefix(s, "+")
 }
 
 // ScriptBackend is the Backend of a filter that runs a Fluent Bit-style Lua
@@ -312,26 +385,23 @@ func (d *decoder) keyList(n *yaml.Node) []string {
 }
 
 func (d *decoder) output(n *yaml.Node) Output {
-	o := Output{Line: n.Line, Match: "*", MaxFiles: DefaultMaxFiles}
-	name := d.sectionName(n, "output", []string{"null", "stdout", "file"})
+	o := Output{Line: n.Line, Match: "*"}
+	name := d.sectionName(n, "output", output.Names())
 	o.Name = name
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
 		"alias": func(v *yaml.Node) { o.Alias = d.alias(v) },
 		"match": func(v *yaml.Node) { o.Match = d.str(v) },
 	}
-	if name == "file" {
-		keys["path"] = func(v *yaml.Node) { o.Path = d.str(v) }
-		keys["max_size"] = func(v *yaml.Node) { o.MaxSize = d.size(v) }
-		keys["max_files"] = func(v *yaml.Node) {
-			if o.MaxFiles = d.intv(v); o.MaxFiles < 1 {
-				d.errorf(v.Line, "max_files must be at least 1")
-			}
+	if f, ok := output.Lookup(name); ok {
+		o.Settings = f.NewSettings()
+		for k, set := range o.Settings.Keys(values{d}) {
+			keys[k] = set
 		}
 	}
 	d.mapping(n, "output "+name, keys)
-	if name == "file" && o.Path == "" && n.Kind == yaml.MappingNode {
-		d.errorf(n.Line, "output file needs path: the file to append records to")
+	if o.Settings != nil && n.Kind == yaml.MappingNode {
+		o.Settings.Check(values{d}, n.Line)
 	}
 	return o
 }
@@ -344,21 +414,32 @@ func (d *decoder) output(n *yaml.Node) Output {
 // the pipeline, of any kind, cannot share one.
 func (d *decoder) aliases(cfg *Config) {
 	index := map[string]int{}
-	owners := map[string]string{} // alias → "the filter at line 12"
+	type owner struct {
+		kind  string
+		line  int
+		given bool
+	}
+	owners := map[string]owner{}
 	name := func(kind, name string, alias *string, line int) {
 		if name == "" {
 			return // an unknown plugin, already reported
 		}
 		i := index[kind+" "+name]
 		index[kind+" "+name]++
-		if *alias == "" {
+		given := *alias != ""
+		if !given {
 			*alias = fmt.Sprintf("%s.%d", name, i)
 		}
-		if first, taken := owners[*alias]; taken {
-			d.errorf(line, "alias %s is already the alias of %s; each input, filter and output needs its own", *alias, first)
+		// Two defaults of different kinds (an otlp input and an otlp
+		// output, both otlp.0) are told apart by their kind, as in
+		// Fluent Bit; any other clash is an error.
+		if first, taken := owners[*alias]; taken && (first.kind == kind || first.given || given) {
+			d.errorf(line, "alias %s is already the alias of the %s at line %d; each input, filter and output needs its own", *alias, first.kind, first.line)
 			return
 		}
-		owners[*alias] = fmt.Sprintf("the %s at line %d", kind, line)
+		if _, taken := owners[*alias]; !taken {
+			owners[*alias] = owner{kind, line, given}
+		}
 	}
 	for i := range cfg.Inputs {
 		in := &cfg.Inputs[i]
@@ -389,11 +470,28 @@ func (d *decoder) validate(cfg *Config) {
 	if cfg.Service.BatchSize <= 0 {
 		d.errorf(0, "service batch_size must be positive")
 	}
+	for _, o := range cfg.Outputs {
+		if u, ok := o.Settings.(output.DataDirUser); ok && cfg.Service.DataDir == "" {
+			if line, needs := u.NeedsDataDir(); needs {
+				d.errorf(line, "a filesystem buffer needs service.data_dir: the directory where outputs keep their chunks (each in data_dir/<alias>)")
+			}
+		}
+	}
 	// Two inputs saving to one checkpoint file overwrite each other's
 	// state; two file outputs on one path corrupt it; an output that an
 	// input matches is read back for ever. Paths are compared resolved
 	// (absolute, cleaned, symlinks evaluated as far as the path exists), so
 	// that out.log, ./out.log and /abs/dir/out.log are one file.
+	listens := map[string]int{}
+	for _, in := range cfg.Inputs {
+		if in.Name != "otlp" {
+			continue
+		}
+		if first, taken := listens[in.OTLP.Listen]; taken {
+			d.errorf(in.Line, "listen %s is already the address of the input at line %d", in.OTLP.Listen, first)
+		}
+		listens[in.OTLP.Listen] = in.Line
+	}
 	dbs := map[string]int{}
 	for _, in := range cfg.Inputs {
 		if in.DB == "" {
@@ -405,21 +503,23 @@ func (d *decoder) validate(cfg *Config) {
 	}
 	outs := map[string]int{}
 	for _, o := range cfg.Outputs {
-		if o.Name != "file" || o.Path == "" {
+		fo, ok := o.Settings.(output.FileSettings)
+		if !ok || fo.File() == "" {
 			continue
 		}
-		path := Canonical(cfg.Dir, o.Path)
+		file := fo.File()
+		path := Canonical(cfg.Dir, file)
 		if first, taken := claim(outs, path, o.Line); taken {
-			d.errorf(o.Line, "output file %s is already written by the output at line %d", o.Path, first)
+			d.errorf(o.Line, "output file %s is already written by the output at line %d", file, first)
 			continue
 		}
 		if line, ok := dbs[path]; ok {
-			d.errorf(o.Line, "output file %s is the checkpoint file (db) of the input at line %d", o.Path, line)
+			d.errorf(o.Line, "output file %s is the checkpoint file (db) of the input at line %d", file, line)
 		}
-		abs := absClean(cfg.Dir, o.Path)
+		abs := absClean(cfg.Dir, file)
 		for _, in := range cfg.Inputs {
-			if pat := matchesOutput(cfg.Dir, in.Paths, path, abs); pat != "" {
-				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", o.Path, in.Line, pat)
+			if pat := matchesOutput(cfg.Dir, in.Paths, fo, path, abs); pat != "" {
+				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", file, in.Line, pat)
 			}
 		}
 	}
@@ -484,12 +584,12 @@ func canonicalPattern(dir, pat string) string {
 func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
 
 // matchesOutput returns the pattern of patterns that matches the output
-// file, resolved (path) or only made absolute (abs), or its first rotated
-// name or its state file, or "".
-func matchesOutput(dir string, patterns []string, path, abs string) string {
+// file, resolved (path) or only made absolute (abs), or one of the files
+// it writes beside it (its first rotated name, its state file), or "".
+func matchesOutput(dir string, patterns []string, fo output.FileSettings, path, abs string) string {
 	for _, pat := range patterns {
 		for _, m := range [][2]string{{canonicalPattern(dir, pat), path}, {absClean(dir, pat), abs}} {
-			for _, name := range []string{m[1], m[1] + ".1", output.StatePath(m[1])} {
+			for _, name := range append([]string{m[1]}, fo.Related(m[1])...) {
 				if ok, _ := filepath.Match(m[0], name); ok {
 					return pat
 				}

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
@@ -68,8 +69,8 @@ func TestParseGood(t *testing.T) {
 		f.TimeLimit != lua.DefaultTimeLimit || f.MemoryLimit != lua.DefaultMemoryLimit {
 		t.Errorf("filter 1 = %+v", f)
 	}
-	if o := cfg.Outputs[0]; o.Name != "file" || o.MaxSize != 5<<20 || o.MaxFiles != DefaultMaxFiles {
-		t.Errorf("output 0 = %+v", o)
+	if o := cfg.Outputs[0]; o.Name != "file" || *o.Settings.(*output.FileConfig) != (output.FileConfig{Path: "out.log", MaxSize: 5 << 20, MaxFiles: output.DefaultMaxFiles}) {
+		t.Errorf("output 0 = %+v %+v", o, o.Settings)
 	}
 	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != tail.DefaultMaxBatchLines {
 		t.Errorf("service = %+v", cfg.Service)
@@ -108,9 +109,9 @@ pipeline:
   outputs:
     - name: es
 `, []string{
-			`p.yaml:4: unknown input "kafka" (known: tail)`,
+			`p.yaml:4: unknown input "kafka" (known: tail, otlp)`,
 			`p.yaml:6: unknown filter "grep" (known: policy, lua)`,
-			`p.yaml:8: unknown output "es" (known: null, stdout, file)`,
+			`p.yaml:8: unknown output "es" (known: file, http, null, otlp, stdout)`,
 		}},
 		{"missing required", `
 pipeline:

@@ -245,8 +245,8 @@ func SplitMetricsAddr(s string) (host string, port int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("expected an address such as 127.0.0.1:2021, found %q", s)
 	}
-	port, err = strconv.Atoi(ps)
-	if err != nil || port < 0 || port > 65535 || strings.HasPrefix(ps, "+") {
+	port, _ = strconv.Atoi(ps)
+	if !validPort(ps) {
 		return "", 0, fmt.Errorf("metrics address %q: the port must be a number from 0 to 65535", s)
 	}
 	if host != "localhost" && net.ParseIP(host) == nil {
@@ -331,4 +331,41 @@ func keyHint(name string, keys map[string]func(*yaml.Node)) string {
 		return ""
 	}
 	return " (known: " + strings.Join(known, ", ") + ")"
+}
+
+// values gives the output types (output.Settings) the decoder's readers,
+// so that their keys are read and reported as every other key is.
+type values struct{ d *decoder }
+
+func (v values) Str(n *yaml.Node) string                  { return v.d.str(n) }
+func (v values) Bool(n *yaml.Node) bool                   { return v.d.boolv(n) }
+func (v values) Int(n *yaml.Node) int                     { return v.d.intv(n) }
+func (v values) Size(n *yaml.Node) int64                  { return v.d.size(n) }
+func (v values) Duration(n *yaml.Node) time.Duration      { return v.d.duration(n) }
+func (v values) Errorf(line int, format string, a ...any) { v.d.errorf(line, format, a...) }
+
+func (v values) OneOf(n *yaml.Node, what string, allowed ...string) string {
+	return v.d.oneOf(n, what, allowed...)
+}
+
+func (v values) Mapping(n *yaml.Node, what string, keys map[string]func(*yaml.Node)) {
+	v.d.mapping(n, what, keys)
+}
+
+// StrMap reads a mapping of names to strings, such as HTTP headers.
+func (v values) StrMap(n *yaml.Node) map[string]string {
+	if n.Kind != yaml.MappingNode {
+		v.d.errorf(n.Line, "expected a mapping of names to values, found %s", describe(n))
+		return nil
+	}
+	m := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if _, dup := m[k.Value]; dup {
+			v.d.errorf(k.Line, "key %q is given twice", k.Value)
+			continue
+		}
+		m[k.Value] = v.d.str(val)
+	}
+	return m
 }

@@ -11,8 +11,77 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/policyrun/policyrun/record"
 )
+
+// DefaultMaxFiles is how many rotated files a file output keeps, documented
+// in docs/pipeline.md.
+const DefaultMaxFiles = 5
+
+// FileConfig is a file output's section.
+type FileConfig struct {
+	Path     string // the file to append to
+	MaxSize  int64  // rotate when the file would pass this size; 0 = never
+	MaxFiles int    // rotated files kept
+}
+
+func (c *FileConfig) Keys(v Values) map[string]func(*yaml.Node) {
+	return map[string]func(*yaml.Node){
+		"path":     func(n *yaml.Node) { c.Path = v.Str(n) },
+		"max_size": func(n *yaml.Node) { c.MaxSize = v.Size(n) },
+		"max_files": func(n *yaml.Node) {
+			if c.MaxFiles = v.Int(n); c.MaxFiles < 1 {
+				v.Errorf(n.Line, "max_files must be at least 1")
+			}
+		},
+	}
+}
+
+func (c *FileConfig) Check(v Values, line int) {
+	if c.Path == "" {
+		v.Errorf(line, "output file needs path: the file to append records to")
+	}
+}
+
+// File and Related make the config check the file against inputs, their
+// checkpoint files and other outputs: its first rotated name and its
+// state file are its own too.
+func (c *FileConfig) File() string { return c.Path }
+
+func (c *FileConfig) Related(path string) []string { return []string{path + ".1", StatePath(path)} }
+
+func init() {
+	Register(Factory{
+		Name:        "file",
+		NewSettings: func() Settings { return &FileConfig{MaxFiles: DefaultMaxFiles} },
+		New: func(s Settings, env Env) (Output, error) {
+			c := s.(*FileConfig)
+			path := Resolve(env.Dir, c.Path)
+			if env.Check {
+				if err := CheckFile(path); err != nil {
+					return nil, err
+				}
+				return &syncOutput{w: NewNull()}, nil
+			}
+			f, err := NewFile(path, c.MaxSize, c.MaxFiles)
+			if err != nil {
+				return nil, err
+			}
+			return &syncOutput{w: f}, nil
+		},
+	})
+}
+
+// Resolve is path relative to dir, the config's directory, unless it is
+// absolute (or dir is empty).
+func Resolve(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) || dir == "" {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
 
 // File appends JSON lines to a file. When MaxSize is set and a batch would
 // take the file past it, the file is rotated first: path.N-1 becomes path.N,

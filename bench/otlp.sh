@@ -1,0 +1,79 @@
+#!/bin/sh
+# B5, OTLP ingestion (docs/pipeline.md, "OTLP ingestion (B5)"): policyrun
+# run with an otlp input -> [a policy] -> a null output, loaded by
+# `policyrun bench otlp` (16 clients on persistent connections, requests of
+# 100 records in B5's shape) on the same machine. Cases: JSON and protobuf;
+# ingest only and "add an attribute" (set .attributes."bench.added" =
+# "yes"); memory (null with encode: false: the records counted where they
+# are, as Fluent Bit's null and the Collector's nop) and filesystem
+# buffering (null with a filesystem buffer: each batch encoded as an OTLP
+# request, fsynced into a chunk file, then "delivered" by counting).
+#
+# Each case runs RUNS times (default 3); the table gives medians of the
+# server's CPU seconds per million records (user+sys of the server process
+# only, over the measured records, from /proc), records/s, steady and peak
+# RSS, and the request p50/p99.
+#
+# Usage: bench/otlp.sh   (RECORDS, WARMUP, RUNS, CLIENTS from the environment)
+set -eu
+cd "$(dirname "$0")/.."
+records=${RECORDS:-1000000}
+warmup=${WARMUP:-50000}
+runs=${RUNS:-3}
+clients=${CLIENTS:-16}
+tmp=$(mktemp -d)
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+go build -o "$tmp/policyrun" ./cmd/policyrun
+bin=$tmp/policyrun
+printf 'policy "add"\n\nset .attributes."bench.added" = "yes"\n' >"$tmp/add.policy"
+port=$((20000 + $$ % 20000))
+
+# config POLICY BUFFER: writes $tmp/p.yaml.
+config() {
+	{
+		printf 'service:\n  data_dir: %s/data\npipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:%d\n' "$tmp" "$port"
+		if [ "$1" = add ]; then
+			printf '  filters:\n    - name: policy\n      file: %s/add.policy\n' "$tmp"
+		fi
+		printf '  outputs:\n    - name: null\n'
+		if [ "$2" = memory ]; then
+			printf '      encode: false\n'
+		else
+			printf '      buffer: {type: filesystem}\n'
+		fi
+	} >"$tmp/p.yaml"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf '| buffer | encoding | policy | CPU s / M records | records/s | RSS steady MiB | RSS peak MiB | p50 ms | p99 ms |\n'
+printf '|---|---|---|--:|--:|--:|--:|--:|--:|\n'
+for buffer in memory filesystem; do
+	for encoding in json protobuf; do
+		for policy in ingest add; do
+			config "$policy" "$buffer"
+			: >"$tmp/results"
+			for _ in $(seq "$runs"); do
+				rm -rf "$tmp/data"
+				"$bin" run --quiet "$tmp/p.yaml" 2>"$tmp/server.log" &
+				server=$!
+				"$bin" bench otlp --url "http://127.0.0.1:$port/v1/logs" --wait 10s --clients "$clients" \
+					--records "$records" --warmup "$warmup" --encoding "$encoding" --server-pid "$server" \
+					>"$tmp/bench.out" 2>"$tmp/bench.err" || { cat "$tmp/bench.err" "$tmp/server.log" >&2; exit 1; }
+				kill -TERM "$server"
+				wait "$server" || true
+				server=
+				# records N, …: R records/s …; request p50 A ms, p99 B ms; …
+				# server: C CPU s for N records: X CPU s per million; RSS steady S MiB, peak P MiB
+				awk '
+					/records\/s/ { for (i = 1; i <= NF; i++) { if ($i == "records/s") rps = $(i-1); if ($i == "p50") p50 = $(i+1); if ($i == "p99") p99 = $(i+1) } }
+					/^server:/ { for (i = 1; i <= NF; i++) { if ($i == "per") cpu = $(i-3); if ($i == "steady") st = $(i+1); if ($i == "peak") pk = $(i+1) } }
+					END { printf "%s %s %s %s %s %s\n", cpu, rps, st, pk, p50, p99 }' "$tmp/bench.out" >>"$tmp/results"
+			done
+			col() { awk -v c="$1" '{ print $c }' "$tmp/results" | median; }
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$buffer" "$encoding" "$policy" \
+				"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)"
+		done
+	done
+done

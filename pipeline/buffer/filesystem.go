@@ -1,0 +1,565 @@
+package buffer
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// A chunk file (docs/pipeline.md, "Chunk files"):
+//
+//	header  "PRBC" | version 1 | flags | 2 reserved | sequence (8, big-endian) | CRC-32C of the 16 bytes before
+//	frames  length (4) | records (4) | flags | 3 reserved | CRC-32C of the 12 bytes before and the payload | payload
+//
+// Each frame is one Put's payload, as it goes on the wire (before the wire's
+// compression), or gzipped when the buffer's compression says so (frame flag
+// 1). Numbers are big-endian.
+const (
+	fileMagic   = "PRBC"
+	fileVersion = 1
+	headerSize  = 20
+	frameHead   = 16
+	frameGzip   = 1
+	chunkExt    = ".chunk"
+	corruptExt  = ".corrupt"
+	lockName    = "LOCK"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+type filesystem struct {
+	cfg  Config
+	dir  *os.File // synced when a chunk file is created
+	lock *os.File
+
+	mu       sync.Mutex
+	synced   *sync.Cond // a chunk's sync finished
+	open     *fsChunk   // takes payloads
+	ready    []*fsChunk // closed to payloads, synced, waiting for a worker
+	held     map[*Chunk]*fsChunk
+	bytes    int64 // of chunk files on disk
+	nchunks  int64
+	kept     int64 // chunks whose retries ran out
+	seq      uint64
+	noSpace  bool // the disk is full: no room until a chunk is removed
+	closed   bool
+	room     signal
+	readySig signal
+
+	statBytes, statChunks, statPending atomic.Int64
+	corrupt, replayed                  atomic.Int64
+	gz                                 sync.Pool // *gzip.Writer
+	framePool                          sync.Pool // *[]byte
+}
+
+// fsChunk is a chunk file.
+type fsChunk struct {
+	seq     uint64
+	path    string
+	f       *os.File // while it takes payloads or their syncs are pending
+	size    int64    // bytes written
+	synced  int64    // bytes known to be on disk
+	syncing bool
+	syncErr error
+	dirSync bool // the directory entry is synced
+	writers int  // Puts whose payload is written and not yet synced
+	sealed  bool // takes no more payloads
+	frames  int
+	corrupt bool // found damaged when read: renamed, not removed, when done
+	// mem is a copy of the file (header and frames) while it is small and
+	// likely to be taken soon: a worker then reads it from memory, not
+	// from disk. At most memChunks chunks waiting for a worker keep one.
+	mem []byte
+}
+
+// memChunks is how many ready chunks keep their copy in memory.
+const memChunks = 4
+
+func openFilesystem(cfg Config) (*filesystem, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("buffer: a filesystem buffer needs a directory (service.data_dir)")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("buffer: %w", err)
+	}
+	lock, err := lockDir(filepath.Join(cfg.Dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("buffer %s: %w", cfg.Dir, err)
+	}
+	dir, err := os.Open(cfg.Dir)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("buffer: %w", err)
+	}
+	b := &filesystem{cfg: cfg, dir: dir, lock: lock, held: map[*Chunk]*fsChunk{}}
+	b.synced = sync.NewCond(&b.mu)
+	if err := b.replay(); err != nil {
+		dir.Close()
+		lock.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// replay queues the chunk files a previous run left, oldest first.
+func (b *filesystem) replay() error {
+	ents, err := os.ReadDir(b.cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("buffer: %w", err)
+	}
+	var found []*fsChunk
+	for _, e := range ents {
+		name := e.Name()
+		seq, ok := parseChunkName(name)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return fmt.Errorf("buffer: %w", err)
+		}
+		found = append(found, &fsChunk{seq: seq, path: filepath.Join(b.cfg.Dir, name), size: fi.Size(), sealed: true})
+		b.seq = max(b.seq, seq)
+	}
+	slices.SortFunc(found, func(x, y *fsChunk) int { return cmpUint(x.seq, y.seq) })
+	for _, c := range found {
+		c.synced = c.size
+		b.ready = append(b.ready, c)
+		b.bytes += c.size
+		b.nchunks++
+	}
+	b.replayed.Store(int64(len(found)))
+	b.publish()
+	if len(found) > 0 {
+		b.cfg.Logger.Info("buffer: replaying chunks left by the last run", "dir", b.cfg.Dir, "chunks", len(found), "bytes", b.bytes)
+	}
+	return nil
+}
+
+func cmpUint(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func chunkName(seq uint64) string { return fmt.Sprintf("%020d%s", seq, chunkExt) }
+
+func parseChunkName(name string) (uint64, bool) {
+	digits, ok := strings.CutSuffix(name, chunkExt)
+	if !ok || len(digits) != 20 {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(digits, 10, 64)
+	return seq, err == nil
+}
+
+func (*filesystem) Durable() bool { return true }
+
+// publish copies the counts for Stats; under mu.
+func (b *filesystem) publish() {
+	b.statBytes.Store(b.bytes)
+	b.statChunks.Store(b.nchunks)
+	b.statPending.Store(b.nchunks - b.kept)
+}
+
+func (b *filesystem) Stats() Stats {
+	return Stats{Bytes: b.statBytes.Load(), Chunks: b.statChunks.Load(), Pending: b.statPending.Load(),
+		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
+}
+
+// frame encodes one payload as a frame, compressed if the buffer says so,
+// into a buffer of b.framePool (put back once written).
+func (b *filesystem) frame(data []byte, records int) *[]byte {
+	var flags byte
+	if b.cfg.Compression == "gzip" {
+		var z bytes.Buffer
+		z.Grow(len(data)/3 + 64)
+		w, _ := b.gz.Get().(*gzip.Writer)
+		if w == nil {
+			w, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
+		} else {
+			w.Reset(&z)
+		}
+		w.Write(data)
+		w.Close()
+		b.gz.Put(w)
+		data, flags = z.Bytes(), frameGzip
+	}
+	fp, _ := b.framePool.Get().(*[]byte)
+	if fp == nil {
+		fp = new([]byte)
+	}
+	f := append((*fp)[:0], make([]byte, frameHead)...)
+	binary.BigEndian.PutUint32(f[0:], uint32(len(data)))
+	binary.BigEndian.PutUint32(f[4:], uint32(records))
+	f[8] = flags
+	f = append(f, data...)
+	crc := crc32.Update(crc32.Checksum(f[:12], castagnoli), castagnoli, data)
+	binary.BigEndian.PutUint32(f[12:], crc)
+	*fp = f
+	return fp
+}
+
+func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait bool) (Receipt, error) {
+	fp := b.frame(data, records) // outside the lock: compression and checksum
+	defer b.framePool.Put(fp)
+	frame := *fp
+	size := int64(len(frame))
+	if size+headerSize > b.cfg.MaxSize {
+		return nil, ErrTooBig
+	}
+	b.mu.Lock()
+	for {
+		if b.closed {
+			b.mu.Unlock()
+			return nil, ErrClosed
+		}
+		need := size
+		if b.open == nil {
+			need += headerSize
+		}
+		if !b.noSpace && b.bytes+need <= b.cfg.MaxSize {
+			err := b.write(frame)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, syscall.ENOSPC) {
+				b.mu.Unlock()
+				return nil, err
+			}
+			b.noSpace = true // full as full can be: until a chunk is removed
+			b.cfg.Logger.Warn("buffer: the disk is full; the buffer is full until a chunk is delivered", "dir", b.cfg.Dir)
+			continue
+		}
+		if b.cfg.WhenFull == DropNewest {
+			b.mu.Unlock()
+			return nil, ErrDropped
+		}
+		if noWait {
+			b.mu.Unlock()
+			return nil, ErrFull
+		}
+		ch := b.room.wait()
+		b.mu.Unlock()
+		if err := await(ctx, ch); err != nil {
+			return nil, err
+		}
+		b.mu.Lock()
+	}
+	c, end := b.open, b.open.size
+	c.writers++
+	if c.size >= b.cfg.ChunkSize {
+		b.seal(c)
+	}
+	// Group commit: one fsync covers every payload written before it, so
+	// concurrent Puts share syncs.
+	for c.synced < end && c.syncErr == nil {
+		if c.syncing {
+			b.synced.Wait()
+			continue
+		}
+		c.syncing = true
+		target, f, dirSync := c.size, c.f, !c.dirSync
+		b.mu.Unlock()
+		err := f.Sync()
+		if err == nil && dirSync {
+			err = b.dir.Sync()
+		}
+		b.mu.Lock()
+		c.syncing = false
+		if err != nil {
+			c.syncErr = fmt.Errorf("buffer: sync %s: %w", c.path, err)
+		} else {
+			c.synced, c.dirSync = target, true
+		}
+		b.synced.Broadcast()
+	}
+	err := c.syncErr
+	if err != nil && !c.sealed {
+		b.seal(c) // nothing more goes into a file whose sync failed
+	}
+	c.writers--
+	if c.sealed && c.writers == 0 {
+		b.closeSealed(c)
+	} else {
+		b.readySig.notify() // an idle worker may take the open chunk
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return heldReceipt{}, nil
+}
+
+// write appends frame to the open chunk, creating one if there is none;
+// under mu. A failed write leaves the file as it was.
+func (b *filesystem) write(frame []byte) error {
+	if b.open == nil {
+		seq := b.seq + 1
+		path := filepath.Join(b.cfg.Dir, chunkName(seq))
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("buffer: %w", err)
+		}
+		var h [headerSize]byte
+		copy(h[:], fileMagic)
+		h[4] = fileVersion
+		binary.BigEndian.PutUint64(h[8:], seq)
+		binary.BigEndian.PutUint32(h[16:], crc32.Checksum(h[:16], castagnoli))
+		if _, err := f.Write(h[:]); err != nil {
+			f.Close()
+			os.Remove(path)
+			return fmt.Errorf("buffer: %w", err)
+		}
+		b.seq = seq
+		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize,
+			mem: append(make([]byte, 0, min(b.cfg.ChunkSize, 1<<20)+headerSize), h[:]...)}
+		b.bytes += headerSize
+		b.nchunks++
+	}
+	c := b.open
+	if _, err := c.f.Write(frame); err != nil {
+		c.f.Truncate(c.size)
+		return fmt.Errorf("buffer: %w", err)
+	}
+	c.size += int64(len(frame))
+	c.frames++
+	if c.mem != nil {
+		c.mem = append(c.mem, frame...)
+	}
+	b.bytes += int64(len(frame))
+	b.publish()
+	return nil
+}
+
+type heldReceipt struct{}
+
+func (heldReceipt) Wait(context.Context) (int64, error) { return 0, nil }
+
+// seal closes c to new payloads; under mu.
+func (b *filesystem) seal(c *fsChunk) {
+	c.sealed = true
+	if b.open == c {
+		b.open = nil
+	}
+	if c.writers == 0 {
+		b.closeSealed(c)
+	}
+}
+
+// closeSealed closes the file of a sealed chunk whose payloads are all
+// synced and queues it for delivery; under mu.
+func (b *filesystem) closeSealed(c *fsChunk) {
+	if c.f == nil {
+		return
+	}
+	c.f.Close()
+	c.f = nil
+	if c.syncErr != nil {
+		// Its payloads' Puts failed; what it holds may be delivered by a
+		// later start, not this one.
+		return
+	}
+	if len(b.ready) >= memChunks {
+		c.mem = nil // a backlog: read from disk when its turn comes
+	}
+	b.ready = append(b.ready, c)
+	b.readySig.notify()
+}
+
+func (b *filesystem) Get(ctx context.Context) (*Chunk, error) {
+	for {
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if len(b.ready) == 0 && b.open != nil && b.open.frames > 0 {
+			// A worker is idle: the open chunk goes now rather than
+			// when it is full. Chunks gather payloads only while the
+			// workers are busy (a slow or absent receiver).
+			b.seal(b.open)
+			if len(b.ready) == 0 {
+				// Its last payloads are still being synced; their Put
+				// queues it.
+				ch := b.readySig.wait()
+				b.mu.Unlock()
+				if err := await(ctx, ch); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if len(b.ready) == 0 {
+			ch := b.readySig.wait()
+			b.mu.Unlock()
+			if err := await(ctx, ch); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fc := b.ready[0]
+		b.ready[0] = nil
+		b.ready = b.ready[1:]
+		b.mu.Unlock()
+		c := b.read(fc)
+		if c == nil {
+			continue // nothing readable in it
+		}
+		b.mu.Lock()
+		b.held[c] = fc
+		b.mu.Unlock()
+		return c, nil
+	}
+}
+
+// read reads a chunk file's frames. What is damaged (a bad header or
+// checksum, a frame cut short) is reported and skipped, with the rest of
+// the file after it; a file with nothing readable is removed (or renamed
+// .corrupt when damaged) and read returns nil.
+func (b *filesystem) read(fc *fsChunk) *Chunk {
+	data, err := fc.mem, error(nil)
+	fc.mem = nil
+	if data == nil {
+		data, err = os.ReadFile(fc.path)
+	}
+	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size}
+	damaged := func(at int, why string) {
+		fc.corrupt = true
+		b.corrupt.Add(1)
+		b.cfg.Logger.Error("buffer: a chunk file is damaged; what follows the damage is skipped", "file", fc.path,
+			"offset", at, "problem", why, "frames_read", len(c.Payloads), "records_read", c.Records)
+	}
+	switch {
+	case err != nil:
+		damaged(0, err.Error())
+	case len(data) < headerSize && fc.frames == 0:
+		// Created and killed before its first payload was synced: it
+		// holds nothing that was acknowledged.
+	case len(data) < headerSize:
+		damaged(0, "the header is cut short")
+	case string(data[:4]) != fileMagic || crc32.Checksum(data[:16], castagnoli) != binary.BigEndian.Uint32(data[16:]):
+		damaged(0, "bad header (magic or checksum)")
+	case data[4] != fileVersion:
+		damaged(4, fmt.Sprintf("unknown version %d", data[4]))
+	default:
+		b.frames(data, c, damaged)
+	}
+	if len(c.Payloads) == 0 {
+		b.mu.Lock()
+		b.remove(fc)
+		b.mu.Unlock()
+		return nil
+	}
+	return c
+}
+
+func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
+	for at := headerSize; at < len(data); {
+		if len(data)-at < frameHead {
+			damaged(at, "a frame header is cut short")
+			return
+		}
+		h := data[at : at+frameHead]
+		n := int(binary.BigEndian.Uint32(h[0:]))
+		if n > len(data)-at-frameHead {
+			damaged(at, "a frame is cut short")
+			return
+		}
+		payload := data[at+frameHead : at+frameHead+n]
+		if crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload) != binary.BigEndian.Uint32(h[12:]) {
+			damaged(at, "bad frame checksum")
+			return
+		}
+		if h[8]&frameGzip != 0 {
+			zr, err := gzip.NewReader(bytes.NewReader(payload))
+			if err == nil {
+				payload, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				damaged(at, "frame does not decompress: "+err.Error())
+				return
+			}
+		}
+		c.Payloads = append(c.Payloads, payload)
+		c.Records += int64(binary.BigEndian.Uint32(h[4:]))
+		at += frameHead + n
+	}
+}
+
+// remove deletes a finished chunk's file (renames it, when damaged, so
+// that what it held can be looked at); under mu.
+func (b *filesystem) remove(fc *fsChunk) {
+	if fc.corrupt {
+		if err := os.Rename(fc.path, strings.TrimSuffix(fc.path, chunkExt)+corruptExt); err != nil {
+			os.Remove(fc.path)
+		}
+	} else if err := os.Remove(fc.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		b.cfg.Logger.Warn("buffer: cannot remove a delivered chunk; it will be delivered again at the next start", "file", fc.path, "err", err)
+	}
+	b.bytes -= fc.size
+	b.nchunks--
+	b.noSpace = false
+	b.publish()
+	b.room.notify()
+}
+
+func (b *filesystem) Done(c *Chunk, _ int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fc, ok := b.held[c]; ok {
+		delete(b.held, c)
+		b.remove(fc)
+	}
+	c.Payloads = nil
+}
+
+func (b *filesystem) Keep(c *Chunk) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.held[c]; ok {
+		delete(b.held, c)
+		b.kept++
+		b.publish()
+		b.cfg.Logger.Warn("buffer: a chunk whose retries ran out is kept for the next start", "file", c.path, "records", c.Records)
+	}
+	c.Payloads = nil
+}
+
+func (b *filesystem) Close() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0
+	}
+	b.closed = true
+	if c := b.open; c != nil {
+		b.open = nil
+		if c.f != nil && c.writers == 0 {
+			c.f.Close()
+			c.f = nil
+		}
+	}
+	b.room.notify()
+	b.readySig.notify()
+	b.dir.Close()
+	b.lock.Close() // and with it the lock
+	return 0
+}

@@ -1,0 +1,376 @@
+package pipeline
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/record"
+)
+
+// The otlp input: an OTLP/HTTP server (POST /v1/logs, protobuf or JSON,
+// gzip). Each request is decoded into an arena of its own, runs through
+// the stages, and is written to the outputs; it is answered 200 only once
+// every output that takes its records holds them (docs/pipeline.md,
+// "Delivery guarantees"). Requests are served concurrently, on persistent
+// connections.
+
+// OTLPPath is the one path the input serves.
+const OTLPPath = output.OTLPPath
+
+type otlpInput struct {
+	p      *Pipeline
+	cfg    config.Input
+	ln     net.Listener
+	srv    *http.Server
+	states sync.Pool // *otlpState
+
+	in, bytes atomic.Int64
+	mu        sync.Mutex
+	status    map[int]int64 // requests by the status they were answered
+}
+
+// otlpState is one request's room: reused from request to request.
+type otlpState struct {
+	arena *record.Arena
+	recs  []*record.Record
+	body  bytes.Buffer
+	plain bytes.Buffer // the body gunzipped
+	sc    scratch
+	tags  *tagCache
+	resp  []byte
+}
+
+func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
+	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}}
+	tlsCfg, err := serverTLS(p.cfg.Dir, &ic.OTLP)
+	if err != nil {
+		return nil, err
+	}
+	if p.check {
+		return in, nil
+	}
+	ln, err := net.Listen("tcp", ic.OTLP.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", ic.OTLP.Listen, err)
+	}
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+	}
+	in.ln = ln
+	in.srv = &http.Server{
+		Handler:           in,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// Handshake failures and the like, at info: a port scan must
+		// not fill the log.
+		ErrorLog: slog.NewLogLogger(p.log.With("input", ic.Alias).Handler(), slog.LevelInfo),
+	}
+	return in, nil
+}
+
+func serverTLS(dir string, o *config.OTLPInput) (*tls.Config, error) {
+	if o.CertFile == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(resolve(dir, o.CertFile), resolve(dir, o.KeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("tls.cert_file, tls.key_file: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if o.ClientCAFile != "" {
+		pem, err := os.ReadFile(resolve(dir, o.ClientCAFile))
+		if err != nil {
+			return nil, fmt.Errorf("tls.client_ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls.client_ca_file %s: no PEM certificate in it", o.ClientCAFile)
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}
+
+// OTLPAddrs returns the addresses the otlp inputs listen on, in config
+// order (with listen: 127.0.0.1:0, the port each was given).
+func (p *Pipeline) OTLPAddrs() []net.Addr {
+	var addrs []net.Addr
+	for _, in := range p.servers {
+		if in.ln != nil {
+			addrs = append(addrs, in.ln.Addr())
+		}
+	}
+	return addrs
+}
+
+// run serves until ctx ends, then stops accepting, lets the requests in
+// hand finish (their Writes end with service.grace at the latest) and
+// returns.
+func (in *otlpInput) run(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- in.srv.Serve(in.ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("input %s: %w", in.cfg.Alias, err)
+	case <-ctx.Done():
+	}
+	// Shutdown closes the listener and idle connections, and waits for
+	// the requests in hand: a Write among them gives up when the grace
+	// ends (writeCtx), and is answered 503. A client that is still
+	// sending a second after that is cut off.
+	sctx, cancel := context.WithTimeout(context.Background(), in.p.cfg.Service.Grace+time.Second)
+	defer cancel()
+	if in.srv.Shutdown(sctx) != nil {
+		in.srv.Close()
+	}
+	<-done
+	return nil
+}
+
+func (in *otlpInput) close() error {
+	if in.srv == nil {
+		return nil
+	}
+	err := in.srv.Close()
+	in.ln.Close() // when it never served: Close knows only Serve's listeners
+	return err
+}
+
+func (in *otlpInput) count(status int) {
+	in.mu.Lock()
+	in.status[status]++
+	in.mu.Unlock()
+}
+
+// Requests returns how many requests were answered with each status.
+func (in *otlpInput) requests() map[int]int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	m := make(map[int]int64, len(in.status))
+	for k, v := range in.status {
+		m[k] = v
+	}
+	return m
+}
+
+// Encodings of a request, and of its answer.
+const (
+	ctProtobuf = "application/x-protobuf"
+	ctJSON     = "application/json"
+)
+
+func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if r.URL.Path != OTLPPath {
+		in.fail(w, ct, http.StatusNotFound, "no such path: OTLP logs go to "+OTLPPath)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		in.fail(w, ct, http.StatusMethodNotAllowed, "OTLP logs are POSTed")
+		return
+	}
+	if ct != ctProtobuf && ct != ctJSON {
+		in.fail(w, ct, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: OTLP/HTTP is %s or %s", r.Header.Get("Content-Type"), ctProtobuf, ctJSON))
+		return
+	}
+	gzipped := false
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip":
+		gzipped = true
+	default:
+		in.fail(w, ct, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: gzip or none", enc))
+		return
+	}
+	max := in.cfg.OTLP.MaxRequestSize
+	if r.ContentLength > max {
+		in.fail(w, ct, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is %d bytes; max_request_size is %d", r.ContentLength, max))
+		return
+	}
+	st, _ := in.states.Get().(*otlpState)
+	if st == nil {
+		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
+	}
+	defer in.states.Put(st)
+	status, msg := in.handle(st, r.Body, gzipped, ct)
+	if status != http.StatusOK {
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
+		in.fail(w, ct, status, msg)
+		return
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(http.StatusOK)
+	w.Write(st.resp)
+	in.count(http.StatusOK)
+}
+
+// handle reads, decodes, runs and writes one request; on success st.resp
+// is the answer's body.
+func (in *otlpInput) handle(st *otlpState, body io.Reader, gzipped bool, ct string) (int, string) {
+	max := in.cfg.OTLP.MaxRequestSize
+	st.body.Reset()
+	if n, err := st.body.ReadFrom(io.LimitReader(body, max+1)); err != nil {
+		return http.StatusBadRequest, "reading the request: " + err.Error()
+	} else if n > max {
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is over max_request_size (%d bytes)", max)
+	}
+	data := st.body.Bytes()
+	if gzipped {
+		// Decompressed within the same bound: a small gzip bomb is a
+		// 413, not the process's memory.
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return http.StatusBadRequest, "the body is not gzip: " + err.Error()
+		}
+		st.plain.Reset()
+		n, err := st.plain.ReadFrom(io.LimitReader(zr, max+1))
+		if err != nil {
+			return http.StatusBadRequest, "the body does not gunzip: " + err.Error()
+		}
+		if n > max {
+			return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request, decompressed, is over max_request_size (%d bytes)", max)
+		}
+		data = st.plain.Bytes()
+	}
+	st.arena.Reset()
+	decode := st.arena.DecodeOTLP
+	if ct == ctJSON {
+		decode = st.arena.DecodeOTLPJSON
+	}
+	recs, err := decode(data, record.Referenced, st.recs[:0])
+	st.recs = recs
+	if err != nil {
+		return http.StatusBadRequest, "the request does not decode: " + err.Error()
+	}
+	in.bytes.Add(int64(len(data)))
+	n := int64(len(recs))
+	if n > 0 {
+		tag := st.arena.NewStringFrom(in.cfg.Tag)
+		for _, r := range recs {
+			r.SetTagValue(tag)
+			r.Commit()
+		}
+		in.in.Add(n)
+		in.p.stats.In.Add(n)
+		in.p.stats.BytesIn.Add(int64(len(data)))
+	}
+	var res output.Result
+	err = in.p.processWith(recs, st.tags, &st.sc, output.WriteOptions{NoWait: true}, &res)
+	clear(st.recs)
+	switch {
+	case errors.Is(err, output.ErrFull):
+		return http.StatusServiceUnavailable, "an output's buffer is full; retry later"
+	case errors.Is(err, errStopped):
+		return http.StatusServiceUnavailable, "stopping; retry later"
+	case err != nil:
+		in.p.log.Error("an OTLP request could not be written; answered 503", "input", in.cfg.Alias, "err", err)
+		return http.StatusServiceUnavailable, "the records could not be written; retry later"
+	}
+	st.resp = otlpSuccess(st.resp[:0], ct, min(res.Dropped+res.Rejected, n), res)
+	return http.StatusOK, ""
+}
+
+// otlpSuccess is an ExportLogsServiceResponse, with a partial_success when
+// records were not taken.
+func otlpSuccess(dst []byte, ct string, rejected int64, res output.Result) []byte {
+	if rejected == 0 {
+		if ct == ctJSON {
+			return append(dst, "{}"...)
+		}
+		return dst
+	}
+	var why []string
+	if res.Dropped > 0 {
+		why = append(why, fmt.Sprintf("%d dropped by a full output buffer (when_full: drop_newest)", res.Dropped))
+	}
+	if res.Rejected > 0 {
+		why = append(why, fmt.Sprintf("%d refused downstream", res.Rejected))
+	}
+	msg := strings.Join(why, "; ")
+	if ct == ctJSON {
+		dst = append(dst, `{"partialSuccess":{"rejectedLogRecords":"`...)
+		dst = strconv.AppendInt(dst, rejected, 10)
+		dst = append(dst, `","errorMessage":`...)
+		dst = strconv.AppendQuote(dst, msg)
+		return append(dst, "}}"...)
+	}
+	var ps []byte
+	ps = append(ps, 0x08) // rejected_log_records, varint
+	ps = binary.AppendUvarint(ps, uint64(rejected))
+	ps = append(ps, 0x12) // error_message
+	ps = binary.AppendUvarint(ps, uint64(len(msg)))
+	ps = append(ps, msg...)
+	dst = append(dst, 0x0a) // partial_success
+	dst = binary.AppendUvarint(dst, uint64(len(ps)))
+	return append(dst, ps...)
+}
+
+// fail answers a request that is refused, with a google.rpc.Status in the
+// request's encoding (plain text when it has none we know).
+func (in *otlpInput) fail(w http.ResponseWriter, ct string, status int, msg string) {
+	in.count(status)
+	var body []byte
+	switch ct {
+	case ctJSON:
+		body = fmt.Appendf(nil, `{"code":%d,"message":%s}`, grpcCode(status), strconv.Quote(msg))
+	case ctProtobuf:
+		body = append(body, 0x08)
+		body = binary.AppendUvarint(body, uint64(grpcCode(status)))
+		body = append(body, 0x12)
+		body = binary.AppendUvarint(body, uint64(len(msg)))
+		body = append(body, msg...)
+	default:
+		ct, body = "text/plain; charset=utf-8", []byte(msg+"\n")
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// grpcCode is the google.rpc.Code of an HTTP status, as OTLP maps them.
+func grpcCode(status int) int {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return 3 // INVALID_ARGUMENT
+	case http.StatusNotFound:
+		return 5 // NOT_FOUND
+	case http.StatusServiceUnavailable:
+		return 14 // UNAVAILABLE
+	case http.StatusMethodNotAllowed:
+		return 12 // UNIMPLEMENTED
+	}
+	return 2 // UNKNOWN
+}
+
+// statuses returns the statuses of m in order.
+func statuses(m map[int]int64) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,235 @@
+package output
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// HTTPConfig is what the otlp and http outputs share of an HTTP client.
+type HTTPConfig struct {
+	URL         string            // endpoint (otlp) or uri (http)
+	Headers     map[string]string // sent with every request (authorization goes here)
+	Compression string            // gzip | none
+	TLS         ClientTLS
+	urlLine     int
+}
+
+// ClientTLS is tls.* of an output.
+type ClientTLS struct {
+	CAFile, CertFile, KeyFile string
+	InsecureSkipVerify        bool
+}
+
+func (c *HTTPConfig) keys(keys map[string]func(*yaml.Node), v Values, urlKey string) {
+	keys[urlKey] = func(n *yaml.Node) { c.URL, c.urlLine = v.Str(n), n.Line }
+	keys["headers"] = func(n *yaml.Node) { c.Headers = v.StrMap(n) }
+	keys["compression"] = func(n *yaml.Node) { c.Compression = v.OneOf(n, "compression", "gzip", "none") }
+	nested(keys, v, "tls", map[string]func(*yaml.Node){
+		"ca_file":              func(n *yaml.Node) { c.TLS.CAFile = v.Str(n) },
+		"cert_file":            func(n *yaml.Node) { c.TLS.CertFile = v.Str(n) },
+		"key_file":             func(n *yaml.Node) { c.TLS.KeyFile = v.Str(n) },
+		"insecure_skip_verify": func(n *yaml.Node) { c.TLS.InsecureSkipVerify = v.Bool(n) },
+	})
+}
+
+// check reports a missing or bad URL; defaultPath is put in an empty path.
+func (c *HTTPConfig) check(v Values, line int, what, urlKey, defaultPath string) {
+	if c.URL == "" {
+		v.Errorf(line, "output %s needs %s: the URL to send to (http://host:port/path)", what, urlKey)
+		return
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.Errorf(c.urlLine, "%s %q: expected a URL such as http://collector:4318%s", urlKey, c.URL, defaultPath)
+		return
+	}
+	if u.Path == "" && defaultPath != "" {
+		u.Path = defaultPath
+		c.URL = u.String()
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		v.Errorf(line, "tls.cert_file and tls.key_file go together (a client certificate and its key)")
+	}
+}
+
+// httpSender posts bodies to one URL.
+type httpSender struct {
+	url         string
+	contentType string
+	headers     http.Header
+	host        string // a Host header, which Go sends from req.Host
+	gzip        bool
+	timeout     time.Duration
+	client      *http.Client
+	// message reads what a response says: the records it rejected (an
+	// OTLP partial success) and its message.
+	message func(status int, contentType string, body []byte) (rejected int64, msg string)
+	gzPool  sync.Pool
+}
+
+func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Duration, workers int) (*httpSender, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = workers
+	tr.MaxIdleConns = workers
+	tlsCfg, err := c.TLS.config(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if tlsCfg != nil {
+		tr.TLSClientConfig = tlsCfg
+	}
+	s := &httpSender{url: c.URL, contentType: contentType, headers: http.Header{}, gzip: c.Compression == "gzip",
+		timeout: timeout, client: &http.Client{Transport: tr}}
+	for k, v := range c.Headers {
+		if strings.EqualFold(k, "host") {
+			s.host = v
+			continue
+		}
+		s.headers.Set(k, v)
+	}
+	if s.headers.Get("User-Agent") == "" {
+		s.headers.Set("User-Agent", "policyrun")
+	}
+	return s, nil
+}
+
+func (t *ClientTLS) config(dir string) (*tls.Config, error) {
+	if *t == (ClientTLS{}) {
+		return nil, nil
+	}
+	cfg := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(Resolve(dir, t.CAFile))
+		if err != nil {
+			return nil, fmt.Errorf("tls.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls.ca_file %s: no PEM certificate in it", t.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(Resolve(dir, t.CertFile), Resolve(dir, t.KeyFile))
+		if err != nil {
+			return nil, fmt.Errorf("tls.cert_file, tls.key_file: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// maxResponse is how much of a response body is read for its message.
+const maxResponse = 64 << 10
+
+func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
+	if s.gzip {
+		var z bytes.Buffer
+		z.Grow(len(body)/4 + 64)
+		w, _ := s.gzPool.Get().(*gzip.Writer)
+		if w == nil {
+			w, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
+		} else {
+			w.Reset(&z)
+		}
+		w.Write(body)
+		w.Close()
+		s.gzPool.Put(w)
+		body = z.Bytes()
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return sendResult{kind: permanent, msg: err.Error()}
+	}
+	for k, v := range s.headers {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", s.contentType)
+	if s.gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	if s.host != "" {
+		req.Host = s.host
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		// Connection refused or reset, a timeout, a TLS failure: all are
+		// retried (a bad certificate too: it may be replaced).
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = fmt.Sprintf("no answer within the timeout (%v)", s.timeout)
+		}
+		return sendResult{kind: retryable, msg: msg}
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // so that the connection is reused
+	resp.Body.Close()
+	r := sendResult{sent: len(body)}
+	var rejected int64
+	var msg string
+	if s.message != nil {
+		rejected, msg = s.message(resp.StatusCode, resp.Header.Get("Content-Type"), data)
+	} else {
+		msg = textMessage(data)
+	}
+	r.msg = fmt.Sprintf("%s: %s", resp.Status, msg)
+	switch code := resp.StatusCode; {
+	case code >= 200 && code < 300:
+		r.kind, r.rejected = delivered, rejected
+	case code == http.StatusTooManyRequests, code == http.StatusBadGateway,
+		code == http.StatusServiceUnavailable, code == http.StatusGatewayTimeout:
+		r.kind = retryable
+		r.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	default:
+		r.kind = permanent
+	}
+	return r
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(min(secs, int64(time.Hour/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return min(t.Sub(now), time.Hour)
+	}
+	return 0
+}
+
+// textMessage is a response body as a short message.
+func textMessage(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 512 {
+		s = s[:512] + "…"
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
