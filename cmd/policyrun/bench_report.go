@@ -254,6 +254,9 @@ func goBenches(want map[string]bool, quick bool) []goBench {
 			names = append(names, s.bench)
 		}
 	}
+	if want["b2"] || want["b3"] {
+		names = append(names, "BenchmarkSideBySide")
+	}
 	if len(names) > 0 {
 		out = append(out, goBench{pkgs: pkgs, pattern: "^(" + strings.Join(names, "|") + ")$", benchtime: bt("", "100x")})
 	}

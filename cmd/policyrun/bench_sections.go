@@ -112,7 +112,7 @@ func backendsSection(set *benchSet) *reportSection {
 	ratios := set.names("BenchmarkBackendRatios/")
 	single := set.names("BenchmarkBackends/")
 	if len(ratios) == 0 && len(single) == 0 {
-		s.skipped = "not run (add backends to --sections)"
+		s.skipped = "no results of BenchmarkBackends or BenchmarkBackendRatios (not run: --sections)"
 		return s
 	}
 	s.intro = []string{
@@ -181,7 +181,7 @@ func b2Section(set *benchSet) *reportSection {
 	s := &reportSection{id: "b2", title: "B2 — record construction"}
 	names := set.names("BenchmarkRecordDecode/")
 	if len(names) == 0 {
-		s.skipped = "not run (add b2 to --sections)"
+		s.skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
 		return s
 	}
 	s.intro = []string{
@@ -206,7 +206,29 @@ func b2Section(set *benchSet) *reportSection {
 	}
 	s.add(ns, t)
 	s.add(mem, nil)
+	if side := sideBySide(set, "b2-side", "B2: the map[string]any baselines ÷ the arena, side by side (BenchmarkSideBySide)", [][2]string{
+		{"json_map/json_referenced", "encoding/json map ÷ JSON arena"},
+		{"msgpack_map/referenced", "msgpack map ÷ msgpack arena"},
+	}); side != nil {
+		s.add(side, nil)
+	}
 	return s
+}
+
+// sideBySide charts ratios of BenchmarkSideBySide, which runs the B2 and B3
+// contenders in alternation, a short chunk each per op, so that their
+// ratios are steadier than those of separate benchmarks.
+func sideBySide(set *benchSet, id, title string, ratios [][2]string) *chart {
+	const name = "BenchmarkSideBySide"
+	c := newChart(id, "", title, "×", "ratio of the medians of ns per record, the contenders alternating", "ratio")
+	c.suffix = "×"
+	for _, r := range ratios {
+		c.add(r[0], r[1], "policyrun", set.stat(name, r[0]))
+	}
+	if c.empty() {
+		return nil
+	}
+	return c
 }
 
 // b3Section: edit chains, BenchmarkEditChain in ./record.
@@ -214,7 +236,7 @@ func b3Section(set *benchSet) *reportSection {
 	s := &reportSection{id: "b3", title: "B3 — edit chains"}
 	names := set.names("BenchmarkEditChain/")
 	if len(names) == 0 {
-		s.skipped = "not run (add b3 to --sections)"
+		s.skipped = "no results of BenchmarkEditChain (not run: --sections)"
 		return s
 	}
 	s.intro = []string{
@@ -232,6 +254,12 @@ func b3Section(set *benchSet) *reportSection {
 		t.add(label, ns.cell(), ns.scale(1e-3).cell(), set.stat(n, "MB/s").cell(), set.stat(n, "allocs/op").cell())
 	}
 	s.add(c, t)
+	if side := sideBySide(set, "b3-side", "B3: the cost of 6 upserts, 128 fields, side by side (BenchmarkSideBySide)", [][2]string{
+		{"upserts6/edits0", "6 upserts ÷ 0 edits"},
+		{"upserts6/edits0_reencode", "6 upserts ÷ 0 edits, encoded again"},
+	}); side != nil {
+		s.add(side, nil)
+	}
 	return s
 }
 
@@ -257,7 +285,7 @@ func b4Section(set *benchSet) *reportSection {
 	s := &reportSection{id: "b4", title: "B4 — checkpoints"}
 	names := set.names("BenchmarkCheckpoint/")
 	if len(names) == 0 {
-		s.skipped = "not run (add b4 to --sections)"
+		s.skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
 		return s
 	}
 	s.intro = []string{
@@ -353,7 +381,7 @@ func b5Section(set *benchSet) *reportSection {
 	s := &reportSection{id: "b5", title: "B5 — OTLP, the codec part"}
 	names := set.names("BenchmarkOTLP/")
 	if len(names) == 0 {
-		s.skipped = "not run (add b5 to --sections)"
+		s.skipped = "no results of BenchmarkOTLP (not run: --sections)"
 		return s
 	}
 	s.intro = []string{

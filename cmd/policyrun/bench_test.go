@@ -223,6 +223,7 @@ func fixtureBench() string {
 		for i, c := range []string{"fields12_edits0", "fields12_edits0_reencode", "fields12_upserts6", "fields128_edits0", "fields128_edits0_reencode", "fields128_upserts6"} {
 			fmt.Fprintf(&b, "BenchmarkEditChain/%s-2 100 %g ns/op 500 MB/s 0 B/op 0 allocs/op\n", c, 300*k*float64(1+i))
 		}
+		fmt.Fprintf(&b, "BenchmarkSideBySide-2 1 1000 ns/op %g json_map/json_referenced %g msgpack_map/referenced %g upserts6/edits0 %g upserts6/edits0_reencode\n", 9*k, 5*k, 1.6*k, 1.1*k)
 		for _, c := range []string{"decode/arena", "decode/protogo", "encode/arena", "encode/protogo"} {
 			fmt.Fprintf(&b, "BenchmarkOTLP/%s-2 100 %g ns/op %g ns/record 100 B/op 1 allocs/op\n", c, 80000*k, 800*k)
 		}
@@ -270,6 +271,11 @@ func TestBenchReportFromFiles(t *testing.T) {
 	// Three runs: whiskers.
 	if !strings.Contains(sections["b1"], `class="whisker"`) {
 		t.Error("B1 of three runs has no whisker")
+	}
+	for _, id := range []string{"b2-side", "b3-side", "ratios", "b4-speedup"} {
+		if !strings.Contains(string(page), `id="`+id+`"`) {
+			t.Errorf("no chart %s", id)
+		}
 	}
 	// Every figure of bench/others.json is on the page, with its source:
 	// drawn under its chart, or listed under its section.
