@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -215,7 +216,7 @@ func (c *chart) sourceLines() []sourceLine {
 				label = g.label
 			}
 		}
-		s := fmt.Sprintf("%s: %s %s", label, fmtNum(f.Value), f.Unit)
+		s := fmt.Sprintf("%s: %s %s", label, exactNum(f.Value), f.Unit)
 		if f.Note != "" {
 			s += " (" + f.Note + ")"
 		}
@@ -258,9 +259,19 @@ func figureTable(figs []figure) *mdTable {
 		if f.Note != "" {
 			src += " (" + f.Note + ")"
 		}
-		t.add(f.Benchmark, f.System, f.Case, fmtNum(f.Value), f.Unit, src)
+		t.add(f.Benchmark, f.System, f.Case, exactNum(f.Value), f.Unit, src)
 	}
 	return t
+}
+
+// exactNum is a published figure as given: 245.8, 0.825, 1,818.
+func exactNum(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	i, frac, _ := strings.Cut(s, ".")
+	if frac != "" {
+		frac = "." + frac
+	}
+	return groupThousands(i) + frac
 }
 
 func (t *mdTable) html() string {
