@@ -171,7 +171,7 @@ func (c *chart) svg() string {
 	lx, ly := x0, 16.0
 	for _, s := range c.series {
 		name := s
-		w := float64(len([]rune(name)))*6.3 + 30
+		w := float64(len([]rune(name)))*5.9 + 28
 		if lx+w > chartWidth && lx > x0 {
 			lx, ly = x0, ly+18
 		}
