@@ -1,5 +1,7 @@
 #!/bin/sh
 # B1, whole process: tail → policy → null over the deterministic data.
+# `policyrun bench pipeline` (docs/bench.md) does the same as a Go command,
+# runs interleaved, JSON results; `policyrun bench report` draws them.
 #
 # Generates the data with `policyrun gen` (docs/pipeline-tail.md, "policyrun
 # gen": flat, 1,000,000

@@ -2,381 +2,199 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/url"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/policyrun/policyrun/pipeline/gen"
-	"github.com/policyrun/policyrun/record"
 )
 
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "load generators: bench otlp sends OTLP/HTTP to any endpoint",
-		run:     benchCommand,
+		summary: "benchmarks: whole-process runs (bench pipeline), an HTML report with charts (bench report), an OTLP/HTTP load generator (bench otlp)",
+		run:     runBench,
 	})
 }
 
 const benchUsage = `
-usage: policyrun bench otlp [--url URL] [--clients N] [--batch N] [--records N]
-                            [--encoding protobuf|json] [--gzip] [--warmup N]
-                            [--seed S] [--server-pid PID] [--wait D]
+usage: policyrun bench pipeline [-o results.json] [--runs N] [--quick] [flags]
+       policyrun bench report [-o report.html] [--quick] [--others FILE] [flags]
+       policyrun bench otlp [--url URL] [--clients N] [--records N] [flags]
 
-Sends generated OTLP log records (as policyrun gen otlp makes them: B5's
-shape) to an OTLP/HTTP endpoint, any of them (policyrun's otlp input,
-the OpenTelemetry Collector, Fluent Bit), from N clients at once, each on
-a persistent connection. A request refused with 429, 502, 503 or 504, or
-a connection error, is sent again (after Retry-After, when given). After
---warmup records, not measured, it sends --records and prints records/s
-and the request latency's p50 and p99. With --server-pid (Linux), it also
-prints the server process's CPU seconds per million records over the
-measured records (user+sys, from /proc) and its resident memory: steady
-(the median of samples every 100 ms) and peak. --wait waits for the
-endpoint to accept connections first (a server just started); with
---records 0 it only waits.
+pipeline  benchmark B1, whole process: builds policyrun from the repository,
+          generates the data with policyrun gen and runs policyrun run
+          (tail → one policy → null) for the nine policies of
+          conformance/policies on every backend, the runs interleaved;
+          writes the CPU seconds (user+sys of the child), wall time and
+          peak RSS of every run, and their medians with min and max, as JSON.
+report    runs B1 and the go test benchmarks (backend ratios, B2, B3, B4,
+          B5's codecs) and writes a self-contained HTML page with SVG bar
+          charts, a table beside each chart, the same tables as markdown
+          (report.md) and the raw results (report.b1.json, report.bench.txt).
+
+Both need the policyrun repository (found from the working directory up,
+or --repo) and a Go toolchain. docs/bench.md describes every section.
+
+otlp      benchmark B5's load: generated OTLP records sent to any OTLP/HTTP
+          endpoint from N persistent clients; records/s, request p50/p99,
+          and with --server-pid the server's CPU and memory.
+
+Run 'policyrun bench pipeline -h', 'bench report -h' or 'bench otlp -h' for flags.
 `
 
-func benchCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "otlp" {
-		fmt.Fprint(stderr, strings.TrimPrefix(benchUsage, "\n"))
-		return 2
-	}
-	fs := newFlags("bench otlp", benchUsage, stderr)
-	target := fs.String("url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
-	clients := fs.Int("clients", 16, "clients sending at once, each on its own connection")
-	batch := fs.Int("batch", gen.OTLPBatch, "records per request")
-	records := fs.Int("records", 1_000_000, "records to send and measure")
-	encoding := fs.String("encoding", "protobuf", "protobuf or json")
-	gz := fs.Bool("gzip", false, "gzip the requests")
-	warmup := fs.Int("warmup", 50_000, "records sent first, not measured")
-	seed := fs.Uint64("seed", 1, "the generator's seed")
-	pid := fs.Int("server-pid", 0, "the server's process id, to measure its CPU and memory (Linux /proc)")
-	wait := fs.Duration("wait", 0, "wait up to this long for the endpoint to accept connections before sending")
-	if code, ok := parseFlags(fs, args[1:]); !ok {
-		return code
-	}
-	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 0 || *records == 0 && *wait == 0 || *warmup < 0 {
-		fs.Usage()
-		return 2
-	}
-	if *wait > 0 {
-		if err := waitListening(*target, *wait); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
+func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stderr, strings.TrimSpace(benchUsage))
+		if len(args) == 0 {
 			return 2
 		}
-		if *records == 0 {
-			return 0 // only waited
-		}
-	}
-	b := &otlpBench{url: *target, clients: *clients, json: *encoding == "json", gzip: *gz, stderr: stderr}
-	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s%s)\n", *batch, *encoding, map[bool]string{true: ", gzip"}[*gz])
-	b.requests = benchRequests(*batch, min(*records+*warmup, 100_000), *seed, b.json, b.gzip)
-	if *warmup > 0 {
-		if _, err := b.run(*warmup, *batch); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
-			return 2
-		}
-	}
-	var before procStat
-	var sampler *rssSampler
-	if *pid > 0 {
-		var err error
-		if before, err = readProc(*pid); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp: --server-pid:", err)
-			return 2
-		}
-		sampler = sampleRSS(*pid)
-	}
-	res, err := b.run(*records, *batch)
-	if err != nil {
-		fmt.Fprintln(stderr, "policyrun bench otlp:", err)
-		return 2
-	}
-	fmt.Fprintf(stdout, "records %d, requests %d, clients %d, %s, gzip %v: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
-		res.records, res.requests, *clients, *encoding, *gz, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
-		ms(res.p50), ms(res.p99), res.retries, res.rejected)
-	if *pid > 0 {
-		after, err := readProc(*pid)
-		steady, peak := sampler.stop()
-		if err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp: --server-pid:", err)
-			return 2
-		}
-		cpu := after.cpu - before.cpu
-		fmt.Fprintf(stdout, "server: %.3f CPU s for %d records: %.3f CPU s per million; RSS steady %.1f MiB, peak %.1f MiB\n",
-			cpu.Seconds(), res.records, cpu.Seconds()/float64(res.records)*1e6, mib(steady), mib(max(peak, after.hwm)))
-	}
-	return 0
-}
-
-// waitListening dials the URL's host until it accepts a connection.
-func waitListening(rawURL string, d time.Duration) error {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return err
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443"}[u.Scheme]+map[bool]string{true: "80"}[u.Scheme != "https"])
-	}
-	deadline := time.Now().Add(d)
-	for {
-		conn, err := net.DialTimeout("tcp", host, time.Second)
-		if err == nil {
-			return conn.Close()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s does not accept connections after %v: %w", host, d, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-func mib(b int64) float64        { return float64(b) / (1 << 20) }
-
-type otlpBench struct {
-	url        string
-	clients    int
-	json, gzip bool
-	requests   [][]byte // replayed in turn
-	stderr     io.Writer
-}
-
-// benchRequests makes the distinct requests that are replayed: n records
-// in requests of batch, each encoded (and gzipped) once.
-func benchRequests(batch, n int, seed uint64, asJSON, gz bool) [][]byte {
-	g := gen.NewOTLP(seed)
-	a := record.NewArena()
-	var e record.OTLPEncoder
-	var recs []*record.Record
-	var out [][]byte
-	for i := 0; i < max(n, batch); i += batch {
-		a.Reset()
-		recs = g.Records(a, batch, recs[:0])
-		var body []byte
-		if asJSON {
-			body = e.AppendJSON(nil, recs)
-		} else {
-			body = e.AppendProto(nil, recs)
-		}
-		if gz {
-			var z bytes.Buffer
-			w := gzip.NewWriter(&z)
-			w.Write(body)
-			w.Close()
-			body = z.Bytes()
-		}
-		out = append(out, body)
-	}
-	return out
-}
-
-type benchResult struct {
-	records, requests, retries, rejected int64
-	wall, p50, p99                       time.Duration
-}
-
-// run sends records records in requests of batch from the clients, and
-// measures.
-func (b *otlpBench) run(records, batch int) (benchResult, error) {
-	nreq := (records + batch - 1) / batch
-	tr := &http.Transport{MaxIdleConns: b.clients, MaxIdleConnsPerHost: b.clients, MaxConnsPerHost: b.clients,
-		DisableCompression: true, IdleConnTimeout: time.Minute}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	ct := "application/x-protobuf"
-	if b.json {
-		ct = "application/json"
-	}
-	var next, retries, rejected atomic.Int64
-	var firstErr atomic.Value
-	lat := make([][]time.Duration, b.clients)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for c := range b.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(nreq) || ctx.Err() != nil {
-					return
-				}
-				body := b.requests[int(i)%len(b.requests)]
-				for attempt := 0; ; attempt++ {
-					t0 := time.Now()
-					status, wait, rej, err := b.post(ctx, client, ct, body)
-					if err == nil && status == 200 {
-						lat[c] = append(lat[c], time.Since(t0))
-						rejected.Add(rej)
-						break
-					}
-					if err == nil && status != 429 && status != 502 && status != 503 && status != 504 {
-						firstErr.CompareAndSwap(nil, fmt.Errorf("the endpoint answered %d: not retried", status))
-						cancel()
-						return
-					}
-					if attempt == 100 {
-						firstErr.CompareAndSwap(nil, fmt.Errorf("a request was refused 100 times: %v (status %d)", err, status))
-						cancel()
-						return
-					}
-					retries.Add(1)
-					if wait <= 0 {
-						wait = time.Duration(min(attempt+1, 10)) * 10 * time.Millisecond
-					}
-					time.Sleep(wait)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	wall := time.Since(start)
-	if err, _ := firstErr.Load().(error); err != nil {
-		return benchResult{}, err
-	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	slices.Sort(all)
-	pct := func(p float64) time.Duration {
-		if len(all) == 0 {
-			return 0
-		}
-		return all[min(len(all)-1, int(p*float64(len(all))))]
-	}
-	return benchResult{records: int64(records), requests: int64(nreq), retries: retries.Load(), rejected: rejected.Load(),
-		wall: wall, p50: pct(0.50), p99: pct(0.99)}, nil
-}
-
-// post sends one request; it returns the status, the Retry-After asked
-// for, and the records a partial success rejected (JSON answers only:
-// in protobuf a non-empty answer counts as one rejection).
-func (b *otlpBench) post(ctx context.Context, c *http.Client, ct string, body []byte) (int, time.Duration, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	req.Header.Set("Content-Type", ct)
-	if b.gzip {
-		req.Header.Set("Content-Encoding", "gzip")
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	var wait time.Duration
-	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
-		wait = time.Duration(s) * time.Second
-	}
-	var rej int64
-	if resp.StatusCode == 200 && len(data) > 0 && !bytes.Equal(data, []byte("{}")) {
-		rej = 1
-		if i := bytes.Index(data, []byte(`"rejectedLogRecords":"`)); i >= 0 {
-			rest := data[i+len(`"rejectedLogRecords":"`):]
-			if j := bytes.IndexByte(rest, '"'); j > 0 {
-				rej, _ = strconv.ParseInt(string(rest[:j]), 10, 64)
-			}
-		}
-	}
-	return resp.StatusCode, wait, rej, nil
-}
-
-// procStat is what /proc says of a process.
-type procStat struct {
-	cpu time.Duration // user + system
-	hwm int64         // peak RSS, bytes
-}
-
-// clockTick is USER_HZ, 100 on every Linux that policyrun runs on.
-const clockTick = 100
-
-func readProc(pid int) (procStat, error) {
-	var s procStat
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return s, err
-	}
-	// The fields after the command's closing parenthesis: state is 3,
-	// utime 14 and stime 15 (counting from 1 over the whole line).
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(f) < 13 {
-		return s, fmt.Errorf("/proc/%d/stat: too short", pid)
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	s.cpu = time.Duration(ut+st) * time.Second / clockTick
-	s.hwm = procStatus(pid, "VmHWM:")
-	return s, nil
-}
-
-// procStatus reads a kB field of /proc/PID/status, in bytes.
-func procStatus(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n << 10
-		}
+	switch args[0] {
+	case "pipeline":
+		return runBenchPipeline(args[1:], stdout, stderr)
+	case "report":
+		return runBenchReport(args[1:], stdout, stderr)
+	case "otlp":
+		return runBenchOTLP(args[1:], stdout, stderr)
 	}
-	return 0
+	fmt.Fprintf(stderr, "policyrun bench: unknown benchmark command %q (known: pipeline, report, otlp)\n", args[0])
+	return 2
 }
 
-type rssSampler struct {
-	done    chan struct{}
-	wg      sync.WaitGroup
-	samples []int64
-}
+// benchModule is the module path that findRepo looks for.
+const benchModule = "github.com/policyrun/policyrun"
 
-func sampleRSS(pid int) *rssSampler {
-	s := &rssSampler{done: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.done:
-				return
-			case <-t.C:
-				if v := procStatus(pid, "VmRSS:"); v > 0 {
-					s.samples = append(s.samples, v)
-				}
+// findRepo returns the root of the policyrun repository: dir if it is not
+// empty (checked), otherwise the first directory from the working
+// directory up whose go.mod declares the module.
+func findRepo(dir string) (string, error) {
+	isRoot := func(d string) bool {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err != nil {
+			return false
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] == "module" && f[1] == benchModule {
+				return true
 			}
 		}
-	}()
-	return s
+		return false
+	}
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", err
+		}
+		if !isRoot(abs) {
+			return "", fmt.Errorf("--repo %s: no go.mod of %s there", dir, benchModule)
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if isRoot(d) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("not inside the policyrun repository (no go.mod of " + benchModule + " from here up); give --repo")
+		}
+	}
 }
 
-// stop returns the median and the largest sample.
-func (s *rssSampler) stop() (steady, peak int64) {
-	close(s.done)
-	s.wg.Wait()
-	if len(s.samples) == 0 {
-		return 0, 0
+// A stat is the summary of repeated measurements: the median and the
+// extremes of N values.
+type stat struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+// statOf summarises xs (the median of an even count is the mean of the
+// two middle values). The zero stat, N 0, stands for no values.
+func statOf(xs []float64) stat {
+	if len(xs) == 0 {
+		return stat{}
 	}
-	slices.Sort(s.samples)
-	return s.samples[len(s.samples)/2], s.samples[len(s.samples)-1]
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	m := s[n/2]
+	if n%2 == 0 {
+		m = (s[n/2-1] + s[n/2]) / 2
+	}
+	return stat{Median: m, Min: s[0], Max: s[n-1], N: n}
+}
+
+// scale returns the stat with every value multiplied by k (k ≥ 0).
+func (s stat) scale(k float64) stat {
+	return stat{Median: s.Median * k, Min: s.Min * k, Max: s.Max * k, N: s.N}
+}
+
+// cell is the stat as a table cell: "1.23 (1.20–1.31)", or the median
+// alone for a single value.
+func (s stat) cell() string {
+	if s.N == 0 {
+		return "—"
+	}
+	if s.N == 1 || s.Min == s.Max {
+		return fmtNum(s.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", fmtNum(s.Median), fmtNum(s.Min), fmtNum(s.Max))
+}
+
+// fmtNum formats a measurement with about three significant digits and no
+// exponent: 12,345 · 123 · 12.3 · 1.23 · 0.0123.
+func fmtNum(v float64) string {
+	switch a := math.Abs(v); {
+	case v == 0:
+		return "0"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "—"
+	case a >= 1000:
+		return groupThousands(fmt.Sprintf("%.0f", v))
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		digits := 2 - int(math.Floor(math.Log10(a)))
+		return fmt.Sprintf("%.*f", min(digits, 9), v)
+	}
+}
+
+// groupThousands puts commas in the integer s ("-1234567" → "-1,234,567").
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b bytes.Buffer
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// tailLines returns the last n lines of b, for error messages.
+func tailLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// TestBenchOTLP runs the load generator against a receiver that decodes
+// every request and throttles some: every record arrives, the refusals
+// are retried, and the report says what was measured.
+func TestBenchOTLP(t *testing.T) {
+	for _, args := range [][]string{{"--encoding", "protobuf"}, {"--encoding", "json", "--gzip"}} {
+		var records, requests atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if requests.Add(1)%7 == 0 {
+				w.Header().Set("Retry-After", "0")
+				http.Error(w, "busy", 503)
+				return
+			}
+			var body io.Reader = r.Body
+			if r.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(r.Body)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body = zr
+			}
+			data, _ := io.ReadAll(body)
+			a := record.NewArena()
+			decode := a.DecodeOTLP
+			if r.Header.Get("Content-Type") == "application/json" {
+				decode = a.DecodeOTLPJSON
+			}
+			recs, err := decode(data, record.Owned, nil)
+			if err != nil {
+				t.Error(err)
+				http.Error(w, err.Error(), 400)
+				return
+			}
+			records.Add(int64(len(recs)))
+		}))
+		code, out, errOut := runCLI(append([]string{"bench", "otlp", "--url", srv.URL + "/v1/logs", "--records", "2000",
+			"--warmup", "500", "--clients", "4", "--batch", "50"}, args...)...)
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		if records.Load() != 2500 {
+			t.Errorf("%v: %d records arrived, want 2500", args, records.Load())
+		}
+		if !strings.Contains(out, "records 2000, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
+			!strings.Contains(out, "p99") || strings.Contains(out, "retries 0,") {
+			t.Errorf("%v: report %q", args, out)
+		}
+	}
+}

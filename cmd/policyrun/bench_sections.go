@@ -1,0 +1,406 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A reportSection is one benchmark on the page: what it measures, then
+// charts, each with its table beside it.
+type reportSection struct {
+	id, title string
+	intro     []string
+	blocks    []reportBlock
+	skipped   string   // why the section has no results
+	listed    []figure // figures of this benchmark that no chart could draw
+}
+
+type reportBlock struct {
+	chart *chart // nil: a table alone
+	table *mdTable
+}
+
+// mdTable is a table for the page and for report.md.
+type mdTable struct {
+	head  []string
+	right []bool // right-aligned (numeric) columns
+	rows  [][]string
+}
+
+func newTable(head ...string) *mdTable {
+	t := &mdTable{head: head, right: make([]bool, len(head))}
+	for i := 1; i < len(head); i++ {
+		t.right[i] = true
+	}
+	return t
+}
+
+func (t *mdTable) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (s *reportSection) add(c *chart, t *mdTable) {
+	if (c == nil || c.empty()) && (t == nil || len(t.rows) == 0) {
+		return
+	}
+	if c != nil && c.empty() {
+		c = nil
+	}
+	s.blocks = append(s.blocks, reportBlock{chart: c, table: t})
+}
+
+func (s *reportSection) charts() []*chart {
+	var out []*chart
+	for _, b := range s.blocks {
+		if b.chart != nil {
+			out = append(out, b.chart)
+		}
+	}
+	return out
+}
+
+// b1Series names the B1 backends in the legend.
+var b1Series = map[string]string{
+	"none":       "no filter",
+	"vm":         "vm",
+	"lua":        "lua (transpiled policy)",
+	"lua_script": "lua_script (hand-written Fluent Bit filter)",
+}
+
+// b1Section: B1 from the results of bench pipeline.
+func b1Section(r *b1Results) *reportSection {
+	s := &reportSection{id: "b1", title: "B1 — the nine policies, whole process"}
+	if r == nil {
+		s.skipped = "not run (add b1 to --sections, or give --pipeline results.json)"
+		return s
+	}
+	s.intro = []string{
+		fmt.Sprintf("policyrun run: tail (json parser) → one policy → null output, exiting at the end of input, over %s flat JSON lines (policies 5 and 6: %s Kubernetes records) from policyrun gen --seed %d. CPU is user+sys of the child process from its rusage, wall is measured around it, peak RSS is the child's ru_maxrss. %s, interleaved: every round runs each configuration once. Bars are medians; whiskers span min to max.",
+			groupThousands(fmt.Sprint(r.Records["flat"])), groupThousands(fmt.Sprint(r.Records["k8s"])), r.Seed, plural(r.Runs, "run")+" of each"),
+		"Backends: vm (the bytecode VM), lua (the policy transpiled to Lua), lua_script (the hand-written Fluent Bit-style Lua filter of conformance/baselines/lua).",
+	}
+	key := func(c b1Case) (string, string) {
+		if c.Policy == "none" {
+			return c.Name, "no filter (" + c.Data + ")"
+		}
+		return c.Policy, c.Policy
+	}
+	cpu := newChart("b1-cpu", "B1", "B1: CPU seconds per million records, whole process", "CPU s/M",
+		"CPU seconds (user+sys) per million records — lower is better", "policy")
+	rss := newChart("b1-rss", "B1", "B1: peak RSS, whole process", "MiB", "peak RSS, MiB — lower is better", "policy")
+	t := newTable("run", "data", "records", "CPU s", "CPU s/M", "wall s", "RSS MiB")
+	t.right[1] = false
+	for _, c := range r.Cases {
+		k, label := key(c)
+		series := b1Series[c.Backend]
+		if series == "" {
+			series = c.Backend
+		}
+		cpu.add(k, label, series, c.CPUPerM)
+		rss.add(k, label, series, c.RSS)
+		t.add(c.Name, c.Data, groupThousands(fmt.Sprint(c.Records)), c.CPU.cell(), c.CPUPerM.cell(), c.Wall.cell(), c.RSS.cell())
+	}
+	s.add(cpu, t)
+	s.add(rss, nil)
+	return s
+}
+
+// backendsSection: the VM against the other backends in process, from
+// BenchmarkBackendRatios and BenchmarkBackends in ./conformance.
+func backendsSection(set *benchSet) *reportSection {
+	s := &reportSection{id: "backends", title: "Backend ratios — the policy stage alone, in process"}
+	ratios := set.names("BenchmarkBackendRatios/")
+	single := set.names("BenchmarkBackends/")
+	if len(ratios) == 0 && len(single) == 0 {
+		s.skipped = "no results of BenchmarkBackends or BenchmarkBackendRatios (not run: --sections)"
+		return s
+	}
+	s.intro = []string{
+		"The nine B1 policies on four backends over the same generated records, a batch of 128 KiB of lines as the pipeline's stage gets it (conformance, go test -bench): vm, lua_transpiled (the policy transpiled to Lua), lua_handwritten (the idiomatic Fluent Bit Lua filter, with Fluent Bit's conversion to a table and back) and expr (an expr-lang program over encoding/json's map[string]any, decoded and encoded again, as a Go program built on expr would).",
+		"BenchmarkBackendRatios runs each batch through the four backends in turn, so that they share whatever the machine is doing, and reports each backend's time ÷ the VM's: the steadiest figure on a shared machine. BenchmarkBackends measures each backend on its own, with the CPU time of the whole process (the garbage collector on the other core included).",
+	}
+	if len(ratios) > 0 {
+		c := newChart("ratios", "backends", "Other backends ÷ VM, time per record, side by side (BenchmarkBackendRatios)", "×",
+			"time per record ÷ the VM's (wall clock, the same batches) — higher: the VM is faster", "policy")
+		c.suffix = "×"
+		t := newTable("policy", "vm ns/record", "lua_t ns/record", "lua_h ns/record", "expr ns/record", "lua_t ÷ vm", "lua_h ÷ vm", "expr ÷ vm")
+		for _, n := range ratios {
+			p := strings.TrimPrefix(n, "BenchmarkBackendRatios/")
+			c.add(p, p, "transpiled Lua ÷ VM", set.stat(n, "lua_t/vm"))
+			c.add(p, p, "hand-written Lua ÷ VM", set.stat(n, "lua_h/vm"))
+			c.add(p, p, "expr ÷ VM", set.stat(n, "expr/vm"))
+			t.add(p, set.stat(n, "vm-ns/record").cell(), set.stat(n, "lua_t-ns/record").cell(), set.stat(n, "lua_h-ns/record").cell(),
+				set.stat(n, "expr-ns/record").cell(), ratioCell(set.stat(n, "lua_t/vm")), ratioCell(set.stat(n, "lua_h/vm")), ratioCell(set.stat(n, "expr/vm")))
+		}
+		s.add(c, t)
+	}
+	if len(single) > 0 {
+		c := newChart("backends", "backends", "CPU ns per record by backend (BenchmarkBackends)", "cpu-ns/record",
+			"CPU ns per record (the process's, garbage collection included) — lower is better", "policy")
+		t := newTable("policy", "backend", "ns/record", "cpu-ns/record", "allocs/record", "B/record")
+		t.right[1] = false
+		for _, n := range single {
+			rest := strings.TrimPrefix(n, "BenchmarkBackends/")
+			i := strings.LastIndex(rest, "/")
+			if i < 0 {
+				continue
+			}
+			p, be := rest[:i], rest[i+1:]
+			cpu := set.stat(n, "cpu-ns/record")
+			if cpu.N == 0 {
+				cpu = set.stat(n, "ns/record")
+			}
+			c.add(p, p, be, cpu)
+			t.add(p, be, set.stat(n, "ns/record").cell(), cpu.cell(), set.stat(n, "allocs/op").cell(), set.stat(n, "B/op").cell())
+		}
+		s.add(c, t)
+	}
+	return s
+}
+
+func ratioCell(s stat) string {
+	if s.N == 0 {
+		return "—"
+	}
+	return s.cell() + "×"
+}
+
+// b2Labels name the cases of BenchmarkRecordDecode.
+var b2Labels = map[string]string{
+	"referenced":      "msgpack → arena, referenced",
+	"owned":           "msgpack → arena, owned",
+	"owned_edits":     "owned, then 3 edits",
+	"json_referenced": "JSON → arena, referenced",
+	"json_flat_pair":  "JSON → arena, 2 flat lines",
+	"json_map":        "encoding/json → map[string]any",
+	"msgpack_map":     "msgpack → map[string]any",
+}
+
+// b2Section: record construction, BenchmarkRecordDecode in ./record.
+func b2Section(set *benchSet) *reportSection {
+	s := &reportSection{id: "b2", title: "B2 — record construction"}
+	names := set.names("BenchmarkRecordDecode/")
+	if len(names) == 0 {
+		s.skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
+		return s
+	}
+	s.intro = []string{
+		"Decoding a fixed record of 12 fields with a nested map (record/shapes_test.go) into an arena, one record per op, the arena reset every 256 records: referenced (strings point into the input), owned (copied), owned with 3 edits; from msgpack and from JSON. The baselines in the same run decode the same record into map[string]any with encoding/json and with msgpack. arena-B/record is the arena's reserved bytes ÷ the records of a batch.",
+	}
+	ns := newChart("b2-ns", "B2", "B2: ns per record, decode into a record", "ns/record", "ns per record (one op; json_flat_pair: a pair of lines) — lower is better", "case")
+	mem := newChart("b2-bytes", "B2", "B2: reserved arena bytes per record", "arena-B/record", "reserved bytes per record — lower is better", "case")
+	t := newTable("case", "ns/op", "arena-B/record", "B/op", "allocs/op")
+	for _, n := range names {
+		k := strings.TrimPrefix(n, "BenchmarkRecordDecode/")
+		label := b2Labels[k]
+		if label == "" {
+			label = k
+		}
+		series := "policyrun arena"
+		if strings.HasSuffix(k, "_map") {
+			series = "Go map[string]any (baseline, same run)"
+		}
+		ns.add(k, label, series, set.stat(n, "ns/op"))
+		mem.add(k, label, "policyrun arena", set.stat(n, "arena-B/record"))
+		t.add(label, set.stat(n, "ns/op").cell(), set.stat(n, "arena-B/record").cell(), set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+	}
+	s.add(ns, t)
+	s.add(mem, nil)
+	if side := sideBySide(set, "b2-side", "B2: the map[string]any baselines ÷ the arena, side by side (BenchmarkSideBySide)", [][2]string{
+		{"json_map/json_referenced", "encoding/json map ÷ JSON arena"},
+		{"msgpack_map/referenced", "msgpack map ÷ msgpack arena"},
+	}); side != nil {
+		s.add(side, nil)
+	}
+	return s
+}
+
+// sideBySide charts ratios of BenchmarkSideBySide, which runs the B2 and B3
+// contenders in alternation, a short chunk each per op, so that their
+// ratios are steadier than those of separate benchmarks.
+func sideBySide(set *benchSet, id, title string, ratios [][2]string) *chart {
+	const name = "BenchmarkSideBySide"
+	c := newChart(id, "", title, "×", "ratio of the medians of ns per record, the contenders alternating", "ratio")
+	c.suffix = "×"
+	for _, r := range ratios {
+		c.add(r[0], r[1], "policyrun", set.stat(name, r[0]))
+	}
+	if c.empty() {
+		return nil
+	}
+	return c
+}
+
+// b3Section: edit chains, BenchmarkEditChain in ./record.
+func b3Section(set *benchSet) *reportSection {
+	s := &reportSection{id: "b3", title: "B3 — edit chains"}
+	names := set.names("BenchmarkEditChain/")
+	if len(names) == 0 {
+		s.skipped = "no results of BenchmarkEditChain (not run: --sections)"
+		return s
+	}
+	s.intro = []string{
+		"Decode a JSON line of 12 or of 128 fields, apply 0 or 6 upserts (3 overwrite fields at the start, middle and end, 3 add new ones), encode the line. edits0 passes the unchanged line through; edits0_reencode encodes it from its nodes, as an edited record must be, so upserts6 ÷ edits0_reencode is the cost of the edits alone.",
+	}
+	c := newChart("b3", "B3", "B3: seconds per million records, decode + edits + encode", "CPU s/M",
+		"seconds per million records — lower is better", "case")
+	c.note = "policyrun's figure is the time of a single-threaded loop that allocates nothing, in process; Fluent Bit's is CPU time as published."
+	t := newTable("case", "ns/record", "s / M records", "MB/s", "allocs/op")
+	for _, n := range names {
+		k := strings.TrimPrefix(n, "BenchmarkEditChain/")
+		label := b3Label(k)
+		ns := set.stat(n, "ns/op")
+		c.add(k, label, "policyrun", ns.scale(1e-3))
+		t.add(label, ns.cell(), ns.scale(1e-3).cell(), set.stat(n, "MB/s").cell(), set.stat(n, "allocs/op").cell())
+	}
+	s.add(c, t)
+	if side := sideBySide(set, "b3-side", "B3: the cost of 6 upserts, 128 fields, side by side (BenchmarkSideBySide)", [][2]string{
+		{"upserts6/edits0", "6 upserts ÷ 0 edits"},
+		{"upserts6/edits0_reencode", "6 upserts ÷ 0 edits, encoded again"},
+	}); side != nil {
+		s.add(side, nil)
+	}
+	return s
+}
+
+// b3Label: "fields128_upserts6" → "128 fields, 6 upserts".
+func b3Label(k string) string {
+	fields, edits, ok := strings.Cut(strings.TrimPrefix(k, "fields"), "_")
+	if !ok {
+		return k
+	}
+	switch edits {
+	case "edits0":
+		edits = "0 edits"
+	case "edits0_reencode":
+		edits = "0 edits, encoded again"
+	case "upserts6":
+		edits = "6 upserts"
+	}
+	return fields + " fields, " + edits
+}
+
+// b4Section: checkpoints, BenchmarkCheckpoint in ./pipeline/checkpoint.
+func b4Section(set *benchSet) *reportSection {
+	s := &reportSection{id: "b4", title: "B4 — checkpoints"}
+	names := set.names("BenchmarkCheckpoint/")
+	if len(names) == 0 {
+		s.skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
+		return s
+	}
+	s.intro = []string{
+		"The tail input's checkpoint for 1, 10, 100 and 1,000 tracked files, each with a 1,000-byte fingerprint and five file attributes, saved to and loaded from in-memory storage, JSON against protobuf in the same run. The speed-up is JSON's ns/op ÷ protobuf's, run by run (the i-th run of one with the i-th of the other).",
+	}
+	type key struct{ op, format, files string }
+	var counts []string
+	have := map[key]string{}
+	for _, n := range names {
+		parts := strings.Split(strings.TrimPrefix(n, "BenchmarkCheckpoint/"), "/")
+		if len(parts) != 3 {
+			continue
+		}
+		f := strings.TrimPrefix(parts[2], "files=")
+		have[key{parts[0], parts[1], f}] = n
+		if !slices.Contains(counts, f) {
+			counts = append(counts, f)
+		}
+	}
+	if len(counts) == 0 {
+		s.skipped = "no results of the expected form BenchmarkCheckpoint/<op>/<format>/files=<n>"
+		return s
+	}
+	speed := newChart("b4-speedup", "B4", "B4: protobuf checkpoints, times faster than JSON", "× faster than JSON",
+		"JSON ns/op ÷ protobuf ns/op — higher: protobuf is faster", "operation, tracked files")
+	speed.suffix = "×"
+	for _, op := range []string{"save", "load"} {
+		for _, f := range counts {
+			j, p := have[key{op, "json", f}], have[key{op, "protobuf", f}]
+			if j == "" || p == "" {
+				continue
+			}
+			speed.add(op+"/files="+f, op+", "+files(f), "policyrun", pairedRatio(set.values(j, "ns/op"), set.values(p, "ns/op")))
+		}
+	}
+	size := newChart("b4-size", "B4", "B4: checkpoint size, 1 file", "bytes", "bytes per checkpoint — lower is better", "format")
+	for _, format := range []string{"json", "protobuf"} {
+		if n := have[key{"save", format, "1"}]; n != "" {
+			label := map[string]string{"json": "JSON, 1 file", "protobuf": "protobuf, 1 file"}[format]
+			size.add(format+"/files=1", label, "policyrun", set.stat(n, "bytes/checkpoint"))
+		}
+	}
+	large := counts[len(counts)-1]
+	times := newChart("b4-time", "B4", "B4: save and load, "+files(large), "µs/op",
+		"µs per checkpoint — lower is better", "operation")
+	for _, op := range []string{"save", "load"} {
+		for _, format := range []string{"json", "protobuf"} {
+			if n := have[key{op, format, large}]; n != "" {
+				times.add(op+"/files="+large, op, map[string]string{"json": "JSON", "protobuf": "protobuf"}[format], set.stat(n, "ns/op").scale(1e-3))
+			}
+		}
+	}
+	t := newTable("case", "ns/op", "bytes/checkpoint", "B/op", "allocs/op")
+	for _, n := range names {
+		t.add(strings.TrimPrefix(n, "BenchmarkCheckpoint/"), set.stat(n, "ns/op").cell(), set.stat(n, "bytes/checkpoint").cell(),
+			set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+	}
+	rt := newTable("case", "protobuf × faster than JSON")
+	for _, g := range speed.groups {
+		rt.add(g.label, ratioCell(g.bars[0].st))
+	}
+	s.add(speed, rt)
+	s.add(times, t)
+	s.add(size, nil)
+	return s
+}
+
+// pairedRatio is the stat of a[i] ÷ b[i].
+func pairedRatio(a, b []float64) stat {
+	var r []float64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if b[i] > 0 {
+			r = append(r, a[i]/b[i])
+		}
+	}
+	return statOf(r)
+}
+
+// files names a count of tracked files: "1 file", "1,000 files".
+func files(n string) string {
+	if n == "1" {
+		return "1 file"
+	}
+	if _, err := strconv.Atoi(n); err == nil {
+		n = groupThousands(n)
+	}
+	return n + " files"
+}
+
+// b5Section: the OTLP codecs, BenchmarkOTLP in ./record, the codec part
+// of B5.
+func b5Section(set *benchSet) *reportSection {
+	s := &reportSection{id: "b5", title: "B5 — OTLP, the codec part"}
+	names := set.names("BenchmarkOTLP/")
+	if len(names) == 0 {
+		s.skipped = "no results of BenchmarkOTLP (not run: --sections)"
+		return s
+	}
+	s.intro = []string{
+		"The OTLP protobuf codecs on B5's requests (pipeline/gen: 100 log records of one resource and 3 scopes each): decode from the request's bytes, encode from the same decoded records including the regrouping by resource and scope; policyrun's arena codec against protobuf-go's generated types. This is the codec part of B5 only; B5's whole-server figures (records/s, server CPU per million over OTLP/HTTP) are not measured here.",
+	}
+	c := newChart("b5", "B5", "B5: ns per OTLP log record, protobuf decode and encode", "ns/record", "ns per record (requests of 100) — lower is better", "direction")
+	t := newTable("case", "ns/record", "ns/request", "B/request", "allocs/request")
+	impl := map[string]string{"arena": "policyrun arena codec", "protogo": "protobuf-go generated types"}
+	for _, n := range names {
+		k := strings.TrimPrefix(n, "BenchmarkOTLP/")
+		dir, im, _ := strings.Cut(k, "/")
+		series := impl[im]
+		if series == "" {
+			series = im
+		}
+		per := set.stat(n, "ns/record")
+		c.add(dir, dir, series, per)
+		t.add(k, per.cell(), set.stat(n, "ns/op").cell(), set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+	}
+	s.add(c, t)
+	return s
+}
