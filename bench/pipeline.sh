@@ -11,13 +11,20 @@
 # at the end of input) for each of the nine policies of conformance/policies
 # with backend vm, backend lua (the transpiled policy) and lua_script (the
 # hand-written Fluent Bit filter of conformance/baselines/lua), plus a run
-# with no filter. Each run is repeated RUNS times (default 5); the table
-# gives the median CPU seconds (user+sys, from the run summary's getrusage),
-# CPU seconds per million records, and the median peak RSS.
+# with no filter. Each run is repeated RUNS times (default 5), interleaved:
+# round after round, each round runs every pipeline once, so that a slow
+# spell of the (shared, noisy) machine hits every run alike. The table gives
+# the median CPU seconds (user+sys, from the run summary's getrusage), CPU
+# seconds per million records, the median peak RSS, and the ratio of the
+# median CPU to that of the run it is compared with (policies over flat
+# lines to 1-noop, those over k8s records to the run with no filter).
 #
 # Usage: bench/pipeline.sh [DATA_DIR]   (default: $TMPDIR/policyrun-bench)
-# SEED, RUNS, BACKENDS ("vm lua lua_script") and the counts FLAT, K8S can be
-# overridden from the environment.
+# SEED, RUNS, BACKENDS ("vm lua lua_script"), POLICIES (numbers, default
+# "1 2 3 4 5 6 7 8 9") and the counts FLAT, K8S can be overridden from the
+# environment. BINS ("label=path ...") runs those policyrun binaries side by
+# side, interleaved in each round, instead of the one built from this tree
+# (which still generates the data): e.g. BINS="before=/tmp/a after=/tmp/b".
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -52,45 +59,13 @@ gen k8s "$k8s"
 
 runs=${RUNS:-5}
 backends=${BACKENDS:-vm lua lua_script}
+policies=${POLICIES:-1 2 3 4 5 6 7 8 9}
+bins=${BINS:-policyrun=$data/policyrun}
 root=$(pwd)
 
 # median FILE COLUMN: the median of a column of numbers.
 median() {
 	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
-}
-
-# run NAME DATA [FILTER_YAML]: RUNS runs of one pipeline; prints a table row.
-run() {
-	name=$1 log=$2 filter=${3:-}
-	safe=$(echo "$name" | tr / _)
-	cfg="$data/$safe.yaml"
-	{
-		printf 'pipeline:\n  inputs:\n    - name: tail\n      path: %s\n' "$data/$log.log"
-		printf '      parser: json\n      read_from_head: true\n      exit_on_eof: true\n      poll_interval: 50ms\n'
-		[ -z "$filter" ] || printf '%s\n' "$filter"
-		printf '  outputs:\n    - name: null\n'
-	} >"$cfg"
-	: >"$data/$safe.runs"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		"$data/policyrun" run "$cfg" 2>"$data/$safe.err" >/dev/null || { cat "$data/$safe.err"; exit 1; }
-		# records: in N, ... / time: wall Ws, user Us, sys Ss; peak RSS R MiB
-		awk '/^records:/ { gsub(",", ""); n = $3 }
-		     /^time:/ {
-			for (i = 1; i < NF; i++) {
-				v = $(i + 1); gsub(/[s;,]/, "", v)
-				if ($i == "user" || $i == "sys") cpu += v
-				if ($i == "RSS") rss = v
-			}
-		     }
-		     END { printf "%d %.3f %.1f\n", n, cpu, rss }' "$data/$safe.err" >>"$data/$safe.runs"
-		i=$((i + 1))
-	done
-	n=$(median "$data/$safe.runs" 1)
-	cpu=$(median "$data/$safe.runs" 2)
-	rss=$(median "$data/$safe.runs" 3)
-	awk -v name="$name" -v n="$n" -v cpu="$cpu" -v rss="$rss" \
-		'BEGIN { printf "%-32s %9d %8.3f %10.3f %8.1f\n", name, n, cpu, (n > 0 ? cpu / n * 1e6 : 0), rss }'
 }
 
 # filter BACKEND POLICY: the filters section of the config.
@@ -101,12 +76,79 @@ filter() {
 	esac
 }
 
-printf '\n%-32s %9s %8s %10s %8s\n' "run (median of $runs)" records "CPU s" "CPU s/M" "RSS MiB"
-run none/flat flat
-run none/k8s k8s
+# config NAME DATA [FILTER_YAML]: writes the pipeline of a run and adds it
+# to the list of runs (NAME and DATA kind, one a line).
+config() {
+	name=$1 log=$2 filter=${3:-}
+	safe=$(echo "$name" | tr / _)
+	{
+		printf 'pipeline:\n  inputs:\n    - name: tail\n      path: %s\n' "$data/$log.log"
+		printf '      parser: json\n      read_from_head: true\n      exit_on_eof: true\n      poll_interval: 50ms\n'
+		[ -z "$filter" ] || printf '%s\n' "$filter"
+		printf '  outputs:\n    - name: null\n'
+	} >"$data/$safe.yaml"
+	echo "$name $log" >>"$data/runs.list"
+}
+
+: >"$data/runs.list"
+config none/flat flat
+config none/k8s k8s
 for p in 1-noop 2-drop-all 3-edit 4-read5-edit 5-k8s-edit 6-k8s-lift 7-policy-then-chain 8-chain-then-policy 9-output-side; do
+	case " $policies " in *" ${p%%-*} "*) ;; *) continue ;; esac
 	case $p in 5-* | 6-*) log=k8s ;; *) log=flat ;; esac
 	for b in $backends; do
-		run "$p/$b" "$log" "$(filter "$b" "$p")"
+		config "$p/$b" "$log" "$(filter "$b" "$p")"
 	done
+done
+
+# once BIN NAME: one run of a pipeline with binary BIN; appends
+# "records cpu rss" to its runs file.
+once() {
+	bin=$1 safe=$(echo "$2" | tr / _)
+	label=${bin%%=*} path=${bin#*=}
+	out="$data/$safe.$label"
+	"$path" run "$data/$safe.yaml" 2>"$out.err" >/dev/null || { cat "$out.err"; exit 1; }
+	# records: in N, ... / time: wall Ws, user Us, sys Ss; peak RSS R MiB
+	awk '/^records:/ { gsub(",", ""); n = $3 }
+	     /^time:/ {
+		for (i = 1; i < NF; i++) {
+			v = $(i + 1); gsub(/[s;,]/, "", v)
+			if ($i == "user" || $i == "sys") cpu += v
+			if ($i == "RSS") rss = v
+		}
+	     }
+	     END { printf "%d %.3f %.1f\n", n, cpu, rss }' "$out.err" >>"$out.runs"
+}
+
+while read -r name log; do
+	for bin in $bins; do : >"$data/$(echo "$name" | tr / _).${bin%%=*}.runs"; done
+done <"$data/runs.list"
+i=0
+while [ $i -lt "$runs" ]; do
+	while read -r name log; do
+		for bin in $bins; do once "$bin" "$name"; done
+	done <"$data/runs.list"
+	i=$((i + 1))
+	echo "round $i of $runs done" >&2
+done
+
+printf '\n%-32s %9s %8s %10s %8s %7s\n' "run (median of $runs)" records "CPU s" "CPU s/M" "RSS MiB" ratio
+for bin in $bins; do
+	label=${bin%%=*}
+	[ "$bins" = "${bins#* }" ] || printf '%s:\n' "$label"
+	while read -r name log; do
+		f="$data/$(echo "$name" | tr / _).$label.runs"
+		n=$(median "$f" 1) cpu=$(median "$f" 2) rss=$(median "$f" 3)
+		case $name in
+		none/*) base= ;;
+		*) if [ "$log" = k8s ]; then base=none/k8s; else base=1-noop/${name#*/}; fi ;;
+		esac
+		ratio=-
+		bf="$data/$(echo "$base" | tr / _).$label.runs"
+		if [ -n "$base" ] && [ -f "$bf" ] && [ "$base" != "$name" ]; then
+			ratio=$(awk -v a="$cpu" -v b="$(median "$bf" 2)" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+		fi
+		awk -v name="$name" -v n="$n" -v cpu="$cpu" -v rss="$rss" -v r="$ratio" \
+			'BEGIN { printf "%-32s %9d %8.3f %10.3f %8.1f %7s\n", name, n, cpu, (n > 0 ? cpu / n * 1e6 : 0), rss, r }'
+	done <"$data/runs.list"
 done

@@ -65,13 +65,17 @@ type Arena struct {
 	slab    []byte
 	bufs    [][]byte
 	scratch []Value // pending map entries and array elements while decoding
-	recs    []*Record
-	nrec    int
-	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
-	locBuf  []int32  // positions of a path's steps during an edit (see locate)
-	seed    maphash.Seed
-	seeded  bool
-	strMark int // start of the string being built
+	// spans holds, for the nodes a JSON line's decode made, where they lay
+	// in the line (see Record.spanAt); spanScratch is its scratch.
+	spans       []uint32
+	spanScratch []uint32
+	recs        []*Record
+	nrec        int
+	dedupT      []uint32 // open-addressing table for duplicate keys in big maps
+	locBuf      []int32  // positions of a path's steps during an edit (see locate)
+	seed        maphash.Seed
+	seeded      bool
+	strMark     int // start of the string being built
 }
 
 // NewArena returns an empty arena.
@@ -86,6 +90,8 @@ func (a *Arena) Reset() {
 	clear(a.bufs) // let the GC have the input lines
 	a.bufs = a.bufs[:0]
 	a.scratch = a.scratch[:0]
+	a.spans = a.spans[:0]
+	a.spanScratch = a.spanScratch[:0]
 	a.nrec = 0
 }
 
@@ -94,6 +100,7 @@ func (a *Arena) Reset() {
 func (a *Arena) reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
 		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
+		(cap(a.spans)+cap(a.spanScratch))*4 +
 		len(a.recs)*int(unsafe.Sizeof(Record{}))
 }
 
@@ -117,10 +124,10 @@ func (a *Arena) NewRecord() *Record {
 }
 
 // mark and rollback undo a failed decode.
-type mark struct{ nodes, slab, bufs, scratch int }
+type mark struct{ nodes, slab, bufs, scratch, spans, spanScratch int }
 
 func (a *Arena) mark() mark {
-	return mark{len(a.nodes), len(a.slab), len(a.bufs), len(a.scratch)}
+	return mark{len(a.nodes), len(a.slab), len(a.bufs), len(a.scratch), len(a.spans), len(a.spanScratch)}
 }
 
 func (a *Arena) rollback(m mark) {
@@ -128,6 +135,8 @@ func (a *Arena) rollback(m mark) {
 	a.slab = a.slab[:m.slab]
 	a.rollbackBufs(m)
 	a.scratch = a.scratch[:m.scratch]
+	a.spans = a.spans[:m.spans]
+	a.spanScratch = a.spanScratch[:m.spanScratch]
 }
 
 func (a *Arena) rollbackBufs(m mark) {

@@ -17,12 +17,17 @@ import (
 // line itself, without its surrounding whitespace: the same value, spelled
 // as its source spelled it (key spacing, escapes, number forms), at the
 // cost of a copy. Lines whose decoding normalised something are re-encoded.
+// An edited record decoded from a JSON line copies the parts of the line
+// its edits left unchanged and encodes the rest (json_splice.go).
 func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.passThrough() {
 		return append(dst, r.a.raw(r.text)...)
 	}
 	if r.layout == layoutOTLP {
 		return r.appendOTLPJSON(dst)
+	}
+	if r.spanHi > r.spanLo {
+		return r.appendSpliced(dst)
 	}
 	return r.a.AppendJSON(dst, r.root)
 }

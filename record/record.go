@@ -70,6 +70,13 @@ type Record struct {
 	// decoded is the root as decoded from text, a JSON line that may
 	// stand for it; text is Absent when there is none (see passThrough).
 	decoded, text Value
+	// spanLo and spanHi are the nodes the decode of text made, and spanAt
+	// is where node spanLo's entry is in the arena's spans: for each node,
+	// where it lay in text — a map key, the offset of its opening quote;
+	// any other value, the offset just past its end. spanLo == spanHi when
+	// there is no text. An edited record's JSON output copies the runs of
+	// text whose nodes are unchanged (see appendSpliced).
+	spanLo, spanHi, spanAt uint32
 	// deep is set when an edit may have left writable containers below
 	// the root (anything but the one-key edits of the root map), so that
 	// Commit must walk the tree to freeze them.
