@@ -50,7 +50,8 @@ func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, err
 		a.rollback(m)
 		a.nrec = nrec
 		clear(d.recs[n0:])
-		return d.recs[:n0], err
+		clear(dst[n0:cap(dst)])
+		return dst, err
 	}
 	return d.recs, nil
 }
@@ -159,27 +160,59 @@ func (o *occurrences) add(s, e int) {
 // reset forgets the occurrences (a oneof member replaced by another).
 func (o *occurrences) reset() { *o = occurrences{} }
 
+// origin maps an error of the decoder that view returned for o back to
+// the offset in d's input: the merged occurrences are a buffer of their
+// own, whose offsets are not the request's.
+func (o *occurrences) origin(err error) error {
+	de, ok := err.(*DecodeError)
+	if o.n <= 1 || !ok {
+		return err
+	}
+	at := 0 // where occurrence k starts in the merged buffer
+	for k, r := range o.more {
+		n := r[1] - r[0]
+		if de.Offset < at+n || k == len(o.more)-1 {
+			de.Offset += r[0] - at
+			break
+		}
+		at += n
+	}
+	return err
+}
+
 // view returns a decoder and the range that hold the merged occurrences:
 // d itself when there was one, else a new buffer with their concatenation.
-func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int) {
+// Each occurrence must be a message on its own: its fields end where it
+// ends (a concatenation could join two halves of a field).
+func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int, error) {
 	if o.n <= 1 {
-		return d, o.s, o.e
+		return d, o.s, o.e, nil
 	}
+	w := d.w
 	var buf []byte
 	for _, r := range o.more {
-		buf = append(buf, d.w.b[r[0]:r[1]]...)
+		for i := r[0]; i < r[1]; {
+			_, wt, j, err := w.tag(i, r[1])
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			if i, err = w.skip(wt, i, j, r[1]); err != nil {
+				return nil, 0, 0, err
+			}
+		}
+		buf = append(buf, w.b[r[0]:r[1]]...)
 	}
 	sub := *d
 	sub.w = wire{buf}
 	sub.ref, sub.base = d.a.addBuf(buf), 0
-	return &sub, 0, len(buf)
+	return &sub, 0, len(buf), nil
 }
 
 func (d *otlpDecoder) request() error {
 	w := d.w
 	return d.fields(0, len(w.b), func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, len(w.b))
+			return w.skip(wt, at, i, len(w.b))
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ExportLogsServiceRequest", "resource_logs", wt, wireBytes)
@@ -198,7 +231,7 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ResourceLogs", [...]string{"", "resource", "scope_logs", "schema_url"}[field], wt, wireBytes)
@@ -220,14 +253,17 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	if err != nil {
 		return err
 	}
-	rd, rs, re := d.view(&res)
-	resource, err := rd.resource(rs, re, schema)
+	rd, rs, re, err := d.view(&res)
 	if err != nil {
 		return err
 	}
+	resource, err := rd.resource(rs, re, schema)
+	if err != nil {
+		return res.origin(err)
+	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e) // checked by the first pass
 		return fe, d.scopeLogs(fs, fe, resource)
@@ -242,7 +278,7 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		switch field {
 		case 1:
-			return d.keyValueField(wt, at, i, e, 3, "Resource.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "Resource.attributes")
 		case 2:
 			if wt != wireVarint {
 				return i, wantType(at, "Resource", "dropped_attributes_count", wt, wireVarint)
@@ -250,8 +286,16 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 			u, j, err := w.varint(i, e)
 			dropped = IntValue(int64(uint32(u)))
 			return j, err
+		case 3:
+			if wt == wireBytes {
+				fs, fe, err := w.bytesField(i, e)
+				if err != nil {
+					return i, err
+				}
+				return fe, d.entityRef(fs, fe)
+			}
 		}
-		return w.skip(wt, i, e) // entity_refs and fields of later versions
+		return w.skip(wt, at, i, e) // fields of later versions
 	})
 	if err != nil {
 		return Value{}, err
@@ -263,13 +307,33 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	return d.fixedMap(resourceKeys[:], vals[:]), nil
 }
 
+// entityRef checks an EntityRef of a Resource's entity_refs at [s, e),
+// which the view leaves out, as protobuf does: its strings (fields 1-4)
+// must be UTF-8.
+func (d *otlpDecoder) entityRef(s, e int) error {
+	w := d.w
+	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
+		if field > 4 || wt != wireBytes {
+			return w.skip(wt, at, i, e)
+		}
+		fs, fe, err := w.bytesField(i, e)
+		if err != nil {
+			return i, err
+		}
+		if !validUTF8(w.b[fs:fe]) {
+			return i, decodeErr(fs, ErrInvalidUTF8, "EntityRef."+[...]string{"", "schema_url", "type", "id_keys", "description_keys"}[field])
+		}
+		return fe, nil
+	})
+}
+
 func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	w := d.w
 	var scope occurrences
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field > 3 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ScopeLogs", [...]string{"", "scope", "log_records", "schema_url"}[field], wt, wireBytes)
@@ -291,14 +355,17 @@ func (d *otlpDecoder) scopeLogs(s, e int, resource Value) error {
 	if err != nil {
 		return err
 	}
-	sd, ss, se := d.view(&scope)
-	scopeVal, err := sd.scope(ss, se, schema)
+	sd, ss, se, err := d.view(&scope)
 	if err != nil {
 		return err
 	}
+	scopeVal, err := sd.scope(ss, se, schema)
+	if err != nil {
+		return scope.origin(err)
+	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 2 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e)
 		return fe, d.logRecord(fs, fe, resource, scopeVal)
@@ -329,7 +396,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			}
 			return fe, err
 		case 3:
-			return d.keyValueField(wt, at, i, e, 3, "InstrumentationScope.attributes")
+			return d.keyValueField(wt, at, i, e, 4, "InstrumentationScope.attributes")
 		case 4:
 			if wt != wireVarint {
 				return i, wantType(at, "InstrumentationScope", "dropped_attributes_count", wt, wireVarint)
@@ -338,7 +405,7 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 			vals[vScopeDropped] = IntValue(int64(uint32(u)))
 			return j, err
 		}
-		return w.skip(wt, i, e)
+		return w.skip(wt, at, i, e)
 	})
 	if err != nil {
 		return Value{}, err
@@ -376,7 +443,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 			return Value{}, Value{}, err
 		}
 		if field > 2 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, Value{}, err
 			}
 			continue
@@ -401,9 +468,12 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	if val.n == 0 {
 		return key, NullValue(), nil
 	}
-	vd, vs, ve := d.view(&val)
+	vd, vs, ve, err := d.view(&val)
+	if err != nil {
+		return Value{}, Value{}, err
+	}
 	v, err := vd.anyValue(vs, ve, depth)
-	return key, v, err
+	return key, v, val.origin(err)
 }
 
 // anyValue decodes an AnyValue at [s, e); depth is the depth an array or
@@ -420,7 +490,7 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field > 7 {
-			if i, err = w.skip(wt, j, e); err != nil {
+			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
 			continue
@@ -428,7 +498,14 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		if want := anyValueWire[field]; wt != want {
 			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
 		}
-		if field != member {
+		if field != member && msg.n > 0 {
+			// Another member replaces an array or kvlist, which
+			// protobuf parses all the same: a bad one is refused.
+			m := d.a.mark()
+			if _, err := d.message(member, &msg, depth); err != nil {
+				return Value{}, err
+			}
+			d.a.rollback(m)
 			msg.reset()
 		}
 		member = field
@@ -470,14 +547,26 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	if member != 5 && member != 6 {
 		return v, nil
 	}
+	return d.message(member, &msg, depth)
+}
+
+// message decodes the array (member 5) or kvlist (6) of an AnyValue from
+// its occurrences.
+func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
 	if depth > d.maxDepth {
 		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
 	}
-	md, ms, me := d.view(&msg)
-	if member == 5 {
-		return md.arrayValue(ms, me, depth)
+	md, ms, me, err := d.view(msg)
+	if err != nil {
+		return Value{}, err
 	}
-	return md.kvlist(ms, me, depth)
+	var v Value
+	if member == 5 {
+		v, err = md.arrayValue(ms, me, depth)
+	} else {
+		v, err = md.kvlist(ms, me, depth)
+	}
+	return v, msg.origin(err)
 }
 
 var (
@@ -490,7 +579,7 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 	start := len(d.a.scratch)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
 			return i, wantType(at, "ArrayValue", "values", wt, wireBytes)
@@ -515,7 +604,7 @@ func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 	start := len(d.a.scratch)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		if field != 1 {
-			return w.skip(wt, i, e)
+			return w.skip(wt, at, i, e)
 		}
 		return d.keyValueField(wt, at, i, e, depth+1, "KeyValueList.values")
 	})
@@ -600,7 +689,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			}
 			return fe, err
 		}
-		return w.skip(wt, i, e)
+		return w.skip(wt, at, i, e)
 	})
 	if err != nil {
 		a.scratch = a.scratch[:start]
@@ -608,9 +697,12 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	}
 	vals[vAttributes] = d.finish(Map, start)
 	if body.n > 0 {
-		bd, bs, be := d.view(&body)
-		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+		bd, bs, be, err := d.view(&body)
+		if err != nil {
 			return err
+		}
+		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+			return body.origin(err)
 		}
 	}
 	if vals[vTraceID], err = d.id(trace, &rootView[vTraceID]); err != nil {

@@ -95,3 +95,88 @@ var rootView = []ViewField{
 // OTLPView returns the fixed keys of an OTLP record's root map, in order.
 // The slice is shared: do not modify it.
 func OTLPView() []ViewField { return rootView }
+
+// NewOTLPRecord returns an OTLP log record of a holding what an empty
+// LogRecord decodes to: every key of the view, in the view's order, at its
+// default ("" for strings and ids, 0, time 0, empty maps; the resource and
+// the scope with theirs), and body, unless it is Absent (no body). Edit it
+// with Record.Set and SetTime (the time_unix_nano; 0 reads as the observed
+// time), then Commit it to make it as a decoded record is. The encoders
+// regroup records whose resource and scope are equal; records that share
+// one resource (or scope) Value are grouped without a comparison.
+func (a *Arena) NewOTLPRecord(body Value) *Record {
+	if body.isContainer() && body.writable() {
+		body = a.share(body)
+	}
+	root := a.viewDefaults(rootView, a.viewKeysRef(), body)
+	r := a.newRecord()
+	r.base, r.root = root, root
+	r.layout = layoutOTLP
+	r.timeFmt = otlpTimeUnset
+	return r
+}
+
+// viewDefaults builds a map of fields at their defaults, keys from the
+// arena's input buffer kref (viewKeys); the Absent field holds body.
+func (a *Arena) viewDefaults(fields []ViewField, kref uint32, body Value) Value {
+	var vals [numRootFields]Value
+	n := 0
+	for i := range fields {
+		f := &fields[i]
+		var v Value
+		switch f.Kind {
+		case Absent:
+			v = body
+		case Map:
+			if f.Fields != nil {
+				v = a.viewDefaults(f.Fields, kref, Value{})
+			} else {
+				v = containerValue(Map, uint32(len(a.nodes)), 0)
+			}
+		case String:
+			v = strValue(String, 0, 0, 0)
+		case Int:
+			v = IntValue(0)
+		case Timestamp:
+			v = TimestampValue(0)
+		}
+		if v.kind() != Absent {
+			n++
+		}
+		vals[f.ID] = v
+	}
+	keys := viewKeyValues(fields)
+	first := a.alloc(2 * n)
+	j := first
+	for i := range fields {
+		id := fields[i].ID
+		if vals[id].kind() == Absent {
+			continue
+		}
+		k := keys[id]
+		k.ref = kref
+		a.nodes[j], a.nodes[j+1] = k, vals[id]
+		j += 2
+	}
+	return containerValue(Map, uint32(first), uint32(n))
+}
+
+// viewKeyValues returns the key Values (otlp_decode.go) of a field list.
+func viewKeyValues(fields []ViewField) []Value {
+	switch &fields[0] {
+	case &resourceView[0]:
+		return resourceKeys[:]
+	case &scopeView[0]:
+		return scopeKeys[:]
+	}
+	return rootKeys[:]
+}
+
+// viewKeysRef returns the ref of viewKeys as one of the arena's input
+// buffers, adding it unless it is the last one already.
+func (a *Arena) viewKeysRef() uint32 {
+	if n := len(a.bufs); n > 0 && len(a.bufs[n-1]) == len(viewKeys) && &a.bufs[n-1][0] == &viewKeys[0] {
+		return uint32(n)
+	}
+	return a.addBuf(viewKeys)
+}

@@ -106,8 +106,9 @@ func (w wire) fixed32(i, end int) (uint32, int, error) {
 	return binary.LittleEndian.Uint32(w.b[i:]), i + 4, nil
 }
 
-// skip skips the payload of a field of wire type wt at i.
-func (w wire) skip(wt, i, end int) (int, error) {
+// skip skips the payload of a field of wire type wt at i, whose tag is at
+// at.
+func (w wire) skip(wt, at, i, end int) (int, error) {
 	switch wt {
 	case wireVarint:
 		_, j, err := w.varint(i, end)
@@ -122,7 +123,7 @@ func (w wire) skip(wt, i, end int) (int, error) {
 		_, j, err := w.bytesField(i, end)
 		return j, err
 	}
-	return i, decodeErr(i, ErrWireType, "wire type "+strconv.Itoa(wt)+" (groups are not used by OTLP)")
+	return i, decodeErr(at, ErrWireType, "wire type "+strconv.Itoa(wt)+" (groups are not used by OTLP)")
 }
 
 // wantType is the error for a known field sent with another wire type.
