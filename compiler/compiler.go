@@ -64,6 +64,34 @@ func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnost
 	return f, info, diags
 }
 
+// Diagnose returns every diagnostic `policyrun check` reports for one
+// file, sorted: its syntax errors, then the checker's on what the parser
+// recovered, except on lines with a syntax error (where they would only
+// echo it). CheckFile stops at syntax errors; Diagnose is for showing a
+// user everything at once, as check and the Collector processor do.
+func Diagnose(filename string, src []byte) Diagnostics {
+	f, errs := policy.ParseFile(filename, src)
+	ds := diag.FromSyntax(filename, errs)
+	if f != nil {
+		// The checker sees what the parser made of a broken line (drop
+		// when .msg contains "x" is drop when .msg): its complaints there
+		// would only echo the syntax error, so that line keeps just it.
+		broken := make(map[int]bool, len(ds))
+		for _, d := range ds {
+			broken[d.Pos.Line] = true
+		}
+		_, more := check.Check(f)
+		for _, d := range more {
+			if broken[d.Pos.Line] {
+				continue
+			}
+			d.Filename = filename
+			ds = append(ds, d)
+		}
+	}
+	return diag.Sort(ds)
+}
+
 // Compile lowers f, checked without errors into info, to a Program.
 func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program, err error) {
 	defer func() {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,23 @@ func TestOTLPProgram(t *testing.T) {
 	}
 	if compile(t, "policy \"p\"\nschema {\n  severity_number: int\n  ...\n}\nset .otlp = 1\n").OTLP() {
 		t.Errorf("OTLP() = true without schema otlp")
+	}
+}
+
+// Diagnose reports what check does: a syntax error, and the checker's
+// findings on the other lines (CheckFile stops at the syntax error).
+func TestDiagnose(t *testing.T) {
+	src := []byte("policy \"p\"\nschema {\n  n: int\n}\ndrop when .n == \"x\"\nset .a = (\n")
+	_, _, ds := CheckFile("p.policy", src)
+	all := Diagnose("p.policy", src)
+	var codes []string
+	for _, d := range all {
+		codes = append(codes, fmt.Sprintf("%d:%s", d.Pos.Line, d.Code))
+		if d.Filename != "p.policy" {
+			t.Errorf("%v: filename %q", d, d.Filename)
+		}
+	}
+	if len(all) != len(ds)+1 || !strings.HasPrefix(codes[0], "5:E03") {
+		t.Errorf("Diagnose gave %v; CheckFile %v", codes, ds)
 	}
 }

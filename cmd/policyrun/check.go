@@ -5,9 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/policy"
 )
 
 func init() {
@@ -59,7 +58,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			ioErr = true
 			continue
 		}
-		ds := checkPolicy(name, src)
+		ds := compiler.Diagnose(name, src)
 		if *format == "text" && len(ds) > 0 {
 			diag.WriteText(stdout, src, ds)
 			fmt.Fprintln(stdout)
@@ -83,31 +82,6 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// checkPolicy parses and checks one file: syntax errors first, then (on
-// whatever the parser recovered) the checker's.
-func checkPolicy(name string, src []byte) diag.List {
-	f, errs := policy.ParseFile(name, src)
-	ds := diag.FromSyntax(name, errs)
-	if f != nil {
-		// The checker sees what the parser made of a broken line (drop
-		// when .msg contains "x" is drop when .msg): its complaints there
-		// would only echo the syntax error, so that line keeps just it.
-		broken := make(map[int]bool, len(ds))
-		for _, d := range ds {
-			broken[d.Pos.Line] = true
-		}
-		_, more := check.Check(f)
-		for _, d := range more {
-			if broken[d.Pos.Line] {
-				continue
-			}
-			d.Filename = name
-			ds = append(ds, d)
-		}
-	}
-	return diag.Sort(ds)
 }
 
 // policyFiles expands the arguments: files as given, directories walked
