@@ -29,29 +29,39 @@ func (r *Record) CheckOTLP() error {
 	if r.root.kind() != Map {
 		return &ViewError{Path: ".", Problem: "is not a map"}
 	}
-	return r.a.checkView(r.root, rootView, "")
+	return r.a.checkView(r.root, rootView, nil)
 }
 
-func (a *Arena) checkView(m Value, fields []ViewField, prefix string) error {
+// checkView checks the map m against fields, the keys of the group
+// parent (nil for the root). It allocates nothing unless it fails: it
+// runs after every run that edits an OTLP record.
+func (a *Arena) checkView(m Value, fields []ViewField, parent *ViewField) error {
+	fail := func(name, problem string) error {
+		path := "." + name
+		if parent != nil {
+			path = "." + parent.Name + path
+		}
+		return &ViewError{Path: path, Problem: problem}
+	}
 	for it := a.Iter(m); it.Next(); {
 		name := a.Str(it.Key())
 		f := viewField(fields, name)
 		if f == nil {
-			return &ViewError{Path: prefix + "." + name, Problem: "is not a key of the OTLP view (use .attributes)"}
+			return fail(name, "is not a key of the OTLP view (use .attributes)")
 		}
 		v := it.Value()
 		k := v.kind()
 		switch {
 		case f.Kind == Absent || k == Null:
 		case k != f.Kind:
-			return &ViewError{Path: prefix + "." + name, Problem: "holds " + article(k) + ", not " + article(f.Kind)}
+			return fail(name, "holds "+article(k)+", not "+article(f.Kind))
 		case f.Fields != nil:
-			if err := a.checkView(v, f.Fields, prefix+"."+name); err != nil {
+			if err := a.checkView(v, f.Fields, f); err != nil {
 				return err
 			}
 		case f.HexLen > 0:
 			if s := a.Str(v); !validHexID(s, f.HexLen) {
-				return &ViewError{Path: prefix + "." + name, Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
+				return fail(name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")
 			}
 		}
 	}

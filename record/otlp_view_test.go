@@ -103,3 +103,29 @@ func TestNewOTLPRecordEdited(t *testing.T) {
 		t.Fatalf("encoded\n %v %v\nwant\n %v %v", gv, gt, wv, wt)
 	}
 }
+
+// CheckOTLP runs after every run that edits an OTLP record: it allocates
+// nothing unless it fails, and names the failing key with its group.
+func TestCheckOTLPAllocs(t *testing.T) {
+	a := NewArena()
+	r := a.NewOTLPRecord(Value{})
+	if err := r.Set(NewPath("resource", "attributes", "k"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Set(NewPath("scope", "name"), a.NewStringFrom("lib")); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := r.CheckOTLP(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+	if err := r.Set(NewPath("scope", "version"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err == nil || err.Error() != "record: OTLP view: .scope.version holds an int, not a string" {
+		t.Errorf("got %v", err)
+	}
+}
