@@ -22,6 +22,12 @@ func (e *ViewError) Error() string { return "record: OTLP view: " + e.Path + " "
 // span ids are hex of their length or "". Backends call it after a run
 // that edited the record; a non-nil error makes the run a fault. It is nil
 // for other records.
+//
+// What the edits left as it was is not checked again: an entry of the
+// root, the resource or the scope that is still the very entry it was
+// when the record was decoded (or last committed) passes, as a record
+// that no run edited is never checked. So a run that sets one attribute
+// costs a look at each key of the root, not a walk of the view.
 func (r *Record) CheckOTLP() error {
 	if r.layout != layoutOTLP {
 		return nil
@@ -29,13 +35,14 @@ func (r *Record) CheckOTLP() error {
 	if r.root.kind() != Map {
 		return &ViewError{Path: ".", Problem: "is not a map"}
 	}
-	return r.a.checkView(r.root, rootView, nil)
+	return r.a.checkView(r.root, r.base, rootView, nil)
 }
 
 // checkView checks the map m against fields, the keys of the group
-// parent (nil for the root). It allocates nothing unless it fails: it
-// runs after every run that edits an OTLP record.
-func (a *Arena) checkView(m Value, fields []ViewField, parent *ViewField) error {
+// parent (nil for the root); old is the map as it was (a Map or not).
+// It allocates nothing unless it fails: it runs after every run that
+// edits an OTLP record.
+func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) error {
 	fail := func(name, problem string) error {
 		path := "." + name
 		if parent != nil {
@@ -43,9 +50,32 @@ func (a *Arena) checkView(m Value, fields []ViewField, parent *ViewField) error 
 		}
 		return &ViewError{Path: path, Problem: problem}
 	}
+	if old == m {
+		return nil // the very map it was
+	}
+	var was []Value // old's entries, when it is a map
+	if old.kind() == Map {
+		was = a.nodes[old.off() : old.off()+2*old.n()]
+	}
+	next := 0 // the field the next key is, when the keys are in order
 	for it := a.Iter(m); it.Next(); {
+		if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() && was[i+1] == it.Value() {
+			next++ // unchanged, in its place; the view's order is likely
+			continue
+		}
 		name := a.Str(it.Key())
-		f := viewField(fields, name)
+		var f *ViewField
+		for next < len(fields) && fields[next].Kind == Absent && fields[next].Name != name {
+			next++ // the body, which a record may lack
+		}
+		if next < len(fields) && fields[next].Name == name {
+			f = &fields[next]
+		} else {
+			f = viewField(fields, name)
+		}
+		if f != nil {
+			next = int(f.ID) + 1
+		}
 		if f == nil {
 			return fail(name, "is not a key of the OTLP view (use .attributes)")
 		}
@@ -56,7 +86,11 @@ func (a *Arena) checkView(m Value, fields []ViewField, parent *ViewField) error 
 		case k != f.Kind:
 			return fail(name, "holds "+article(k)+", not "+article(f.Kind))
 		case f.Fields != nil:
-			if err := a.checkView(v, f.Fields, f); err != nil {
+			var sub Value // the group as it was, when its entry is in its place
+			if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() {
+				sub = was[i+1]
+			}
+			if err := a.checkView(v, sub, f.Fields, f); err != nil {
 				return err
 			}
 		case f.HexLen > 0:
