@@ -10,6 +10,11 @@ type Edit struct {
 	// Value is the value at Path after the runs: Absent when they removed
 	// it (or a map on the way to it).
 	Value record.Value
+	// Write is the index of Path in the write set, for embedders that
+	// prepared something per path.
+	Write int
+	// Added says that the path held nothing before the runs.
+	Added bool
 }
 
 // A Differ tells what runs changed in a record, for embedders that keep
@@ -67,59 +72,73 @@ func (d *Differ) TagChanged(rec *record.Record) bool {
 
 // Edits returns the paths of the write set at which rec differs from what
 // Mark noted (record.ValueEqual: maps in any key order), with their
-// values now. They come in the order of rec: an edit before another when
-// its path leads to an earlier entry of a map they share, removals first;
-// applied in that order, with new keys put at the end of their map, they
-// leave keys in the order of rec. The slice is reused by the next call.
+// values now: removals first, then the others in the write set's order;
+// but when the runs added two paths or more (Added), in the order of rec,
+// an edit before another when its path leads to an earlier entry of a map
+// they share (removals, which have no place, still first). Applied in the
+// order given, with new keys put at the end of their map, they leave keys
+// in the order of rec. The slice is reused by the next call.
 func (d *Differ) Edits(rec *record.Record) []Edit {
 	d.edits, d.pos, d.posAt = d.edits[:0], d.pos[:0], d.posAt[:0]
 	if rec.Root() == d.root {
 		return d.edits
 	}
 	a := rec.Arena()
-	for _, w := range d.writes {
-		old, _ := lookup(a, d.root, w, nil, false)
-		at := int32(len(d.pos))
-		var now record.Value
-		now, d.pos = lookup(a, rec.Root(), w, d.pos, true)
+	root := rec.Root()
+	added := 0
+	for i, w := range d.writes {
+		old, _ := a.Get(d.root, w)
+		now, _ := a.Get(root, w)
 		if now == old || record.ValueEqual(a, now, a, old) {
-			d.pos = d.pos[:at]
 			continue
 		}
-		if now.Kind() == record.Absent {
-			d.pos = d.pos[:at] // a removal has no place
+		e := Edit{Path: w, Value: now, Write: i, Added: old.Kind() == record.Absent}
+		if e.Added {
+			added++
 		}
-		d.edits = append(d.edits, Edit{Path: w, Value: now})
-		d.posAt = append(d.posAt, at)
+		d.edits = append(d.edits, e)
 	}
-	d.posAt = append(d.posAt, int32(len(d.pos)))
-	d.sort()
+	if added <= 1 {
+		// Removals first (they make room in pdata's slices for what is
+		// added after them), the others in the write set's order.
+		k := 0
+		for i := range d.edits {
+			if d.edits[i].Value.Kind() == record.Absent {
+				e := d.edits[i]
+				copy(d.edits[k+1:i+1], d.edits[k:i])
+				d.edits[k] = e
+				k++
+			}
+		}
+	}
+	if added > 1 {
+		// Their order: the positions of their entries along the path
+		// (none for a removal).
+		for i := range d.edits {
+			d.posAt = append(d.posAt, int32(len(d.pos)))
+			if e := &d.edits[i]; e.Value.Kind() != record.Absent {
+				d.pos = positions(a, root, e.Path, d.pos)
+			}
+		}
+		d.posAt = append(d.posAt, int32(len(d.pos)))
+		d.sort()
+	}
 	return d.edits
 }
 
-// lookup returns the value at p in v (Absent when it is not there) and
-// appends to pos, when note is set, the position of each step's entry in
-// its map.
-func lookup(a *record.Arena, v record.Value, p record.Path, pos []int32, note bool) (record.Value, []int32) {
+// positions appends the position of each step of p's entry in its map,
+// from v on, where p is.
+func positions(a *record.Arena, v record.Value, p record.Path, pos []int32) []int32 {
 	for _, s := range p {
-		if v.Kind() != record.Map {
-			return record.Value{}, pos
-		}
-		found := false
 		for it := a.Iter(v); it.Next(); {
 			if a.Str(it.Key()) == s.Key() {
-				v, found = it.Value(), true
-				if note {
-					pos = append(pos, int32(it.Index()))
-				}
+				v = it.Value()
+				pos = append(pos, int32(it.Index()))
 				break
 			}
 		}
-		if !found {
-			return record.Value{}, pos
-		}
 	}
-	return v, pos
+	return pos
 }
 
 // sort orders the edits by their positions (an insertion sort: a run

@@ -39,6 +39,9 @@ func TestDifferEdits(t *testing.T) {
 	}
 	var got []string
 	for _, e := range d.Edits(rec) {
+		if !d.writes[e.Write].Equal(e.Path) || e.Added != (e.Path.String() != ".a") {
+			t.Errorf("%s: Write %d, Added %v", e.Path, e.Write, e.Added)
+		}
 		v := "removed"
 		if e.Value.Kind() != record.Absent {
 			v = string(a.AppendJSON(nil, e.Value))
