@@ -8,10 +8,11 @@ import (
 )
 
 // Loading builds a record's projection (docs/vm.md, "Access sets"): an
-// OTLP record at the view's defaults with only the values under the
-// programs' paths read from pdata, for each path the maps on the way to it
-// and the value at its end, or the value where the path runs into one
-// that is not a map. Strings are copied into the arena, which is reset
+// OTLP record of only the values under the programs' paths, read from
+// pdata (record.Arena.NewOTLPRecordOf): for each path the maps on the way
+// to it and the value at its end, or the value where the path runs into
+// one that is not a map. A run over it reads nothing else, so a policy
+// that reads one field costs a one-key record. Strings are copied into the arena, which is reset
 // per batch: a projection allocates nothing once the arena has grown.
 
 // unreadable is why a record could not be read (or written back): it then
@@ -36,19 +37,44 @@ type src struct {
 }
 
 type loader struct {
-	a   *record.Arena
-	rec *record.Record
-	bad unreadable
+	a    *record.Arena
+	vals record.OTLPValues // the fixed keys' values of the record being made
+	rec  *record.Record    // the record, for the deep paths
+	bad  unreadable
 }
 
-// load sets the values of s under the paths ps on rec, and the time when
-// withTime; it reports why not when the record cannot be read.
-func (l *loader) load(rec *record.Record, s src, ps []loadPath, withTime bool) unreadable {
-	l.rec, l.bad = rec, readable
+// load makes the projection of the log record of s on the paths ps, with
+// its time when withTime, or reports why it cannot be read. The values of
+// the view's keys are read into the record as it is made
+// (NewOTLPRecordOf); only paths deep inside maps are set on it after.
+func (l *loader) load(s src, ps []loadPath, withTime bool) (*record.Record, unreadable) {
+	l.bad, l.vals = readable, record.OTLPValues{}
+	deep := false
 	for i := range ps {
-		l.path(&ps[i], s)
+		if ps[i].deep {
+			deep = true
+			if ps[i].f.holdsMap() && l.get(ps[i].f).Kind() == record.Absent {
+				b := l.a.BeginMap(0) // the map on the way; deepPath fills it
+				l.put(ps[i].f, b.Finish())
+			}
+			continue
+		}
+		l.direct(&ps[i], s)
 		if l.bad != readable {
-			return l.bad
+			return nil, l.bad
+		}
+	}
+	rec := l.a.NewOTLPRecordOf(&l.vals)
+	if deep {
+		l.rec = rec
+		for i := range ps {
+			if ps[i].deep {
+				l.deepPath(&ps[i], s)
+			}
+		}
+		l.rec = nil
+		if l.bad != readable {
+			return nil, l.bad
 		}
 	}
 	if withTime {
@@ -58,74 +84,124 @@ func (l *loader) load(rec *record.Record, s src, ps []loadPath, withTime bool) u
 		}
 		rec.SetTime(int64(t))
 	}
-	return readable
+	return rec, readable
 }
 
-func (l *loader) path(lp *loadPath, s src) {
+// get returns the value field f has in the record being made.
+func (l *loader) get(f field) record.Value {
+	switch f.group() {
+	case inResource:
+		return l.vals.Resource[fields[f].slot]
+	case inScope:
+		return l.vals.Scope[fields[f].slot]
+	}
+	return l.vals.Root[fields[f].slot]
+}
+
+// put gives the key of field f the value v in the record being made.
+func (l *loader) put(f field, v record.Value) {
+	switch f.group() {
+	case inLog:
+		l.vals.Root[fields[f].slot] = v
+	case inResource:
+		l.vals.Resource[fields[f].slot] = v
+	case inScope:
+		l.vals.Scope[fields[f].slot] = v
+	}
+}
+
+// direct reads the value of a field, or its keys, from s.
+func (l *loader) direct(lp *loadPath, s src) {
+	switch f := lp.f; f {
+	case fBody:
+		switch b := s.lr.Body(); {
+		case b.Type() == pcommon.ValueTypeEmpty: // no body: absent
+		case lp.keys != nil && b.Type() == pcommon.ValueTypeMap:
+			l.put(f, l.keysOf(b.Map(), lp.keys, 2))
+		default: // the body whole, or where the paths run into it
+			l.put(f, l.value(b, 2))
+		}
+	case fAttributes:
+		l.attributes(lp, s.lr.Attributes())
+	case fResAttributes:
+		l.attributes(lp, s.rl.Resource().Attributes())
+	case fScopeAttributes:
+		l.attributes(lp, s.sl.Scope().Attributes())
+	case fSeverityText:
+		l.str(f, s.lr.SeverityText())
+	case fEventName:
+		l.str(f, s.lr.EventName())
+	case fResSchemaURL:
+		l.str(f, s.rl.SchemaUrl())
+	case fScopeName:
+		l.str(f, s.sl.Scope().Name())
+	case fScopeVersion:
+		l.str(f, s.sl.Scope().Version())
+	case fScopeSchemaURL:
+		l.str(f, s.sl.SchemaUrl())
+	case fSeverityNumber:
+		l.int(f, int64(s.lr.SeverityNumber()))
+	case fFlags:
+		l.int(f, int64(s.lr.Flags()))
+	case fDropped:
+		l.int(f, int64(s.lr.DroppedAttributesCount()))
+	case fResDropped:
+		l.int(f, int64(s.rl.Resource().DroppedAttributesCount()))
+	case fScopeDropped:
+		l.int(f, int64(s.sl.Scope().DroppedAttributesCount()))
+	case fObservedTime:
+		l.put(f, record.TimestampValue(int64(s.lr.ObservedTimestamp())))
+	case fTraceID:
+		id := s.lr.TraceID()
+		l.put(f, l.hex(id[:]))
+	case fSpanID:
+		id := s.lr.SpanID()
+		l.put(f, l.hex(id[:]))
+	}
+}
+
+// attributes reads an attribute map whole, or some of its keys.
+func (l *loader) attributes(lp *loadPath, m pcommon.Map) {
+	if lp.keys != nil {
+		l.put(lp.f, l.keysOf(m, lp.keys, lp.k+1))
+	} else {
+		l.put(lp.f, l.mapValue(m, lp.k+1))
+	}
+}
+
+// keysOf returns the map of those of keys that m has, m at depth d.
+func (l *loader) keysOf(m pcommon.Map, keys []string, d int) record.Value {
+	a := l.a
+	b := a.BeginMap(len(keys))
+	for _, k := range keys {
+		if v, ok := m.Get(k); ok {
+			b.Add(a.NewStringFrom(k), l.value(v, d+1))
+		}
+	}
+	return b.Finish()
+}
+
+// deepPath projects a path that goes deep inside the body or an attribute
+// map, setting what it finds on the record.
+func (l *loader) deepPath(lp *loadPath, s src) {
 	p := lp.path
 	switch lp.f {
 	case fBody:
-		b := s.lr.Body()
-		switch {
-		case b.Type() == pcommon.ValueTypeEmpty: // no body: absent
-		case len(p) == 1 || b.Type() != pcommon.ValueTypeMap:
+		switch b := s.lr.Body(); {
+		case b.Type() == pcommon.ValueTypeEmpty:
+		case b.Type() != pcommon.ValueTypeMap:
 			l.set(p[:1], l.value(b, 2))
 		default:
 			l.ensureMap(p[:1])
 			l.walk(p, 1, b.Map())
 		}
 	case fAttributes:
-		l.attributes(p, lp.k, s.lr.Attributes())
+		l.walk(p, lp.k, s.lr.Attributes())
 	case fResAttributes:
-		l.attributes(p, lp.k, s.rl.Resource().Attributes())
+		l.walk(p, lp.k, s.rl.Resource().Attributes())
 	case fScopeAttributes:
-		l.attributes(p, lp.k, s.sl.Scope().Attributes())
-	case fSeverityText:
-		l.str(p[:1], s.lr.SeverityText())
-	case fEventName:
-		l.str(p[:1], s.lr.EventName())
-	case fResSchemaURL:
-		l.str(p[:2], s.rl.SchemaUrl())
-	case fScopeName:
-		l.str(p[:2], s.sl.Scope().Name())
-	case fScopeVersion:
-		l.str(p[:2], s.sl.Scope().Version())
-	case fScopeSchemaURL:
-		l.str(p[:2], s.sl.SchemaUrl())
-	case fSeverityNumber:
-		l.int(p[:1], int64(s.lr.SeverityNumber()))
-	case fFlags:
-		l.int(p[:1], int64(s.lr.Flags()))
-	case fDropped:
-		l.int(p[:1], int64(s.lr.DroppedAttributesCount()))
-	case fResDropped:
-		l.int(p[:2], int64(s.rl.Resource().DroppedAttributesCount()))
-	case fScopeDropped:
-		l.int(p[:2], int64(s.sl.Scope().DroppedAttributesCount()))
-	case fObservedTime:
-		if t := s.lr.ObservedTimestamp(); t != 0 {
-			l.set(p[:1], record.TimestampValue(int64(t)))
-		}
-	case fTraceID:
-		if id := s.lr.TraceID(); !id.IsEmpty() {
-			l.set(p[:1], l.hex(id[:]))
-		}
-	case fSpanID:
-		if id := s.lr.SpanID(); !id.IsEmpty() {
-			l.set(p[:1], l.hex(id[:]))
-		}
+		l.walk(p, lp.k, s.sl.Scope().Attributes())
 	}
-}
-
-// attributes projects an attribute map: whole, or along the rest of p.
-func (l *loader) attributes(p record.Path, k int, m pcommon.Map) {
-	if len(p) == k {
-		if m.Len() > 0 {
-			l.set(p, l.mapValue(m, k+1))
-		}
-		return
-	}
-	l.walk(p, k, m)
 }
 
 // walk projects the path p from step k on, in m, the map at p[:k]: the
@@ -166,23 +242,21 @@ func (l *loader) set(p record.Path, v record.Value) {
 	}
 }
 
-// str and int set a fixed key unless it holds its default, which
-// NewOTLPRecord put there.
-func (l *loader) str(p record.Path, s string) {
-	if s != "" {
-		l.set(p, l.a.NewStringFrom(s))
-	}
-}
+func (l *loader) str(f field, s string) { l.put(f, l.a.NewStringFrom(s)) }
 
-func (l *loader) int(p record.Path, n int64) {
-	if n != 0 {
-		l.set(p, record.IntValue(n))
-	}
-}
+func (l *loader) int(f field, n int64) { l.put(f, record.IntValue(n)) }
 
-// hex writes an id as lower-case hex, as the view reads it.
+// hex writes an id as lower-case hex, as the view reads it: "" when it
+// is all zero (unset).
 func (l *loader) hex(id []byte) record.Value {
 	const digits = "0123456789abcdef"
+	zero := true
+	for _, c := range id {
+		zero = zero && c == 0
+	}
+	if zero {
+		return l.a.NewStringFrom("")
+	}
 	b := l.a.StringBuilder()
 	b.Start()
 	for _, c := range id {

@@ -26,7 +26,13 @@ type logsProcessor struct {
 	withTime bool          // some policy reads or sets %time
 	setsTime bool
 	tel      *telemetry
-	batches  sync.Pool // *batch: ConsumeLogs may be called concurrently
+	// The state of batches, reused: ConsumeLogs may be called from many
+	// goroutines at once, and each call takes one. A free list, not a
+	// sync.Pool: a pool is emptied at every GC, which pdata makes
+	// frequent, and a batch's state is worth keeping (its arena grown to
+	// the batch size).
+	mu   sync.Mutex
+	free []*batch
 }
 
 func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
@@ -43,13 +49,13 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		setsTime: u.SetsTime,
 		tel:      tel,
 	}
-	p.batches.New = func() any { return p.newBatch() }
 	return p
 }
 
-// batch is the state of one ConsumeLogs call, reused: the arena of its
-// records, a Machine per policy, the Differ, and what the batch changes
-// in the grouping of records.
+// batch is the state of one ConsumeLogs call, reused: the arena of the
+// record being run (reset for each: a record's projection is small, and
+// one arena's worth stays in the CPU's caches), a Machine per policy, the
+// Differ, and what the batch changes in the grouping of records.
 type batch struct {
 	p        *logsProcessor
 	a        *record.Arena
@@ -64,11 +70,11 @@ type batch struct {
 	// by their index in the batch; and the shape the batch came in.
 	rm           []int32
 	rlLen, slLen []int32
-	// Records whose resource or scope a policy changed: they move.
-	moves      []move
-	moveLeaves []leafEdit
-	newRLs     []newRL
-	newSLs     []newSL
+	// The groups records moved to, with the edits that made them
+	// (written out in keys: the arena they were in is gone).
+	keys   []byte
+	newRLs []newRL
+	newSLs []newSL
 }
 
 func (p *logsProcessor) newBatch() *batch {
@@ -82,13 +88,30 @@ func (p *logsProcessor) newBatch() *batch {
 	return b
 }
 
+func (p *logsProcessor) get() *batch {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	return p.newBatch()
+}
+
+func (p *logsProcessor) put(b *batch) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
+}
+
 // processLogs is the processorhelper.ProcessLogsFunc.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	b := p.batches.Get().(*batch)
+	b := p.get()
 	b.run(ld)
 	p.tel.add(ctx, &b.c)
 	b.reset()
-	p.batches.Put(b)
+	p.put(b)
 	if ld.ResourceLogs().Len() == 0 {
 		return ld, processorhelper.ErrSkipProcessingData
 	}
@@ -99,46 +122,46 @@ func (b *batch) reset() {
 	b.a.Reset()
 	b.c.reset()
 	b.rm, b.rlLen, b.slLen = b.rm[:0], b.rlLen[:0], b.slLen[:0]
-	b.moves, b.moveLeaves = b.moves[:0], b.moveLeaves[:0]
+	b.keys = b.keys[:0]
 	clear(b.newRLs) // they hold pdata: let it go
 	clear(b.newSLs)
 	b.newRLs, b.newSLs = b.newRLs[:0], b.newSLs[:0]
 }
 
-// run runs the policies over every log record of ld, in order, then
-// moves the records whose resource or scope changed and takes out the
-// dropped ones.
+// run runs the policies over every log record of ld, in order, moving
+// the records whose resource or scope they change, then takes out the
+// dropped and moved ones. Groups made for moved records go at the end,
+// where the loops over the groups that came in do not reach.
 func (b *batch) run(ld plog.Logs) {
 	rls := ld.ResourceLogs()
 	var g int32
-	for ri := 0; ri < rls.Len(); ri++ {
+	for ri, nrl := 0, rls.Len(); ri < nrl; ri++ {
 		rl := rls.At(ri)
 		sls := rl.ScopeLogs()
-		b.rlLen = append(b.rlLen, int32(sls.Len()))
-		for si := 0; si < sls.Len(); si++ {
+		nsl := sls.Len()
+		b.rlLen = append(b.rlLen, int32(nsl))
+		for si := 0; si < nsl; si++ {
 			sl := sls.At(si)
 			lrs := sl.LogRecords()
 			b.slLen = append(b.slLen, int32(lrs.Len()))
 			for li := 0; li < lrs.Len(); li++ {
-				b.record(src{rl, sl, lrs.At(li)}, int32(ri), int32(si), g)
+				b.record(ld, src{rl, sl, lrs.At(li)}, int32(ri), int32(si), g)
 				g++
 			}
 		}
 	}
 	b.c.in = int64(g)
-	if len(b.moves) > 0 {
-		b.move(ld)
-	}
 	if len(b.rm) > 0 {
 		b.remove(ld)
 	}
 }
 
 // record runs the policies over the log record of s, the batch's g-th.
-func (b *batch) record(s src, ri, si, g int32) {
+func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
 	p := b.p
-	rec := b.a.NewOTLPRecord(record.Value{})
-	if why := b.l.load(rec, s, p.loads, p.withTime); why != readable {
+	b.a.Reset()
+	rec, why := b.l.load(s, p.loads, p.withTime)
+	if why != readable {
 		b.c.unread[why]++
 		return
 	}
@@ -169,23 +192,16 @@ func (b *batch) record(s src, ri, si, g int32) {
 		b.c.unread[unwritable]++
 		return
 	}
-	// The log record's own fields are written in place; the resource's
-	// and the scope's are kept for the move (resource first).
+	// The log record's own fields are written in place, then the record
+	// moves if its resource or scope changed.
 	d := dst{lr: s.lr}
 	t0, obs0 := s.lr.Timestamp(), s.lr.ObservedTimestamp()
-	from := len(b.moveLeaves)
+	moves := false
 	for i := range b.leaves {
-		switch e := &b.leaves[i]; e.f.group() {
-		case inLog:
+		if e := &b.leaves[i]; e.f.group() == inLog {
 			b.w.apply(d, e)
-		case inResource:
-			b.moveLeaves = append(b.moveLeaves, *e)
-		}
-	}
-	res := len(b.moveLeaves)
-	for i := range b.leaves {
-		if e := &b.leaves[i]; e.f.group() == inScope {
-			b.moveLeaves = append(b.moveLeaves, *e)
+		} else {
+			moves = true
 		}
 	}
 	switch {
@@ -196,9 +212,8 @@ func (b *batch) record(s src, ri, si, g int32) {
 		// engine's OTLP encoder writes it: time_unix_nano is set to it.
 		s.lr.SetTimestamp(obs0)
 	}
-	if len(b.moveLeaves) > from {
-		b.moves = append(b.moves, move{ri: ri, si: si, g: g, lr: s.lr,
-			from: int32(from), res: int32(res), to: int32(len(b.moveLeaves))})
+	if moves && b.move(ld, s, ri, si) {
+		b.rm = append(b.rm, g)
 	}
 }
 

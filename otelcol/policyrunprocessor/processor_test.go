@@ -138,7 +138,7 @@ func TestProcessorUnreadable(t *testing.T) {
 	in := one(lrec(deep, nil), lrec("ok", nil))
 	want := dump(in)
 	want = strings.Replace(want, "body=\"ok\"", "body=\"ok\" {seen=true}", 1)
-	b := p.batches.Get().(*batch)
+	b := p.get()
 	b.run(in)
 	if got := dump(in); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

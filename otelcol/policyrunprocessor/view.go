@@ -48,6 +48,8 @@ type fieldInfo struct {
 	// hexLen is, for the trace and span ids, the bytes of the id that
 	// the key holds as hex.
 	hexLen int
+	// slot is the key's index among its group's keys (record.OTLPValues).
+	slot int
 }
 
 var fields [numFields]fieldInfo
@@ -74,12 +76,12 @@ func init() {
 			"dropped_attributes_count": fScopeDropped, "schema_url": fScopeSchemaURL},
 	}
 	fields[fRoot] = fieldInfo{path: record.Path{}, kind: record.Map, subs: rootLeaves}
-	for _, vf := range record.OTLPView() {
+	for i, vf := range record.OTLPView() {
 		f := root[vf.Name]
-		fields[f] = fieldInfo{path: record.NewPath(vf.Name), kind: vf.Kind, hexLen: vf.HexLen}
-		for _, sub := range vf.Fields {
+		fields[f] = fieldInfo{path: record.NewPath(vf.Name), kind: vf.Kind, hexLen: vf.HexLen, slot: i}
+		for j, sub := range vf.Fields {
 			g := groups[vf.Name][sub.Name]
-			fields[g] = fieldInfo{path: record.NewPath(vf.Name, sub.Name), kind: sub.Kind}
+			fields[g] = fieldInfo{path: record.NewPath(vf.Name, sub.Name), kind: sub.Kind, slot: j}
 		}
 	}
 	fields[fResource].subs = resourceLeaves
@@ -140,6 +142,13 @@ type loadPath struct {
 	f    field
 	path record.Path
 	k    int
+	// keys, when not nil, stand for the paths path+key of a map field,
+	// one key deep each: the field's projection is the map of those keys,
+	// built in one go.
+	keys []string
+	// deep says the path goes inside a field's maps further than keys
+	// do: it is projected with Record.Set, after the record is made.
+	deep bool
 }
 
 // loadPaths resolves the paths of a projection, a group or the whole
@@ -156,12 +165,36 @@ func loadPaths(ps []record.Path) []loadPath {
 			return
 		}
 		if f != fNone {
-			out = append(out, loadPath{f, p, k})
+			out = append(out, loadPath{f: f, path: p, k: k})
 		}
 	}
 	for _, p := range ps {
 		f, k := resolve(p)
 		add(f, p, k)
 	}
-	return out
+	// The paths are sorted: those inside one field are together.
+	var merged []loadPath
+	for i := 0; i < len(out); {
+		lp := out[i]
+		j := i
+		for j < len(out) && out[j].f == lp.f && len(out[j].path) == lp.k+1 && (lp.f == fBody || lp.f.holdsMap()) {
+			j++
+		}
+		if j == i {
+			merged = append(merged, lp)
+			i++
+			continue
+		}
+		g := loadPath{f: lp.f, path: lp.path[:lp.k], k: lp.k}
+		for _, q := range out[i:j] {
+			g.keys = append(g.keys, q.path[lp.k].Key())
+		}
+		merged = append(merged, g)
+		i = j
+	}
+	for i := range merged {
+		lp := &merged[i]
+		lp.deep = lp.keys == nil && len(lp.path) > lp.k && (lp.f == fBody || lp.f.holdsMap())
+	}
+	return merged
 }

@@ -33,6 +33,35 @@ type leafEdit struct {
 
 type writer struct {
 	a *record.Arena
+	// strs holds copies of short strings written before, to write again:
+	// a policy writes the same keys and values (constants, the few values
+	// of a field) record after record, and pdata strings are immutable,
+	// so records may share them. Emptied when full.
+	strs map[string]string
+}
+
+const (
+	maxInterned    = 4096 // strings in writer.strs
+	maxInternedLen = 64   // bytes of one
+)
+
+// str copies a string out of the arena ("" for null or absent).
+func (w *writer) str(v record.Value) string { return w.intern(w.a.Str(v)) }
+
+// intern returns a copy of s, an arena string, that outlives the arena.
+func (w *writer) intern(s string) string {
+	if len(s) > maxInternedLen {
+		return strings.Clone(s)
+	}
+	if c, ok := w.strs[s]; ok {
+		return c
+	}
+	if w.strs == nil || len(w.strs) >= maxInterned {
+		w.strs = make(map[string]string, 64)
+	}
+	c := strings.Clone(s)
+	w.strs[c] = c
+	return c
 }
 
 // leaves expands edits into edits of leaves, appended to out: an edit of a
@@ -177,11 +206,6 @@ func intOf(v record.Value) int64 {
 	return 0 // null or absent: the default
 }
 
-// str copies a string out of the arena ("" for null or absent).
-func (w *writer) str(v record.Value) string {
-	return strings.Clone(w.a.Str(v))
-}
-
 // attributes edits an attribute map: whole (replaced by v's entries, or
 // cleared) or at the rest of the path.
 func (w *writer) attributes(m pcommon.Map, rest record.Path, v record.Value) {
@@ -195,7 +219,8 @@ func (w *writer) attributes(m pcommon.Map, rest record.Path, v record.Value) {
 
 // put sets the value at path p in m to v, making maps on the way where
 // there are none (as the run did: a set creates them from nothing or
-// null), or removes it when v is Absent.
+// null), or removes it when v is Absent. The keys of p are the program's
+// (Access.Writes), not the arena's: pdata may keep them.
 func (w *writer) put(m pcommon.Map, p record.Path, v record.Value) {
 	absent := v.Kind() == record.Absent
 	for _, s := range p[:len(p)-1] {
@@ -204,7 +229,7 @@ func (w *writer) put(m pcommon.Map, p record.Path, v record.Value) {
 		case !ok && absent:
 			return
 		case !ok:
-			x = m.PutEmpty(strings.Clone(s.Key()))
+			x = m.PutEmpty(s.Key())
 			x.SetEmptyMap()
 		case x.Type() != pcommon.ValueTypeMap:
 			if absent {
@@ -221,7 +246,7 @@ func (w *writer) put(m pcommon.Map, p record.Path, v record.Value) {
 	}
 	x, ok := m.Get(last)
 	if !ok {
-		x = m.PutEmpty(strings.Clone(last))
+		x = m.PutEmpty(last)
 	}
 	w.value(x, v)
 }
@@ -234,7 +259,7 @@ func (w *writer) fill(m pcommon.Map, v record.Value) {
 	}
 	m.EnsureCapacity(a.Len(v))
 	for it := a.Iter(v); it.Next(); {
-		w.value(m.PutEmpty(strings.Clone(a.Str(it.Key()))), it.Value())
+		w.value(m.PutEmpty(w.intern(a.Str(it.Key()))), it.Value())
 	}
 }
 
@@ -250,7 +275,7 @@ func (w *writer) value(x pcommon.Value, v record.Value) {
 	case record.Float:
 		x.SetDouble(v.Float())
 	case record.String:
-		x.SetStr(strings.Clone(a.Str(v)))
+		x.SetStr(w.str(v))
 	case record.Bytes:
 		x.SetEmptyBytes().FromRaw(a.Bytes(v))
 	case record.Timestamp:
