@@ -57,7 +57,7 @@ func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
 	for i, p := range pols {
 		names[i] = p.name
 	}
-	tel, err := newTelemetry(set.MeterProvider, names)
+	tel, err := newTelemetry(set.MeterProvider, set.ID.String(), names)
 	if err != nil {
 		return nil, err
 	}

@@ -74,10 +74,10 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	for name, want := range map[string]string{
-		metricIn:      "4",
-		metricOut:     "2",
-		metricDropped: "1 policy=ids reason=otlp_view; 1 policy=redact reason=drop",
-		metricFaults:  "1 policy=ids reason=otlp_view",
+		metricIn:      "4 processor=policyrun",
+		metricOut:     "2 processor=policyrun",
+		metricDropped: "1 policy=ids processor=policyrun reason=otlp_view; 1 policy=redact processor=policyrun reason=drop",
+		metricFaults:  "1 policy=ids processor=policyrun reason=otlp_view",
 	} {
 		m, err := tel.GetMetric(name)
 		if err != nil {

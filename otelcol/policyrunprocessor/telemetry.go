@@ -30,9 +30,13 @@ type telemetry struct {
 	// without a fault is under spec.NoFault.
 	dropOpts, faultOpts [][]metric.AddOption
 	unreadOpts          [numUnreadable][]metric.AddOption
+	opts                []metric.AddOption // the processor's attribute alone
 }
 
-func newTelemetry(mp metric.MeterProvider, policies []string) (*telemetry, error) {
+// newTelemetry makes the counters of the processor id (its attribute
+// processor: a config may have several, as policyrun/a and policyrun/b)
+// over the policies of those names.
+func newTelemetry(mp metric.MeterProvider, id string, policies []string) (*telemetry, error) {
 	m := mp.Meter("github.com/policyrun/policyrun/otelcol/policyrunprocessor")
 	t := &telemetry{}
 	var err error
@@ -52,9 +56,11 @@ func newTelemetry(mp metric.MeterProvider, policies []string) (*telemetry, error
 	if err != nil {
 		return nil, err
 	}
+	proc := attribute.String("processor", id)
 	opt := func(kv ...attribute.KeyValue) []metric.AddOption {
-		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kv...))}
+		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(append(kv, proc)...))}
 	}
+	t.opts = opt()
 	for _, name := range policies {
 		for r := spec.Reason(0); r < spec.NumReasons; r++ {
 			reason := r.String()
@@ -87,8 +93,8 @@ func (c *counts) reset() {
 
 // add adds a batch's counts to the metrics.
 func (t *telemetry) add(ctx context.Context, c *counts) {
-	t.in.Add(ctx, c.in)
-	t.out.Add(ctx, c.in-c.dropped)
+	t.in.Add(ctx, c.in, t.opts...)
+	t.out.Add(ctx, c.in-c.dropped, t.opts...)
 	for i, n := range c.drops {
 		if n != 0 {
 			t.dropped.Add(ctx, n, t.dropOpts[i]...)
