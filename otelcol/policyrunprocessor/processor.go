@@ -23,6 +23,7 @@ type logsProcessor struct {
 	policies []policy
 	loads    []loadPath    // the projection: every path a policy reads or writes
 	writes   []record.Path // the paths a policy may change
+	resolved []resolved    // writes, resolved
 	withTime bool          // some policy reads or sets %time
 	setsTime bool
 	tel      *telemetry
@@ -45,6 +46,7 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		policies: policies,
 		loads:    loadPaths(u.Paths()),
 		writes:   u.Writes,
+		resolved: resolveAll(u.Writes),
 		withTime: u.ReadsTime || u.SetsTime,
 		setsTime: u.SetsTime,
 		tel:      tel,
@@ -188,7 +190,7 @@ func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
 		return
 	}
 	var ok bool
-	if b.leaves, ok = b.w.leaves(b.leaves[:0], edits); !ok {
+	if b.leaves, ok = b.w.leaves(b.leaves[:0], edits, p.resolved); !ok {
 		b.c.unread[unwritable]++
 		return
 	}

@@ -113,6 +113,21 @@ func resolve(p record.Path) (field, int) {
 	return fNone, 0
 }
 
+// resolved is a path resolved: its field and the steps that name it.
+type resolved struct {
+	f field
+	k int
+}
+
+// resolveAll resolves every path of ps, by index.
+func resolveAll(ps []record.Path) []resolved {
+	out := make([]resolved, len(ps))
+	for i, p := range ps {
+		out[i].f, out[i].k = resolve(p)
+	}
+	return out
+}
+
 // holdsMap reports whether the field holds a map of any values (the
 // attributes), so that a path may go on inside it.
 func (f field) holdsMap() bool { return fields[f].kind == record.Map && fields[f].subs == nil }

@@ -68,11 +68,13 @@ func (w *writer) intern(s string) string {
 // group (the root, the resource, the scope) becomes one per leaf, from the
 // group's new map. It reports false when an edit is not one pdata can
 // hold (none is, after a run the view check passed).
-func (w *writer) leaves(out []leafEdit, edits []vm.Edit) ([]leafEdit, bool) {
+//
+// writes are the write set's paths resolved (resolveAll), by index.
+func (w *writer) leaves(out []leafEdit, edits []vm.Edit, writes []resolved) ([]leafEdit, bool) {
 	ok := true
 	for _, e := range edits {
-		f, k := resolve(e.Path)
-		out, ok = w.leaf(out, f, e.Path[k:], e.Value)
+		r := writes[e.Write]
+		out, ok = w.leaf(out, r.f, e.Path[r.k:], e.Value)
 		if !ok {
 			return out, false
 		}
