@@ -76,6 +76,11 @@ type Arena struct {
 	seed        maphash.Seed
 	seeded      bool
 	strMark     int // start of the string being built
+	// otlpEmpty is the root of an OTLP record at the view's defaults, its
+	// keys in input buffer otlpKeys, built by NewOTLPRecord once after
+	// each Reset (Absent until then) and shared by its records.
+	otlpEmpty Value
+	otlpKeys  uint32
 }
 
 // NewArena returns an empty arena.
@@ -93,6 +98,7 @@ func (a *Arena) Reset() {
 	a.spans = a.spans[:0]
 	a.spanScratch = a.spanScratch[:0]
 	a.nrec = 0
+	a.otlpEmpty = Value{}
 }
 
 // reserved returns the bytes the arena has reserved: node and slab capacity
@@ -131,6 +137,9 @@ func (a *Arena) mark() mark {
 }
 
 func (a *Arena) rollback(m mark) {
+	if a.otlpEmpty.kind() == Map && (int(a.otlpEmpty.off()) >= m.nodes || int(a.otlpKeys) > m.bufs) {
+		a.otlpEmpty = Value{} // built after the mark: its nodes go
+	}
 	a.nodes = a.nodes[:m.nodes]
 	a.slab = a.slab[:m.slab]
 	a.rollbackBufs(m)

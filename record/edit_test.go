@@ -307,3 +307,31 @@ func TestCommitShallow(t *testing.T) {
 	r.Discard()
 	check("renamed", `{"d":{"b":6}}`)
 }
+
+// Arena.Get reads a path inside a value kept from before edits: the
+// value as it was, while the record's Get sees the edits.
+func TestArenaGet(t *testing.T) {
+	a := NewArena()
+	rec, err := a.DecodeJSON([]byte(`{"a": {"b": [1, {"c": "x"}]}, "d": 2}`), Owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := rec.Root()
+	if err := rec.Set(MustParsePath(".a.b[1].c"), IntValue(3)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, want string
+	}{{".a.b[1].c", `"x"`}, {".a.b[-1].c", `"x"`}, {".d", "2"}, {".a.b[2]", "absent"}, {".d.e", "absent"}, {".x", "absent"}, {".", `{"a":{"b":[1,{"c":"x"}]},"d":2}`}} {
+		got := "absent"
+		if v, ok := a.Get(before, MustParsePath(tc.path)); ok {
+			got = string(a.AppendJSON(nil, v))
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	if v, _ := rec.Get(MustParsePath(".a.b[1].c")); v.Int() != 3 {
+		t.Errorf("the record's Get: %v", v)
+	}
+}

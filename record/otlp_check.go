@@ -23,9 +23,11 @@ func (e *ViewError) Error() string { return "record: OTLP view: " + e.Path + " "
 // that edited the record; a non-nil error makes the run a fault. It is nil
 // for other records.
 //
-// The committed state was checked (or decoded) before, so only the keys
-// whose values differ from it are looked at: an edit of one attribute
-// checks the attributes map's kind, not the resource and scope.
+// What the edits left as it was is not checked again: an entry of the
+// root, the resource or the scope that is still the very entry it was
+// when the record was decoded (or last committed) passes, as a record
+// that no run edited is never checked. So a run that sets one attribute
+// costs a look at each key of the root, not a walk of the view.
 func (r *Record) CheckOTLP() error {
 	if r.layout != layoutOTLP {
 		return nil
@@ -36,78 +38,72 @@ func (r *Record) CheckOTLP() error {
 	return r.a.checkView(r.root, r.base, rootView, nil)
 }
 
-// checkView checks the entries of map m against fields, skipping those
-// equal to the same key's entry in the checked map base (Absent: none).
-// parents are the keys above m, for the error's path.
-func (a *Arena) checkView(m, base Value, fields []ViewField, parents []string) error {
-	if m == base {
-		return nil
-	}
-	nodes := a.nodes[int(m.off()) : int(m.off())+2*int(m.n())]
-	var bnodes []Value
-	if base.kind() == Map {
-		bnodes = a.nodes[int(base.off()) : int(base.off())+2*int(base.n())]
-	}
-	for i := 0; i < len(nodes); i += 2 {
-		k, v := nodes[i], nodes[i+1]
-		if i+1 < len(bnodes) && bnodes[i] == k && bnodes[i+1] == v {
-			continue // where a copy of the map left it: the common case
+// checkView checks the map m against fields, the keys of the group
+// parent (nil for the root); old is the map as it was (a Map or not).
+// It allocates nothing unless it fails: it runs after every run that
+// edits an OTLP record.
+func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) error {
+	fail := func(name, problem string) error {
+		path := "." + name
+		if parent != nil {
+			path = "." + parent.Name + path
 		}
-		if b, ok := a.sameEntry(base, i/2, k); ok && b == v {
+		return &ViewError{Path: path, Problem: problem}
+	}
+	if old == m {
+		return nil // the very map it was
+	}
+	var was []Value // old's entries, when it is a map
+	if old.kind() == Map {
+		was = a.nodes[old.off() : old.off()+2*old.n()]
+	}
+	next := 0 // the field the next key is, when the keys are in order
+	for it := a.Iter(m); it.Next(); {
+		if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() && was[i+1] == it.Value() {
+			next++ // unchanged, in its place; the view's order is likely
 			continue
 		}
-		name := a.str(k)
-		f := viewField(fields, name)
-		if f == nil {
-			return viewErr(parents, name, "is not a key of the OTLP view (use .attributes)")
+		name := a.Str(it.Key())
+		var f *ViewField
+		for next < len(fields) && fields[next].Kind == Absent && fields[next].Name != name {
+			next++ // the body, which a record may lack
 		}
-		kind := v.kind()
+		if next < len(fields) && fields[next].Name == name {
+			f = &fields[next]
+		} else {
+			f = viewField(fields, name)
+		}
+		if f != nil {
+			next = int(f.ID) + 1
+		}
+		if f == nil {
+			return fail(name, "is not a key of the OTLP view (use .attributes)")
+		}
+		v := it.Value()
+		k := v.kind()
 		switch {
-		case f.Kind == Absent || kind == Null:
-		case kind != f.Kind:
-			return viewErr(parents, name, "holds "+article(kind)+", not "+article(f.Kind))
+		case f.Kind == Absent || k == Null:
+		case k != f.Kind:
+			return fail(name, "holds "+article(k)+", not "+article(f.Kind))
 		case f.Fields != nil:
-			var b Value
-			if base.kind() == Map {
-				b, _ = a.lookup(base, name, k.sig())
+			var sub Value // the group as it was, when its entry is in its place
+			if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() {
+				sub = was[i+1]
 			}
-			if err := a.checkView(v, b, f.Fields, append(parents, f.Name)); err != nil {
+			if err := a.checkView(v, sub, f.Fields, f); err != nil {
 				return err
 			}
 		case f.Kind == Int:
 			if p := f.intProblem(v.Int()); p != "" {
-				return viewErr(parents, name, p)
+				return fail(name, p)
 			}
 		case f.HexLen > 0:
 			if s := a.Str(v); !validHexID(s, f.HexLen) {
-				return viewErr(parents, name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")
+				return fail(name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")
 			}
 		}
 	}
 	return nil
-}
-
-// sameEntry returns the value of key k in base, looking first at entry i,
-// where an edit that copied the map left it.
-func (a *Arena) sameEntry(base Value, i int, k Value) (Value, bool) {
-	if base.kind() != Map {
-		return Value{}, false
-	}
-	if i < int(base.n()) {
-		j := int(base.off()) + 2*i
-		if bk := a.nodes[j]; bk == k || a.keyEq(bk, k) {
-			return a.nodes[j+1], true
-		}
-	}
-	return a.lookup(base, a.str(k), k.sig())
-}
-
-func viewErr(parents []string, name, problem string) error {
-	path := ""
-	for _, p := range parents {
-		path += "." + p
-	}
-	return &ViewError{Path: path + "." + name, Problem: problem}
 }
 
 func viewField(fields []ViewField, name string) *ViewField {

@@ -129,11 +129,111 @@ func OTLPView() []ViewField { return rootView }
 // time), then Commit it to make it as a decoded record is. The encoders
 // regroup records whose resource and scope are equal; records that share
 // one resource (or scope) Value are grouped without a comparison.
+//
+// The records of one arena share the nodes of their defaults (built once
+// after each Reset) until an edit copies them, as decoded records share
+// theirs: a new record costs a Record and, with a body, its root's entries.
 func (a *Arena) NewOTLPRecord(body Value) *Record {
 	if body.isContainer() && body.writable() {
 		body = a.share(body)
 	}
-	return a.newOTLPRecord(a.viewDefaults(rootView, a.viewKeysRef(), body), 0, 0)
+	root := a.otlpDefaults()
+	if body.kind() != Absent {
+		// The body is the first key, the defaults follow.
+		n := int(root.n())
+		first := a.alloc(2 * (n + 1)) // may move a.nodes: slice it after
+		k := rootKeys[vBody]
+		k.ref = a.otlpKeys
+		a.nodes[first], a.nodes[first+1] = k, body
+		copy(a.nodes[first+2:], a.nodes[root.off():int(root.off())+2*n])
+		root = containerValue(Map, uint32(first), uint32(n+1))
+	}
+	return a.newOTLPRecord(root, 0, 0)
+}
+
+// The number of fixed keys of the view, of its resource and of its scope:
+// the lengths of OTLPView() and of its resource's and scope's Fields.
+const (
+	OTLPKeys         = int(numRootFields)
+	OTLPResourceKeys = int(numResourceFields)
+	OTLPScopeKeys    = int(numScopeFields)
+)
+
+// OTLPValues are values for the fixed keys of an OTLP record, for
+// NewOTLPRecordOf, each at the index of its key in the view: Root[i] for
+// OTLPView()[i], Resource[i] and Scope[i] for the Fields of the view's
+// resource and scope. Absent means no value. Root's entries for the
+// resource and the scope are not read: Resource and Scope are.
+type OTLPValues struct {
+	Root     [OTLPKeys]Value
+	Resource [OTLPResourceKeys]Value
+	Scope    [OTLPScopeKeys]Value
+}
+
+// NewOTLPRecordOf returns an OTLP log record of a that holds v's values
+// and no other key: a part of a record, as an embedder that converts only
+// what a program reads and writes builds it (a projection, docs/vm.md).
+// The resource and the scope are there when v gives one of their keys a
+// value. Keys are in the view's order, as in a decoded record; a missing
+// key reads as missing (a program over a projection reads only what it
+// was given), and is written as its default. The values must be of a;
+// they are not checked against the view (give each key its kind:
+// CheckOTLP checks what runs change, not these). A record of every key
+// is NewOTLPRecord's.
+func (a *Arena) NewOTLPRecordOf(v *OTLPValues) *Record {
+	kref := a.viewKeysRef()
+	resource := a.viewGroup(resourceView, v.Resource[:], kref)
+	scope := a.viewGroup(scopeView, v.Scope[:], kref)
+	vals := v.Root
+	vals[vResource], vals[vScope] = resource, scope
+	root := a.viewGroup(rootView, vals[:], kref)
+	r := a.newRecord()
+	r.base, r.root = root, root
+	r.layout = layoutOTLP
+	r.timeFmt = otlpTimeUnset
+	return r
+}
+
+// viewGroup builds the map of the keys of fields that vals give a value,
+// keys from the arena's input buffer kref (viewKeys); Absent when there
+// is none, but for the root.
+func (a *Arena) viewGroup(fields []ViewField, vals []Value, kref uint32) Value {
+	n := 0
+	for _, val := range vals {
+		if val.kind() != Absent {
+			n++
+		}
+	}
+	if n == 0 && &fields[0] != &rootView[0] {
+		return Value{}
+	}
+	keys := viewKeyValues(fields)
+	first := a.alloc(2 * n) // may move a.nodes: index it after
+	j := first
+	for i := range fields {
+		val := vals[i]
+		if val.kind() == Absent {
+			continue
+		}
+		if val.isContainer() && val.writable() {
+			val = a.share(val)
+		}
+		k := keys[fields[i].ID]
+		k.ref = kref
+		a.nodes[j], a.nodes[j+1] = k, val
+		j += 2
+	}
+	return containerValue(Map, uint32(first), uint32(n))
+}
+
+// otlpDefaults returns the root of an OTLP record at the view's defaults
+// without a body, built once after each Reset.
+func (a *Arena) otlpDefaults() Value {
+	if a.otlpEmpty.kind() != Map {
+		a.otlpKeys = a.viewKeysRef()
+		a.otlpEmpty = a.viewDefaults(rootView, a.otlpKeys, Value{})
+	}
+	return a.otlpEmpty
 }
 
 // viewDefaults builds a map of fields at their defaults, keys from the

@@ -2,6 +2,7 @@ package record
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	logs "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -101,5 +102,128 @@ func TestNewOTLPRecordEdited(t *testing.T) {
 	gv, gt := oracleViews(m)
 	if !reflect.DeepEqual(gv, wv) || !reflect.DeepEqual(gt, wt) {
 		t.Fatalf("encoded\n %v %v\nwant\n %v %v", gv, gt, wv, wt)
+	}
+}
+
+// CheckOTLP runs after every run that edits an OTLP record: it allocates
+// nothing unless it fails, and names the failing key with its group.
+func TestCheckOTLPAllocs(t *testing.T) {
+	a := NewArena()
+	r := a.NewOTLPRecord(Value{})
+	if err := r.Set(NewPath("resource", "attributes", "k"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Set(NewPath("scope", "name"), a.NewStringFrom("lib")); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := r.CheckOTLP(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+	if err := r.Set(NewPath("scope", "version"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err == nil || err.Error() != "record: OTLP view: .scope.version holds an int, not a string" {
+		t.Errorf("got %v", err)
+	}
+}
+
+// Records of NewOTLPRecord share their defaults until an edit: editing
+// one leaves the others (and later ones) as they were, before and after
+// a Reset, with a body or without.
+func TestNewOTLPRecordShared(t *testing.T) {
+	a := NewArena()
+	for round := range 2 {
+		x := a.NewOTLPRecord(Value{})
+		y := a.NewOTLPRecord(a.NewStringFrom("b"))
+		if err := x.Set(NewPath("resource", "attributes", "k"), IntValue(1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := y.Set(NewPath("scope", "name"), a.NewStringFrom("lib")); err != nil {
+			t.Fatal(err)
+		}
+		x.Commit()
+		y.Commit()
+		z := a.NewOTLPRecord(Value{})
+		got := string(x.AppendJSON(nil)) + "\n" + string(y.AppendJSON(nil)) + "\n" + string(z.AppendJSON(nil))
+		empty := `"attributes":{},"severity_text":"","severity_number":0,"observed_time":"1970-01-01T00:00:00Z","trace_id":"","span_id":"","flags":0,"event_name":"","dropped_attributes_count":0`
+		want := `{"time":"1970-01-01T00:00:00Z",` + empty + `,"resource":{"attributes":{"k":1},"dropped_attributes_count":0,"schema_url":""},"scope":{"name":"","version":"","attributes":{},"dropped_attributes_count":0,"schema_url":""}}` + "\n" +
+			`{"time":"1970-01-01T00:00:00Z","body":"b",` + empty + `,"resource":{"attributes":{},"dropped_attributes_count":0,"schema_url":""},"scope":{"name":"lib","version":"","attributes":{},"dropped_attributes_count":0,"schema_url":""}}` + "\n" +
+			`{"time":"1970-01-01T00:00:00Z",` + empty + `,"resource":{"attributes":{},"dropped_attributes_count":0,"schema_url":""},"scope":{"name":"","version":"","attributes":{},"dropped_attributes_count":0,"schema_url":""}}`
+		if got != want {
+			t.Errorf("round %d:\n%s\nwant\n%s", round, got, want)
+		}
+		a.Reset()
+	}
+}
+
+// CheckOTLP looks again only at what the edits changed: a record
+// committed with a value the view cannot hold (an embedder's mistake) is
+// not faulted for it by later edits elsewhere, and an edit of it is.
+func TestCheckOTLPChangedOnly(t *testing.T) {
+	a := NewArena()
+	r := a.NewOTLPRecord(Value{})
+	if err := r.Set(NewPath("scope", "version"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit()
+	if err := r.Set(NewPath("attributes", "a"), IntValue(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err != nil {
+		t.Errorf("an edit elsewhere: %v", err)
+	}
+	if err := r.Set(NewPath("scope", "name"), a.NewStringFrom("n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err != nil {
+		t.Errorf("an edit of the scope's name: %v", err)
+	}
+	if err := r.Set(NewPath("scope", "version"), IntValue(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err == nil || !strings.Contains(err.Error(), ".scope.version") {
+		t.Errorf("an edit of the bad version: %v", err)
+	}
+	r.Discard()
+	if err := r.Set(NewPath("trace_id"), a.NewStringFrom("xyz")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err == nil || !strings.Contains(err.Error(), ".trace_id") {
+		t.Errorf("a bad id: %v", err)
+	}
+}
+
+// NewOTLPRecordOf makes a record of the values given and no other key,
+// in the view's order, that runs edit and CheckOTLP checks as any OTLP
+// record.
+func TestNewOTLPRecordOf(t *testing.T) {
+	a := NewArena()
+	attrs := a.BeginMap(1)
+	attrs.Add(a.NewStringFrom("k"), IntValue(1))
+	m := attrs.Finish()
+	var v OTLPValues
+	if got := string(a.NewOTLPRecordOf(&v).AppendJSON(nil)); got != `{"time":"1970-01-01T00:00:00Z"}` {
+		t.Errorf("no values: %s", got)
+	}
+	v.Root[vSeverityNumber] = IntValue(9)
+	v.Root[vBody] = a.NewStringFrom("b")
+	v.Scope[vScopeAttributes] = m
+	v.Root[vAttributes] = m
+	v.Resource[vResSchemaURL] = a.NewStringFrom("s")
+	v.Root[vResource] = IntValue(1) // not read
+	r := a.NewOTLPRecordOf(&v)
+	want := `{"time":"1970-01-01T00:00:00Z","body":"b","attributes":{"k":1},"severity_number":9,"resource":{"schema_url":"s"},"scope":{"attributes":{"k":1}}}`
+	if got := string(r.AppendJSON(nil)); got != want || !r.IsOTLP() {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if err := r.Set(NewPath("scope", "name"), IntValue(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CheckOTLP(); err == nil {
+		t.Error("an int scope name passes the check")
 	}
 }

@@ -183,6 +183,36 @@ func (r *Record) Get(p Path) (Value, bool) {
 	return v, true
 }
 
+// Get returns the value at path p inside v (a map or array of a), as
+// Record.Get does from a record's root: for a caller that kept a root
+// (or any value) from before edits.
+func (a *Arena) Get(v Value, p Path) (Value, bool) {
+	nodes := a.nodes
+	for i := range p {
+		s := &p[i]
+		if s.isIndex {
+			if v.kind() != Array {
+				return Value{}, false
+			}
+			j, ok := normIndex(s.index, int(v.n()))
+			if !ok {
+				return Value{}, false
+			}
+			v = nodes[int(v.off())+j]
+			continue
+		}
+		if v.kind() != Map {
+			return Value{}, false
+		}
+		j := a.find(v, s.key, s.sig)
+		if j < 0 {
+			return Value{}, false
+		}
+		v = nodes[j+1]
+	}
+	return v, true
+}
+
 // keyFilter is the key signatures of a map, when known.
 type keyFilter struct {
 	sigs sigSet

@@ -1,0 +1,65 @@
+// Package policyrunprocessor is an OpenTelemetry Collector processor that
+// runs typed policies (github.com/policyrun/policyrun) over log records:
+//
+//	processors:
+//	  policyrun:
+//	    policies: [redact.policy]
+//
+// Policies see each record in the OTLP view (docs/otlp.md) and are
+// compiled when the Collector starts: one that does not compile stops it,
+// with every diagnostic. The processor reads from pdata only what the
+// policies read and writes back only what they changed; see
+// docs/collector.md.
+package policyrunprocessor
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+)
+
+// Type is the processor's type, as configs name it.
+var Type = component.MustNewType("policyrun")
+
+// NewFactory returns the factory of the policyrun processor (logs only).
+func NewFactory() processor.Factory {
+	return processor.NewFactory(Type, func() component.Config { return &Config{} },
+		processor.WithLogs(createLogs, component.StabilityLevelDevelopment))
+}
+
+func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	c, ok := cfg.(*Config)
+	if !ok {
+		return nil, fmt.Errorf("policyrun: config of type %T, want *Config", cfg)
+	}
+	p, err := newFromConfig(set, c)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+}
+
+// newFromConfig compiles the policies of c and makes the processor.
+func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
+	pols, warnings, err := compilePolicies(c.Policies)
+	if err != nil {
+		return nil, err
+	}
+	if warnings != "" {
+		set.Logger.Warn("policy warnings:\n" + warnings)
+	}
+	names := make([]string, len(pols))
+	for i, p := range pols {
+		names[i] = p.name
+	}
+	tel, err := newTelemetry(set.MeterProvider, set.ID.String(), names)
+	if err != nil {
+		return nil, err
+	}
+	return newProcessor(pols, tel), nil
+}

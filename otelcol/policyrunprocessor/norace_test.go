@@ -1,0 +1,5 @@
+//go:build !race
+
+package policyrunprocessor
+
+const raceEnabled = false

@@ -1,0 +1,276 @@
+package policyrunprocessor
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// logsProcessor runs the policies over plog.Logs without converting whole
+// records (docs/collector.md, "The fast path"): the programs' paths are
+// static, so it reads from pdata only what they read or write, into one
+// small arena record per log record, and writes back only what they
+// changed. A record they leave alone is not touched.
+type logsProcessor struct {
+	policies []policy
+	loads    []loadPath    // the projection: every path a policy reads or writes
+	writes   []record.Path // the paths a policy may change
+	resolved []resolved    // writes, resolved
+	withTime bool          // some policy reads or sets %time
+	setsTime bool
+	tel      *telemetry
+	// The state of batches, reused: ConsumeLogs may be called from many
+	// goroutines at once, and each call takes one. A free list, not a
+	// sync.Pool: a pool is emptied at every GC, which pdata makes
+	// frequent, and a batch's state is worth keeping (its arena grown to
+	// the batch size).
+	mu   sync.Mutex
+	free []*batch
+}
+
+func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
+	accs := make([]vm.Access, len(policies))
+	for i, p := range policies {
+		accs[i] = p.prog.Access()
+	}
+	u := vm.Union(accs...)
+	p := &logsProcessor{
+		policies: policies,
+		loads:    loadPaths(u.Paths()),
+		writes:   u.Writes,
+		resolved: resolveAll(u.Writes),
+		withTime: u.ReadsTime || u.SetsTime,
+		setsTime: u.SetsTime,
+		tel:      tel,
+	}
+	return p
+}
+
+// batch is the state of one ConsumeLogs call, reused: the arena of the
+// record being run (reset for each: a record's projection is small, and
+// one arena's worth stays in the CPU's caches), a Machine per policy, the
+// Differ, and what the batch changes in the grouping of records.
+type batch struct {
+	p        *logsProcessor
+	a        *record.Arena
+	machines []*vm.Machine
+	l        loader
+	w        writer
+	d        *vm.Differ
+	leaves   []leafEdit
+	c        counts
+
+	// Records to take out of their group (dropped, or moved to another),
+	// by their index in the batch; and the shape the batch came in.
+	rm           []int32
+	rlLen, slLen []int32
+	// The groups records moved to, with the edits that made them
+	// (written out in keys: the arena they were in is gone).
+	keys   []byte
+	newRLs []newRL
+	newSLs []newSL
+}
+
+func (p *logsProcessor) newBatch() *batch {
+	b := &batch{p: p, a: record.NewArena(), d: vm.NewDiffer(p.writes)}
+	for _, pol := range p.policies {
+		b.machines = append(b.machines, vm.NewMachine(pol.prog))
+	}
+	b.l.a, b.w.a = b.a, b.a
+	n := len(p.policies) * int(spec.NumReasons)
+	b.c.drops, b.c.faults = make([]int64, n), make([]int64, n)
+	return b
+}
+
+func (p *logsProcessor) get() *batch {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	return p.newBatch()
+}
+
+func (p *logsProcessor) put(b *batch) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
+}
+
+// processLogs is the processorhelper.ProcessLogsFunc.
+func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	b := p.get()
+	b.run(ld)
+	p.tel.add(ctx, &b.c)
+	b.reset()
+	p.put(b)
+	if ld.ResourceLogs().Len() == 0 {
+		return ld, processorhelper.ErrSkipProcessingData
+	}
+	return ld, nil
+}
+
+func (b *batch) reset() {
+	b.a.Reset()
+	b.c.reset()
+	b.rm, b.rlLen, b.slLen = b.rm[:0], b.rlLen[:0], b.slLen[:0]
+	b.keys = b.keys[:0]
+	clear(b.newRLs) // they hold pdata: let it go
+	clear(b.newSLs)
+	b.newRLs, b.newSLs = b.newRLs[:0], b.newSLs[:0]
+}
+
+// run runs the policies over every log record of ld, in order, moving
+// the records whose resource or scope they change, then takes out the
+// dropped and moved ones. Groups made for moved records go at the end,
+// where the loops over the groups that came in do not reach.
+func (b *batch) run(ld plog.Logs) {
+	rls := ld.ResourceLogs()
+	var g int32
+	for ri, nrl := 0, rls.Len(); ri < nrl; ri++ {
+		rl := rls.At(ri)
+		sls := rl.ScopeLogs()
+		nsl := sls.Len()
+		b.rlLen = append(b.rlLen, int32(nsl))
+		for si := 0; si < nsl; si++ {
+			sl := sls.At(si)
+			lrs := sl.LogRecords()
+			b.slLen = append(b.slLen, int32(lrs.Len()))
+			for li := 0; li < lrs.Len(); li++ {
+				b.record(ld, src{rl, sl, lrs.At(li)}, int32(ri), int32(si), g)
+				g++
+			}
+		}
+	}
+	b.c.in = int64(g)
+	if len(b.rm) > 0 {
+		b.remove(ld)
+	}
+}
+
+// record runs the policies over the log record of s, the batch's g-th.
+func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
+	p := b.p
+	b.a.Reset()
+	rec, why := b.l.load(s, p.loads, p.withTime)
+	if why != readable {
+		b.c.unread[why]++
+		return
+	}
+	b.d.Mark(rec)
+	for i, m := range b.machines {
+		res := m.Run(rec)
+		at := i*int(spec.NumReasons) + int(res.Fault)
+		if res.Fault != spec.NoFault {
+			b.c.faults[at]++
+		}
+		if res.Action == spec.Drop {
+			b.c.drops[at]++
+			b.c.dropped++
+			b.rm = append(b.rm, g)
+			return
+		}
+	}
+	if !b.d.Changed(rec) {
+		return
+	}
+	edits := b.d.Edits(rec)
+	timeChanged := p.setsTime && b.d.TimeChanged(rec)
+	if len(edits) == 0 && !timeChanged {
+		return
+	}
+	var ok bool
+	if b.leaves, ok = b.w.leaves(b.leaves[:0], edits, p.resolved); !ok {
+		b.c.unread[unwritable]++
+		return
+	}
+	// The log record's own fields are written in place, then the record
+	// moves if its resource or scope changed.
+	d := dst{lr: s.lr}
+	t0, obs0 := s.lr.Timestamp(), s.lr.ObservedTimestamp()
+	moves := false
+	for i := range b.leaves {
+		if e := &b.leaves[i]; e.f.group() == inLog {
+			b.w.apply(d, e)
+		} else {
+			moves = true
+		}
+	}
+	switch {
+	case timeChanged:
+		s.lr.SetTimestamp(pcommon.Timestamp(rec.Time()))
+	case t0 == 0 && s.lr.ObservedTimestamp() != obs0:
+		// The record's time was its observed time and stays so, as the
+		// engine's OTLP encoder writes it: time_unix_nano is set to it.
+		s.lr.SetTimestamp(obs0)
+	}
+	if moves && b.move(ld, s, ri, si) {
+		b.rm = append(b.rm, g)
+	}
+}
+
+// remove takes the records of b.rm out of their groups, then the groups
+// that this left empty (groups that came in empty stay).
+func (b *batch) remove(ld plog.Logs) {
+	slices.Sort(b.rm)
+	rls := ld.ResourceLogs()
+	rm := b.rm
+	var g int32     // the batch index of the first record of the group
+	s := 0          // the group's index in slLen
+	var emptied int // resource groups this left without scope groups
+	for ri := 0; ri < len(b.rlLen); ri++ {
+		sls := rls.At(ri).ScopeLogs()
+		scopesEmptied := 0
+		for si := 0; si < int(b.rlLen[ri]); si++ {
+			n := b.slLen[s]
+			s++
+			if len(rm) > 0 && rm[0] < g+n {
+				lrs := sls.At(si).LogRecords()
+				i := g
+				lrs.RemoveIf(func(plog.LogRecord) bool {
+					out := len(rm) > 0 && rm[0] == i
+					if out {
+						rm = rm[1:]
+					}
+					i++
+					return out
+				})
+				if lrs.Len() == 0 {
+					scopesEmptied++
+					b.slLen[s-1] = -1 // marks it for removal below
+				}
+			}
+			g += n
+		}
+		if scopesEmptied > 0 {
+			k := s - int(b.rlLen[ri])
+			sls.RemoveIf(func(plog.ScopeLogs) bool {
+				out := k < s && b.slLen[k] == -1
+				k++
+				return out
+			})
+			if sls.Len() == 0 {
+				emptied++
+				b.rlLen[ri] = -1
+			}
+		}
+	}
+	if emptied > 0 {
+		k := 0
+		rls.RemoveIf(func(plog.ResourceLogs) bool {
+			out := k < len(b.rlLen) && b.rlLen[k] == -1
+			k++
+			return out
+		})
+	}
+}
