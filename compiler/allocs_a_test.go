@@ -12,6 +12,9 @@ import (
 // results fit the arena allocate nothing per record on the VM once the
 // arena and the machine have grown.
 func TestPartAAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts do not hold under the race detector (sync.Pool drops items)")
+	}
 	for _, tt := range []struct{ name, stmts string }{
 		{"time", `set .a = format_time(parse_time(.ts, "%Y-%m-%d %H:%M:%S", "Europe/Paris") ?? now(), "%F %T %Z", "America/New_York")
 set .b = unix_seconds(now()) + unix_millis(from_unix(.n, "ms")) + (parse_duration(.d) ?? 0)
