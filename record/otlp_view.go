@@ -2,6 +2,7 @@ package record
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -159,15 +160,60 @@ const (
 	OTLPScopeKeys    = int(numScopeFields)
 )
 
+// OTLPGroup names a group of the view's fixed keys: the record's own, its
+// resource's or its scope's.
+type OTLPGroup uint8
+
+const (
+	OTLPRoot OTLPGroup = iota
+	OTLPResource
+	OTLPScope
+)
+
 // OTLPValues are values for the fixed keys of an OTLP record, for
-// NewOTLPRecordOf, each at the index of its key in the view: Root[i] for
-// OTLPView()[i], Resource[i] and Scope[i] for the Fields of the view's
-// resource and scope. Absent means no value. Root's entries for the
-// resource and the scope are not read: Resource and Scope are.
+// NewOTLPRecordOf, each at the index of its key in its group: i in
+// OTLPRoot for OTLPView()[i], in OTLPResource and OTLPScope for the
+// Fields of the view's resource and scope. A key holds no value until
+// Set gives it one; the root's keys for the resource and the scope are
+// not read (the keys of OTLPResource and OTLPScope are). The zero value
+// holds none, and so does one after Reset: an embedder that fills a few
+// keys record after record pays for those, not for the view's width.
 type OTLPValues struct {
-	Root     [OTLPKeys]Value
-	Resource [OTLPResourceKeys]Value
-	Scope    [OTLPScopeKeys]Value
+	root     [OTLPKeys]Value
+	resource [OTLPResourceKeys]Value
+	scope    [OTLPScopeKeys]Value
+	has      [3]uint32 // per group, bit i: key i holds a value
+}
+
+// Set gives key i of group g the value v (Absent: no value).
+func (v *OTLPValues) Set(g OTLPGroup, i int, x Value) {
+	v.vals(g)[i] = x
+	if x.kind() == Absent {
+		v.has[g] &^= 1 << i
+	} else {
+		v.has[g] |= 1 << i
+	}
+}
+
+// Get returns the value of key i of group g, Absent when it has none.
+func (v *OTLPValues) Get(g OTLPGroup, i int) Value {
+	if v.has[g]&(1<<i) == 0 {
+		return Value{}
+	}
+	return v.vals(g)[i]
+}
+
+// Reset takes every key's value away.
+func (v *OTLPValues) Reset() { v.has = [3]uint32{} }
+
+func (v *OTLPValues) vals(g OTLPGroup) []Value {
+	switch g {
+	case OTLPResource:
+		return v.resource[:]
+	case OTLPScope:
+		return v.scope[:]
+	}
+	return v.root[:]
 }
 
 // NewOTLPRecordOf returns an OTLP log record of a that holds v's values
@@ -182,43 +228,38 @@ type OTLPValues struct {
 // is NewOTLPRecord's.
 func (a *Arena) NewOTLPRecordOf(v *OTLPValues) *Record {
 	kref := a.viewKeysRef()
-	resource := a.viewGroup(resourceView, v.Resource[:], kref)
-	scope := a.viewGroup(scopeView, v.Scope[:], kref)
-	vals := v.Root
-	vals[vResource], vals[vScope] = resource, scope
-	root := a.viewGroup(rootView, vals[:], kref)
+	root := v.root
+	has := v.has[OTLPRoot] &^ (1<<vResource | 1<<vScope)
+	if v.has[OTLPResource] != 0 {
+		root[vResource] = a.viewGroup(resourceKeys[:], v.resource[:], v.has[OTLPResource], kref)
+		has |= 1 << vResource
+	}
+	if v.has[OTLPScope] != 0 {
+		root[vScope] = a.viewGroup(scopeKeys[:], v.scope[:], v.has[OTLPScope], kref)
+		has |= 1 << vScope
+	}
 	r := a.newRecord()
-	r.base, r.root = root, root
+	r.base = a.viewGroup(rootKeys[:], root[:], has, kref)
+	r.root = r.base
 	r.layout = layoutOTLP
 	r.timeFmt = otlpTimeUnset
 	return r
 }
 
-// viewGroup builds the map of the keys of fields that vals give a value,
-// keys from the arena's input buffer kref (viewKeys); Absent when there
-// is none, but for the root.
-func (a *Arena) viewGroup(fields []ViewField, vals []Value, kref uint32) Value {
-	n := 0
-	for _, val := range vals {
-		if val.kind() != Absent {
-			n++
-		}
-	}
-	if n == 0 && &fields[0] != &rootView[0] {
-		return Value{}
-	}
-	keys := viewKeyValues(fields)
+// viewGroup builds the map of the keys that has marks, in the order of
+// keys (the Values of a group's keys, otlp_decode.go), their values from
+// vals and the keys' bytes from the arena's input buffer kref (viewKeys).
+func (a *Arena) viewGroup(keys, vals []Value, has uint32, kref uint32) Value {
+	n := bits.OnesCount32(has)
 	first := a.alloc(2 * n) // may move a.nodes: index it after
 	j := first
-	for i := range fields {
+	for ; has != 0; has &= has - 1 {
+		i := bits.TrailingZeros32(has)
 		val := vals[i]
-		if val.kind() == Absent {
-			continue
-		}
 		if val.isContainer() && val.writable() {
 			val = a.share(val)
 		}
-		k := keys[fields[i].ID]
+		k := keys[i]
 		k.ref = kref
 		a.nodes[j], a.nodes[j+1] = k, val
 		j += 2

@@ -209,12 +209,17 @@ func TestNewOTLPRecordOf(t *testing.T) {
 	if got := string(a.NewOTLPRecordOf(&v).AppendJSON(nil)); got != `{"time":"1970-01-01T00:00:00Z"}` {
 		t.Errorf("no values: %s", got)
 	}
-	v.Root[vSeverityNumber] = IntValue(9)
-	v.Root[vBody] = a.NewStringFrom("b")
-	v.Scope[vScopeAttributes] = m
-	v.Root[vAttributes] = m
-	v.Resource[vResSchemaURL] = a.NewStringFrom("s")
-	v.Root[vResource] = IntValue(1) // not read
+	v.Set(OTLPRoot, int(vSeverityNumber), IntValue(9))
+	v.Set(OTLPRoot, int(vBody), a.NewStringFrom("b"))
+	v.Set(OTLPScope, int(vScopeAttributes), m)
+	v.Set(OTLPRoot, int(vAttributes), m)
+	v.Set(OTLPRoot, int(vFlags), IntValue(3))
+	v.Set(OTLPRoot, int(vFlags), Value{}) // taken away again
+	v.Set(OTLPResource, int(vResSchemaURL), a.NewStringFrom("s"))
+	v.Set(OTLPRoot, int(vResource), IntValue(1)) // not read
+	if got := v.Get(OTLPRoot, int(vFlags)); got.Kind() != Absent {
+		t.Errorf("a value taken away reads %v", got.Kind())
+	}
 	r := a.NewOTLPRecordOf(&v)
 	want := `{"time":"1970-01-01T00:00:00Z","body":"b","attributes":{"k":1},"severity_number":9,"resource":{"schema_url":"s"},"scope":{"attributes":{"k":1}}}`
 	if got := string(r.AppendJSON(nil)); got != want || !r.IsOTLP() {
@@ -225,5 +230,9 @@ func TestNewOTLPRecordOf(t *testing.T) {
 	}
 	if err := r.CheckOTLP(); err == nil {
 		t.Error("an int scope name passes the check")
+	}
+	v.Reset()
+	if got := string(a.NewOTLPRecordOf(&v).AppendJSON(nil)); got != `{"time":"1970-01-01T00:00:00Z"}` {
+		t.Errorf("after Reset: %s", got)
 	}
 }

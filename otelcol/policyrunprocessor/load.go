@@ -48,7 +48,8 @@ type loader struct {
 // the view's keys are read into the record as it is made
 // (NewOTLPRecordOf); only paths deep inside maps are set on it after.
 func (l *loader) load(s src, ps []loadPath, withTime bool) (*record.Record, unreadable) {
-	l.bad, l.vals = readable, record.OTLPValues{}
+	l.bad = readable
+	l.vals.Reset()
 	deep := false
 	for i := range ps {
 		if ps[i].deep {
@@ -88,27 +89,10 @@ func (l *loader) load(s src, ps []loadPath, withTime bool) (*record.Record, unre
 }
 
 // get returns the value field f has in the record being made.
-func (l *loader) get(f field) record.Value {
-	switch f.group() {
-	case inResource:
-		return l.vals.Resource[fields[f].slot]
-	case inScope:
-		return l.vals.Scope[fields[f].slot]
-	}
-	return l.vals.Root[fields[f].slot]
-}
+func (l *loader) get(f field) record.Value { return l.vals.Get(f.group(), fields[f].slot) }
 
 // put gives the key of field f the value v in the record being made.
-func (l *loader) put(f field, v record.Value) {
-	switch f.group() {
-	case inLog:
-		l.vals.Root[fields[f].slot] = v
-	case inResource:
-		l.vals.Resource[fields[f].slot] = v
-	case inScope:
-		l.vals.Scope[fields[f].slot] = v
-	}
-}
+func (l *loader) put(f field, v record.Value) { l.vals.Set(f.group(), fields[f].slot, v) }
 
 // direct reads the value of a field, or its keys, from s.
 func (l *loader) direct(lp *loadPath, s src) {

@@ -132,13 +132,14 @@ func resolveAll(ps []record.Path) []resolved {
 // attributes), so that a path may go on inside it.
 func (f field) holdsMap() bool { return fields[f].kind == record.Map && fields[f].subs == nil }
 
-// group says which part of pdata a field lies in.
-type group uint8
+// group says which part of pdata a field lies in: the view's group of
+// keys it is one of.
+type group = record.OTLPGroup
 
 const (
-	inLog group = iota
-	inResource
-	inScope
+	inLog      = record.OTLPRoot
+	inResource = record.OTLPResource
+	inScope    = record.OTLPScope
 )
 
 func (f field) group() group {

@@ -38,6 +38,11 @@ type writer struct {
 	// of a field) record after record, and pdata strings are immutable,
 	// so records may share them. Emptied when full.
 	strs map[string]string
+	// grow counts, per field that holds a map, the keys the edits being
+	// applied add to it one step in: the map is grown once, by exactly
+	// that, rather than by append's doubling (most records get one key,
+	// and half the slice would be garbage).
+	grow [numFields]int32
 }
 
 const (
@@ -72,11 +77,16 @@ func (w *writer) intern(s string) string {
 // writes are the write set's paths resolved (resolveAll), by index.
 func (w *writer) leaves(out []leafEdit, edits []vm.Edit, writes []resolved) ([]leafEdit, bool) {
 	ok := true
+	w.grow = [numFields]int32{}
 	for _, e := range edits {
 		r := writes[e.Write]
-		out, ok = w.leaf(out, r.f, e.Path[r.k:], e.Value)
+		rest := e.Path[r.k:]
+		out, ok = w.leaf(out, r.f, rest, e.Value)
 		if !ok {
 			return out, false
+		}
+		if e.Added && len(rest) == 1 {
+			w.grow[r.f]++
 		}
 	}
 	return out, true
@@ -153,13 +163,13 @@ func (w *writer) apply(d dst, e *leafEdit) {
 		if b.Type() != pcommon.ValueTypeMap {
 			b.SetEmptyMap() // the run made the body a map (from null or none)
 		}
-		w.put(b.Map(), e.rest, v)
+		w.put(b.Map(), e.f, e.rest, v)
 	case fAttributes:
-		w.attributes(d.lr.Attributes(), e.rest, v)
+		w.attributes(d.lr.Attributes(), e.f, e.rest, v)
 	case fResAttributes:
-		w.attributes(d.rl.Resource().Attributes(), e.rest, v)
+		w.attributes(d.rl.Resource().Attributes(), e.f, e.rest, v)
 	case fScopeAttributes:
-		w.attributes(d.sl.Scope().Attributes(), e.rest, v)
+		w.attributes(d.sl.Scope().Attributes(), e.f, e.rest, v)
 	case fSeverityText:
 		d.lr.SetSeverityText(w.str(v))
 	case fEventName:
@@ -210,9 +220,9 @@ func intOf(v record.Value) int64 {
 
 // attributes edits an attribute map: whole (replaced by v's entries, or
 // cleared) or at the rest of the path.
-func (w *writer) attributes(m pcommon.Map, rest record.Path, v record.Value) {
+func (w *writer) attributes(m pcommon.Map, f field, rest record.Path, v record.Value) {
 	if len(rest) > 0 {
-		w.put(m, rest, v)
+		w.put(m, f, rest, v)
 		return
 	}
 	m.Clear()
@@ -222,8 +232,13 @@ func (w *writer) attributes(m pcommon.Map, rest record.Path, v record.Value) {
 // put sets the value at path p in m to v, making maps on the way where
 // there are none (as the run did: a set creates them from nothing or
 // null), or removes it when v is Absent. The keys of p are the program's
-// (Access.Writes), not the arena's: pdata may keep them.
-func (w *writer) put(m pcommon.Map, p record.Path, v record.Value) {
+// (Access.Writes), not the arena's: pdata may keep them. m is the map of
+// field f, which the edits may grow (writer.grow).
+func (w *writer) put(m pcommon.Map, f field, p record.Path, v record.Value) {
+	if n := w.grow[f]; n > 0 {
+		m.EnsureCapacity(m.Len() + int(n))
+		w.grow[f] = 0
+	}
 	absent := v.Kind() == record.Absent
 	for _, s := range p[:len(p)-1] {
 		x, ok := m.Get(s.Key())
@@ -246,11 +261,7 @@ func (w *writer) put(m pcommon.Map, p record.Path, v record.Value) {
 		m.Remove(last)
 		return
 	}
-	x, ok := m.Get(last)
-	if !ok {
-		x = m.PutEmpty(last)
-	}
-	w.value(x, v)
+	w.value(m.PutEmpty(last), v) // the key's value, or a new key's
 }
 
 // fill adds the entries of the map v to the empty map m.
