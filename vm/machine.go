@@ -512,8 +512,8 @@ func recordSize(a *record.Arena, v record.Value, limit int) int {
 	return 8
 }
 
-// equal is == over values of any kind: absent equals null, ints equal
-// floats by value, maps and arrays compare deeply.
+// equal is == (coll.Equal) over registers: the scalars compared here,
+// without making them values; maps and arrays by coll.Equal.
 func equal(a *record.Arena, x, y *Reg) bool {
 	if x.K <= record.Null || y.K <= record.Null {
 		return x.K <= record.Null && y.K <= record.Null
@@ -532,7 +532,7 @@ func equal(a *record.Arena, x, y *Reg) bool {
 	case record.String, record.Bytes:
 		return x.S == y.S
 	case record.Map, record.Array:
-		return record.ValueEqual(a, x.V, a, y.V)
+		return coll.Equal(a, x.V, y.V)
 	}
 	return x.N == y.N
 }

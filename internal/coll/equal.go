@@ -8,9 +8,14 @@ import (
 )
 
 // Equal reports whether x and y, of arena a, are equal as the language's
-// == says: absent equals null, an int equals a float of the same value,
-// and maps and arrays compare deeply (record.ValueEqual: there, kinds must
-// match).
+// == says (docs/semantics.md, "Numbers" and "Built-in functions"): absent
+// equals null, an int equals a float of the same value, strings and bytes
+// compare by their bytes, arrays element by element and maps by their keys
+// in any order, by these same rules all the way down (the Lua backend's
+// == is the same). It is the one definition of ==: the VM's == and the
+// built-ins that compare (includes, unique) call it. record.ValueEqual is
+// stricter (kinds must match) and answers another question: whether a
+// record holds the very same data.
 func Equal(a *record.Arena, x, y record.Value) bool {
 	xk, yk := x.Kind(), y.Kind()
 	switch {
@@ -20,6 +25,35 @@ func Equal(a *record.Arena, x, y record.Value) bool {
 		return float64(x.Int()) == y.Float()
 	case xk == record.Float && yk == record.Int:
 		return x.Float() == float64(y.Int())
+	case xk != yk:
+		return false
+	}
+	switch xk {
+	case record.Float:
+		return x.Float() == y.Float() // NaN equals nothing, as in ==
+	case record.Array:
+		if a.Len(x) != a.Len(y) {
+			return false
+		}
+		jt := a.Iter(y)
+		for it := a.Iter(x); it.Next() && jt.Next(); {
+			if !Equal(a, it.Value(), jt.Value()) {
+				return false
+			}
+		}
+		return true
+	case record.Map:
+		if a.Len(x) != a.Len(y) {
+			return false
+		}
+		for it := a.Iter(x); it.Next(); {
+			step := [1]record.Step{record.KeyStep(a.Str(it.Key()))}
+			w, ok := a.Get(y, step[:])
+			if !ok || !Equal(a, it.Value(), w) {
+				return false
+			}
+		}
+		return true
 	}
 	return record.ValueEqual(a, x, a, y)
 }
@@ -80,7 +114,7 @@ func (u *Uniquer) Unique(a *record.Arena, arr record.Value) record.Value {
 	mask := uint64(size - 1)
 	for it := a.Iter(arr); it.Next(); {
 		v := it.Value()
-		for h := hash(a, u.seed, v, true) & mask; ; h = (h + 1) & mask {
+		for h := hash(a, u.seed, v) & mask; ; h = (h + 1) & mask {
 			s := t[h]
 			if s == 0 {
 				u.kept = append(u.kept, v)
@@ -103,9 +137,8 @@ func (u *Uniquer) build(a *record.Arena) record.Value {
 	return b.Finish()
 }
 
-// hash hashes v consistently with Equal (top, for v itself) and
-// record.ValueEqual (for what it holds): values that are equal hash alike.
-func hash(a *record.Arena, seed maphash.Seed, v record.Value, top bool) uint64 {
+// hash hashes v consistently with Equal: values that are equal hash alike.
+func hash(a *record.Arena, seed maphash.Seed, v record.Value) uint64 {
 	const (
 		m1 = 0x9E3779B97F4A7C15
 		m2 = 0xBF58476D1CE4E5B9
@@ -123,35 +156,28 @@ func hash(a *record.Arena, seed maphash.Seed, v record.Value, top bool) uint64 {
 	case record.Int, record.Float:
 		f := v.Float()
 		if k == record.Int {
-			if !top {
-				return mix(v.Bits() ^ uint64(k)*m1)
-			}
-			f = float64(v.Int())
+			f = float64(v.Int()) // an int and a float of one value are equal
 		}
 		switch {
 		case f == 0:
 			f = 0 // -0 equals 0
 		case f != f:
-			f = math.NaN() // one NaN: NaN equals NaN inside containers
+			f = math.NaN() // one NaN (which equals nothing, but hashes alike)
 		}
-		kind := uint64(record.Float)
-		if top {
-			kind = 0 // an int and a float of one value are equal
-		}
-		return mix(math.Float64bits(f) ^ kind*m1)
+		return mix(math.Float64bits(f))
 	case record.String, record.Bytes:
 		return maphash.Bytes(seed, a.Bytes(v)) ^ uint64(k)*m1
 	case record.Array:
 		h := uint64(k) * m1
 		for it := a.Iter(v); it.Next(); {
-			h = mix(h*31 + hash(a, seed, it.Value(), false))
+			h = mix(h*31 + hash(a, seed, it.Value()))
 		}
 		return h
 	case record.Map:
 		h := uint64(k) * m1
 		for it := a.Iter(v); it.Next(); {
 			// In any order: the sum commutes.
-			h += mix(maphash.Bytes(seed, a.Bytes(it.Key()))*m1 ^ hash(a, seed, it.Value(), false))
+			h += mix(maphash.Bytes(seed, a.Bytes(it.Key()))*m1 ^ hash(a, seed, it.Value()))
 		}
 		return mix(h)
 	}
