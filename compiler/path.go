@@ -211,6 +211,8 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 			continue
 		}
 		r := g.newReg()
+		parent := reg(0) // the container's register, when it was loaded
+		hasParent := !rooted && from == i
 		if rooted {
 			g.emit(pos, vm.GET, r, g.path(vm.Path{Steps: append(record.Path(nil), prefix...)}), 0, 0)
 			rooted = false
@@ -220,9 +222,18 @@ func (g *gen) read(e policy.Expr, lastAny bool) reg {
 				rel = append(rel, steps[k].st)
 			}
 			g.emit(pos, vm.GETIN, r, cur, g.path(vm.Path{Steps: rel}), 0)
+			parent = cur
 		}
 		cur, from = r, i+1
-		have = g.guard(pos, r, vm.MaskAll, m)
+		if pg, ok := g.info.PresentGuards[s.node]; ok && hasParent && !(lastAny && i == len(steps)-1) && m&maskOf(pg) != m {
+			// Required where its container is: absent there is a fault,
+			// absent because the container is, not (the container's
+			// absence is all that m lets through beyond pg).
+			g.emit(pos, vm.GUARDP, r, uint16(m&maskOf(pg)), parent, 0)
+			have = m
+		} else {
+			have = g.guard(pos, r, vm.MaskAll, m)
+		}
 		if !lastAny {
 			g.widen(pos, r, g.typeOf(s.node))
 			if types.NonOptional(g.typeOf(s.node)).Kind == types.Float {

@@ -133,15 +133,15 @@ func (g *gen) read(e policy.Expr, final, shallow bool) string {
 		return g.expr(e)
 	}
 	var xe policy.Expr
-	var stepv string
+	var stepv, b string
 	switch x := e.(type) {
 	case *policy.FieldExpr:
 		xe = x.X
-		b := g.container(xe)
+		b = g.container(xe)
 		stepv = g.tmp(fmt.Sprintf("get(%s, %s)", b, quote(x.Name)))
 	case *policy.IndexExpr:
 		xe = x.X
-		b := g.container(xe)
+		b = g.container(xe)
 		it := types.NonOptional(g.info.Types[x.Index])
 		i := g.expr(x.Index)
 		if it.Kind == types.Int {
@@ -156,7 +156,13 @@ func (g *gen) read(e policy.Expr, final, shallow bool) string {
 	t := g.info.Types[e]
 	guard := g.info.Guards[e]
 	check := g.guardCall
-	if guard != nil {
+	if pg, ok := g.info.PresentGuards[e]; ok {
+		// Required where its container is (the VM's GUARDP): absent
+		// because the container is, not a fault.
+		if c := check(stepv, pg); c != "" {
+			g.line("if %s ~= nil and %s ~= NULL then %s end", b, b, c)
+		}
+	} else if guard != nil {
 		if c := check(stepv, guard); c != "" {
 			g.line("%s", c)
 		}

@@ -155,6 +155,10 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if Mask(in.B)&(1<<regs[in.A].K) == 0 {
 				return spec.Keep, spec.TypeMismatch
 			}
+		case GUARDP:
+			if Mask(in.B)&(1<<regs[in.A].K) == 0 && regs[in.C].K > record.Null {
+				return spec.Keep, spec.TypeMismatch
+			}
 		case WIDEN:
 			if r := &regs[in.A]; r.K == record.Int {
 				*r = Float(float64(r.int()))

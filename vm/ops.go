@@ -81,6 +81,7 @@ const (
 	KEEP
 	GETG
 	ACAT
+	GUARDP
 	numOps
 )
 
@@ -157,6 +158,7 @@ var ops = [numOps]opInfo{
 	KEEP:    {"KEEP", '-', '-', '-', '-', "end the run: keep the record"},
 	GETG:    {"GETG", 'w', 'p', 'm', '-', "GET, then GUARD: A = the record's value at path B; type_mismatch fault unless its kind is in mask C"},
 	ACAT:    {"ACAT", 'w', 'r', 'r', '-', "A = B + C (arrays): B's elements, then C's"},
+	GUARDP:  {"GUARDP", 'r', 'm', 'r', '-', "GUARD of A by mask B where C, A's container, is neither absent nor null"},
 }
 
 // Operands returns the kinds of the operands A, B, C and X of o, one

@@ -29,6 +29,13 @@ type Info struct {
 	// Types is narrower (after P != null or is_string(P), and above P after
 	// exists(P)), the narrowing test has proved it.
 	Guards map[policy.Expr]*types.Type
+	// PresentGuards holds, for a record path read through an optional
+	// map or object (.meta.user, .meta optional), the type the stored
+	// value must have when that container is there: the schema's type of
+	// the field, which Guards holds only made optional. A field declared
+	// without ? is required wherever its container is present: absent or
+	// null there is a type_mismatch fault, as anywhere else.
+	PresentGuards map[policy.Expr]*types.Type
 	// Calls holds the built-in each call resolves to.
 	Calls map[*policy.CallExpr]*builtin.Func
 	// Regexps holds the compiled pattern of every constant regex argument,
@@ -88,13 +95,14 @@ func Check(f *policy.File) (*Info, diag.List) {
 	c := &checker{
 		file: f,
 		info: &Info{
-			Types:   map[policy.Expr]*types.Type{},
-			Guards:  map[policy.Expr]*types.Type{},
-			Calls:   map[*policy.CallExpr]*builtin.Func{},
-			Regexps: map[policy.Expr]*regexp.Regexp{},
-			Defs:    map[*policy.Ident]*Local{},
-			Uses:    map[*policy.Ident]*Local{},
-			InSets:  map[*policy.BinaryExpr]*InSet{},
+			Types:         map[policy.Expr]*types.Type{},
+			Guards:        map[policy.Expr]*types.Type{},
+			PresentGuards: map[policy.Expr]*types.Type{},
+			Calls:         map[*policy.CallExpr]*builtin.Func{},
+			Regexps:       map[policy.Expr]*regexp.Regexp{},
+			Defs:          map[*policy.Ident]*Local{},
+			Uses:          map[*policy.Ident]*Local{},
+			InSets:        map[*policy.BinaryExpr]*InSet{},
 
 			Defaults: map[*policy.CallExpr][]policy.Expr{},
 		},

@@ -66,6 +66,7 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 		t = c.member(e, e.X, xt, s, nil)
 		if xg != nil {
 			guard = quietMember(xg, s)
+			c.presentGuard(e, xg, s)
 		}
 		r = c.step(xr, s)
 	case *policy.IndexExpr:
@@ -78,6 +79,7 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 		t = c.member(e, e.X, xt, s, it)
 		if xg != nil {
 			guard = quietMember(xg, s)
+			c.presentGuard(e, xg, s)
 		}
 		r = c.step(xr, s)
 	default:
@@ -123,6 +125,18 @@ func metaType(name string) *types.Type {
 
 // quietMember follows one step through t without reporting anything: the
 // guard computation, which mirrors member.
+// presentGuard records the guard of the step s from a container whose
+// guard is xg, when xg is optional and the step's value is required where
+// the container is present (Info.PresentGuards).
+func (c *checker) presentGuard(e policy.Expr, xg *types.Type, s seg) {
+	if xg.Kind != types.Optional {
+		return
+	}
+	if g := quietMember(xg.Elem, s); !g.IsOptional() && !g.IsInvalid() && g.Kind != types.Any && g.Kind != types.Never && g.Kind != types.Null {
+		c.info.PresentGuards[e] = g
+	}
+}
+
 func quietMember(t *types.Type, s seg) *types.Type {
 	if t.IsInvalid() {
 		return t
