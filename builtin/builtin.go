@@ -256,7 +256,7 @@ var table = [NumIDs]Func{
 	IsInt:       isTest("is_int", "int"),
 	IsFloat:     isTest("is_float", "float"),
 	IsBool:      isTest("is_bool", "bool"),
-	IsNull:      isTest("is_null", "null"),
+	IsNull:      {Sig: "is_null(v any?) bool", Doc: "whether v is null or absent (as v == null)", Narrows: "null"},
 	IsMap:       isTest("is_map", "map<any>"),
 	IsArray:     isTest("is_array", "array<any>"),
 	IsTimestamp: isTest("is_timestamp", "timestamp"),
@@ -341,7 +341,7 @@ var table = [NumIDs]Func{
 }
 
 func isTest(name, t string) Func {
-	return Func{Sig: name + "(v any?) bool", Doc: "whether v is present and is a " + t, Narrows: t}
+	return Func{Sig: name + "(v any?) bool", Doc: "whether v is present and is " + article(t), Narrows: t}
 }
 
 var byName = map[string]*Func{}
@@ -453,4 +453,12 @@ func (id ID) String() string {
 		return f.Name
 	}
 	return fmt.Sprintf("builtin(%d)", id)
+}
+
+// article puts "a" or "an" before a type's name.
+func article(t string) string {
+	if strings.ContainsRune("aeiou", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }

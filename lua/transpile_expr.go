@@ -167,8 +167,9 @@ func (g *gen) read(e policy.Expr, final, shallow bool) string {
 			g.line("%s", c)
 		}
 	}
-	// A narrowed type must hold too (exists(P) is true for a present
-	// null); a read over a local is checked against its type.
+	// A narrowed type must hold too (after P != null or is_string(P), and
+	// above P after exists(P)); a read over a local is checked against
+	// its type.
 	if guard == nil || !types.Identical(guard, t) {
 		if c := check(stepv, t); c != "" {
 			g.line("%s", c)
