@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
@@ -75,4 +77,45 @@ func outputs(t *testing.T, prog *vm.Program, lines [][]byte, pooled bool) string
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestConcatInALoopIsLinear holds a string grown by + in a loop to memory
+// linear in its length: each step takes the string before it in place
+// (record.StringBuilder.StartWith), where copying it would keep every
+// intermediate in the arena (5,000 steps of 100 bytes held 1.25 GB).
+func TestConcatInALoopIsLinear(t *testing.T) {
+	const src = `policy "concat"
+schema { items: array<string>, s: string?, ... }
+set .s = ""
+for _, x in .items {
+  set .s = (.s ?? "") + "," + x
+}
+`
+	prog, diags := compiler.CompileFile("concat.policy", []byte(src))
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	item := strings.Repeat("x", 99)
+	line := `{"items": [` + strings.TrimSuffix(strings.Repeat(`"`+item+`",`, 2000), ",") + `]}`
+	a := record.NewArena()
+	rec, err := a.DecodeJSON([]byte(line), record.Owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := vm.NewMachine(prog).Run(rec)
+	runtime.ReadMemStats(&after)
+	if res.Fault != spec.NoFault {
+		t.Fatalf("fault %v", res.Fault)
+	}
+	s, _ := rec.Get(record.NewPath("s"))
+	if n := len(a.Str(s)); n != 2000*100 {
+		t.Fatalf("the string has %d bytes, want %d", n, 2000*100)
+	}
+	// The slab doubles as it grows: a few times the string's 200 KB.
+	// Copying each step would allocate about 200 MB.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Errorf("the run allocated %d bytes for a string of 200,000", grew)
+	}
 }

@@ -228,6 +228,21 @@ func (a *Arena) StringBuilder() StringBuilder { return StringBuilder{a} }
 // Start begins a string.
 func (b StringBuilder) Start() { b.a.strMark = len(b.a.slab) }
 
+// StartWith begins a string that starts with s. When s is the string the
+// slab ends with, as a string that a loop grows by concatenation is, its
+// bytes are not copied again: the new string takes them in place (s, a
+// view of them, stays as it was). A string built in n steps then costs
+// the arena its length, not n times it.
+func (b StringBuilder) StartWith(s string) {
+	a := b.a
+	if n := len(s); n > 0 && n <= len(a.slab) && unsafe.StringData(s) == &a.slab[len(a.slab)-n] {
+		a.strMark = len(a.slab) - n
+		return
+	}
+	a.strMark = len(a.slab)
+	a.slab = append(a.slab, s...)
+}
+
 // WriteBytes appends p to the string being built.
 func (b StringBuilder) WriteBytes(p []byte) { b.a.slab = append(b.a.slab, p...) }
 

@@ -228,8 +228,7 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if len(x)+len(y) > m.lim.MaxString {
 				return spec.Keep, spec.StringTooLong
 			}
-			a.StringBuilder().Start()
-			a.StringBuilder().WriteString(x)
+			a.StringBuilder().StartWith(x) // x in place when a loop grows it
 			a.StringBuilder().WriteString(y)
 			v := a.StringBuilder().End()
 			regs[in.A] = Reg{K: record.String, S: a.Str(v), V: v}
