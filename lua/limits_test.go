@@ -210,3 +210,42 @@ func TestBindContext(t *testing.T) {
 		t.Errorf("10 looping calls took %v", d)
 	}
 }
+
+// TestPatternTimeLimit: a pattern that backtracks for minutes inside one
+// string library call stops at the time limit (the search asks the
+// state's context now and then), with every pattern function, and the
+// next call runs.
+func TestPatternTimeLimit(t *testing.T) {
+	for _, call := range []string{
+		`string.find(s, ".-.-.-b")`,
+		`string.match(s, ".-.-.-b")`,
+		`string.gsub(s, ".-.-.-b", "")`,
+		`(function() for m in string.gmatch(s, ".-.-.-b") do end end)()`,
+	} {
+		t.Run(call, func(t *testing.T) {
+			src := "function cb(tag, ts, record)\n" +
+				"  if record.n == 1 then local s = string.rep('a', 3000); local _ = " + call + " end\n" +
+				"  record.ok = true\n  return 1, ts, record\nend"
+			s, err := LoadScriptLimits("pattern.lua", []byte(src), "cb", ScriptLimits{Time: 200 * time.Millisecond, Memory: DefaultMemoryLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan spec.Result, 1)
+			go func() {
+				res, _ := runScript(t, s)
+				done <- res
+			}()
+			select {
+			case res := <-done:
+				if res.Fault != spec.Timeout {
+					t.Fatalf("got %v, want a timeout", res)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the search did not stop") // it runs for minutes unchecked
+			}
+			if res, out := runScriptOn(t, s, `{"n":2}`); res.Fault != spec.NoFault || out != `{"n":2,"ok":true}` {
+				t.Errorf("the next call: %v %s", res, out)
+			}
+		})
+	}
+}

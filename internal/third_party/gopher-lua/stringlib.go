@@ -113,7 +113,7 @@ func strFind(L *LState) int {
 		return 2
 	}
 
-	mds, err := pm.Find(pattern, unsafeFastStringToReadOnlyBytes(str), init, 1)
+	mds, err := pm.FindCharged(pattern, unsafeFastStringToReadOnlyBytes(str), init, 1, nil, L.matchStop()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}
@@ -155,7 +155,7 @@ func strGsub(L *LState) int {
 	repl := L.CheckAny(3)
 	limit := L.OptInt(4, -1)
 
-	mds, err := pm.FindCharged(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit, L.matchCharger()) // policyrun patch
+	mds, err := pm.FindCharged(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit, L.matchCharger(), L.matchStop()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}
@@ -339,7 +339,7 @@ func strGmatch(L *LState) int {
 	defer L.releaseHeld(L.memHeld) // policyrun patch
 	str := L.CheckString(1)
 	pattern := L.CheckString(2)
-	mds, err := pm.FindCharged(pattern, []byte(str), 0, -1, L.matchCharger()) // policyrun patch
+	mds, err := pm.FindCharged(pattern, []byte(str), 0, -1, L.matchCharger(), L.matchStop()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}
@@ -376,7 +376,7 @@ func strMatch(L *LState) int {
 		offset = 0
 	}
 
-	mds, err := pm.Find(pattern, unsafeFastStringToReadOnlyBytes(str), offset, 1)
+	mds, err := pm.FindCharged(pattern, unsafeFastStringToReadOnlyBytes(str), offset, 1, nil, L.matchStop()) // policyrun patch
 	if err != nil {
 		L.RaiseError(err.Error())
 	}

@@ -527,7 +527,7 @@ func compilePattern(p pattern, ps ...*iptr) []inst {
 
 // Simple recursive virtual machine based on the
 // "Regular Expression Matching: the Virtual Machine Approach" (https://swtch.com/~rsc/regexp/regexp2.html)
-func recursiveVM(src []byte, insts []inst, pc, sp, recLevel int, ms ...*MatchData) (bool, int, *MatchData) {
+func recursiveVM(run *matchRun, src []byte, insts []inst, pc, sp, recLevel int, ms ...*MatchData) (bool, int, *MatchData) { // policyrun patch: run
 	recLevel++
 	if recLevel > maxRecursionLevel {
 		panic(newError(_UNKNOWN, "pattern/input too complex"))
@@ -539,6 +539,7 @@ func recursiveVM(src []byte, insts []inst, pc, sp, recLevel int, ms ...*MatchDat
 		m = ms[0]
 	}
 redo:
+	run.step() // policyrun patch
 	inst := insts[pc]
 	switch inst.OpCode {
 	case opChar:
@@ -556,14 +557,14 @@ redo:
 		pc = inst.Operand1
 		goto redo
 	case opSplit:
-		if ok, nsp, _ := recursiveVM(src, insts, inst.Operand1, sp, recLevel, m); ok {
+		if ok, nsp, _ := recursiveVM(run, src, insts, inst.Operand1, sp, recLevel, m); ok { // policyrun patch: run
 			return true, nsp, m
 		}
 		pc = inst.Operand2
 		goto redo
 	case opSave:
 		s := m.setCapture(inst.Operand1, sp)
-		if ok, nsp, _ := recursiveVM(src, insts, pc+1, sp, recLevel, m); ok {
+		if ok, nsp, _ := recursiveVM(run, src, insts, pc+1, sp, recLevel, m); ok { // policyrun patch: run
 			return true, nsp, m
 		}
 		m.restoreCapture(inst.Operand1, s)
@@ -614,13 +615,35 @@ redo:
 /* API {{{ */
 
 func Find(p string, src []byte, offset, limit int) (matches []*MatchData, err error) {
-	return FindCharged(p, src, offset, limit, nil)
+	return FindCharged(p, src, offset, limit, nil, nil) // policyrun patch
+}
+
+// matchRun (policyrun patch) counts a search's steps and asks stop, every
+// stopEvery of them, whether to give up: a pattern such as ".-.-.-b"
+// backtracks for minutes over a few thousand bytes, inside one library
+// call that no check between VM instructions can interrupt.
+type matchRun struct {
+	steps int
+	stop  func() bool
+}
+
+const stopEvery = 1 << 12
+
+// ErrInterrupted is the error of a search that stop ended.
+var ErrInterrupted = newError(_UNKNOWN, "pattern search interrupted")
+
+func (r *matchRun) step() {
+	if r.steps++; r.steps&(stopEvery-1) == 0 && r.stop != nil && r.stop() {
+		panic(ErrInterrupted)
+	}
 }
 
 // FindCharged (policyrun patch) is Find calling charge, when not nil, with
 // the number of captures of each match before it is kept, so that the
-// caller can bound the memory of the match list.
-func FindCharged(p string, src []byte, offset, limit int, charge func(captures int)) (matches []*MatchData, err error) {
+// caller can bound the memory of the match list; and stop, when not nil,
+// now and then (matchRun): a true result ends the search with
+// ErrInterrupted.
+func FindCharged(p string, src []byte, offset, limit int, charge func(captures int), stop func() bool) (matches []*MatchData, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if perr, ok := v.(*Error); ok {
@@ -633,8 +656,9 @@ func FindCharged(p string, src []byte, offset, limit int, charge func(captures i
 	pat := parsePattern(newScanner([]byte(p)), true)
 	insts := compilePattern(pat)
 	matches = []*MatchData{}
+	run := &matchRun{stop: stop} // policyrun patch
 	for sp := offset; sp <= len(src); {
-		ok, nsp, ms := recursiveVM(src, insts, 0, sp, 0)
+		ok, nsp, ms := recursiveVM(run, src, insts, 0, sp, 0) // policyrun patch: run
 		sp++
 		if ok {
 			if sp < nsp {
