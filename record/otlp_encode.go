@@ -64,9 +64,19 @@ func (e *OTLPEncoder) appendScope(dst []byte, a *Arena, m Value) []byte {
 	return appendUintField(dst, 4, viewValue(a, m, &scopeView[vScopeDropped]))
 }
 
+// otlpPassThrough reports whether r's LogRecord bytes may be written for
+// it: decoded clean (otlpDecoder.dirty), its root the decoded one (decoded
+// nodes never change, edits copy them) and its time not set since.
+func (r *Record) otlpPassThrough() bool {
+	return r.wire.kind() == Bytes && r.root == r.decoded
+}
+
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	a, root := r.a, r.root
+	if r.otlpPassThrough() {
+		return append(dst, a.raw(r.wire)...)
+	}
 	if r.layout != layoutOTLP {
 		if r.time != 0 {
 			dst = appendFixed64Field(dst, 1, uint64(r.time))
