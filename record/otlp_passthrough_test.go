@@ -31,9 +31,10 @@ func pbRequest(lrs ...[]byte) []byte {
 }
 
 // TestOTLPPassThrough: a LogRecord decoded clean and not edited is written
-// as the bytes it came in; one the view does not say again (an unknown
-// field, a merged or replaced value, a duplicate key) or that was edited
-// is encoded from its view.
+// as the bytes it came in, and one whose edits only added attributes as
+// those bytes and the added attributes; one the view does not say again
+// (an unknown field, a merged or replaced value, a duplicate key) or that
+// was edited otherwise is encoded from its view.
 func TestOTLPPassThrough(t *testing.T) {
 	base := func() []byte {
 		lr := protowire.AppendTag(nil, 1, protowire.Fixed64Type)
@@ -64,9 +65,22 @@ func TestOTLPPassThrough(t *testing.T) {
 			append(pbMsg(nil, 1, []byte("s")), protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 5)...))), nil, false},
 		{"duplicate key", pbMsg(base(), 6, pbKV("a", "3")), nil, false},
 		{"unknown field in a kvlist", append(pbMsg(nil, 5, pbMsg(nil, 6, append(pbMsg(nil, 1, pbKV("k", "v")), unknown...))), pbMsg(nil, 6, pbKV("a", "1"))...), nil, false},
-		{"edited", base(), func(r *Record) { r.Set(x, IntValue(1)) }, false},
+		{"an attribute added", base(), func(r *Record) { r.Set(x, IntValue(1)) }, true},
+		{"attributes added to none", pbMsg(nil, 5, pbMsg(nil, 1, []byte("hello"))), func(r *Record) {
+			r.Set(x, IntValue(1))
+			r.Set(NewPath("attributes", "y"), r.Arena().NewStringFrom("two"))
+		}, true},
+		{"an attribute changed", base(), func(r *Record) { r.Set(NewPath("attributes", "a"), IntValue(1)) }, false},
+		{"an attribute removed", base(), func(r *Record) { r.Remove(NewPath("attributes", "a")) }, false},
+		{"an attribute added, one removed", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Remove(NewPath("attributes", "a")) }, false},
+		{"the body changed", base(), func(r *Record) { r.Set(NewPath("body"), IntValue(1)) }, false},
+		{"an attribute added, the severity changed", base(), func(r *Record) {
+			r.Set(x, IntValue(1))
+			r.Set(NewPath("severity_text"), r.Arena().NewStringFrom("WARN"))
+		}, false},
 		{"edited, then discarded", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Discard() }, true},
-		{"edited, then committed", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Commit() }, false},
+		{"edited, then committed", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Commit() }, true},
+		{"changed, then committed", base(), func(r *Record) { r.Set(NewPath("body"), IntValue(1)); r.Commit() }, false},
 		{"time set", base(), func(r *Record) { r.SetTime(r.Time() + 1) }, false},
 		{"time set to itself", base(), func(r *Record) { r.SetTime(r.Time()) }, true},
 	}

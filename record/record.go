@@ -72,7 +72,8 @@ type Record struct {
 	decoded, text Value
 	// wire is an OTLP record's LogRecord as it came in protobuf, Absent
 	// when there is none: it stands for the record while its root is
-	// decoded and its time unchanged (see otlpPassThrough).
+	// decoded (or only has attributes added) and its time unchanged (see
+	// appendWire).
 	wire Value
 	// spanLo and spanHi are the nodes the decode of text made, and spanAt
 	// is where node spanLo's entry is in the arena's spans: for each node,
