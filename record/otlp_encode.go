@@ -122,7 +122,7 @@ func (a *Arena) entries(m Value) []Value {
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	a, root := r.a, r.root
-	if r.wire.kind() == Bytes {
+	if r.wire.kind() == Bytes && !e.FromViews {
 		if out, ok := appendWire(dst, r); ok {
 			return out
 		}

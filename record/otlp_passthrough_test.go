@@ -111,6 +111,16 @@ func TestOTLPPassThrough(t *testing.T) {
 			if !tt.pass && bytes.Contains(out, unknown) {
 				t.Errorf("an unknown field was written again")
 			}
+			// FromViews never copies: base() has its time first, which
+			// the encoder writes last.
+			fv := OTLPEncoder{FromViews: true}
+			views := fv.AppendProto(nil, recs)
+			if bytes.Contains(views, tt.lr) && bytes.HasPrefix(tt.lr, base()[:9]) {
+				t.Errorf("FromViews wrote the record's bytes")
+			}
+			if back, err := NewArena().DecodeOTLP(views, Referenced, nil); err != nil || len(back) != 1 || !bytes.Equal(back[0].AppendJSON(nil), want) {
+				t.Errorf("FromViews: the output does not decode as the record (%v)", err)
+			}
 		})
 	}
 }
