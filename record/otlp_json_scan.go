@@ -37,13 +37,20 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 		if b[i] != '"' {
 			return i, decodeErr(i, ErrSyntax, "expected a string key")
 		}
-		at, sl := i, len(d.a.slab)
-		k, j, err := d.j.str(i)
-		if err != nil {
-			return j, err
+		at := i
+		var id, j int
+		var err error
+		if q := plainName(b, i+1); q > 0 {
+			id, j = fieldID(names, b[i+1:q]), q+1
+		} else {
+			sl := len(d.a.slab)
+			var k Value
+			if k, j, err = d.j.str(i); err != nil {
+				return j, err
+			}
+			id = fieldID(names, d.a.raw(k))
+			d.a.slab = d.a.slab[:sl] // a name with escapes was unescaped there
 		}
-		id := fieldID(names, d.a.raw(k))
-		d.a.slab = d.a.slab[:sl] // a name with escapes was unescaped there
 		name := b[at+1 : j-1]
 		if j = skipSpace(b, j); j >= len(b) {
 			return j, decodeErr(j, ErrTruncated, "in an object")
@@ -84,6 +91,22 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 		}
 		return j + 1, nil
 	}
+}
+
+// plainName returns where the string whose bytes start at i ends (its
+// closing quote) when it is printable ASCII without escapes, as field
+// names are but in odd requests, else -1: such a name is matched where it
+// is, without the string decoder.
+func plainName(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return -1
+		}
+	}
+	return -1
 }
 
 // elements reads the array at i and calls f for each element, at its
