@@ -93,22 +93,6 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 	}
 }
 
-// plainName returns where the string whose bytes start at i ends (its
-// closing quote) when it is printable ASCII without escapes, as field
-// names are but in odd requests, else -1: such a name is matched where it
-// is, without the string decoder.
-func plainName(b []byte, i int) int {
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return -1
-		}
-	}
-	return -1
-}
-
 // elements reads the array at i and calls f for each element, at its
 // first byte; f returns where the element ends.
 func (d *otlpJSONDecoder) elements(i int, f func(i int) (int, error)) (int, error) {

@@ -324,19 +324,6 @@ func TestOTLPJSONProtoCross(t *testing.T) {
 	}
 }
 
-// groupShape is how many records each ScopeLogs of each ResourceLogs has.
-func groupShape(m *logs.LogsData) [][]int {
-	var shape [][]int
-	for _, rl := range m.GetResourceLogs() {
-		var scopes []int
-		for _, sl := range rl.GetScopeLogs() {
-			scopes = append(scopes, len(sl.GetLogRecords()))
-		}
-		shape = append(shape, scopes)
-	}
-	return shape
-}
-
 // TestOTLPJSONRegroup: interleaved resources and scopes, edited records
 // and plain records are grouped as AppendProto groups them.
 func TestOTLPJSONRegroup(t *testing.T) {
