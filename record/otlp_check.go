@@ -57,13 +57,18 @@ func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) e
 	if old.kind() == Map {
 		was = a.nodes[old.off() : old.off()+2*old.n()]
 	}
+	var cur []Value // m's entries; a plain loop over them, not an Iter: this runs once a record
+	if m.kind() == Map {
+		cur = a.nodes[m.off() : m.off()+2*m.n()]
+	}
 	next := 0 // the field the next key is, when the keys are in order
-	for it := a.Iter(m); it.Next(); {
-		if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() && was[i+1] == it.Value() {
+	for i := 0; i+1 < len(cur); i += 2 {
+		key, v := cur[i], cur[i+1]
+		if i+1 < len(was) && was[i] == key && was[i+1] == v {
 			next++ // unchanged, in its place; the view's order is likely
 			continue
 		}
-		name := a.Str(it.Key())
+		name := a.Str(key)
 		var f *ViewField
 		for next < len(fields) && fields[next].Kind == Absent && fields[next].Name != name {
 			next++ // the body, which a record may lack
@@ -79,7 +84,6 @@ func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) e
 		if f == nil {
 			return fail(name, "is not a key of the OTLP view (use .attributes)")
 		}
-		v := it.Value()
 		k := v.kind()
 		switch {
 		case f.Kind == Absent || k == Null:
@@ -87,7 +91,7 @@ func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) e
 			return fail(name, "holds "+article(k)+", not "+article(f.Kind))
 		case f.Fields != nil:
 			var sub Value // the group as it was, when its entry is in its place
-			if i := 2 * it.Index(); i+1 < len(was) && was[i] == it.Key() {
+			if i+1 < len(was) && was[i] == key {
 				sub = was[i+1]
 			}
 			if err := a.checkView(v, sub, f.Fields, f); err != nil {

@@ -64,6 +64,12 @@ type otlpDecoder struct {
 	kref      uint32 // the buffer of viewKeys
 	maxDepth  int
 	recs      []*Record
+	// dirty is set when the LogRecord being decoded holds something its
+	// view does not say again: a field skipped (unknown, or replaced
+	// in a oneof), an occurrence merged, a duplicate key dropped. A
+	// record decoded clean keeps its bytes, which the encoder copies
+	// while no edit changed it (OTLPEncoder.AppendProto).
+	dirty bool
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -115,6 +121,9 @@ func (d *otlpDecoder) finish(kind Kind, start int) Value {
 	n := len(kv)
 	if kind == Map {
 		n = 2 * a.dedup(kv)
+		if n < len(kv) {
+			d.dirty = true
+		}
 	}
 	first := a.alloc(n)
 	copy(a.nodes[first:], kv[:n])
@@ -187,6 +196,7 @@ func (d *otlpDecoder) view(o *occurrences) (*otlpDecoder, int, int, error) {
 	if o.n <= 1 {
 		return d, o.s, o.e, nil
 	}
+	d.dirty = true
 	w := d.w
 	var buf []byte
 	for _, r := range o.more {
@@ -416,12 +426,14 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		dropped       int64
 	)
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
+	d.dirty = false
 	for i := s; i < e; {
 		field, wt, j, err := w.tag(i, e)
 		if err != nil {
 			return err
 		}
 		if field >= len(logRecordWire) || logRecordWire[field] < 0 {
+			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return err
 			}
@@ -510,7 +522,11 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = resource, scope
-	d.recs = append(d.recs, a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs)))
+	r := a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs))
+	if !d.dirty {
+		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
+	}
+	d.recs = append(d.recs, r)
 	return nil
 }
 

@@ -51,6 +51,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 			return Value{}, Value{}, err
 		}
 		if field > 2 {
+			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, Value{}, err
 			}
@@ -119,10 +120,14 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field > 7 {
+			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
 			continue
+		}
+		if member != 0 {
+			d.dirty = true // a member again, or another: the last wins
 		}
 		if want := anyValueWire[field]; wt != want {
 			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
@@ -216,6 +221,7 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field != 1 {
+			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
@@ -247,6 +253,7 @@ func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		if field != 1 {
+			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}

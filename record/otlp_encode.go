@@ -64,9 +64,69 @@ func (e *OTLPEncoder) appendScope(dst []byte, a *Arena, m Value) []byte {
 	return appendUintField(dst, 4, viewValue(a, m, &scopeView[vScopeDropped]))
 }
 
+// appendWire writes r, which was decoded clean (otlpDecoder.dirty) and
+// whose time was not set since, from its LogRecord's bytes when its edits
+// allow: none (the root is the decoded one: decoded nodes never change,
+// edits copy them), or only attributes added (the root's entries are the
+// decoded ones but for attributes, whose entries are the decoded ones
+// followed by new keys). The added attributes follow the bytes as more
+// KeyValues of the repeated field 6, which a reader appends to the ones
+// before: the same list, new keys last, as the view has it. Anything
+// else is encoded from the view (ok false).
+func appendWire(dst []byte, r *Record) (out []byte, ok bool) {
+	a := r.a
+	if r.root == r.decoded {
+		return append(dst, a.raw(r.wire)...), true
+	}
+	cur, was := a.entries(r.root), a.entries(r.decoded)
+	if len(cur) != len(was) {
+		return dst, false
+	}
+	attr := -1
+	for i := 0; i < len(cur); i += 2 {
+		if cur[i] != was[i] {
+			return dst, false
+		}
+		if cur[i+1] != was[i+1] {
+			if attr >= 0 || a.str(cur[i]) != "attributes" {
+				return dst, false
+			}
+			attr = i + 1
+		}
+	}
+	added, old := a.entries(cur[attr]), a.entries(was[attr])
+	if cur[attr].kind() != Map || was[attr].kind() != Map || len(added) < len(old) {
+		return dst, false
+	}
+	for i := range old {
+		if added[i] != old[i] {
+			return dst, false
+		}
+	}
+	dst = append(dst, a.raw(r.wire)...)
+	for i := len(old); i < len(added); i += 2 {
+		dst = appendKeyValue(dst, 6, a, added[i], added[i+1])
+	}
+	return dst, true
+}
+
+// entries returns the nodes of a map (key, value pairs); nil for anything
+// else.
+func (a *Arena) entries(m Value) []Value {
+	if m.kind() != Map {
+		return nil
+	}
+	return a.nodes[m.off() : m.off()+2*m.n()]
+}
+
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	a, root := r.a, r.root
+	if r.wire.kind() == Bytes && !e.FromViews {
+		if out, ok := appendWire(dst, r); ok {
+			return out
+		}
+	}
 	if r.layout != layoutOTLP {
 		if r.time != 0 {
 			dst = appendFixed64Field(dst, 1, uint64(r.time))

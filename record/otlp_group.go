@@ -14,6 +14,12 @@ import (
 // encoded together. An encoder is reused from request to request, which
 // then allocates nothing; it is not safe for concurrent use.
 type OTLPEncoder struct {
+	// FromViews encodes every record from its view, never as the bytes
+	// it came in (see appendWire): the output then depends on what the
+	// records hold only, not on how edits made it, as tests that compare
+	// bytes across backends need.
+	FromViews bool
+
 	res    []resGroup
 	scopes []scopeGroup
 	next   []int32 // the next record of the same scope group, -1 at its end

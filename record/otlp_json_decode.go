@@ -125,6 +125,22 @@ func fieldID(names []jsonName, key []byte) int {
 	return -1
 }
 
+// plainName returns where the string whose bytes start at i ends (its
+// closing quote) when it is printable ASCII without escapes, as field
+// names are but in odd requests, else -1: such a name is matched where it
+// is, without the string decoder.
+func plainName(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return -1
+		}
+	}
+	return -1
+}
+
 // in adds a part to the path of err, which is returning through it.
 func (d *otlpJSONDecoder) in(err error, part string) error {
 	d.path = append(d.path, part)

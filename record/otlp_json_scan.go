@@ -37,13 +37,20 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 		if b[i] != '"' {
 			return i, decodeErr(i, ErrSyntax, "expected a string key")
 		}
-		at, sl := i, len(d.a.slab)
-		k, j, err := d.j.str(i)
-		if err != nil {
-			return j, err
+		at := i
+		var id, j int
+		var err error
+		if q := plainName(b, i+1); q > 0 {
+			id, j = fieldID(names, b[i+1:q]), q+1
+		} else {
+			sl := len(d.a.slab)
+			var k Value
+			if k, j, err = d.j.str(i); err != nil {
+				return j, err
+			}
+			id = fieldID(names, d.a.raw(k))
+			d.a.slab = d.a.slab[:sl] // a name with escapes was unescaped there
 		}
-		id := fieldID(names, d.a.raw(k))
-		d.a.slab = d.a.slab[:sl] // a name with escapes was unescaped there
 		name := b[at+1 : j-1]
 		if j = skipSpace(b, j); j >= len(b) {
 			return j, decodeErr(j, ErrTruncated, "in an object")

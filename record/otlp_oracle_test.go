@@ -230,6 +230,19 @@ func TestDecodeOTLPMatchesOracle(t *testing.T) {
 // that a request and its regrouped encoding compare as sets of records
 // that each keep their own resource and scope. The views print as Go
 // syntax (%#v), which tells bytes from strings and nil from empty.
+// groupShape is how many records each ScopeLogs of each ResourceLogs has.
+func groupShape(m *logs.LogsData) [][]int {
+	var shape [][]int
+	for _, rl := range m.GetResourceLogs() {
+		var scopes []int
+		for _, sl := range rl.GetScopeLogs() {
+			scopes = append(scopes, len(sl.GetLogRecords()))
+		}
+		shape = append(shape, scopes)
+	}
+	return shape
+}
+
 func flatten(views []map[string]any, times []int64) []string {
 	var out []string
 	for i, v := range views {

@@ -70,6 +70,11 @@ type Record struct {
 	// decoded is the root as decoded from text, a JSON line that may
 	// stand for it; text is Absent when there is none (see passThrough).
 	decoded, text Value
+	// wire is an OTLP record's LogRecord as it came in protobuf, Absent
+	// when there is none: it stands for the record while its root is
+	// decoded (or only has attributes added) and its time unchanged (see
+	// appendWire).
+	wire Value
 	// spanLo and spanHi are the nodes the decode of text made, and spanAt
 	// is where node spanLo's entry is in the arena's spans: for each node,
 	// where it lay in text — a map key, the offset of its opening quote;
@@ -121,7 +126,12 @@ func (r *Record) SetTagValue(v Value) {
 func (r *Record) Time() int64 { return r.time }
 
 // SetTime sets the record's time in unix nanoseconds.
-func (r *Record) SetTime(unixNanos int64) { r.time = unixNanos }
+func (r *Record) SetTime(unixNanos int64) {
+	if unixNanos != r.time {
+		r.wire = Value{} // its bytes hold the old time
+	}
+	r.time = unixNanos
+}
 
 // Commit makes the current state (edits, tag, time) the state that Discard
 // returns to; a pipeline uses it between policy stages.

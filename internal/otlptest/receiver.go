@@ -150,6 +150,13 @@ func (rc *Receiver) Each(t testing.TB, n int) (dups int) {
 	return dups
 }
 
+// Has says whether record n arrived.
+func (rc *Receiver) Has(n int64) bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.got[n] > 0
+}
+
 // Count is how many distinct records arrived.
 func (rc *Receiver) Count() int {
 	rc.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // A chunk file (docs/pipeline.md, "Chunk files"):
@@ -78,7 +79,8 @@ type fsChunk struct {
 	writers int  // Puts whose payload is written and not yet synced
 	sealed  bool // takes no more payloads
 	frames  int
-	corrupt bool // found damaged when read: renamed, not removed, when done
+	opened  time.Time // when it was created, in this run
+	corrupt bool      // found damaged when read: renamed, not removed, when done
 	// mem is a copy of the file (header and frames) while it is small and
 	// likely to be taken soon: a worker then reads it from memory, not
 	// from disk. At most memChunks chunks waiting for a worker keep one.
@@ -87,6 +89,14 @@ type fsChunk struct {
 
 // memChunks is how many ready chunks keep their copy in memory.
 const memChunks = 4
+
+// chunkLinger is how long an open chunk gathers payloads before an idle
+// worker takes it. Each chunk costs a file's creation, its directory's
+// fsync and its removal: under many concurrent Writes, a chunk a Write
+// would cost several times what the payloads' own writes and shared
+// fsyncs do. The Writes are acknowledged as soon as their payloads are
+// synced, so the linger delays the delivery, not the acknowledgement.
+const chunkLinger = 50 * time.Millisecond
 
 func openFilesystem(cfg Config) (*filesystem, error) {
 	if cfg.Dir == "" {
@@ -329,7 +339,7 @@ func (b *filesystem) write(frame []byte) error {
 			return fmt.Errorf("buffer: %w", err)
 		}
 		b.seq = seq
-		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize,
+		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize, opened: time.Now(),
 			mem: append(make([]byte, 0, min(b.cfg.ChunkSize, 1<<20)+headerSize), h[:]...)}
 		b.bytes += headerSize
 		b.nchunks++
@@ -342,7 +352,11 @@ func (b *filesystem) write(frame []byte) error {
 	c.size += int64(len(frame))
 	c.frames++
 	if c.mem != nil {
-		c.mem = append(c.mem, frame...)
+		if len(c.mem)+len(frame) > cap(c.mem) {
+			c.mem = nil // growing it copies it: read the file when its turn comes
+		} else {
+			c.mem = append(c.mem, frame...)
+		}
 	}
 	b.bytes += int64(len(frame))
 	b.publish()
@@ -392,9 +406,24 @@ func (b *filesystem) Get(ctx context.Context) (*Chunk, error) {
 			return nil, ErrClosed
 		}
 		if len(b.ready) == 0 && b.open != nil && b.open.frames > 0 {
-			// A worker is idle: the open chunk goes now rather than
-			// when it is full. Chunks gather payloads only while the
-			// workers are busy (a slow or absent receiver).
+			// A worker is idle: the open chunk goes once it has
+			// lingered (chunkLinger) rather than when it is full.
+			// Chunks grow past that only while the workers are busy
+			// (a slow or absent receiver).
+			if wait := chunkLinger - time.Since(b.open.opened); wait > 0 && b.open.size < b.cfg.ChunkSize {
+				ch := b.readySig.wait()
+				b.mu.Unlock()
+				t := time.NewTimer(wait)
+				select {
+				case <-ch:
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return nil, ctx.Err()
+				}
+				t.Stop()
+				continue
+			}
 			b.seal(b.open)
 			if len(b.ready) == 0 {
 				// Its last payloads are still being synced; their Put
