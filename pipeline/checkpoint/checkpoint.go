@@ -192,9 +192,9 @@ func (c *Checkpoint) Equal(d *Checkpoint) bool {
 func sameFile(a, b *File) bool {
 	return a.Offset == b.Offset && a.RecordNum == b.RecordNum &&
 		a.Dev == b.Dev && a.Inode == b.Inode && a.Skipping == b.Skipping &&
-		a.Path == b.Path && a.PartialSince.Equal(b.PartialSince) &&
-		bytes.Equal(a.Fingerprint, b.Fingerprint) && bytes.Equal(a.Partial, b.Partial) &&
-		sameAttrs(a.Attributes, b.Attributes)
+		(a.PartialSince == b.PartialSince || a.PartialSince.Equal(b.PartialSince)) &&
+		a.Path == b.Path && bytes.Equal(a.Fingerprint, b.Fingerprint) &&
+		bytes.Equal(a.Partial, b.Partial) && sameAttrs(a.Attributes, b.Attributes)
 }
 
 func sameAttrs(a, b []Attr) bool {

@@ -219,3 +219,15 @@ func TestReadsV1(t *testing.T) {
 		t.Errorf("v1:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+func TestIsBase(t *testing.T) {
+	for _, tt := range []struct{ v, path string }{
+		{"a.log", "/var/log/a.log"}, {"a.log", "a.log"}, {"log", "/var/log/a.log"},
+		{"b/a.log", "/x/b/a.log"}, {"a.log", "/var/log/xa.log"}, {"x", "/"},
+		{"a.log", "/var/log/a.log/"}, {"/a", "/a"},
+	} {
+		if got, want := isBase(tt.v, tt.path), tt.v == base(tt.path); got != want {
+			t.Errorf("isBase(%q, %q) = %v, want %v", tt.v, tt.path, got, want)
+		}
+	}
+}

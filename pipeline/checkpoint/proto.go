@@ -87,6 +87,14 @@ func base(path string) string {
 	return path[strings.LastIndexByte(path, filepath.Separator)+1:]
 }
 
+// isBase reports whether v == base(path), looking only at the end of path
+// (strings.LastIndexByte is a plain loop, IndexByte a vector one).
+func isBase(v, path string) bool {
+	rest, ok := strings.CutSuffix(path, v)
+	return ok && (rest == "" || rest[len(rest)-1] == filepath.Separator) &&
+		strings.IndexByte(v, filepath.Separator) < 0
+}
+
 // An Encoder turns checkpoints into file contents: a version-2 log of one
 // frame holding every file, or the older JSON layout. It reuses its buffer,
 // so encoding does not allocate in steady state. The zero Encoder writes
@@ -150,7 +158,7 @@ func endFrame(buf []byte, start int) []byte {
 // that), without building the message: the generated marshaller walks a
 // message per file and per attribute twice, sizes and then bytes.
 func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte {
-	buf = protowire.AppendTag(buf, fieldFiles, protowire.BytesType)
+	buf = appendTag(buf, fieldFiles, protowire.BytesType)
 	// A file with a fingerprint takes more than 127 bytes and, short of a
 	// partial line, fewer than 16,384: the length is written in two bytes
 	// reserved here, and the body moved only in the other cases.
@@ -165,9 +173,8 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 	buf = appendVarint(buf, fieldDev, f.Dev)
 	buf = appendVarint(buf, fieldInode, f.Inode)
 	if !sameAttrs {
-		name := base(f.Path)
 		for _, a := range f.Attributes {
-			buf = appendAttr(buf, a, f.Path, name)
+			buf = appendAttr(buf, a, f.Path)
 		}
 	}
 	buf = appendBytes(buf, fieldPartial, f.Partial)
@@ -181,7 +188,7 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 
 // appendAttr appends a as one element of File.attributes: a numbered key
 // or a named one, and a value or where to derive it from.
-func appendAttr(buf []byte, a Attr, path, name string) []byte {
+func appendAttr(buf []byte, a Attr, path string) []byte {
 	known, key := knownKey(a.Key), ""
 	if known == pb.WellKnownKey_KEY_OTHER {
 		key = a.Key
@@ -191,10 +198,10 @@ func appendAttr(buf []byte, a Attr, path, name string) []byte {
 	case value == "":
 	case value == path:
 		value, derive = "", pb.Derive_DERIVE_PATH
-	case value == name:
+	case isBase(value, path):
 		value, derive = "", pb.Derive_DERIVE_BASE
 	}
-	buf = protowire.AppendTag(buf, fieldAttributes, protowire.BytesType)
+	buf = appendTag(buf, fieldAttributes, protowire.BytesType)
 	lenAt := len(buf)
 	buf = append(buf, 0)
 	buf = appendVarint(buf, fieldAttrKnown, uint64(known))
@@ -229,14 +236,30 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
+// appendTag and appendUvarint are protowire's, with the one- and two-byte
+// cases inlined: they are most of the tags and lengths of a checkpoint.
+func appendTag(buf []byte, num protowire.Number, typ protowire.Type) []byte {
+	return appendUvarint(buf, uint64(num)<<3|uint64(typ))
+}
+
+func appendUvarint(buf []byte, v uint64) []byte {
+	switch {
+	case v < 1<<7:
+		return append(buf, byte(v))
+	case v < 1<<14:
+		return append(buf, byte(v)|0x80, byte(v>>7))
+	}
+	return protowire.AppendVarint(buf, v)
+}
+
 // Proto3 omits fields holding their zero value; these helpers do the same.
 
 func appendVarint(buf []byte, num protowire.Number, v uint64) []byte {
 	if v == 0 {
 		return buf
 	}
-	buf = protowire.AppendTag(buf, num, protowire.VarintType)
-	return protowire.AppendVarint(buf, v)
+	buf = appendTag(buf, num, protowire.VarintType)
+	return appendUvarint(buf, v)
 }
 
 func appendBool(buf []byte, num protowire.Number, v bool) []byte {
@@ -250,8 +273,8 @@ func appendBytes(buf []byte, num protowire.Number, b []byte) []byte {
 	if len(b) == 0 {
 		return buf
 	}
-	buf = protowire.AppendTag(buf, num, protowire.BytesType)
-	buf = protowire.AppendVarint(buf, uint64(len(b)))
+	buf = appendTag(buf, num, protowire.BytesType)
+	buf = appendUvarint(buf, uint64(len(b)))
 	return append(buf, b...)
 }
 
@@ -259,8 +282,8 @@ func appendString(buf []byte, num protowire.Number, s string) []byte {
 	if len(s) == 0 {
 		return buf
 	}
-	buf = protowire.AppendTag(buf, num, protowire.BytesType)
-	buf = protowire.AppendVarint(buf, uint64(len(s)))
+	buf = appendTag(buf, num, protowire.BytesType)
+	buf = appendUvarint(buf, uint64(len(s)))
 	return append(buf, s...)
 }
 
