@@ -83,16 +83,18 @@ var knownNames = [...]string{
 
 // base is filepath.Base without its special cases: the value a tail puts in
 // log.file.name for a path.
+//
+// It steps from separator to separator with IndexByte, a vector loop,
+// rather than LastIndexByte, a byte-by-byte one: a path has a few
+// separators and a long last element.
 func base(path string) string {
-	return path[strings.LastIndexByte(path, filepath.Separator)+1:]
-}
-
-// isBase reports whether v == base(path), looking only at the end of path
-// (strings.LastIndexByte is a plain loop, IndexByte a vector one).
-func isBase(v, path string) bool {
-	rest, ok := strings.CutSuffix(path, v)
-	return ok && (rest == "" || rest[len(rest)-1] == filepath.Separator) &&
-		strings.IndexByte(v, filepath.Separator) < 0
+	for {
+		i := strings.IndexByte(path, filepath.Separator)
+		if i < 0 {
+			return path
+		}
+		path = path[i+1:]
+	}
 }
 
 // An Encoder turns checkpoints into file contents: a version-2 log of one
@@ -172,9 +174,10 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 	buf = appendString(buf, fieldPath, f.Path)
 	buf = appendVarint(buf, fieldDev, f.Dev)
 	buf = appendVarint(buf, fieldInode, f.Inode)
-	if !sameAttrs {
+	if !sameAttrs && len(f.Attributes) > 0 {
+		name := base(f.Path)
 		for _, a := range f.Attributes {
-			buf = appendAttr(buf, a, f.Path)
+			buf = appendAttr(buf, a, f.Path, name)
 		}
 	}
 	buf = appendBytes(buf, fieldPartial, f.Partial)
@@ -188,7 +191,7 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 
 // appendAttr appends a as one element of File.attributes: a numbered key
 // or a named one, and a value or where to derive it from.
-func appendAttr(buf []byte, a Attr, path string) []byte {
+func appendAttr(buf []byte, a Attr, path, name string) []byte {
 	known, key := knownKey(a.Key), ""
 	if known == pb.WellKnownKey_KEY_OTHER {
 		key = a.Key
@@ -198,7 +201,7 @@ func appendAttr(buf []byte, a Attr, path string) []byte {
 	case value == "":
 	case value == path:
 		value, derive = "", pb.Derive_DERIVE_PATH
-	case isBase(value, path):
+	case value == name:
 		value, derive = "", pb.Derive_DERIVE_BASE
 	}
 	buf = appendTag(buf, fieldAttributes, protowire.BytesType)
@@ -236,17 +239,24 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// appendTag and appendUvarint are protowire's, with the one- and two-byte
-// cases inlined: they are most of the tags and lengths of a checkpoint.
+// appendTag and appendUvarint are protowire's, with the one-byte case
+// inlined: it is most of the tags and lengths of a checkpoint.
 func appendTag(buf []byte, num protowire.Number, typ protowire.Type) []byte {
 	return appendUvarint(buf, uint64(num)<<3|uint64(typ))
 }
 
 func appendUvarint(buf []byte, v uint64) []byte {
-	switch {
-	case v < 1<<7:
-		return append(buf, byte(v))
-	case v < 1<<14:
+	if v < 1<<7 {
+		return append(buf, byte(v)) // small enough to be inlined
+	}
+	return appendUvarintLong(buf, v)
+}
+
+// Not inlined, so that appendUvarint is.
+//
+//go:noinline
+func appendUvarintLong(buf []byte, v uint64) []byte {
+	if v < 1<<14 {
 		return append(buf, byte(v)|0x80, byte(v>>7))
 	}
 	return protowire.AppendVarint(buf, v)

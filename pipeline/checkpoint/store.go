@@ -22,16 +22,16 @@ type Store struct {
 	Storage Storage
 	enc     Encoder
 
-	// slots is what the storage holds, in key order, while synced. When
-	// not synced (nothing loaded or saved yet, an older layout loaded, a
-	// failed save, a log cut short), the next save writes a snapshot.
-	slots    []slot
+	// cur is what the storage holds, in key order, while synced. When not
+	// synced (nothing loaded or saved yet, an older layout loaded, a failed
+	// save, a log cut short), the next save writes a snapshot.
+	cur      stored
 	synced   bool
 	size     int // bytes stored
 	snapshot int // bytes of the last snapshot
 
 	// Reused from one save to the next.
-	next    []slot
+	next    stored
 	changed []int
 	kept    []bool
 	removed []uint64
@@ -39,10 +39,17 @@ type Store struct {
 	buf     []byte
 }
 
-// slot is one file of the stored log with its key.
-type slot struct {
-	key uint64
-	f   File
+// stored is the files of a log, in key order, with their keys. Two
+// slices rather than one of pairs: a snapshot or a load then fills files
+// with one copy.
+type stored struct {
+	files []File
+	keys  []uint64
+}
+
+func (st *stored) set(files []File, keys []uint64) {
+	st.files = append(st.files[:0], files...)
+	st.keys = append(st.keys[:0], keys...)
 }
 
 // ident is what makes a changed file the same entry as before, one that
@@ -92,10 +99,10 @@ func (s *Store) Save(c *Checkpoint) error {
 	s.size += len(frame)
 	if s.changed != nil {
 		for _, i := range s.changed {
-			s.slots[i].f = c.Files[i]
+			s.cur.files[i] = c.Files[i]
 		}
 	} else {
-		s.slots, s.next = s.next, s.slots
+		s.cur, s.next = s.next, s.cur
 	}
 	return nil
 }
@@ -113,9 +120,10 @@ func (s *Store) rewrite(c *Checkpoint) error {
 	if s.enc.Format != Protobuf {
 		return nil
 	}
-	s.slots = s.slots[:0]
+	s.cur.files = append(s.cur.files[:0], c.Files...)
+	s.cur.keys = s.cur.keys[:0]
 	for i := range c.Files {
-		s.slots = append(s.slots, slot{snapshotKey(i), c.Files[i]})
+		s.cur.keys = append(s.cur.keys, snapshotKey(i))
 	}
 	s.size, s.snapshot, s.synced = len(data), len(data), true
 	return nil
@@ -124,15 +132,15 @@ func (s *Store) rewrite(c *Checkpoint) error {
 // delta encodes the frame that turns the stored files into c's, or returns
 // nil when they are the same. ok is false when a file has to go between
 // two keys with none left between them. When s.changed is not nil, the
-// frame replaces those slots, in place; otherwise s.next holds the new
-// slots.
+// frame replaces those files, in place; otherwise s.next holds the new
+// files.
 func (s *Store) delta(c *Checkpoint) (frame []byte, ok bool) {
 	buf := s.buf[:0]
 	start := beginFrame(&buf)
 	empty := len(buf)
 	if changed, same := s.changedInPlace(c); same {
 		for _, i := range changed {
-			buf = s.appendPut(buf, &s.slots[i].f, &c.Files[i], s.slots[i].key)
+			buf = s.appendPut(buf, &s.cur.files[i], &c.Files[i], s.cur.keys[i])
 		}
 		s.changed = changed
 	} else if buf, ok = s.align(buf, c); !ok {
@@ -151,12 +159,12 @@ func (s *Store) delta(c *Checkpoint) (frame []byte, ok bool) {
 // the stored ones, when c holds the same entries in the same places: the
 // common save, where files were read further and none came or went.
 func (s *Store) changedInPlace(c *Checkpoint) ([]int, bool) {
-	if len(c.Files) != len(s.slots) {
+	if len(c.Files) != len(s.cur.files) {
 		return nil, false
 	}
 	changed := s.changed[:0]
 	for i := range c.Files {
-		old, f := &s.slots[i].f, &c.Files[i]
+		old, f := &s.cur.files[i], &c.Files[i]
 		if sameFile(old, f) {
 			continue
 		}
@@ -177,8 +185,9 @@ func (s *Store) changedInPlace(c *Checkpoint) ([]int, bool) {
 // the stored files that match none are removed. It fills s.next.
 func (s *Store) align(buf []byte, c *Checkpoint) ([]byte, bool) {
 	s.changed = nil
-	s.next = s.next[:0]
-	s.kept = append(s.kept[:0], make([]bool, len(s.slots))...)
+	cur := &s.cur
+	s.next.files, s.next.keys = s.next.files[:0], s.next.keys[:0]
+	s.kept = append(s.kept[:0], make([]bool, len(cur.files))...)
 	indexed := false
 	last := -1 // the last stored file kept
 	var lo uint64
@@ -186,7 +195,7 @@ func (s *Store) align(buf []byte, c *Checkpoint) ([]byte, bool) {
 	for i := range c.Files {
 		f := &c.Files[i]
 		at := -1
-		if g := last + 1; g < len(s.slots) && identOf(&s.slots[g].f) == identOf(f) {
+		if g := last + 1; g < len(cur.files) && identOf(&cur.files[g]) == identOf(f) {
 			at = g
 		} else {
 			if !indexed {
@@ -199,25 +208,26 @@ func (s *Store) align(buf []byte, c *Checkpoint) ([]byte, bool) {
 		}
 		var key uint64
 		if at >= 0 {
-			key = s.slots[at].key
-			if !sameFile(&s.slots[at].f, f) {
-				buf = s.appendPut(buf, &s.slots[at].f, f, key)
+			key = cur.keys[at]
+			if !sameFile(&cur.files[at], f) {
+				buf = s.appendPut(buf, &cur.files[at], f, key)
 			}
 			s.kept[at], last = true, at
 		} else {
 			var ok bool
-			if key, ok = between(lo, haveLo, s.slots, last+1); !ok {
+			if key, ok = between(lo, haveLo, cur.keys, last+1); !ok {
 				return buf, false
 			}
 			buf = appendFile(buf, f, key, false, false)
 		}
 		lo, haveLo = key, true
-		s.next = append(s.next, slot{key, *f})
+		s.next.files = append(s.next.files, *f)
+		s.next.keys = append(s.next.keys, key)
 	}
 	s.removed = s.removed[:0]
 	for i, k := range s.kept {
 		if !k {
-			s.removed = append(s.removed, s.slots[i].key)
+			s.removed = append(s.removed, cur.keys[i])
 		}
 	}
 	return appendRemoved(buf, s.removed), true
@@ -226,28 +236,28 @@ func (s *Store) align(buf []byte, c *Checkpoint) ([]byte, bool) {
 // buildIndex maps each stored identity to its first position.
 func (s *Store) buildIndex() {
 	if s.index == nil {
-		s.index = make(map[ident]int, len(s.slots))
+		s.index = make(map[ident]int, len(s.cur.files))
 	}
 	clear(s.index)
-	for i := len(s.slots) - 1; i >= 0; i-- {
-		s.index[identOf(&s.slots[i].f)] = i
+	for i := len(s.cur.files) - 1; i >= 0; i-- {
+		s.index[identOf(&s.cur.files[i])] = i
 	}
 }
 
 // between returns a key above lo (any key, without haveLo) and below the
-// key of slots[hi], or, when hi is past the end, a snapshot's gap above lo.
-func between(lo uint64, haveLo bool, slots []slot, hi int) (uint64, bool) {
+// key keys[hi], or, when hi is past the end, a snapshot's gap above lo.
+func between(lo uint64, haveLo bool, keys []uint64, hi int) (uint64, bool) {
 	gap := snapshotKey(0)
 	switch {
-	case hi >= len(slots) && !haveLo:
+	case hi >= len(keys) && !haveLo:
 		return gap, true
-	case hi >= len(slots):
+	case hi >= len(keys):
 		if lo > math.MaxUint64-gap {
 			return 0, false
 		}
 		return lo + gap, true
 	}
-	h := slots[hi].key // above lo: keys ascend, and lo is below slots[hi]
+	h := keys[hi] // above lo: keys ascend, and lo is below keys[hi]
 	switch {
 	case !haveLo && h == 0:
 		return 0, false
@@ -288,10 +298,7 @@ func (s *Store) Load() (*Checkpoint, Format, error) {
 		return nil, format, err
 	}
 	if l != nil && !l.torn && s.enc.Format == Protobuf {
-		s.slots = s.slots[:0]
-		for i := range c.Files {
-			s.slots = append(s.slots, slot{l.keys[i], c.Files[i]})
-		}
+		s.cur.set(c.Files, l.keys)
 		s.size, s.snapshot, s.synced = len(data), l.snapshot, true
 	}
 	return c, format, nil
