@@ -51,7 +51,7 @@ func decodeMessage(b []byte, m *message) error {
 	var raw []rawAttr
 	spans := make([]int, 0, n+1)
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return wireError(protowire.ParseError(n))
 		}
@@ -117,7 +117,7 @@ func decodeMessage(b []byte, m *message) error {
 func countFiles(b []byte) (int, error) {
 	count := 0
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return 0, wireError(protowire.ParseError(n))
 		}
@@ -138,7 +138,7 @@ func countFiles(b []byte) (int, error) {
 func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, error) {
 	var since int64
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return raw, wireError(protowire.ParseError(n))
 		}
@@ -206,7 +206,7 @@ func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, er
 
 func decodeAttr(b []byte, a *rawAttr) error {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return wireError(protowire.ParseError(n))
 		}
@@ -272,6 +272,16 @@ func resolveAttrs(attrs []Attr, raw []rawAttr, path string, i int) ([]Attr, erro
 		attrs = append(attrs, a)
 	}
 	return attrs, nil
+}
+
+// consumeTag is protowire.ConsumeTag, which accepts field numbers up to
+// 2³¹-1, with the limit of proto.Unmarshal, 2²⁹-1.
+func consumeTag(b []byte) (protowire.Number, protowire.Type, int) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n >= 0 && num > protowire.MaxValidNumber {
+		return 0, 0, -2 // protowire's code of "invalid field number"
+	}
+	return num, typ, n
 }
 
 func wireError(err error) error {
