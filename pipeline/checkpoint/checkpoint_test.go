@@ -227,3 +227,28 @@ func TestBase(t *testing.T) {
 		}
 	}
 }
+
+// TestAttrCache: snapshots that take attributes from a Store's cache are
+// the bytes of snapshots that encode them.
+func TestAttrCache(t *testing.T) {
+	a, b, c := file(0, 1), file(1, 1), file(2, 1)
+	moved := b
+	moved.Path = "/elsewhere/" + base(b.Path) // same attributes, other path
+	fresh := a
+	fresh.Attributes = []Attr{{AttrFileName, "other"}}
+	bare := c
+	bare.Attributes = nil
+	enc := Encoder{attrs: &attrCache{}}
+	for i, cp := range []*Checkpoint{
+		files(a, b, c), files(a, b, c), files(a, moved, c), files(fresh, b),
+		files(b, c, a), files(bare), files(a, b, bare, c), files(),
+	} {
+		got, err := enc.Encode(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := appendSnapshot(nil, cp, nil); !bytes.Equal(got, want) {
+			t.Fatalf("step %d: cached snapshot differs:\n got %x\nwant %x", i, got, want)
+		}
+	}
+}

@@ -164,7 +164,7 @@ func FuzzLog(f *testing.F) {
 		if format != Protobuf {
 			t.Fatalf("format %v", format)
 		}
-		again, _, err := Decode(appendSnapshot(nil, c))
+		again, _, err := Decode(appendSnapshot(nil, c, nil))
 		if err != nil || !again.Equal(c) {
 			t.Fatalf("snapshot of a decoded log: %v", err)
 		}

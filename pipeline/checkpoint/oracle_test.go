@@ -147,7 +147,7 @@ func TestMatchesGenerated(t *testing.T) {
 		"sample": sample(), "bench": benchCheckpoint(3), "empty": {}, "odd": odd,
 	} {
 		t.Run(name, func(t *testing.T) {
-			snap := appendSnapshot(nil, c)
+			snap := appendSnapshot(nil, c, nil)
 			checkLogCanonical(t, snap)
 			for _, msg := range logFrames(snap) {
 				checkDecodesAsGenerated(t, msg)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -104,7 +105,8 @@ func base(path string) string {
 type Encoder struct {
 	Format Format
 
-	buf []byte
+	buf   []byte
+	attrs *attrCache // set by a Store, nil otherwise
 }
 
 // Encode returns the encoded checkpoint. The result is valid until the next
@@ -112,7 +114,7 @@ type Encoder struct {
 func (e *Encoder) Encode(c *Checkpoint) ([]byte, error) {
 	switch e.Format {
 	case Protobuf:
-		e.buf = appendSnapshot(e.buf[:0], c)
+		e.buf = appendSnapshot(e.buf[:0], c, e.attrs)
 		return e.buf, nil
 	case JSON:
 		return e.encodeJSON(c)
@@ -126,14 +128,64 @@ func (e *Encoder) Encode(c *Checkpoint) ([]byte, error) {
 func snapshotKey(i int) uint64 { return uint64(i+1) << 32 }
 
 // appendSnapshot appends a whole version-2 log to buf: the version byte and
-// one frame with every file, keyed by snapshotKey.
-func appendSnapshot(buf []byte, c *Checkpoint) []byte {
+// one frame with every file, keyed by snapshotKey. It takes the files'
+// attributes from cache when there is one.
+func appendSnapshot(buf []byte, c *Checkpoint, cache *attrCache) []byte {
 	buf = append(buf, Version)
 	start := beginFrame(&buf)
 	for i := range c.Files {
-		buf = appendFile(buf, &c.Files[i], snapshotKey(i), false, false)
+		f := &c.Files[i]
+		if cache == nil {
+			buf = appendFile(buf, f, snapshotKey(i), false, false)
+			continue
+		}
+		buf = appendFileWith(buf, f, snapshotKey(i), false, false, cache.get(i, f))
+	}
+	if cache != nil {
+		cache.trim(len(c.Files))
 	}
 	return endFrame(buf, start)
+}
+
+// attrCache holds the encoded attributes of each file of the last
+// snapshot, by position. A tail's files keep their attributes, in the same
+// slice, for as long as they are tracked, and encoding them is a third of
+// the work of a snapshot, the fingerprints' copy aside. Only a Store uses
+// one: it already requires that a saved checkpoint's attributes are not
+// modified in place.
+type attrCache struct {
+	ids []attrsID
+	enc [][]byte
+}
+
+// attrsID is what the cached encoding depends on: the attribute slice and
+// the path that values may be derived from.
+type attrsID struct {
+	data *Attr
+	n    int
+	path string
+}
+
+// get returns the encoded attributes of f, the file at position i.
+func (ac *attrCache) get(i int, f *File) []byte {
+	id := attrsID{unsafe.SliceData(f.Attributes), len(f.Attributes), f.Path}
+	for len(ac.ids) <= i {
+		ac.ids, ac.enc = append(ac.ids, attrsID{}), append(ac.enc, nil)
+	}
+	if ac.ids[i] == id && ac.enc[i] != nil {
+		return ac.enc[i]
+	}
+	ac.ids[i], ac.enc[i] = id, appendAttrs(ac.enc[i][:0], f)
+	return ac.enc[i]
+}
+
+// trim forgets the files past the first n.
+func (ac *attrCache) trim(n int) {
+	if n < len(ac.ids) {
+		clear(ac.ids[n:])
+		clear(ac.enc[n:])
+		ac.ids, ac.enc = ac.ids[:n], ac.enc[:n]
+	}
 }
 
 // beginFrame appends room for a frame's length and returns where the frame
@@ -160,6 +212,12 @@ func endFrame(buf []byte, start int) []byte {
 // that), without building the message: the generated marshaller walks a
 // message per file and per attribute twice, sizes and then bytes.
 func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte {
+	return appendFileWith(buf, f, key, sameFP, sameAttrs, nil)
+}
+
+// appendFileWith is appendFile taking f's encoded attributes from attrs
+// when it is not nil.
+func appendFileWith(buf []byte, f *File, key uint64, sameFP, sameAttrs bool, attrs []byte) []byte {
 	buf = appendTag(buf, fieldFiles, protowire.BytesType)
 	// A file with a fingerprint takes more than 127 bytes and, short of a
 	// partial line, fewer than 16,384: the length is written in two bytes
@@ -174,11 +232,12 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 	buf = appendString(buf, fieldPath, f.Path)
 	buf = appendVarint(buf, fieldDev, f.Dev)
 	buf = appendVarint(buf, fieldInode, f.Inode)
-	if !sameAttrs && len(f.Attributes) > 0 {
-		name := base(f.Path)
-		for _, a := range f.Attributes {
-			buf = appendAttr(buf, a, f.Path, name)
-		}
+	switch {
+	case sameAttrs:
+	case attrs != nil:
+		buf = append(buf, attrs...)
+	default:
+		buf = appendAttrs(buf, f)
 	}
 	buf = appendBytes(buf, fieldPartial, f.Partial)
 	buf = appendBool(buf, fieldSkipping, f.Skipping)
@@ -187,6 +246,18 @@ func appendFile(buf []byte, f *File, key uint64, sameFP, sameAttrs bool) []byte 
 	buf = appendBool(buf, fieldSameFingerprint, sameFP)
 	buf = appendBool(buf, fieldSameAttributes, sameAttrs)
 	return putLength(buf, lenAt, 2)
+}
+
+// appendAttrs appends f's attributes as File.attributes.
+func appendAttrs(buf []byte, f *File) []byte {
+	if len(f.Attributes) == 0 {
+		return buf
+	}
+	name := base(f.Path)
+	for _, a := range f.Attributes {
+		buf = appendAttr(buf, a, f.Path, name)
+	}
+	return buf
 }
 
 // appendAttr appends a as one element of File.attributes: a numbered key

@@ -63,7 +63,9 @@ func identOf(f *File) ident { return ident{f.Path, f.Dev, f.Inode} }
 
 // NewStore returns a Store that writes protobuf.
 func NewStore(s Storage) *Store {
-	return &Store{Storage: s}
+	st := &Store{Storage: s}
+	st.enc.attrs = &attrCache{}
+	return st
 }
 
 // SetFormat chooses the layout of later saves. Only benchmarks and tools
