@@ -88,7 +88,7 @@ type logState struct {
 	keys  []uint64
 	dead  []bool         // removed by a later frame
 	index map[uint64]int // key → position, built at the first frame that needs it
-	// sorted is false once a frame added a key below one before it.
+	// unsorted is set once a frame added a key below one before it.
 	unsorted bool
 }
 
