@@ -36,7 +36,6 @@ type input struct {
 	// parts), so that the flush at the end of input can commit it.
 	cursor   tail.Cursor
 	uncommit bool
-	saved    *checkpoint.Checkpoint // the last checkpoint written
 	stats    inputStats
 }
 
@@ -274,12 +273,12 @@ func (p *Pipeline) saveCheckpoint(in *input) {
 	if in.store == nil {
 		return
 	}
-	// Idle poll cycles change nothing: skip the write and its fsync.
+	// The store writes only the files that changed, and nothing after an
+	// idle poll cycle.
 	cp := in.tail.Checkpoint()
-	if cp == nil || (in.saved != nil && cp.Equal(in.saved)) {
+	if cp == nil {
 		return
 	}
-	in.saved = cp
 	if err := in.store.Save(cp); err != nil {
 		p.stats.CheckpointErrors.Add(1)
 		p.log.Warn("cannot save checkpoint", "input", in.cfg.Alias, "err", err)

@@ -531,8 +531,8 @@ func (p *Pipeline) checkpointStore(alias, path string) (*checkpoint.Store, *chec
 		p.log.Warn("checkpoint unreadable; starting as read_from_head says", "input", alias, "file", path, "err", err)
 		p.stats.BadCheckpoints.Add(1)
 		return store, nil
-	case format == checkpoint.JSON:
-		p.log.Info("checkpoint in the older JSON layout; it is rewritten as protobuf on the next save", "input", alias, "file", path)
+	case format != checkpoint.Protobuf:
+		p.log.Info("checkpoint in an older layout; it is rewritten in the current one on the next save", "input", alias, "file", path, "layout", format)
 	}
 	return store, cp
 }

@@ -1,5 +1,7 @@
 // Package checkpoint holds the tail input's record of how far each file has
-// been read, and stores it as protobuf (or reads the older JSON layout).
+// been read, and stores it as a log of protobuf frames: a save appends the
+// files that changed, and the log is rewritten whole now and then. It reads
+// the older layouts too (a single protobuf message, JSON).
 package checkpoint
 
 import (
@@ -9,10 +11,15 @@ import (
 	"fmt"
 	"hash/crc32"
 	"time"
+	"unsafe"
 )
 
-// Version is the first byte of a protobuf checkpoint file.
-const Version byte = 1
+// Version is the first byte of a checkpoint file as written now: a log of
+// frames. versionV1 starts the older single-message layout.
+const (
+	Version   byte = 2
+	versionV1 byte = 1
+)
 
 // Well-known attribute keys: the ones the tail adds to records. Other keys
 // are allowed and are stored by name.
@@ -63,8 +70,9 @@ type Attr struct {
 type Format int
 
 const (
-	Protobuf Format = iota // the current layout
-	JSON                   // the older layout, read and still writable
+	Protobuf   Format = iota // the current layout, a log of frames (version 2)
+	JSON                     // the oldest layout, read and still writable
+	ProtobufV1               // one protobuf message (version 1), read only
 )
 
 func (f Format) String() string {
@@ -73,6 +81,8 @@ func (f Format) String() string {
 		return "protobuf"
 	case JSON:
 		return "json"
+	case ProtobufV1:
+		return "protobuf-v1"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -82,37 +92,64 @@ var ErrCorrupt = errors.New("corrupt checkpoint")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Decode parses a checkpoint in either layout: JSON when the first byte is
-// '{', otherwise a version byte, a protobuf message and a CRC-32C. Errors
-// wrap ErrCorrupt.
+// Decode parses a checkpoint in any layout: JSON when the first byte is
+// '{', otherwise a version byte and then the log of frames (Version) or
+// one message and its CRC-32C (version 1). Of a log it keeps the frames
+// before the first one that is cut short or fails its checksum, and fails
+// only when that is the first. The result refers to data, which must not
+// change afterwards. Errors wrap ErrCorrupt.
 func Decode(data []byte) (*Checkpoint, Format, error) {
-	if len(data) > 0 && data[0] == '{' {
+	c, f, _, err := decode(data)
+	return c, f, err
+}
+
+// decode is Decode, with the keys and the state of a version-2 log.
+func decode(data []byte) (*Checkpoint, Format, *loaded, error) {
+	switch {
+	case len(data) > 0 && data[0] == '{':
 		c, err := decodeJSON(data)
-		return c, JSON, err
+		return c, JSON, nil, err
+	case len(data) > 0 && data[0] == Version:
+		l, err := decodeLog(data)
+		if err != nil {
+			return nil, Protobuf, nil, err
+		}
+		return l.c, Protobuf, l, nil
 	}
-	c, err := decodeProto(data)
-	return c, Protobuf, err
+	c, err := decodeV1(data)
+	return c, ProtobufV1, nil, err
 }
 
-// frame appends the CRC of buf[start:] to buf.
-func frame(buf []byte, start int) []byte {
-	sum := crc32.Checksum(buf[start:], castagnoli)
-	return binary.BigEndian.AppendUint32(buf, sum)
-}
-
-// unframe checks the version byte and checksum and returns the payload.
-func unframe(data []byte) ([]byte, error) {
+// decodeV1 parses the version-1 layout: the version byte, one message
+// without keys, and a CRC-32C of both.
+func decodeV1(data []byte) (*Checkpoint, error) {
 	if len(data) < 5 {
 		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, len(data))
 	}
-	if data[0] != Version {
+	if data[0] != versionV1 {
 		return nil, fmt.Errorf("%w: unknown version byte 0x%02x", ErrCorrupt, data[0])
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
 	if want, got := binary.BigEndian.Uint32(tail), crc32.Checksum(body, castagnoli); want != got {
 		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrCorrupt, want, got)
 	}
-	return body[1:], nil
+	var m message
+	if err := decodeMessage(body[1:], &m); err != nil {
+		return nil, err
+	}
+	if len(m.removed) > 0 {
+		return nil, fmt.Errorf("%w: removed keys in a version-1 checkpoint", ErrCorrupt)
+	}
+	for i, meta := range m.meta {
+		if meta != (fileMeta{}) {
+			return nil, fmt.Errorf("%w: file %d: a key in a version-1 checkpoint", ErrCorrupt, i)
+		}
+	}
+	c := &Checkpoint{Files: m.files}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // validate rejects states the tail could not have written.
@@ -142,18 +179,34 @@ func (c *Checkpoint) Equal(d *Checkpoint) bool {
 		return false
 	}
 	for i := range c.Files {
-		a, b := &c.Files[i], &d.Files[i]
-		if !bytes.Equal(a.Fingerprint, b.Fingerprint) || a.Offset != b.Offset ||
-			a.RecordNum != b.RecordNum || a.Path != b.Path || a.Dev != b.Dev ||
-			a.Inode != b.Inode || !bytes.Equal(a.Partial, b.Partial) ||
-			a.Skipping != b.Skipping || !a.PartialSince.Equal(b.PartialSince) ||
-			len(a.Attributes) != len(b.Attributes) {
+		if !sameFile(&c.Files[i], &d.Files[i]) {
 			return false
 		}
-		for j := range a.Attributes {
-			if a.Attributes[j] != b.Attributes[j] {
-				return false
-			}
+	}
+	return true
+}
+
+// sameFile reports whether a and b hold the same state. The tail hands
+// the same fingerprint and attributes from one save to the next, so these
+// comparisons mostly find the same memory and stop there.
+func sameFile(a, b *File) bool {
+	return a.Offset == b.Offset && a.RecordNum == b.RecordNum &&
+		a.Dev == b.Dev && a.Inode == b.Inode && a.Skipping == b.Skipping &&
+		(a.PartialSince == b.PartialSince || a.PartialSince.Equal(b.PartialSince)) &&
+		a.Path == b.Path && bytes.Equal(a.Fingerprint, b.Fingerprint) &&
+		bytes.Equal(a.Partial, b.Partial) && sameAttrs(a.Attributes, b.Attributes)
+}
+
+func sameAttrs(a, b []Attr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b) {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
 	return true

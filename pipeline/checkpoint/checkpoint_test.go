@@ -2,17 +2,15 @@ package checkpoint
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"google.golang.org/protobuf/proto"
-
-	"github.com/policyrun/policyrun/pipeline/checkpoint/internal/pb"
 )
 
 func sample() *Checkpoint {
@@ -114,6 +112,7 @@ func TestDecodeCorrupt(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x40
 	badVersion := bytes.Clone(good)
 	badVersion[0] = 9
+	v1 := encodeV1(sample())
 	jsonGood, err := (&Encoder{Format: JSON}).Encode(sample())
 	if err != nil {
 		t.Fatal(err)
@@ -124,10 +123,13 @@ func TestDecodeCorrupt(t *testing.T) {
 		msg  string
 	}{
 		{"empty", nil, "too short"},
-		{"truncated", good[:len(good)-10], "checksum"},
-		{"header only", good[:3], "too short"},
+		{"truncated", good[:len(good)-10], "first frame"},
+		{"header only", good[:3], "first frame"},
+		{"version only", good[:1], "no frame"},
 		{"bit flip", flipped, "checksum"},
 		{"version", badVersion, "version"},
+		{"v1 truncated", v1[:len(v1)-10], "checksum"},
+		{"v1 with a key", encodeV1Keyed(), "key in a version-1"},
 		{"json truncated", jsonGood[:len(jsonGood)/2], "json"},
 		{"json version", []byte(`{"version":7,"files":[]}`), "version"},
 		{"json negative offset", []byte(`{"version":1,"files":[{"offset":-1}]}`), "negative offset"},
@@ -200,49 +202,53 @@ func TestStoreFailureKeepsOld(t *testing.T) {
 	}
 }
 
-// toMessage builds the generated message for c, the oracle that appendProto
-// is held to.
-func toMessage(c *Checkpoint) *pb.Checkpoint {
-	msg := &pb.Checkpoint{}
-	for i := range c.Files {
-		f := &c.Files[i]
-		m := &pb.File{
-			Fingerprint: f.Fingerprint, Offset: f.Offset, RecordNum: f.RecordNum,
-			Path: []byte(f.Path), Dev: f.Dev, Inode: f.Inode, Partial: f.Partial,
-			Skipping: f.Skipping, PartialSinceUnixNano: unixNano(f.PartialSince),
-		}
-		for _, a := range f.Attributes {
-			known, key, value, derive := attrParts(a, f.Path, base(f.Path))
-			m.Attributes = append(m.Attributes, &pb.Attribute{
-				Known: known, Key: []byte(key), Value: []byte(value), Derive: derive,
-			})
-		}
-		msg.Files = append(msg.Files, m)
-	}
-	return msg
+// encodeV1Keyed is a version-1 checkpoint holding a field of version 2.
+func encodeV1Keyed() []byte {
+	buf := []byte{versionV1}
+	buf = appendFile(buf, &File{Path: "/a"}, 7, false, false)
+	return binary.BigEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 }
 
-// checkMatchesGenerated fails unless appendProto writes exactly what the
-// generated code writes for c.
-func checkMatchesGenerated(t testing.TB, c *Checkpoint) {
-	t.Helper()
-	want, err := proto.Marshal(toMessage(c))
-	if err != nil {
-		t.Fatal(err)
+func TestReadsV1(t *testing.T) {
+	want := sample()
+	got, f, err := Decode(encodeV1(want))
+	if err != nil || f != ProtobufV1 {
+		t.Fatalf("Decode(v1) = %v, %v", f, err)
 	}
-	got := appendProto(nil, c)
-	if got := got[1 : len(got)-4]; !bytes.Equal(got, want) {
-		t.Fatalf("appendProto differs from proto.Marshal:\n got %x\nwant %x", got, want)
+	if !got.Equal(want) {
+		t.Errorf("v1:\n got %+v\nwant %+v", got, want)
 	}
 }
 
-func TestMatchesGenerated(t *testing.T) {
-	checkMatchesGenerated(t, sample())
-	checkMatchesGenerated(t, benchCheckpoint(3))
-	checkMatchesGenerated(t, &Checkpoint{})
-	checkMatchesGenerated(t, &Checkpoint{Files: []File{{
-		Offset: -1, RecordNum: 1 << 62, Dev: 1<<64 - 1,
-		Fingerprint: bytes.Repeat([]byte{0}, 300), Path: strings.Repeat("p/", 100),
-		PartialSince: time.Unix(-5, 0),
-	}}})
+func TestBase(t *testing.T) {
+	for _, path := range []string{"/var/log/a.log", "a.log", "/", "", "/var/log/", "//x", "a/b"} {
+		if got, want := base(path), path[strings.LastIndexByte(path, '/')+1:]; got != want {
+			t.Errorf("base(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestAttrCache: snapshots that take attributes from a Store's cache are
+// the bytes of snapshots that encode them.
+func TestAttrCache(t *testing.T) {
+	a, b, c := file(0, 1), file(1, 1), file(2, 1)
+	moved := b
+	moved.Path = "/elsewhere/" + base(b.Path) // same attributes, other path
+	fresh := a
+	fresh.Attributes = []Attr{{AttrFileName, "other"}}
+	bare := c
+	bare.Attributes = nil
+	enc := Encoder{attrs: &attrCache{}}
+	for i, cp := range []*Checkpoint{
+		files(a, b, c), files(a, b, c), files(a, moved, c), files(fresh, b),
+		files(b, c, a), files(bare), files(a, b, bare, c), files(),
+	} {
+		got, err := enc.Encode(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := appendSnapshot(nil, cp, nil); !bytes.Equal(got, want) {
+			t.Fatalf("step %d: cached snapshot differs:\n got %x\nwant %x", i, got, want)
+		}
+	}
 }

@@ -18,6 +18,10 @@ type Storage interface {
 	// Store replaces the stored bytes. When it returns nil the new bytes
 	// are durable; when it fails the old ones are still there.
 	Store(data []byte) error
+	// Append adds data after the stored bytes. When it returns nil they
+	// are durable; when it fails, or the process dies in it, the stored
+	// bytes may end in any prefix of data.
+	Append(data []byte) error
 }
 
 // Memory is Storage in memory, for tests and benchmarks.
@@ -46,9 +50,21 @@ func (m *Memory) Store(data []byte) error {
 	return nil
 }
 
+// Append adds a copy of data to the stored bytes.
+func (m *Memory) Append(data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.set {
+		return fs.ErrNotExist
+	}
+	m.data = append(m.data, data...)
+	return nil
+}
+
 // FileStorage keeps the checkpoint in the file at Path. Store writes a
 // temporary file in the same directory, syncs it, renames it over Path and
 // syncs the directory, so a crash leaves either the old or the new file.
+// Append writes at the end of the file and syncs it.
 type FileStorage struct {
 	Path string
 }
@@ -140,45 +156,21 @@ func (s FileStorage) Store(data []byte) (err error) {
 	return nil
 }
 
-// A Store saves and loads checkpoints through a Storage, writing Format and
-// reading both layouts. It reuses its encoding buffers between saves; it is
-// not safe for concurrent use.
-type Store struct {
-	Storage Storage
-	enc     Encoder
-}
-
-// NewStore returns a Store that writes protobuf.
-func NewStore(s Storage) *Store {
-	return &Store{Storage: s}
-}
-
-// SetFormat chooses the layout of later saves. Only benchmarks and tools
-// that must write the old layout need it.
-func (s *Store) SetFormat(f Format) { s.enc.Format = f }
-
-// Save encodes c and stores it.
-func (s *Store) Save(c *Checkpoint) error {
-	data, err := s.enc.Encode(c)
+// Append adds data at the end of the file, which must exist.
+func (s FileStorage) Append(data []byte) error {
+	f, err := os.OpenFile(s.Path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return s.Storage.Store(data)
-}
-
-// Load reads the stored checkpoint. With nothing stored it returns nil and
-// no error: a fresh start, which is not the same as a checkpoint of no
-// files. A checkpoint that cannot be decoded gives nil and an error
-// wrapping ErrCorrupt; the caller reports it and starts afresh. The Format
-// says which layout was read: a JSON checkpoint is rewritten as protobuf
-// by the next Save.
-func (s *Store) Load() (*Checkpoint, Format, error) {
-	data, err := s.Storage.Load()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, s.enc.Format, nil
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("checkpoint: %w", err)
+		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return Decode(data)
+	return nil
 }
