@@ -26,7 +26,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.layout == layoutOTLP {
 		return r.appendOTLPJSON(dst)
 	}
-	if r.spanHi > r.spanLo {
+	if r.decHi > r.decLo && r.text.kind() == String {
 		return r.appendSpliced(dst)
 	}
 	return r.a.AppendJSON(dst, r.root)
