@@ -1,5 +1,7 @@
 package record
 
+import "unsafe"
+
 // Spliced JSON output. A record decoded from a JSON line keeps the line
 // (Record.text) and the range of nodes its decode made (decLo, decHi),
 // which never change. When the record is edited, its output copies the
@@ -201,13 +203,22 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 	runFirst, runLast := -1, 0 // the entries of orig to copy, not yet written
 	next := 0                  // the entry of orig after the last one matched
 	for e := 0; e < cn; e++ {
-		k, v := nodes[cf+2*e], nodes[cf+2*e+1]
-		j := -1
-		if next < on && nodes[of+2*next] == k {
-			j = next
-		} else {
-			j = findEntry(nodes, of, next, on, k)
+		// A stretch of entries as they were, compared word by word: a
+		// copy made by an edit keeps the decoded entries it did not
+		// change in their order, most often all but a few.
+		if p := samePrefix(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]) / 2; p > 0 {
+			if runFirst < 0 || next != runLast+1 {
+				if runFirst >= 0 {
+					dst = r.appendRun(dst, &jm, runFirst, runLast, sep, t)
+					sep = true
+				}
+				runFirst = next
+			}
+			runLast, next, e = next+p-1, next+p, e+p-1
+			continue
 		}
+		k, v := nodes[cf+2*e], nodes[cf+2*e+1]
+		j := findEntry(nodes, of, next, on, k)
 		if j >= 0 {
 			next = j + 1
 			if v == nodes[of+2*j+1] {
@@ -275,6 +286,26 @@ func findEntry(nodes []Value, of, from, on int, k Value) int {
 		}
 	}
 	return -1
+}
+
+// samePrefix returns how many leading values x and y have in common. A
+// copy made by an edit keeps the decoded entries before the first one it
+// changed where they were, most often all but the last few: comparing them
+// word by word, before matching entry by entry, makes such a run cheap.
+func samePrefix(x, y []Value) int {
+	n := min(len(x), len(y))
+	if n == 0 {
+		return 0
+	}
+	// A Value is two words, h and ref in one and u in the other.
+	xw := unsafe.Slice((*uint64)(unsafe.Pointer(&x[0])), 2*n)
+	yw := unsafe.Slice((*uint64)(unsafe.Pointer(&y[0])), 2*n)
+	for i := range xw {
+		if xw[i] != yw[i] {
+			return i / 2
+		}
+	}
+	return n
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
