@@ -104,6 +104,9 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 func (a *Arena) newKey(s *Step) Value {
 	k := a.NewStringFrom(s.key)
 	k.setSig(s.sig)
+	if s.plain {
+		k.h |= flagPlain
+	}
 	return k
 }
 

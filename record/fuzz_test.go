@@ -112,7 +112,7 @@ func fuzzEdits(t *testing.T, r *Record) {
 	if g, w := canonJSON(t, spliced), canonJSON(t, full); g != w || bytes.ContainsAny(spliced, "\r\n") {
 		t.Fatalf("spliced %q, full %q", spliced, full)
 	}
-	r.AppendMsgpack(nil)
+	checkMsgpackSplice(t, "edits", r)
 	r.Discard()
 	if after := r.AppendJSON(nil); string(after) != string(before) {
 		t.Fatalf("Discard: %s, want %s", after, before)

@@ -206,7 +206,7 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 		// A stretch of entries as they were, compared word by word: a
 		// copy made by an edit keeps the decoded entries it did not
 		// change in their order, most often all but a few.
-		if p := samePrefix(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]) / 2; p > 0 {
+		if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
 			if runFirst < 0 || next != runLast+1 {
 				if runFirst >= 0 {
 					dst = r.appendRun(dst, &jm, runFirst, runLast, sep, t)
@@ -288,21 +288,23 @@ func findEntry(nodes []Value, of, from, on int, k Value) int {
 	return -1
 }
 
-// samePrefix returns how many leading values x and y have in common. A
-// copy made by an edit keeps the decoded entries before the first one it
-// changed where they were, most often all but the last few: comparing them
-// word by word, before matching entry by entry, makes such a run cheap.
-func samePrefix(x, y []Value) int {
-	n := min(len(x), len(y))
+// sameEntries returns how many leading map entries (key and value nodes)
+// x and y have in common. A copy made by an edit keeps the decoded entries
+// it did not change in their order, most often all but a few: comparing
+// them four words at a time before matching entry by entry makes such a
+// stretch cheap.
+func sameEntries(x, y []Value) int {
+	n := min(len(x), len(y)) / 2
 	if n == 0 {
 		return 0
 	}
-	// A Value is two words, h and ref in one and u in the other.
-	xw := unsafe.Slice((*uint64)(unsafe.Pointer(&x[0])), 2*n)
-	yw := unsafe.Slice((*uint64)(unsafe.Pointer(&y[0])), 2*n)
-	for i := range xw {
-		if xw[i] != yw[i] {
-			return i / 2
+	// An entry is two Values of two words each (h and ref, then u).
+	xe := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&x[0])), n)
+	ye := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&y[0])), n)
+	for i := range xe {
+		p, q := &xe[i], &ye[i]
+		if (p[0]^q[0])|(p[1]^q[1])|(p[2]^q[2])|(p[3]^q[3]) != 0 {
+			return i
 		}
 	}
 	return n

@@ -82,7 +82,7 @@ func (r *Record) mspliceMap(dst []byte, cur, orig Value, t []byte) []byte {
 		// A stretch of entries as they were, compared word by word: a
 		// copy made by an edit keeps the decoded entries it did not
 		// change in their order, most often all but a few.
-		if p := samePrefix(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]) / 2; p > 0 {
+		if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
 			if runFirst < 0 || next != runLast+1 {
 				if runFirst >= 0 {
 					dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)

@@ -131,49 +131,7 @@ func TestSplicedJSONProperty(t *testing.T) {
 			}
 			var log []string
 			for step := 0; step < 8; step++ {
-				// A path the record has, most of the time, maybe one step
-				// longer.
-				paths := recordPaths(a, r.Root(), nil, 3, nil)
-				var path Path
-				if len(paths) > 0 && rng.IntN(4) != 0 {
-					path = append(Path(nil), paths[rng.IntN(len(paths))]...)
-				}
-				if len(path) == 0 || rng.IntN(3) == 0 {
-					path = append(path, KeyStep(keys[rng.IntN(len(keys))]))
-				}
-				var vals []Value
-				if len(paths) > 0 {
-					if v, ok := r.Get(paths[rng.IntN(len(paths))]); ok {
-						vals = append(vals, v)
-					}
-				}
-				vals = append(vals, IntValue(int64(rng.IntN(3))), a.NewStringFrom("s/\"é"), NullValue(), FloatValue(0.5))
-				val := vals[rng.IntN(len(vals))]
-				switch op := rng.IntN(9); op {
-				case 0, 1:
-					log = append(log, fmt.Sprintf("set %v", path))
-					r.Set(path, val)
-				case 2:
-					log = append(log, fmt.Sprintf("set if absent %v", path))
-					r.SetIfAbsent(path, val)
-				case 3, 4:
-					log = append(log, fmt.Sprintf("remove %v", path))
-					r.Remove(path)
-				case 5:
-					to := append(Path(nil), path[:len(path)-1]...)
-					to = append(to, KeyStep(keys[rng.IntN(len(keys))]))
-					log = append(log, fmt.Sprintf("rename %v to %v", path, to))
-					r.rename(path, to)
-				case 6:
-					log = append(log, fmt.Sprintf("lift %v", path))
-					r.Lift(path, []byte([]string{"", "p_"}[rng.IntN(2)]))
-				case 7:
-					log = append(log, "commit")
-					r.Commit()
-				case 8:
-					log = append(log, "discard")
-					r.Discard()
-				}
+				log = append(log, randomEdit(rng, a, r, keys))
 				got := r.AppendJSON(nil)
 				full := a.AppendJSON(nil, r.Root())
 				if bytes.ContainsAny(got, "\r\n") {
@@ -191,6 +149,56 @@ func TestSplicedJSONProperty(t *testing.T) {
 	if spliced < rounds {
 		t.Errorf("only %d spliced outputs", spliced)
 	}
+}
+
+// randomEdit makes one random edit of r (set, set if absent, remove,
+// rename, lift, commit or discard), mostly of a path r has, and says what
+// it did.
+func randomEdit(rng *rand.Rand, a *Arena, r *Record, keys []string) string {
+	// A path the record has, most of the time, maybe one step
+	// longer.
+	paths := recordPaths(a, r.Root(), nil, 3, nil)
+	var path Path
+	if len(paths) > 0 && rng.IntN(4) != 0 {
+		path = append(Path(nil), paths[rng.IntN(len(paths))]...)
+	}
+	if len(path) == 0 || rng.IntN(3) == 0 {
+		path = append(path, KeyStep(keys[rng.IntN(len(keys))]))
+	}
+	var vals []Value
+	if len(paths) > 0 {
+		if v, ok := r.Get(paths[rng.IntN(len(paths))]); ok {
+			vals = append(vals, v)
+		}
+	}
+	vals = append(vals, IntValue(int64(rng.IntN(3))), a.NewStringFrom("s/\"é"), NullValue(), FloatValue(0.5))
+	val := vals[rng.IntN(len(vals))]
+	switch op := rng.IntN(9); op {
+	case 0, 1:
+		r.Set(path, val)
+		return fmt.Sprintf("set %v", path)
+	case 2:
+		r.SetIfAbsent(path, val)
+		return fmt.Sprintf("set if absent %v", path)
+	case 3, 4:
+		r.Remove(path)
+		return fmt.Sprintf("remove %v", path)
+	case 5:
+		to := append(Path(nil), path[:len(path)-1]...)
+		to = append(to, KeyStep(keys[rng.IntN(len(keys))]))
+		r.rename(path, to)
+		return fmt.Sprintf("rename %v to %v", path, to)
+	case 6:
+		r.Lift(path, []byte([]string{"", "p_"}[rng.IntN(2)]))
+		return fmt.Sprintf("lift %v", path)
+	case 7:
+		r.Commit()
+		return "commit"
+	case 8:
+		r.Discard()
+		return "discard"
+	}
+	return ""
 }
 
 // recordPaths returns the paths of v's values, down to depth levels.
