@@ -190,10 +190,22 @@ func (a *Arena) NewString(b []byte) Value {
 }
 
 // NewStringFrom copies s into the slab and returns it as a String value.
+// A short string is checked for escapes as it is copied (see flagPlain):
+// most are a policy's constants ("prod"), written out once per record,
+// and the check costs less than the encoder's scan would.
 func (a *Arena) NewStringFrom(s string) Value {
+	return a.newStr(s, len(s) <= 32 && plainJSON(unsafe.Slice(unsafe.StringData(s), len(s))))
+}
+
+// newStr copies s into the slab, plain (needing no escapes in JSON) or not.
+func (a *Arena) newStr(s string, plain bool) Value {
 	off := len(a.slab)
 	a.slab = append(a.slab, s...)
-	return strValue(String, 0, uint32(off), uint32(len(s)))
+	v := strValue(String, 0, uint32(off), uint32(len(s)))
+	if plain {
+		v.h |= flagPlain
+	}
+	return v
 }
 
 // NewBytes copies b into the slab and returns it as a Bytes value.

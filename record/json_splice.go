@@ -206,18 +206,20 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 		// A stretch of entries as they were, compared word by word: a
 		// copy made by an edit keeps the decoded entries it did not
 		// change in their order, most often all but a few.
-		if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
-			if runFirst < 0 || next != runLast+1 {
-				if runFirst >= 0 {
-					dst = r.appendRun(dst, &jm, runFirst, runLast, sep, t)
-					sep = true
-				}
-				runFirst = next
-			}
-			runLast, next, e = next+p-1, next+p, e+p-1
-			continue
-		}
 		k, v := nodes[cf+2*e], nodes[cf+2*e+1]
+		if next < on && k == nodes[of+2*next] {
+			if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
+				if runFirst < 0 || next != runLast+1 {
+					if runFirst >= 0 {
+						dst = r.appendRun(dst, &jm, runFirst, runLast, sep, t)
+						sep = true
+					}
+					runFirst = next
+				}
+				runLast, next, e = next+p-1, next+p, e+p-1
+				continue
+			}
+		}
 		j := findEntry(nodes, of, next, on, k)
 		if j >= 0 {
 			next = j + 1
@@ -291,17 +293,24 @@ func findEntry(nodes []Value, of, from, on int, k Value) int {
 // sameEntries returns how many leading map entries (key and value nodes)
 // x and y have in common. A copy made by an edit keeps the decoded entries
 // it did not change in their order, most often all but a few: comparing
-// them four words at a time before matching entry by entry makes such a
-// stretch cheap.
+// them as memory, four entries at a time and then four words at a time,
+// before matching entry by entry makes such a stretch cheap.
 func sameEntries(x, y []Value) int {
 	n := min(len(x), len(y)) / 2
 	if n == 0 {
 		return 0
 	}
 	// An entry is two Values of two words each (h and ref, then u).
+	const entry = 32
+	xb := unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), entry*n)
+	yb := unsafe.Slice((*byte)(unsafe.Pointer(&y[0])), entry*n)
+	i := 0
+	for i+4 <= n && string(xb[entry*i:entry*(i+4)]) == string(yb[entry*i:entry*(i+4)]) {
+		i += 4
+	}
 	xe := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&x[0])), n)
 	ye := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&y[0])), n)
-	for i := range xe {
+	for ; i < n; i++ {
 		p, q := &xe[i], &ye[i]
 		if (p[0]^q[0])|(p[1]^q[1])|(p[2]^q[2])|(p[3]^q[3]) != 0 {
 			return i

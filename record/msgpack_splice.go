@@ -82,17 +82,19 @@ func (r *Record) mspliceMap(dst []byte, cur, orig Value, t []byte) []byte {
 		// A stretch of entries as they were, compared word by word: a
 		// copy made by an edit keeps the decoded entries it did not
 		// change in their order, most often all but a few.
-		if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
-			if runFirst < 0 || next != runLast+1 {
-				if runFirst >= 0 {
-					dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
-				}
-				runFirst = next
-			}
-			runLast, next, e = next+p-1, next+p, e+p-1
-			continue
-		}
 		k, v := nodes[cf+2*e], nodes[cf+2*e+1]
+		if next < on && k == nodes[of+2*next] {
+			if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
+				if runFirst < 0 || next != runLast+1 {
+					if runFirst >= 0 {
+						dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
+					}
+					runFirst = next
+				}
+				runLast, next, e = next+p-1, next+p, e+p-1
+				continue
+			}
+		}
 		j := findEntry(nodes, of, next, on, k)
 		if j >= 0 {
 			next = j + 1

@@ -243,3 +243,38 @@ func TestAllocsSpliced(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", out, want)
 	}
 }
+
+func TestSameEntries(t *testing.T) {
+	entries := func(n int) []Value {
+		v := make([]Value, 2*n)
+		for i := range v {
+			v[i] = IntValue(int64(i))
+		}
+		return v
+	}
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 9, 13} {
+		for at := 0; at <= n; at++ { // the first entry that differs (n: none)
+			for word := 0; word < 4; word++ { // the word of it that differs
+				x, y := entries(n), entries(n+1)
+				if at < n {
+					switch word {
+					case 0:
+						y[2*at].h ^= flagPlain
+					case 1:
+						y[2*at].u++
+					case 2:
+						y[2*at+1].ref++
+					case 3:
+						y[2*at+1].u++
+					}
+				}
+				if got := sameEntries(x, y); got != at {
+					t.Errorf("n %d, entry %d word %d differs: %d", n, at, word, got)
+				}
+				if got := sameEntries(y, x); got != at {
+					t.Errorf("n %d, entry %d word %d differs (swapped): %d", n, at, word, got)
+				}
+			}
+		}
+	}
+}
