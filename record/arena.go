@@ -190,14 +190,10 @@ func (a *Arena) NewString(b []byte) Value {
 }
 
 // NewStringFrom copies s into the slab and returns it as a String value.
-// A short string is checked for escapes as it is copied (see flagPlain):
-// most are a policy's constants ("prod"), written out once per record,
-// and the check costs less than the encoder's scan would.
-func (a *Arena) NewStringFrom(s string) Value {
-	return a.newStr(s, len(s) <= 32 && plainJSON(unsafe.Slice(unsafe.StringData(s), len(s))))
-}
+func (a *Arena) NewStringFrom(s string) Value { return a.newStr(s, false) }
 
-// newStr copies s into the slab, plain (needing no escapes in JSON) or not.
+// newStr copies s into the slab, marked plain (needing no escapes in JSON,
+// see flagPlain) when the caller knows it is.
 func (a *Arena) newStr(s string, plain bool) Value {
 	off := len(a.slab)
 	a.slab = append(a.slab, s...)

@@ -245,6 +245,14 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 		sep = true
 		dst = a.appendString(dst, k)
 		dst = append(dst, ':')
+		if j < 0 && next < on && v == nodes[of+2*next+1] {
+			// A key renamed where it stands: its value, the same handle
+			// and so the same value, is copied as the line spells it.
+			q := r.entryStart(&jm, next, t)
+			dst = append(dst, t[valueStart(t, q):r.entryEnd(&jm, next, t)]...)
+			next++
+			continue
+		}
 		switch v.kind() {
 		case Map, Array:
 			o, vs, ve := Value{}, -1, 0
@@ -293,24 +301,19 @@ func findEntry(nodes []Value, of, from, on int, k Value) int {
 // sameEntries returns how many leading map entries (key and value nodes)
 // x and y have in common. A copy made by an edit keeps the decoded entries
 // it did not change in their order, most often all but a few: comparing
-// them as memory, four entries at a time and then four words at a time,
-// before matching entry by entry makes such a stretch cheap.
+// them four words at a time before matching entry by entry makes such a
+// stretch cheap.
 func sameEntries(x, y []Value) int {
 	n := min(len(x), len(y)) / 2
 	if n == 0 {
 		return 0
 	}
 	// An entry is two Values of two words each (h and ref, then u).
-	const entry = 32
-	xb := unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), entry*n)
-	yb := unsafe.Slice((*byte)(unsafe.Pointer(&y[0])), entry*n)
-	i := 0
-	for i+4 <= n && string(xb[entry*i:entry*(i+4)]) == string(yb[entry*i:entry*(i+4)]) {
-		i += 4
-	}
+	// (memequal on 4 entries at a time costs more: its setup outweighs
+	// the few entries of a log record's map.)
 	xe := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&x[0])), n)
 	ye := unsafe.Slice((*[4]uint64)(unsafe.Pointer(&y[0])), n)
-	for ; i < n; i++ {
+	for i := range xe {
 		p, q := &xe[i], &ye[i]
 		if (p[0]^q[0])|(p[1]^q[1])|(p[2]^q[2])|(p[3]^q[3]) != 0 {
 			return i

@@ -114,6 +114,14 @@ func (r *Record) mspliceMap(dst []byte, cur, orig Value, t []byte) []byte {
 			runFirst = -1
 		}
 		dst = appendStr(dst, a.raw(k))
+		if j < 0 && next < on && v == nodes[of+2*next+1] {
+			// A key renamed where it stands: its value is copied.
+			ok := nodes[of+2*next]
+			_, end := r.msgpackEntry(orig, next, t)
+			dst = append(dst, t[int(ok.off()-r.text.off())+int(ok.n()):end]...)
+			next++
+			continue
+		}
 		var o Value
 		if j >= 0 {
 			o = nodes[of+2*j+1]

@@ -54,7 +54,11 @@ func TestSplicedJSON(t *testing.T) {
 		}, `{"log":"l\n","z":0,"k_p":"v","k_m":{ "x" : 1 },"k_e":{}}`},
 		{"rename in place", `{"a": 1,"msg" : "m\/","b":2}`, func(a *Arena, r *Record) {
 			r.rename(p(".msg"), p(".message"))
-		}, `{"a": 1,"message":"m/","b":2}`},
+		}, `{"a": 1,"message":"m\/","b":2}`},
+		{"renamed twice", `{"a": 1,"msg" : "m\/","b":2}`, func(a *Arena, r *Record) {
+			r.rename(p(".msg"), p(".message"))
+			r.rename(p(".a"), p(".z"))
+		}, `{"z":1,"message":"m\/","b":2}`},
 		{"moved map", `{"a":{ "x" : [1] },"b":1}`, func(a *Arena, r *Record) {
 			v, _ := r.Get(p(".a"))
 			r.Set(p(".c"), v)
