@@ -133,8 +133,9 @@ func (r *Record) locateMap(m Value, t []byte) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	start = spaceBack(t, q) - 1
-	if q = r.keyAt(r.a.nodes[first+2*n-2]); q >= 0 {
-		end = skipSpace(t, skipJSON(t, valueStart(t, q))) + 1
+	if k := r.a.nodes[first+2*n-2]; r.keyAt(k) >= 0 {
+		vs := r.valueAfter(t, k, r.keyAt(k))
+		end = skipSpace(t, r.valueEnd(t, r.a.nodes[first+2*n-1], vs)) + 1
 	} else {
 		end = skipJSON(t, start)
 	}
@@ -249,7 +250,7 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 			// A key renamed where it stands: its value, the same handle
 			// and so the same value, is copied as the line spells it.
 			q := r.entryStart(&jm, next, t)
-			dst = append(dst, t[valueStart(t, q):r.entryEnd(&jm, next, t)]...)
+			dst = append(dst, t[r.valueAfter(t, nodes[of+2*next], q):r.entryEnd(&jm, next, t)]...)
 			next++
 			continue
 		}
@@ -258,7 +259,7 @@ func (r *Record) spliceMap(dst []byte, cur, orig Value, os, oe int, t []byte) []
 			o, vs, ve := Value{}, -1, 0
 			if j >= 0 {
 				if o = nodes[of+2*j+1]; o.kind() == Map && r.spanned(o) {
-					vs, ve = valueStart(t, r.entryStart(&jm, j, t)), r.entryEnd(&jm, j, t)
+					vs, ve = r.valueAfter(t, nodes[of+2*j], r.entryStart(&jm, j, t)), r.entryEnd(&jm, j, t)
 				}
 			}
 			dst = r.spliceValue(dst, v, o, vs, ve, t)
@@ -330,6 +331,35 @@ func spaceBack(t []byte, i int) int {
 		i--
 	}
 	return i
+}
+
+// valueAfter is valueStart for the entry of key k, whose quote is at t[q]:
+// a key in the text has no escapes, so its length is its node's.
+func (r *Record) valueAfter(t []byte, k Value, q int) int {
+	if r.keyAt(k) != q {
+		return valueStart(t, q)
+	}
+	i := skipSpace(t, q+int(k.n())+2)
+	return skipSpace(t, i+1) // past the ':'
+}
+
+// valueEnd returns where the decoded value v, which starts at t[vs], ends:
+// a string in the text from its node, a map of the text by locateMap,
+// anything else by skipping it.
+func (r *Record) valueEnd(t []byte, v Value, vs int) int {
+	switch v.kind() {
+	case String:
+		if q := r.keyAt(v); q == vs {
+			return q + int(v.n()) + 2
+		}
+	case Map:
+		if r.spanned(v) {
+			if _, e, ok := r.locateMap(v, t); ok {
+				return e
+			}
+		}
+	}
+	return skipJSON(t, vs)
 }
 
 // valueStart returns where the value of the entry whose key's quote is at
