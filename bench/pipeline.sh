@@ -25,6 +25,10 @@
 # environment. BINS ("label=path ...") runs those policyrun binaries side by
 # side, interleaved in each round, instead of the one built from this tree
 # (which still generates the data): e.g. BINS="before=/tmp/a after=/tmp/b".
+# CG=1 runs every pipeline under valgrind --tool=cachegrind and gives its
+# instructions (whole process, every thread) in place of CPU seconds: a
+# count that a busy machine does not change, for when timings are too noisy
+# to compare (a run takes some 50 times longer; RUNS=1 or 2 is enough).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -107,7 +111,12 @@ once() {
 	bin=$1 safe=$(echo "$2" | tr / _)
 	label=${bin%%=*} path=${bin#*=}
 	out="$data/$safe.$label"
-	"$path" run "$data/$safe.yaml" 2>"$out.err" >/dev/null || { cat "$out.err"; exit 1; }
+	if [ -n "${CG:-}" ]; then
+		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+			"$path" run "$data/$safe.yaml" 2>"$out.err" >/dev/null || { cat "$out.err"; exit 1; }
+	else
+		"$path" run "$data/$safe.yaml" 2>"$out.err" >/dev/null || { cat "$out.err"; exit 1; }
+	fi
 	# records: in N, ... / time: wall Ws, user Us, sys Ss; peak RSS R MiB
 	awk '/^records:/ { gsub(",", ""); n = $3 }
 	     /^time:/ {
@@ -117,7 +126,8 @@ once() {
 			if ($i == "RSS") rss = v
 		}
 	     }
-	     END { printf "%d %.3f %.1f\n", n, cpu, rss }' "$out.err" >>"$out.runs"
+	     /I +refs:/ { v = $NF; gsub(",", "", v); ir = v / 1e9 }
+	     END { printf "%d %.3f %.1f\n", n, (ir > 0 ? ir : cpu), rss }' "$out.err" >>"$out.runs"
 }
 
 while read -r name log; do
@@ -132,7 +142,9 @@ while [ $i -lt "$runs" ]; do
 	echo "round $i of $runs done" >&2
 done
 
-printf '\n%-32s %9s %8s %10s %8s %7s\n' "run (median of $runs)" records "CPU s" "CPU s/M" "RSS MiB" ratio
+unit="CPU s"
+[ -z "${CG:-}" ] || unit="G instr"
+printf '\n%-32s %9s %8s %10s %8s %7s\n' "run (median of $runs)" records "$unit" "$unit/M" "RSS MiB" ratio
 for bin in $bins; do
 	label=${bin%%=*}
 	[ "$bins" = "${bins#* }" ] || printf '%s:\n' "$label"

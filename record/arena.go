@@ -65,17 +65,17 @@ type Arena struct {
 	slab    []byte
 	bufs    [][]byte
 	scratch []Value // pending map entries and array elements while decoding
-	// spans holds, for the nodes a JSON line's decode made, where they lay
-	// in the line (see Record.spanAt); spanScratch is its scratch.
-	spans       []uint32
-	spanScratch []uint32
-	recs        []*Record
-	nrec        int
-	dedupT      []uint32 // open-addressing table for duplicate keys in big maps
-	locBuf      []int32  // positions of a path's steps during an edit (see locate)
-	seed        maphash.Seed
-	seeded      bool
-	strMark     int // start of the string being built
+	// pos holds, while an edited record is written, where the entries of
+	// a map lay in its line when they cannot be told from its keys (see
+	// json_splice.go); a stack, each map's part dropped when it is done.
+	pos     []uint32
+	recs    []*Record
+	nrec    int
+	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
+	locBuf  []int32  // positions of a path's steps during an edit (see locate)
+	seed    maphash.Seed
+	seeded  bool
+	strMark int // start of the string being built
 	// otlpEmpty is the root of an OTLP record at the view's defaults, its
 	// keys in input buffer otlpKeys, built by NewOTLPRecord once after
 	// each Reset (Absent until then) and shared by its records.
@@ -95,8 +95,6 @@ func (a *Arena) Reset() {
 	clear(a.bufs) // let the GC have the input lines
 	a.bufs = a.bufs[:0]
 	a.scratch = a.scratch[:0]
-	a.spans = a.spans[:0]
-	a.spanScratch = a.spanScratch[:0]
 	a.nrec = 0
 	a.otlpEmpty = Value{}
 }
@@ -106,7 +104,7 @@ func (a *Arena) Reset() {
 func (a *Arena) reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
 		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
-		(cap(a.spans)+cap(a.spanScratch))*4 +
+		cap(a.pos)*4 +
 		len(a.recs)*int(unsafe.Sizeof(Record{}))
 }
 
@@ -130,10 +128,10 @@ func (a *Arena) NewRecord() *Record {
 }
 
 // mark and rollback undo a failed decode.
-type mark struct{ nodes, slab, bufs, scratch, spans, spanScratch int }
+type mark struct{ nodes, slab, bufs, scratch int }
 
 func (a *Arena) mark() mark {
-	return mark{len(a.nodes), len(a.slab), len(a.bufs), len(a.scratch), len(a.spans), len(a.spanScratch)}
+	return mark{len(a.nodes), len(a.slab), len(a.bufs), len(a.scratch)}
 }
 
 func (a *Arena) rollback(m mark) {
@@ -144,8 +142,6 @@ func (a *Arena) rollback(m mark) {
 	a.slab = a.slab[:m.slab]
 	a.rollbackBufs(m)
 	a.scratch = a.scratch[:m.scratch]
-	a.spans = a.spans[:m.spans]
-	a.spanScratch = a.spanScratch[:m.spanScratch]
 }
 
 func (a *Arena) rollbackBufs(m mark) {
@@ -194,10 +190,18 @@ func (a *Arena) NewString(b []byte) Value {
 }
 
 // NewStringFrom copies s into the slab and returns it as a String value.
-func (a *Arena) NewStringFrom(s string) Value {
+func (a *Arena) NewStringFrom(s string) Value { return a.newStr(s, false) }
+
+// newStr copies s into the slab, marked plain (needing no escapes in JSON,
+// see flagPlain) when the caller knows it is.
+func (a *Arena) newStr(s string, plain bool) Value {
 	off := len(a.slab)
 	a.slab = append(a.slab, s...)
-	return strValue(String, 0, uint32(off), uint32(len(s)))
+	v := strValue(String, 0, uint32(off), uint32(len(s)))
+	if plain {
+		v.h |= flagPlain
+	}
+	return v
 }
 
 // NewBytes copies b into the slab and returns it as a Bytes value.

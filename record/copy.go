@@ -31,8 +31,10 @@ func (a *Arena) copyRecord(r *Record) *Record {
 		c.tag = a.copyValue(r.a, r.tag)
 	}
 	c.baseTag = c.tag
-	if r.passThrough() { // the copy still stands for its line: keep it
+	if r.passThrough() || r.text.kind() == Bytes && r.root == r.decoded {
+		// The copy still stands for its line or msgpack body: keep it.
 		c.decoded, c.text = c.base, a.NewString(r.a.raw(r.text))
+		c.text.setKind(r.text.kind())
 	}
 	c.time, c.baseTime = r.time, r.time
 	if r.meta.kind() == Map {

@@ -102,7 +102,7 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 
 // newKey copies the key of step s into the slab, as a map key.
 func (a *Arena) newKey(s *Step) Value {
-	k := a.NewStringFrom(s.key)
+	k := a.newStr(s.key, s.plain)
 	k.setSig(s.sig)
 	return k
 }

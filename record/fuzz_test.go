@@ -107,8 +107,12 @@ func fuzzEdits(t *testing.T, r *Record) {
 		}
 	}
 	r.Set(NewPath("x", "y"), a.NewStringFrom("z"))
-	r.AppendJSON(nil)
-	r.AppendMsgpack(nil)
+	// The spliced output is the full encode's value, key order included.
+	spliced, full := r.AppendJSON(nil), a.AppendJSON(nil, r.Root())
+	if g, w := canonJSON(t, spliced), canonJSON(t, full); g != w || bytes.ContainsAny(spliced, "\r\n") {
+		t.Fatalf("spliced %q, full %q", spliced, full)
+	}
+	checkMsgpackSplice(t, "edits", r)
 	r.Discard()
 	if after := r.AppendJSON(nil); string(after) != string(before) {
 		t.Fatalf("Discard: %s, want %s", after, before)

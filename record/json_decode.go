@@ -21,7 +21,7 @@ import (
 // Record.AppendJSON writes the line itself (see passThrough).
 func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 	var keys keyFilter
-	nodes0, spans0 := len(a.nodes), len(a.spans)
+	nodes0 := len(a.nodes)
 	root, text, err := a.decodeJSON(line, mode, &keys)
 	if err != nil {
 		return nil, err
@@ -30,9 +30,7 @@ func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 	r.base, r.root = root, root
 	r.decoded, r.text = root, text
 	if text.kind() == String {
-		r.spanLo, r.spanHi, r.spanAt = uint32(nodes0), uint32(len(a.nodes)), uint32(spans0)
-	} else {
-		a.spans = a.spans[:spans0]
+		r.decLo, r.decHi = uint32(nodes0), uint32(len(a.nodes))
 	}
 	if keys.ok {
 		r.keys, r.keysAt = keys.sigs, root.off()+1
@@ -60,7 +58,7 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, keys *keyFilter) (v, text Value,
 		return Value{}, Value{}, decodeErr(max, ErrTooLarge, "")
 	}
 	m := a.mark()
-	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts, keys: keys, spans: wantMap}
+	d := jsonDecoder{a: a, b: b, maxDepth: a.Limits.maxDepth(), bigFloat: !a.Limits.RejectBigInts, keys: keys}
 	if mode == Referenced {
 		d.ref = a.addBuf(b)
 	} else {
@@ -87,7 +85,6 @@ func (a *Arena) decodeJSON(b []byte, mode Mode, keys *keyFilter) (v, text Value,
 		return Value{}, Value{}, decodeErr(i, ErrNotMap, "a JSON line must be an object")
 	}
 	start := i
-	d.start = start
 	v, i, err = d.value(i, 0)
 	end := i
 	if err == nil {
@@ -119,10 +116,6 @@ type jsonDecoder struct {
 	norm bool
 	// keys, when not nil, gets the key signatures of the root map.
 	keys *keyFilter
-	// spans is set when the decoder notes where each node lay, relative
-	// to the value's start, in the arena's spans (see Record.spanLo).
-	spans bool
-	start int
 }
 
 // startsJSONValue reports whether c may begin a JSON value.
@@ -195,7 +188,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		}
 		return containerValue(Map, uint32(len(a.nodes)), 0), i + 1, nil
 	}
-	base, sbase := len(a.scratch), len(a.spanScratch)
+	base := len(a.scratch)
 	var seen sigSet // signatures of the keys so far, see dedup
 	mayDup := false
 	for {
@@ -271,9 +264,6 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 			}
 		}
 		a.scratch = append(a.scratch, k, v)
-		if d.spans {
-			a.spanScratch = append(a.spanScratch, uint32(i-d.start), uint32(j-d.start))
-		}
 		if j+1 < len(b) && b[j] == ',' && b[j+1] == '"' {
 			i = j + 1
 			continue
@@ -303,12 +293,6 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 	first := len(a.nodes)
 	a.nodes = append(a.nodes, kv[:2*n]...)
 	a.scratch = a.scratch[:base]
-	if d.spans {
-		// A dedup that dropped keys makes the spans wrong, but then the
-		// line has no text (norm): only their number matters.
-		a.spans = append(a.spans, a.spanScratch[sbase:sbase+2*n]...)
-		a.spanScratch = a.spanScratch[:sbase]
-	}
 	return containerValue(Map, uint32(first), uint32(n)), i + 1, nil
 }
 
@@ -321,16 +305,13 @@ func (d *jsonDecoder) array(i, depth int) (Value, int, error) {
 	if i < len(b) && b[i] == ']' {
 		return containerValue(Array, uint32(len(a.nodes)), 0), i + 1, nil
 	}
-	base, sbase := len(a.scratch), len(a.spanScratch)
+	base := len(a.scratch)
 	for {
 		v, j, err := d.value(i, depth)
 		if err != nil {
 			return Value{}, j, err
 		}
 		a.scratch = append(a.scratch, v)
-		if d.spans {
-			a.spanScratch = append(a.spanScratch, uint32(j-d.start))
-		}
 		i = skipSpace(b, j)
 		if i >= len(b) {
 			return Value{}, i, decodeErr(i, ErrTruncated, "in an array")
@@ -348,10 +329,6 @@ func (d *jsonDecoder) array(i, depth int) (Value, int, error) {
 	a.nodes = append(a.nodes, a.scratch[base:]...)
 	n := len(a.scratch) - base
 	a.scratch = a.scratch[:base]
-	if d.spans {
-		a.spans = append(a.spans, a.spanScratch[sbase:]...)
-		a.spanScratch = a.spanScratch[:sbase]
-	}
 	return containerValue(Array, uint32(first), uint32(n)), i + 1, nil
 }
 

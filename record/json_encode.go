@@ -26,7 +26,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.layout == layoutOTLP {
 		return r.appendOTLPJSON(dst)
 	}
-	if r.spanHi > r.spanLo {
+	if r.decHi > r.decLo && r.text.kind() == String {
 		return r.appendSpliced(dst)
 	}
 	return r.a.AppendJSON(dst, r.root)
@@ -215,6 +215,10 @@ var safeASCII = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainJSON reports whether s needs no escapes in JSON, as the decoder
+// decides for flagPlain.
+func plainJSON(s []byte) bool { return strSpecial(s, 0) == len(s) }
 
 // appendQuoted appends s as a JSON string. Runs of bytes that need no
 // escape are found a word at a time (then a byte at a time, by table, for

@@ -20,7 +20,10 @@ func (a *Arena) DecodeMsgpack(b []byte, mode Mode) (*Record, int, error) {
 	d := a.newMsgpackDecoder(b, mode)
 	r, n, err := d.event()
 	if err == nil && mode == Owned {
-		err = a.own(m, d.ref, b[:n])
+		if err = a.own(m, d.ref, b[:n]); r.text.kind() == Bytes {
+			r.text.ref = 0 // the body is in the copy too
+			r.text.u += uint64(len(a.slab)-n) << 32
+		}
 	}
 	if err != nil {
 		a.rollback(m)
@@ -76,6 +79,10 @@ type msgpackDecoder struct {
 	maxDepth int
 	bigFloat bool
 	cut      bool // b was cut to the input limit
+	// norm is set when the value decoded differs from what its bytes
+	// mean to other msgpack readers: a duplicate key was dropped, a uint
+	// above int64 became a float, a timestamp had nanoseconds past 1e9.
+	norm bool
 }
 
 func (a *Arena) newMsgpackDecoder(b []byte, mode Mode) msgpackDecoder {
@@ -155,12 +162,19 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 	if !isMap(b[i]) {
 		return nil, 0, decodeErr(i, ErrNotMap, "event body is not a map")
 	}
+	body, nodes0 := i, len(d.a.nodes)
+	d.norm = false // what the time and metadata were does not matter here
 	root, i, err := d.value(i, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	r := d.a.newRecord()
 	r.base, r.root = root, root
+	if !d.norm {
+		// The body's bytes stand for it: see msgpack_splice.go.
+		r.decoded, r.text = root, strValue(Bytes, d.ref, uint32(body), uint32(i-body))
+		r.decLo, r.decHi = uint32(nodes0), uint32(len(d.a.nodes))
+	}
 	r.time, r.baseTime = ts, ts
 	r.layout, r.timeFmt, r.meta = layout, timeFmt, meta
 	return r, i, nil
@@ -275,6 +289,7 @@ func (d *msgpackDecoder) value(i, depth int) (Value, int, error) {
 			if !d.bigFloat {
 				return Value{}, i, decodeErr(i, ErrNumberRange, "integer outside int64")
 			}
+			d.norm = true
 			return FloatValue(float64(u)), i + 1 + size, nil
 		}
 		return IntValue(int64(u)), i + 1 + size, nil
@@ -384,6 +399,7 @@ func (d *msgpackDecoder) ext(at, i, n int) (Value, int, error) {
 		return TimestampValue(int64(binary.BigEndian.Uint32(data)) * 1e9), end, nil
 	case typ == -1 && n == 8:
 		u := binary.BigEndian.Uint64(data)
+		d.norm = d.norm || u>>34 >= 1e9
 		return TimestampValue(int64(u&(1<<34-1))*1e9 + int64(u>>34)), end, nil
 	case typ == -1 && n == 12:
 		nsec, sec := binary.BigEndian.Uint32(data), int64(binary.BigEndian.Uint64(data[4:]))
@@ -481,7 +497,9 @@ func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 		i = j
 	}
 	if mayDup {
+		k := n
 		n = a.dedup(a.nodes[first : first+2*n])
+		d.norm = d.norm || n != k
 	}
 	return containerValue(Map, uint32(first), uint32(n)), i, nil
 }

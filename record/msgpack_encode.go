@@ -8,7 +8,9 @@ import (
 // AppendMsgpack appends the record to dst in msgpack, in the layout it was
 // decoded from (a bare map for records decoded from JSON or made in Go),
 // with its event time written as it was read (integer seconds become an
-// EventTime when the time has nanoseconds).
+// EventTime when the time has nanoseconds). The map of a record decoded
+// from msgpack is written as its bytes while it is unedited, and spliced
+// from them when it is (msgpack_splice.go).
 func (r *Record) AppendMsgpack(dst []byte) []byte { return r.appendMsgpackAs(dst, r.layout) }
 
 // appendMsgpackAs appends the record to dst in the given layout. A v2 event
@@ -27,7 +29,7 @@ func (r *Record) appendMsgpackAs(dst []byte, l layout) []byte {
 			dst = append(dst, 0x80)
 		}
 	}
-	return r.a.appendMsgpack(dst, r.root)
+	return r.appendMsgpackBody(dst)
 }
 
 func (r *Record) appendEventTime(dst []byte) []byte {

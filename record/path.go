@@ -13,10 +13,16 @@ type Step struct {
 	index   int
 	isIndex bool
 	sig     uint8 // keySig of key
+	// plain is set when key needs no escapes in JSON (see flagPlain), so
+	// that a key an edit adds is written without a scan. Steps made at
+	// run time (KeyStepBytes) do not look.
+	plain bool
 }
 
 // KeyStep returns a step that looks key up in a map.
-func KeyStep(key string) Step { return Step{key: key, sig: keySig(key)} }
+func KeyStep(key string) Step {
+	return Step{key: key, sig: keySig(key), plain: plainJSON(unsafe.Slice(unsafe.StringData(key), len(key)))}
+}
 
 // KeyStepBytes returns a key step that refers to b without copying, for keys
 // computed at run time (b may be arena bytes). b must not change while the
@@ -70,7 +76,9 @@ func (p Path) Equal(q Path) bool {
 		return false
 	}
 	for i := range p {
-		if p[i] != q[i] {
+		// Not p[i] != q[i]: sig and plain are derived, and plain is not
+		// known for every step.
+		if p[i].key != q[i].key || p[i].index != q[i].index || p[i].isIndex != q[i].isIndex {
 			return false
 		}
 	}

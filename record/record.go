@@ -67,21 +67,20 @@ type Record struct {
 	meta       Value  // a Fluent Bit v2 event's metadata map, else Absent
 	layout     layout // the msgpack layout decoded from
 	timeFmt    uint8
-	// decoded is the root as decoded from text, a JSON line that may
-	// stand for it; text is Absent when there is none (see passThrough).
+	// decoded is the root as decoded from text, which may stand for it in
+	// output: a JSON line (a String) or a msgpack map (Bytes); text is
+	// Absent when there is none (see passThrough).
 	decoded, text Value
 	// wire is an OTLP record's LogRecord as it came in protobuf, Absent
 	// when there is none: it stands for the record while its root is
 	// decoded (or only has attributes added) and its time unchanged (see
 	// appendWire).
 	wire Value
-	// spanLo and spanHi are the nodes the decode of text made, and spanAt
-	// is where node spanLo's entry is in the arena's spans: for each node,
-	// where it lay in text — a map key, the offset of its opening quote;
-	// any other value, the offset just past its end. spanLo == spanHi when
-	// there is no text. An edited record's JSON output copies the runs of
-	// text whose nodes are unchanged (see appendSpliced).
-	spanLo, spanHi, spanAt uint32
+	// decLo and decHi are the nodes the decode of text made (equal when
+	// there is no text). Those nodes never change, so an edited record's
+	// output copies the runs of text whose nodes it still holds, finding
+	// them from the offsets of the keys (json_splice.go, msgpack_splice.go).
+	decLo, decHi uint32
 	// deep is set when an edit may have left writable containers below
 	// the root (anything but the one-key edits of the root map), so that
 	// Commit must walk the tree to freeze them.
