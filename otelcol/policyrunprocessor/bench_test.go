@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor"
@@ -233,22 +232,8 @@ func BenchmarkProcessor(b *testing.B) {
 		in := b7Logs(b, c.k8s)
 		b.Run(c.name+"/policyrun", func(b *testing.B) { benchLogs(b, pr, in) })
 		b.Run(c.name+"/transform", func(b *testing.B) { benchLogs(b, ottl, in) })
-		b.Run(c.name+"/none", func(b *testing.B) { benchLogs(b, noProcessor{}, in) })
 	}
 }
-
-// noProcessor does nothing: what benchLogs measures of its own (handing
-// a batch over, and collecting the copies it made of the batch, whose
-// garbage collection runs while the timer does), the floor under the
-// other two.
-type noProcessor struct{}
-
-func (noProcessor) Start(context.Context, component.Host) error { return nil }
-func (noProcessor) Shutdown(context.Context) error              { return nil }
-func (noProcessor) Capabilities() consumer.Capabilities {
-	return consumer.Capabilities{MutatesData: true}
-}
-func (noProcessor) ConsumeLogs(context.Context, plog.Logs) error { return nil }
 
 // benchLogs runs p over fresh copies of in, made ahead in chunks with the
 // timer stopped, and reports per record: wall time, CPU time (user and

@@ -39,9 +39,11 @@ type writer struct {
 	// so records may share them. Emptied when full.
 	strs map[string]string
 	// grow counts, per field that holds a map, the keys the edits being
-	// applied add to it one step in: the map is grown once, by exactly
-	// that, rather than by append's doubling (most records get one key,
-	// and half the slice would be garbage).
+	// applied add to it one step in, less those they remove (removals
+	// come first and make room): the map is grown once, by exactly that,
+	// rather than by append's doubling (most records get one key, and
+	// half the slice would be garbage), and not at all when the removals
+	// make room enough.
 	grow [numFields]int32
 }
 
@@ -85,8 +87,12 @@ func (w *writer) leaves(out []leafEdit, edits []vm.Edit, writes []resolved) ([]l
 		if !ok {
 			return out, false
 		}
-		if e.Added && len(rest) == 1 {
+		switch {
+		case len(rest) != 1:
+		case e.Added:
 			w.grow[r.f]++
+		case e.Value.Kind() == record.Absent:
+			w.grow[r.f]--
 		}
 	}
 	return out, true
@@ -235,8 +241,10 @@ func (w *writer) attributes(m pcommon.Map, f field, rest record.Path, v record.V
 // (Access.Writes), not the arena's: pdata may keep them. m is the map of
 // field f, which the edits may grow (writer.grow).
 func (w *writer) put(m pcommon.Map, f field, p record.Path, v record.Value) {
-	if n := w.grow[f]; n > 0 {
-		m.EnsureCapacity(m.Len() + int(n))
+	if n := w.grow[f]; n != 0 {
+		if n > 0 {
+			m.EnsureCapacity(m.Len() + int(n))
+		}
 		w.grow[f] = 0
 	}
 	absent := v.Kind() == record.Absent
