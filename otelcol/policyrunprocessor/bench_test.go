@@ -191,6 +191,45 @@ func TestB7Equivalent(t *testing.T) {
 	}
 }
 
+// TestB7Allocations holds the processor, case by case, to at most the
+// allocations and bytes the transform or filter processor spends on the
+// same batch (a map the edits grow is grown by what they add, not by
+// append's doubling), and to the counts it has now, which a change
+// should not raise unnoticed.
+func TestB7Allocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	most := map[string]float64{"add_attribute": 2, "edit": 1, "read5_edit": 0.02, "drop": 0.01, "k8s": 15}
+	for _, c := range b7Cases {
+		t.Run(c.name, func(t *testing.T) {
+			pr, ottl := b7Processors(t, c)
+			in := b7Logs(t, c.k8s)
+			measure := func(p processor.Logs) (allocs, bytes float64) {
+				ld := plog.NewLogs()
+				in.CopyTo(ld)
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				if err := p.ConsumeLogs(context.Background(), ld); err != nil {
+					t.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				n := float64(in.LogRecordCount())
+				return float64(after.Mallocs-before.Mallocs) / n, float64(after.TotalAlloc-before.TotalAlloc) / n
+			}
+			measure(pr) // the processor's state grows to the batch
+			pa, pb := measure(pr)
+			oa, ob := measure(ottl)
+			if pa > oa || pb > ob {
+				t.Errorf("policyrun: %.3f allocations, %.0f B a record; OTTL: %.3f, %.0f B", pa, pb, oa, ob)
+			}
+			if pa > most[c.name]+0.01 {
+				t.Errorf("policyrun: %.3f allocations a record, at most %.3f before", pa, most[c.name])
+			}
+		})
+	}
+}
+
 // diffLogs describes the first difference between two batches: groups
 // and records in order, maps in any key order.
 func diffLogs(x, y plog.Logs) string {
