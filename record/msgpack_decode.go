@@ -81,7 +81,9 @@ type msgpackDecoder struct {
 	cut      bool // b was cut to the input limit
 	// norm is set when the value decoded differs from what its bytes
 	// mean to other msgpack readers: a duplicate key was dropped, a uint
-	// above int64 became a float, a timestamp had nanoseconds past 1e9.
+	// above int64 became a float, a timestamp had nanoseconds past 1e9 or
+	// was a Fluent Bit EventTime (which only Fluent Bit reads as a time;
+	// the encoder writes msgpack's own timestamp).
 	norm bool
 }
 
@@ -393,6 +395,7 @@ func (d *msgpackDecoder) ext(at, i, n int) (Value, int, error) {
 	end := i + 1 + n
 	switch {
 	case typ == 0 && n == 8: // Fluent Bit EventTime
+		d.norm = true
 		sec, nsec := binary.BigEndian.Uint32(data), binary.BigEndian.Uint32(data[4:])
 		return TimestampValue(int64(sec)*1e9 + int64(nsec)), end, nil
 	case typ == -1 && n == 4:
