@@ -65,6 +65,7 @@ func (r *Record) writableRootWithout(rel int) {
 	src := a.nodes[int(v.off()) : int(v.off())+2*n]
 	copy(a.nodes[first:], src[:rel])
 	copy(a.nodes[first+rel:], src[rel+2:])
+	r.noteRemoved(rel / 2)
 	r.put(rootSlot, Value{h: uint32(Map) | flagWritable, ref: uint32(c), u: uint64(first)<<32 | uint64(n-1)})
 }
 
@@ -232,6 +233,9 @@ func (r *Record) open(p Path, l []int32, n int) slot {
 		if cur.kind() == Map {
 			child += int(l[i]) + 1
 		}
+		if s == rootSlot {
+			r.noteChanged(int(l[i]))
+		}
 		switch cv := a.nodes[child]; cv.kind() {
 		case Map, Array:
 			r.writableAt(child)
@@ -255,6 +259,9 @@ func (r *Record) setAt(p Path, l []int32, v Value) {
 		r.a.nodes[int(parent.off())+j] = v
 	default:
 		r.a.nodes[int(parent.off())+2*j+1] = v
+		if s == rootSlot {
+			r.noteChanged(j)
+		}
 	}
 }
 
@@ -269,6 +276,9 @@ func (r *Record) removeAt(p Path, l []int32) {
 		copy(a.nodes[first+j:], a.nodes[first+j+1:first+n])
 	} else {
 		copy(a.nodes[first+2*j:], a.nodes[first+2*j+2:first+2*n])
+		if s == rootSlot {
+			r.noteRemoved(j)
+		}
 	}
 	parent.u--
 	r.put(s, parent)
@@ -308,6 +318,7 @@ func (r *Record) set(p Path, v Value) error {
 			return ErrRootType
 		}
 		r.root, r.keysAt = v, 0
+		r.jr.ok = false
 		return nil
 	}
 	if topKey(r, p) {
@@ -334,6 +345,7 @@ func (r *Record) setTop(st *Step, v Value) {
 	r.writableAt(rootSlot)
 	if j := r.findRoot(st.key, st.sig); j >= 0 {
 		a.nodes[j+1] = v
+		r.noteChanged((j - int(r.root.off())) / 2)
 		return
 	}
 	r.appendEntry(rootSlot, a.newKey(st), v)
@@ -356,6 +368,7 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		root := r.writableAt(rootSlot)
 		if j >= 0 {
 			a.nodes[int(root.off())+rel+1] = v
+			r.noteChanged(rel / 2)
 		} else {
 			r.appendEntry(rootSlot, a.newKey(st), v)
 		}
@@ -392,6 +405,7 @@ func (r *Record) Take(p Path) (Value, bool) {
 	if len(p) == 0 {
 		v := r.root
 		r.root, r.keysAt = r.a.newWritableMap(), 0
+		r.jr.ok = false
 		return v, true
 	}
 	if topKey(r, p) {
@@ -411,6 +425,7 @@ func (r *Record) Take(p Path) (Value, bool) {
 		root := r.root
 		first, n := int(root.off()), int(root.n())
 		copy(a.nodes[first+rel:], a.nodes[first+rel+2:first+2*n])
+		r.noteRemoved(rel / 2)
 		root.u--
 		r.root = root
 		return v, true
@@ -463,6 +478,7 @@ func (r *Record) rename(from, to Path) error {
 		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = k
 		if s == rootSlot {
 			r.addRootKey(k)
+			r.noteChanged(int(lf[len(from)-1]))
 		}
 		return nil
 	}
@@ -516,6 +532,9 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 		}
 		if j >= 0 {
 			a.nodes[j+1] = val
+			if s == rootSlot {
+				r.noteChanged((j - int(r.root.off())) / 2)
+			}
 		} else {
 			r.appendEntry(s, k, val)
 		}

@@ -31,6 +31,7 @@ func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 	r.decoded, r.text = root, text
 	if text.kind() == String {
 		r.decLo, r.decHi = uint32(nodes0), uint32(len(a.nodes))
+		r.startJournal()
 	}
 	if keys.ok {
 		r.keys, r.keysAt = keys.sigs, root.off()+1

@@ -58,6 +58,9 @@ func (r *Record) keyAt(k Value) int {
 // copying what the edits left of its line. The record has text.
 func (r *Record) appendSpliced(dst []byte) []byte {
 	t := r.a.raw(r.text)
+	if r.jr.ok {
+		return r.spliceJournaled(dst, t)
+	}
 	return r.spliceValue(dst, r.root, r.decoded, 0, len(t), t)
 }
 

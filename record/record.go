@@ -92,6 +92,9 @@ type Record struct {
 	// (a superset still answers "missing" right).
 	keys   sigSet
 	keysAt uint32
+	// jr is the root journal (root_journal.go); baseJr is the one of
+	// base, which Discard returns to.
+	jr, baseJr rootJournal
 }
 
 // Arena returns the arena the record lives in.
@@ -147,12 +150,14 @@ func (r *Record) Commit() {
 	}
 	r.deep = false
 	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
+	r.baseJr = r.jr
 }
 
 // Discard drops every edit since the record was decoded (or last
 // committed): root, tag and time are as they were.
 func (r *Record) Discard() {
 	r.root, r.tag, r.time = r.base, r.baseTag, r.baseTime
+	r.jr = r.baseJr
 }
 
 // Edited reports whether the record has edits that Discard would drop.

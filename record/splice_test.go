@@ -121,7 +121,7 @@ func TestSplicedJSONProperty(t *testing.T) {
 	}
 	keys := []string{"a", "b", "level", "msg", "k\n", "é", "new", "x"}
 	var sb strings.Builder
-	spliced := 0
+	spliced, journaled := 0, 0
 	for round := 0; round < rounds; round++ {
 		sb.Reset()
 		sb.WriteString([]string{"", " ", "\t "}[rng.IntN(3)])
@@ -136,6 +136,10 @@ func TestSplicedJSONProperty(t *testing.T) {
 			var log []string
 			for step := 0; step < 8; step++ {
 				log = append(log, randomEdit(rng, a, r, keys))
+				checkJournal(t, r, func() string { return fmt.Sprintf("%q, mode %d, %s", line, mode, strings.Join(log, "; ")) })
+				if r.jr.ok && r.root != r.decoded {
+					journaled++
+				}
 				got := r.AppendJSON(nil)
 				full := a.AppendJSON(nil, r.Root())
 				if bytes.ContainsAny(got, "\r\n") {
@@ -150,8 +154,8 @@ func TestSplicedJSONProperty(t *testing.T) {
 			}
 		}
 	}
-	if spliced < rounds {
-		t.Errorf("only %d spliced outputs", spliced)
+	if spliced < rounds || journaled < rounds/2 {
+		t.Errorf("only %d spliced outputs, %d by the root journal", spliced, journaled)
 	}
 }
 

@@ -1,0 +1,151 @@
+package record
+
+import "math/bits"
+
+// The root journal. Most edits are of the root map's own entries (set a
+// key, remove one, rename one), and the splicer's general rule — compare
+// the edited map with the decoded one entry by entry to find what is
+// unchanged — costs every entry of the root on every edited record. While
+// only such edits were made, the edits themselves say what changed: the
+// root is the decoded root's entries in their order, less those removed,
+// with some changed (a value set, a key renamed where it stands, a
+// container edited below), followed by the entries added since. The
+// journal keeps that as two masks over the decoded root's entries, so the
+// output copies the runs between the marked entries, writes the changed
+// ones and appends the added ones, at a cost that grows with the edits,
+// not with the record (spliceJournaled).
+//
+// Every edit of the root's entries goes through edit.go, which notes it
+// here; an edit the journal cannot describe (the root replaced) turns it
+// off, and the splicer's general rule takes over.
+
+// rootJournal describes the root map against the decoded root, of at
+// most 64 entries, while ok.
+type rootJournal struct {
+	removed, changed uint64
+	ok               bool
+}
+
+// startJournal turns the journal on for a record decoded from text whose
+// root has at most 64 entries.
+func (r *Record) startJournal() {
+	r.jr = rootJournal{ok: r.decoded.kind() == Map && r.decoded.n() <= 64}
+	r.baseJr = r.jr
+}
+
+// journalIndex returns the entry of the decoded root that the root's
+// entry pos stands for, or false when pos is an entry added since.
+func (r *Record) journalIndex(pos int) (int, bool) {
+	on := int(r.decoded.n())
+	if pos >= on-bits.OnesCount64(r.jr.removed) {
+		return 0, false
+	}
+	// The pos-th entry not removed: removed entries below it shift it up.
+	for m := r.jr.removed; m != 0; m &= m - 1 {
+		if b := bits.TrailingZeros64(m); b <= pos {
+			pos++
+		} else {
+			break
+		}
+	}
+	return pos, true
+}
+
+// noteChanged records that the root's entry pos changed its value or key.
+func (r *Record) noteChanged(pos int) {
+	if !r.jr.ok {
+		return
+	}
+	if i, ok := r.journalIndex(pos); ok {
+		r.jr.changed |= 1 << i
+	}
+}
+
+// noteRemoved records that the root's entry pos was removed.
+func (r *Record) noteRemoved(pos int) {
+	if !r.jr.ok {
+		return
+	}
+	if i, ok := r.journalIndex(pos); ok {
+		r.jr.removed |= 1 << i
+		r.jr.changed &^= 1 << i
+	}
+}
+
+// spliceJournaled appends the root, edited as its journal says, as JSON
+// to dst, t being the record's line.
+func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
+	a := r.a
+	orig, cur := r.decoded, r.root
+	of, on := int(orig.off()), int(orig.n())
+	cf, cn := int(cur.off()), int(cur.n())
+	jm := jmap{m: orig, s: 0, e: len(t), pos: -1}
+	base := len(a.pos)
+	// A changed entry set to what it held (the same handles) is unchanged
+	// after all: it joins its neighbours' run.
+	changed := r.jr.changed
+	for m := changed; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		p := i - bits.OnesCount64(r.jr.removed&(1<<i-1))
+		if a.nodes[cf+2*p] == a.nodes[of+2*i] && a.nodes[cf+2*p+1] == a.nodes[of+2*i+1] {
+			changed &^= 1 << i
+		}
+	}
+	skip := r.jr.removed | changed
+	dst = append(dst, '{')
+	sep := false
+	p := 0 // the root's entry standing for the decoded entry i
+	for i := 0; i < on; {
+		bit := uint64(1) << i
+		if skip&bit == 0 {
+			end := on
+			if rest := skip >> i; rest != 0 {
+				end = min(on, i+bits.TrailingZeros64(rest))
+			}
+			dst = r.appendRun(dst, &jm, i, end-1, sep, t)
+			sep = true
+			p += end - i
+			i = end
+			continue
+		}
+		if changed&bit != 0 {
+			nodes := a.nodes
+			k, v := nodes[cf+2*p], nodes[cf+2*p+1]
+			ok, ov := nodes[of+2*i], nodes[of+2*i+1]
+			if sep {
+				dst = append(dst, ',')
+			}
+			sep = true
+			dst = a.appendString(dst, k)
+			dst = append(dst, ':')
+			switch {
+			case v == ov:
+				// A key renamed where it stands: its value as the line
+				// spells it.
+				dst = append(dst, t[r.valueAfter(t, ok, r.entryStart(&jm, i, t)):r.entryEnd(&jm, i, t)]...)
+			case v.kind() == Map || v.kind() == Array:
+				vs, ve := -1, 0
+				if ov.kind() == Map && r.spanned(ov) {
+					vs, ve = r.valueAfter(t, ok, r.entryStart(&jm, i, t)), r.entryEnd(&jm, i, t)
+				}
+				dst = r.spliceValue(dst, v, ov, vs, ve, t)
+			default:
+				dst = a.AppendJSON(dst, v)
+			}
+			p++
+		}
+		i++
+	}
+	for ; p < cn; p++ {
+		if sep {
+			dst = append(dst, ',')
+		}
+		sep = true
+		k, v := a.nodes[cf+2*p], a.nodes[cf+2*p+1]
+		dst = a.appendString(dst, k)
+		dst = append(dst, ':')
+		dst = r.spliceValue(dst, v, Value{}, -1, 0, t)
+	}
+	a.pos = a.pos[:base]
+	return append(dst, '}')
+}
