@@ -341,6 +341,25 @@ func (a *Arena) find(m Value, key string, sig uint8) int {
 	return -1
 }
 
+// findStep is find for key step s, trying the entry of its hint first.
+func (a *Arena) findStep(m Value, s *Step) int {
+	h := s.hint
+	if h == nil {
+		return a.find(m, s.key, s.sig)
+	}
+	first := int(m.off())
+	if j := int(*h); j < int(m.n()) {
+		if k := &a.nodes[first+2*j]; uint32(k.u) == uint32(len(s.key)) && a.keyIs(k, s.key) {
+			return first + 2*j
+		}
+	}
+	i := a.find(m, s.key, s.sig)
+	if i >= 0 {
+		*h = uint32(i-first) / 2
+	}
+	return i
+}
+
 // keyIs reports whether the string value k, of len(key) bytes, is key.
 func (a *Arena) keyIs(k *Value, key string) bool {
 	if len(key) == 0 {

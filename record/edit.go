@@ -343,7 +343,7 @@ func topKey(r *Record, p Path) bool {
 func (r *Record) setTop(st *Step, v Value) {
 	a := r.a
 	r.writableAt(rootSlot)
-	if j := r.findRoot(st.key, st.sig); j >= 0 {
+	if j := r.findRootStep(st); j >= 0 {
 		a.nodes[j+1] = v
 		r.noteChanged((j - int(r.root.off())) / 2)
 		return
@@ -357,7 +357,7 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 		// One scan: look the key up, then change the copied root at the
 		// same position (writableAt keeps the order of entries).
 		a, st := r.a, &p[0]
-		j := r.findRoot(st.key, st.sig)
+		j := r.findRootStep(st)
 		if j >= 0 && a.nodes[j+1].kind() != Null {
 			return false, nil
 		}
@@ -410,7 +410,7 @@ func (r *Record) Take(p Path) (Value, bool) {
 	}
 	if topKey(r, p) {
 		a, st := r.a, &p[0]
-		j := r.findRoot(st.key, st.sig)
+		j := r.findRootStep(st)
 		if j < 0 {
 			return Value{}, false
 		}

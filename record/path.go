@@ -17,6 +17,10 @@ type Step struct {
 	// that a key an edit adds is written without a scan. Steps made at
 	// run time (KeyStepBytes) do not look.
 	plain bool
+	// hint, when set (Path.WithHints), is where in its map the key was
+	// found last: the records of one source mostly share their key
+	// order, so a lookup tries there first.
+	hint *uint32
 }
 
 // KeyStep returns a step that looks key up in a map.
@@ -83,6 +87,22 @@ func (p Path) Equal(q Path) bool {
 		}
 	}
 	return true
+}
+
+// WithHints returns a copy of p whose key steps remember where in its map
+// each was last found and look there first, a check of one key instead of
+// a scan of the map when records share their key order, as the records of
+// one source mostly do. The copy is for one goroutine: its lookups write
+// the hints.
+func (p Path) WithHints() Path {
+	q := append(Path(nil), p...)
+	hints := make([]uint32, len(q))
+	for i := range q {
+		if !q[i].isIndex {
+			q[i].hint = &hints[i]
+		}
+	}
+	return q
 }
 
 var errBadPath = errors.New("record: bad path")

@@ -33,3 +33,45 @@ func TestPathEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestPathHints: a path with hints finds what one without finds, in
+// records of other key orders and sizes than the one its hints came from.
+func TestPathHints(t *testing.T) {
+	lines := []string{
+		`{"a":1,"bb":2,"cc":3,"level":"x"}`,
+		`{"level":"y","cc":4,"bb":5}`, // the hint of .cc points at a key of its length
+		`{"bb":6}`,                    // hints past the map's end
+		`{"zz":7,"level":"z","n":{"cc":8}}`,
+		`{"a":1,"bb":2,"cc":3,"level":"w"}`,
+	}
+	paths := []Path{NewPath("cc"), NewPath("level"), NewPath("bb"), NewPath("n", "cc"), NewPath("missing")}
+	hinted := make([]Path, len(paths))
+	for i, p := range paths {
+		hinted[i] = p.WithHints()
+	}
+	a := NewArena()
+	for _, line := range lines {
+		r, err := a.DecodeJSON([]byte(line), Referenced)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range paths {
+			want, wok := r.Get(p)
+			got, gok := r.Get(hinted[i])
+			if wok != gok || string(a.AppendJSON(nil, got)) != string(a.AppendJSON(nil, want)) {
+				t.Errorf("%s: Get(%v) with hints = %s, %v; without = %s, %v", line, p,
+					a.AppendJSON(nil, got), gok, a.AppendJSON(nil, want), wok)
+			}
+			if got, _ := a.Get(r.Root(), hinted[i]); string(a.AppendJSON(nil, got)) != string(a.AppendJSON(nil, want)) {
+				t.Errorf("%s: Arena.Get(%v) with hints = %s", line, p, a.AppendJSON(nil, got))
+			}
+		}
+		// An edit through a hinted path changes what one without would.
+		if err := r.Set(hinted[2], IntValue(9)); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := r.Get(paths[2]); v.Int() != 9 {
+			t.Errorf("%s: set through a hinted path: .bb is %s", line, a.AppendJSON(nil, v))
+		}
+	}
+}

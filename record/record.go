@@ -218,7 +218,7 @@ func (a *Arena) Get(v Value, p Path) (Value, bool) {
 		if v.kind() != Map {
 			return Value{}, false
 		}
-		j := a.find(v, s.key, s.sig)
+		j := a.findStep(v, s)
 		if j < 0 {
 			return Value{}, false
 		}
@@ -241,12 +241,20 @@ func (r *Record) findRoot(key string, sig uint8) int {
 	return r.a.find(r.root, key, sig)
 }
 
+// findRootStep is findRoot for key step s (see Arena.findStep).
+func (r *Record) findRootStep(s *Step) int {
+	if r.keysAt == r.root.off()+1 && !r.keys.has(s.sig) {
+		return -1
+	}
+	return r.a.findStep(r.root, s)
+}
+
 // findIn finds step s of a path in map m, which is the root when i is 0.
 func (r *Record) findIn(i int, m Value, s *Step) int {
 	if i == 0 {
-		return r.findRoot(s.key, s.sig)
+		return r.findRootStep(s)
 	}
-	return r.a.find(m, s.key, s.sig)
+	return r.a.findStep(m, s)
 }
 
 // addRootKey notes a key added to the root map.

@@ -21,6 +21,7 @@ const sizeCheckAbove = 64 << 10
 // Machine each (or with Program.Run, which pools them).
 type Machine struct {
 	prog     *Program
+	paths    []Path // the program's, their key steps with this Machine's lookup hints
 	regs     []Reg
 	iters    []record.Iter
 	builders []record.Builder
@@ -55,6 +56,11 @@ func NewMachine(p *Program) *Machine {
 		maxElems: spec.MaxElements(c.Options.Limits),
 	}
 	copy(m.regs, c.Consts)
+	m.paths = make([]Path, len(c.Paths))
+	for i, p := range c.Paths {
+		p.Steps = p.Steps.WithHints()
+		m.paths[i] = p
+	}
 	return m
 }
 
@@ -101,7 +107,7 @@ func (m *Machine) nowNanos() int64 {
 // exec is the interpreter loop.
 func (m *Machine) exec() (spec.Action, spec.Reason) {
 	code := m.prog.code.Instrs
-	paths := m.prog.code.Paths
+	paths := m.paths
 	regs := m.regs
 	rec := m.rec
 	a := m.a
@@ -353,7 +359,7 @@ func (m *Machine) edit(in Instr) spec.Reason {
 	rec, a, regs := m.rec, m.a, m.regs
 	switch in.Op {
 	case SET, SETQ:
-		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+		steps, ok := m.resolve(&m.paths[in.A], 0)
 		if !ok {
 			return spec.PathConflict
 		}
@@ -370,12 +376,12 @@ func (m *Machine) edit(in Instr) spec.Reason {
 		}
 		m.account(r)
 	case REMOVE:
-		if steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0); ok {
+		if steps, ok := m.resolve(&m.paths[in.A], 0); ok {
 			rec.Remove(steps)
 		}
 	case RENAME:
-		from, ok1 := m.resolve(&m.prog.code.Paths[in.A], 0)
-		to, ok2 := m.resolve(&m.prog.code.Paths[in.B], 1)
+		from, ok1 := m.resolve(&m.paths[in.A], 0)
+		to, ok2 := m.resolve(&m.paths[in.B], 1)
 		if !ok1 || !ok2 {
 			return spec.PathConflict
 		}
@@ -383,7 +389,7 @@ func (m *Machine) edit(in Instr) spec.Reason {
 			return r
 		}
 	case LIFT:
-		steps, ok := m.resolve(&m.prog.code.Paths[in.A], 0)
+		steps, ok := m.resolve(&m.paths[in.A], 0)
 		if !ok {
 			return spec.PathConflict
 		}
