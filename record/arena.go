@@ -81,6 +81,9 @@ type Arena struct {
 	// each Reset (Absent until then) and shared by its records.
 	otlpEmpty Value
 	otlpKeys  uint32
+	// gen counts Resets (and rollbacks), so that what is kept of the
+	// arena's strings between records (Generation) is known to be stale.
+	gen uint64
 }
 
 // NewArena returns an empty arena.
@@ -97,6 +100,20 @@ func (a *Arena) Reset() {
 	a.scratch = a.scratch[:0]
 	a.nrec = 0
 	a.otlpEmpty = Value{}
+	a.gen++
+}
+
+// Generation changes at every Reset, and whenever else values of the
+// arena may have gone: a caller that keeps a value of the arena across
+// records (a program's constants, copied into it once) keeps it while the
+// generation is the one it was made in.
+func (a *Arena) Generation() uint64 { return a.gen }
+
+// NewConstString copies s into the slab, as NewStringFrom, for a string
+// that many records will share (a program's constant): it is marked for
+// the JSON encoder when it needs no escapes, at the cost of a scan now.
+func (a *Arena) NewConstString(s string) Value {
+	return a.newStr(s, plainJSON(unsafe.Slice(unsafe.StringData(s), len(s))))
 }
 
 // reserved returns the bytes the arena has reserved: node and slab capacity
@@ -140,6 +157,7 @@ func (a *Arena) rollback(m mark) {
 	}
 	a.nodes = a.nodes[:m.nodes]
 	a.slab = a.slab[:m.slab]
+	a.gen++
 	a.rollbackBufs(m)
 	a.scratch = a.scratch[:m.scratch]
 }
@@ -341,21 +359,22 @@ func (a *Arena) find(m Value, key string, sig uint8) int {
 	return -1
 }
 
-// findStep is find for key step s, trying the entry of its hint first.
+// findStep is find for key step s, trying first where its memo says the
+// key was found last.
 func (a *Arena) findStep(m Value, s *Step) int {
-	h := s.hint
-	if h == nil {
+	mo := s.memo
+	if mo == nil {
 		return a.find(m, s.key, s.sig)
 	}
 	first := int(m.off())
-	if j := int(*h); j < int(m.n()) {
+	if j := int(mo.pos); j < int(m.n()) {
 		if k := &a.nodes[first+2*j]; uint32(k.u) == uint32(len(s.key)) && a.keyIs(k, s.key) {
 			return first + 2*j
 		}
 	}
 	i := a.find(m, s.key, s.sig)
 	if i >= 0 {
-		*h = uint32(i-first) / 2
+		mo.pos = uint32(i-first) / 2
 	}
 	return i
 }

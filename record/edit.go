@@ -101,10 +101,18 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 	return first + 2*n + 1
 }
 
-// newKey copies the key of step s into the slab, as a map key.
+// newKey copies the key of step s into the slab, as a map key, or returns
+// the copy its memo holds of this arena's generation.
 func (a *Arena) newKey(s *Step) Value {
+	mo := s.memo
+	if mo != nil && mo.a == a && mo.gen == a.gen {
+		return mo.key
+	}
 	k := a.newStr(s.key, s.plain)
 	k.setSig(s.sig)
+	if mo != nil {
+		mo.key, mo.a, mo.gen = k, a, a.gen
+	}
 	return k
 }
 

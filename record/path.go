@@ -17,10 +17,21 @@ type Step struct {
 	// that a key an edit adds is written without a scan. Steps made at
 	// run time (KeyStepBytes) do not look.
 	plain bool
-	// hint, when set (Path.WithHints), is where in its map the key was
-	// found last: the records of one source mostly share their key
-	// order, so a lookup tries there first.
-	hint *uint32
+	// memo, when set (Path.WithHints), is the step's memory of its last
+	// uses, for one goroutine.
+	memo *stepMemo
+}
+
+// stepMemo is what a key step remembers of its last uses: where in its
+// map the key was found (the records of one source mostly share their key
+// order, so a lookup tries there first), and the key as a string of the
+// arena an edit last added it to, until that arena's Reset (so that the
+// edits of a batch's records add one copy of the key, not one each).
+type stepMemo struct {
+	pos uint32
+	key Value
+	a   *Arena
+	gen uint64
 }
 
 // KeyStep returns a step that looks key up in a map.
@@ -92,14 +103,15 @@ func (p Path) Equal(q Path) bool {
 // WithHints returns a copy of p whose key steps remember where in its map
 // each was last found and look there first, a check of one key instead of
 // a scan of the map when records share their key order, as the records of
-// one source mostly do. The copy is for one goroutine: its lookups write
-// the hints.
+// one source mostly do; and the copy of the key that an edit last added to
+// an arena, which the next edits until its Reset add again. The copy is
+// for one goroutine: its lookups and edits write the memos.
 func (p Path) WithHints() Path {
 	q := append(Path(nil), p...)
-	hints := make([]uint32, len(q))
+	memos := make([]stepMemo, len(q))
 	for i := range q {
 		if !q[i].isIndex {
-			q[i].hint = &hints[i]
+			q[i].memo = &memos[i]
 		}
 	}
 	return q

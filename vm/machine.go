@@ -33,6 +33,11 @@ type Machine struct {
 	now      int64
 	rec      *record.Record
 	a        *record.Arena
+	// constA and constGen are the arena and generation that the string
+	// constants' registers hold copies in (their V), so that storing one
+	// in a record stores that copy, not a new one per record.
+	constA   *record.Arena
+	constGen uint64
 	grown    int // bytes of strings and containers stored by this run
 	iterated int // elements the run's loops have visited
 
@@ -69,6 +74,9 @@ func NewMachine(p *Program) *Machine {
 // or, under on_fault drop, dropped.
 func (m *Machine) Run(rec *record.Record) spec.Result {
 	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
+	if m.a != m.constA || m.a.Generation() != m.constGen {
+		m.placeConsts()
+	}
 	m.now = 0
 	m.rand.Reset()
 	action, reason := m.exec()
@@ -92,6 +100,17 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 		rec.Commit()
 	}
 	return spec.Result{Action: action}
+}
+
+// placeConsts copies the string constants into the run's arena, once
+// for the records of its generation.
+func (m *Machine) placeConsts() {
+	m.constA, m.constGen = m.a, m.a.Generation()
+	for i, c := range m.prog.code.Consts {
+		if c.K == record.String {
+			m.regs[i].V = m.a.NewConstString(c.S)
+		}
+	}
 }
 
 func (m *Machine) nowNanos() int64 {

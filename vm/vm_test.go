@@ -3,6 +3,7 @@ package vm
 import (
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,4 +180,48 @@ func TestBuiltins(t *testing.T) {
 			t.Errorf("%s(%v) = %s, want %s", tt.fn, tt.args, got, tt.want)
 		}
 	}
+}
+
+// TestConstantsSharedInAGeneration: a constant string and an added key are
+// copied into a run's arena once for the records of its generation and
+// shared by them; after the arena's Reset, or in another arena, they are
+// copied again (and read right).
+func TestConstantsSharedInAGeneration(t *testing.T) {
+	p := mustNew(t, Code{
+		Name:    "t",
+		Consts:  []Reg{{K: record.String, S: "prod"}},
+		NumRegs: 1,
+		Instrs:  []Instr{{Op: SET, A: 0, B: 0}, {Op: KEEP}},
+		Paths:   []Path{{Steps: record.NewPath("env")}},
+	})
+	m := NewMachine(p)
+	run := func(a *record.Arena) (val, key []byte) {
+		rec := decode(t, a, `{"a":1}`)
+		if res := m.Run(rec); res.Fault != spec.NoFault {
+			t.Fatalf("fault %v", res.Fault)
+		}
+		if got := string(rec.AppendJSON(nil)); got != `{"a":1,"env":"prod"}` {
+			t.Fatalf("got %s", got)
+		}
+		it := a.Iter(rec.Root())
+		for it.Next() {
+			key, val = a.Bytes(it.Key()), a.Bytes(it.Value())
+		}
+		return val, key
+	}
+	a, b := record.NewArena(), record.NewArena()
+	// Room in the slab first, so that the bytes of one generation stay put.
+	a.DecodeJSON([]byte(`{"pad":"`+strings.Repeat("x", 1<<16)+`"}`), record.Owned)
+	a.Reset()
+	v1, k1 := run(a)
+	v2, k2 := run(a)
+	if &v1[0] != &v2[0] || &k1[0] != &k2[0] {
+		t.Errorf("two records of one generation hold copies of their own")
+	}
+	if v3, _ := run(b); &v3[0] == &v1[0] {
+		t.Errorf("a record of another arena holds the first arena's bytes")
+	}
+	a.Reset()
+	a.DecodeJSON([]byte(`{"x":"overwrites the slab where prod was"}`), record.Owned)
+	run(a) // checks the output
 }
