@@ -136,15 +136,33 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 		}
 		i++
 	}
-	for ; p < cn; p++ {
-		if sep {
-			dst = append(dst, ',')
+	// The entries added, most often a few scalars under keys of the
+	// policy: those written here, the rest by spliceValue.
+	slab, bufs := a.slab, a.bufs
+	for i, kv := range a.nodes[cf+2*p : cf+2*cn] {
+		if i&1 == 0 {
+			if sep {
+				dst = append(dst, ',')
+			}
+			sep = true
+			dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
+			dst = append(dst, ':')
+			continue
 		}
-		sep = true
-		k, v := a.nodes[cf+2*p], a.nodes[cf+2*p+1]
-		dst = a.appendString(dst, k)
-		dst = append(dst, ':')
-		dst = r.spliceValue(dst, v, Value{}, -1, 0, t)
+		switch kv.kind() {
+		case String:
+			dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
+		case Bool:
+			if kv.u != 0 {
+				dst = append(dst, "true"...)
+			} else {
+				dst = append(dst, "false"...)
+			}
+		case Map, Array:
+			dst = r.spliceValue(dst, kv, Value{}, -1, 0, t)
+		default:
+			dst = a.AppendJSON(dst, kv)
+		}
 	}
 	a.pos = a.pos[:base]
 	return append(dst, '}')
