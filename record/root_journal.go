@@ -138,30 +138,28 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	}
 	// The entries added, most often a few scalars under keys of the
 	// policy: those written here, the rest by spliceValue.
-	slab, bufs := a.slab, a.bufs
-	for i, kv := range a.nodes[cf+2*p : cf+2*cn] {
-		if i&1 == 0 {
-			if sep {
-				dst = append(dst, ',')
-			}
-			sep = true
-			dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
-			dst = append(dst, ':')
-			continue
+	slab, bufs, nodes := a.slab, a.bufs, a.nodes
+	for j := cf + 2*p; j < cf+2*cn; j += 2 {
+		k, v := &nodes[j], &nodes[j+1]
+		if sep {
+			dst = append(dst, ',')
 		}
-		switch kv.kind() {
+		sep = true
+		dst = appendJSONStr(dst, strBytes(slab, bufs, *k), k.flags())
+		dst = append(dst, ':')
+		switch v.kind() {
 		case String:
-			dst = appendJSONStr(dst, strBytes(slab, bufs, kv), kv.flags())
+			dst = appendJSONStr(dst, strBytes(slab, bufs, *v), v.flags())
 		case Bool:
-			if kv.u != 0 {
+			if v.u != 0 {
 				dst = append(dst, "true"...)
 			} else {
 				dst = append(dst, "false"...)
 			}
 		case Map, Array:
-			dst = r.spliceValue(dst, kv, Value{}, -1, 0, t)
+			dst = r.spliceValue(dst, *v, Value{}, -1, 0, t)
 		default:
-			dst = a.AppendJSON(dst, kv)
+			dst = a.AppendJSON(dst, *v)
 		}
 	}
 	a.pos = a.pos[:base]
