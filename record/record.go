@@ -167,6 +167,13 @@ func (r *Record) Edited() bool {
 
 // Get returns the value at path p, edits included.
 func (r *Record) Get(p Path) (Value, bool) {
+	if len(p) == 1 && !p[0].isIndex { // most reads: a key of the root
+		j := r.findRootStep(&p[0])
+		if j < 0 {
+			return Value{}, false
+		}
+		return r.a.nodes[j+1], true
+	}
 	v := r.root
 	nodes := r.a.nodes
 	for i := range p {
