@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"unsafe"
 )
@@ -366,17 +367,57 @@ func (a *Arena) findStep(m Value, s *Step) int {
 	if mo == nil {
 		return a.find(m, s.key, s.sig)
 	}
-	first := int(m.off())
-	if j := int(mo.pos); j < int(m.n()) {
-		if k := &a.nodes[first+2*j]; uint32(k.u) == uint32(len(s.key)) && a.keyIs(k, s.key) {
-			return first + 2*j
-		}
+	if i := a.atHint(m, s, mo); i >= 0 {
+		return i
 	}
+	return a.findAndNote(m, s, mo)
+}
+
+// findAndNote is find for key step s, noting where the key was in mo.
+func (a *Arena) findAndNote(m Value, s *Step, mo *stepMemo) int {
 	i := a.find(m, s.key, s.sig)
 	if i >= 0 {
-		mo.pos = uint32(i-first) / 2
+		mo.pos = uint32(i-int(m.off())) / 2
 	}
 	return i
+}
+
+// atHint returns the node of the key of map m at the place memo mo
+// notes for step s, when it is s's key, or -1. The key's words, kept in
+// the memo, are compared with a load or two of the map's key, where a
+// comparison of strings would call memequal.
+func (a *Arena) atHint(m Value, s *Step, mo *stepMemo) int {
+	j := int(mo.pos)
+	if j >= int(m.n()) {
+		return -1
+	}
+	i := int(m.off()) + 2*j
+	k := &a.nodes[i]
+	n := len(s.key)
+	if uint32(k.u) != uint32(n) {
+		return -1
+	}
+	buf := a.slab
+	if k.ref != 0 {
+		buf = a.bufs[k.ref-1]
+	}
+	off := int(k.off())
+	switch {
+	case n < 8 && off+8 <= len(buf):
+		if binary.LittleEndian.Uint64(buf[off:])&mo.mask == mo.w0 {
+			return i
+		}
+		return -1
+	case n >= 8 && n <= 16:
+		if binary.LittleEndian.Uint64(buf[off:]) == mo.w0 && binary.LittleEndian.Uint64(buf[off+n-8:]) == mo.w1 {
+			return i
+		}
+		return -1
+	}
+	if string(buf[off:off+n]) == s.key {
+		return i
+	}
+	return -1
 }
 
 // keyIs reports whether the string value k, of len(key) bytes, is key.

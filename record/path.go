@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -29,9 +30,27 @@ type Step struct {
 // edits of a batch's records add one copy of the key, not one each).
 type stepMemo struct {
 	pos uint32
-	key Value
-	a   *Arena
-	gen uint64
+	// w0 and w1 are the key's first and last 8 bytes (little-endian), for
+	// a key of at most 16; for a key shorter than 8, w0 is all of it and
+	// mask keeps as many bytes of a word.
+	w0, w1, mask uint64
+	key          Value
+	a            *Arena
+	gen          uint64
+}
+
+func newStepMemo(key string) stepMemo {
+	var mo stepMemo
+	b := []byte(key)
+	switch n := len(b); {
+	case n < 8:
+		var w [8]byte
+		copy(w[:], b)
+		mo.w0, mo.mask = binary.LittleEndian.Uint64(w[:]), 1<<(8*n)-1
+	case n <= 16:
+		mo.w0, mo.w1 = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	}
+	return mo
 }
 
 // KeyStep returns a step that looks key up in a map.
@@ -111,6 +130,7 @@ func (p Path) WithHints() Path {
 	memos := make([]stepMemo, len(q))
 	for i := range q {
 		if !q[i].isIndex {
+			memos[i] = newStepMemo(q[i].key)
 			q[i].memo = &memos[i]
 		}
 	}

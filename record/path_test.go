@@ -43,8 +43,14 @@ func TestPathHints(t *testing.T) {
 		`{"bb":6}`,                    // hints past the map's end
 		`{"zz":7,"level":"z","n":{"cc":8}}`,
 		`{"a":1,"bb":2,"cc":3,"level":"w"}`,
+		`{"trace_id":1,"a_key_of_twenty_one_":2,"bb":3}`,
+		`{"trace_ix":1,"a_key_of_twenty_one_":2,"bb":3}`, // same lengths, other bytes
+		`{"x":1,"trace_id":2,"a_key_of_twenty_one_":3,"cc":4}`,
+		`{"x":1,"cc":2}`, // a short key too near the line's end for a word's load
+		`{"x":1,"cd":2}`,
 	}
-	paths := []Path{NewPath("cc"), NewPath("level"), NewPath("bb"), NewPath("n", "cc"), NewPath("missing")}
+	paths := []Path{NewPath("cc"), NewPath("level"), NewPath("bb"), NewPath("n", "cc"), NewPath("missing"),
+		NewPath("trace_id"), NewPath("a_key_of_twenty_one_")}
 	hinted := make([]Path, len(paths))
 	for i, p := range paths {
 		hinted[i] = p.WithHints()
