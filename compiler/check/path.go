@@ -67,6 +67,8 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 		if xg != nil {
 			guard = quietMember(xg, s)
 			c.presentGuard(e, xg, s)
+		} else {
+			c.presentGuard(e, xt, s) // through a local: its type says the same
 		}
 		r = c.step(xr, s)
 	case *policy.IndexExpr:
@@ -80,6 +82,8 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 		if xg != nil {
 			guard = quietMember(xg, s)
 			c.presentGuard(e, xg, s)
+		} else {
+			c.presentGuard(e, xt, s)
 		}
 		r = c.step(xr, s)
 	default:
