@@ -61,3 +61,62 @@ remove .a, .xs
 		}
 	}
 }
+
+// TestBuildLimit: a run may build at most spec.MaxBuilt(lim) bytes of
+// values in all (four records' worth), garbage included; past that it
+// faults memory_limit on every backend, so that a value rebuilt at each
+// step of a loop, each copy within every other limit, cannot exhaust
+// memory. MaxRecord is lowered to 1 KiB here (1 MiB and 4 KiB to build);
+// the cases stay far from the bound, where the backends' counts (the VM's
+// arena, Lua's allocations) agree on the outcome.
+func TestBuildLimit(t *testing.T) {
+	const src = `policy "rebuild"
+schema {
+  xs: array<int>
+  ys: array<int>
+  ...
+}
+for i, x in .xs {
+  set .acc = .ys + .ys
+}
+remove .acc
+`
+	f, info, diags := compiler.CheckFile("rebuild.policy", []byte(src))
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	lim := spec.Limits{MaxRecord: 1 << 10}
+	if n := spec.MaxBuilt(lim); n != 4<<10+1<<20 {
+		t.Fatalf("MaxBuilt = %d", n)
+	}
+	ys := `[1,2,3,4,5,6,7,8,9,10]`
+	xs := func(n int) string {
+		b := []byte("[")
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '0')
+		}
+		return string(append(b, ']'))
+	}
+	tests := []struct{ line, outcome string }{
+		{`{"xs":` + xs(1) + `,"ys":` + ys + `}`, "keep"},
+		{`{"xs":` + xs(20000) + `,"ys":` + ys + `}`, "fault (memory_limit)"}, // 6 MB built
+	}
+	for _, b := range backends {
+		r, err := b.Load(f, info, spec.Options{Limits: lim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range tests {
+			out, got, err := vmtest.RunJSON(t, r, tt.line)
+			if err != nil || out.String() != tt.outcome {
+				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
+			}
+			if out.Faulted() && got != tt.line {
+				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
+			}
+		}
+	}
+}

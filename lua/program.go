@@ -6,6 +6,7 @@ package lua
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 
 	glua "github.com/yuin/gopher-lua"
@@ -139,7 +140,11 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	L.Push(r.fn)
 	L.Push(root)
 	L.Push(M)
+	// What the run builds is counted from here, as the VM counts what a
+	// run adds to its arena: the record's own conversion is not the run's.
+	L.SetMemoryBudget(int64(spec.MaxBuilt(p.opts.Limits)))
 	err := L.PCall(2, 1, nil)
+	L.SetMemoryBudget(math.MaxInt64)
 	if err != nil {
 		L.SetTop(0)
 		if reason := s.faultOf(err); reason != spec.NoFault {

@@ -121,6 +121,7 @@ type state struct {
 	ord                        *glua.LTable
 	st                         *glua.LTable // R.ST: st.e is set by every record edit
 	faults                     map[*glua.LTable]spec.Reason
+	memFault                   *glua.LTable // R.FAULTS.memory_limit
 	lim                        spec.Limits
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
@@ -167,6 +168,8 @@ func newState(lim spec.Limits) (*state, error) {
 		s.faults[t] = r
 	}
 	s.R.RawSetString("FAULTS", faults)
+	s.memFault = faults.RawGetString(spec.MemoryLimit.String()).(*glua.LTable)
+	L.SetMemoryHook(math.MaxInt64, s.memHook)
 	s.R.RawSetString("MAXSTR", glua.LNumber(lim.MaxString))
 	s.R.RawSetString("MAXITER", glua.LNumber(lim.MaxIterations))
 	s.R.RawSetString("MAXELEMS", glua.LNumber(spec.MaxElements(lim)))
@@ -183,6 +186,15 @@ func newState(lim spec.Limits) (*state, error) {
 	s.null, s.flt, s.byt, s.ts = get("NULL"), get("FLT"), get("BYT"), get("TS")
 	s.arr, s.m, s.ord, s.st = get("ARR"), get("MAP"), get("ORD"), get("ST")
 	return s, nil
+}
+
+// memHook ends a run that has built more than it may (spec.MaxBuilt,
+// the budget Runner.Run sets): every allocation after the first refused
+// one is refused too, with a budget of 0, so that a pcall in the policy's
+// runtime cannot carry on past the limit.
+func (s *state) memHook(L *glua.LState, _ int) {
+	L.SetMemoryBudget(0)
+	L.Error(s.memFault, 0)
 }
 
 // faultOf returns the fault reason of an error raised by the runtime, or

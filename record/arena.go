@@ -110,6 +110,10 @@ func (a *Arena) Reset() {
 // generation is the one it was made in.
 func (a *Arena) Generation() uint64 { return a.gen }
 
+// Used returns the bytes of values the arena holds: its nodes and its
+// slab, what a run's values cost, garbage included, until Reset.
+func (a *Arena) Used() int { return len(a.nodes)*int(unsafe.Sizeof(Value{})) + len(a.slab) }
+
 // NewConstString copies s into the slab, as NewStringFrom, for a string
 // that many records will share (a program's constant): it is marked for
 // the JSON encoder when it needs no escapes, at the cost of a scan now.

@@ -189,6 +189,16 @@ func FixedClock(t time.Time) Clock { return func() time.Time { return t } }
 // exhausts memory.
 func MaxElements(lim Limits) int { return lim.OrDefault().MaxRecord / 2 }
 
+// MaxBuilt is the most bytes of values one run may build under lim, all
+// of them together: four records' worth and a mebibyte (memory_limit;
+// the mebibyte keeps a small MaxRecord from refusing the few values any
+// run builds, which the Lua backend counts with its tables' overhead). A
+// run's values stay in memory until its batch ends, garbage or not, and
+// each step of rebuilding a value in a loop (set .acc = .acc + .items)
+// makes a new copy: without a bound on the sum, a policy within every
+// other limit could exhaust memory with one record.
+func MaxBuilt(lim Limits) int { return 4*lim.OrDefault().MaxRecord + 1<<20 }
+
 // Random is the source of the random bits of uuid_v4 and uuid_v7: it
 // fills b with the bytes of a run's n-th call of either (n counts from 0
 // in each run, in the order the policy makes them). Tests fix it, as they

@@ -22,6 +22,9 @@ func init() {
 		if a.Len(x)+1 > m.maxElems {
 			return spec.RecordTooLarge
 		}
+		if m.overBudget(a.Len(x) + 1) {
+			return spec.MemoryLimit
+		}
 		b := a.BeginArray(a.Len(x) + 1)
 		for it := a.Iter(x); it.Next(); {
 			b.Append(it.Value())

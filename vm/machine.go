@@ -45,6 +45,8 @@ type Machine struct {
 	unique    coll.Uniquer     // unique's
 	rand      calc.Rand        // the bits of uuid_v4 and uuid_v7
 	maxElems  int              // of an array a + b or append builds
+	maxBuilt  int              // bytes of values one run may build (spec.MaxBuilt)
+	used0     int              // the arena's Used when the run began
 }
 
 // NewMachine returns a Machine for p.
@@ -59,6 +61,7 @@ func NewMachine(p *Program) *Machine {
 		sizeAt:   min(sizeCheckAbove, c.Options.Limits.MaxRecord/4),
 		rand:     calc.Rand{Fixed: c.Options.Random},
 		maxElems: spec.MaxElements(c.Options.Limits),
+		maxBuilt: spec.MaxBuilt(c.Options.Limits),
 	}
 	copy(m.regs, c.Consts)
 	m.paths = make([]Path, len(c.Paths))
@@ -77,6 +80,7 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 	if m.a != m.constA || m.a.Generation() != m.constGen {
 		m.placeConsts()
 	}
+	m.used0 = m.a.Used()
 	m.now = 0
 	m.rand.Reset()
 	action, reason := m.exec()
@@ -100,6 +104,15 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 		rec.Commit()
 	}
 	return spec.Result{Action: action}
+}
+
+// overBudget reports whether the run has built, or would with n more
+// elements, more than it may (spec.MaxBuilt). It is checked where values
+// can grow without bound: at each loop iteration, before a + b of arrays,
+// and after each built-in (whose one result is bounded by the other
+// limits).
+func (m *Machine) overBudget(n int) bool {
+	return m.a.Used()-m.used0+n*int(unsafe.Sizeof(record.Value{})) > m.maxBuilt
 }
 
 // placeConsts copies the string constants into the run's arena, once
@@ -262,6 +275,9 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if a.Len(x)+a.Len(y) > m.maxElems {
 				return spec.Keep, spec.RecordTooLarge
 			}
+			if m.overBudget(a.Len(x) + a.Len(y)) {
+				return spec.Keep, spec.MemoryLimit
+			}
 			b := a.BeginArray(a.Len(x) + a.Len(y))
 			for _, v := range [2]record.Value{x, y} {
 				for it := a.Iter(v); it.Next(); {
@@ -315,6 +331,9 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			if r := m.call(in); r != spec.NoFault {
 				return spec.Keep, r
 			}
+			if m.overBudget(0) {
+				return spec.Keep, spec.MemoryLimit
+			}
 		case MAPNEW:
 			m.builders[in.A] = a.BeginMap(int(in.B))
 		case MAPPUT:
@@ -362,6 +381,9 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			}
 			if m.iterated++; m.iterated > m.lim.MaxIterations {
 				return spec.Keep, spec.IterationLimit
+			}
+			if m.overBudget(0) {
+				return spec.Keep, spec.MemoryLimit
 			}
 			regs[in.B].load(a, it.Key())
 			regs[in.B+1].load(a, it.Value())
