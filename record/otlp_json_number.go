@@ -1,0 +1,329 @@
+package record
+
+import (
+	"bytes"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// OTLP/JSON's numbers: the proto3 JSON mapping writes 64-bit integers as
+// strings or numbers (in any form that is an integer: 1e3, 10.0) and
+// doubles with their special strings; severity_number may be its enum
+// name.
+
+// number reads over the JSON number at i.
+func (d *otlpJSONDecoder) number(i int) (int, error) {
+	b := d.j.b
+	if i < len(b) && b[i] != '-' && (b[i] < '0' || b[i] > '9') {
+		return i, decodeErr(i, ErrSyntax, "unexpected "+strconv.QuoteRune(rune(b[i])))
+	}
+	end, ok := numberEnd(b, i)
+	if !ok {
+		if end >= len(b) {
+			return end, decodeErr(end, ErrTruncated, "in a number")
+		}
+		return end, decodeErr(end, ErrSyntax, "invalid number")
+	}
+	return end, nil
+}
+
+// numberEnd returns the end of the JSON number at i, or where the number
+// breaks JSON's grammar and false.
+func numberEnd(b []byte, i int) (int, bool) {
+	digits := func(i int) (int, bool) {
+		j := i
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		return j, j > i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	var ok bool
+	switch {
+	case i >= len(b):
+		return i, false
+	case b[i] == '0':
+		i++
+	default:
+		if b[i] < '1' || b[i] > '9' {
+			return i, false
+		}
+		i, _ = digits(i)
+	}
+	if i < len(b) && b[i] == '.' {
+		if i, ok = digits(i + 1); !ok {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i, ok = digits(i); !ok {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// What jsonInt finds.
+const (
+	intOK       = iota
+	intFraction // not an integer
+	intRange    // an integer too large for uint64
+)
+
+// jsonInt reads the text of a JSON number as protojson reads an integer
+// field: any number whose value is an integer (10, 1e1, 10.0, 0.1e2, but
+// no more than 20 digits before the exponent's shift), as its sign and
+// magnitude.
+func jsonInt(s []byte) (neg bool, mag uint64, status int) {
+	i := 0
+	if s[0] == '-' {
+		neg, i = true, 1
+	}
+	start := i
+	if s[i] == '0' {
+		start++
+	}
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	intp := s[start:i]
+	var frac []byte
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for i = j; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+		}
+		frac = bytes.TrimRight(s[j:i], "0")
+	}
+	exp := 0
+	if i < len(s) {
+		i++ // 'e' or 'E'
+		eneg := s[i] == '-'
+		if s[i] == '-' || s[i] == '+' {
+			i++
+		}
+		for ; i < len(s); i++ {
+			if exp < 1<<20 {
+				exp = exp*10 + int(s[i]-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if len(intp) == 0 && len(frac) == 0 {
+		return false, 0, intOK
+	}
+	var digits, more []byte
+	n := 0 // zeros to add after them
+	if exp >= 0 {
+		if len(frac) > exp {
+			return neg, 0, intFraction
+		}
+		if len(intp)+exp > 20 {
+			return neg, 0, intRange
+		}
+		digits, more, n = intp, frac, exp-len(frac)
+	} else {
+		at := len(intp) + exp
+		if len(frac) > 0 || at < 0 {
+			return neg, 0, intFraction
+		}
+		for _, c := range intp[at:] {
+			if c != '0' {
+				return neg, 0, intFraction
+			}
+		}
+		digits = intp[:at]
+	}
+	for _, part := range [2][]byte{digits, more} {
+		for _, c := range part {
+			if mag, status = mulAdd(mag, uint64(c-'0')); status != intOK {
+				return neg, 0, status
+			}
+		}
+	}
+	for ; n > 0; n-- {
+		if mag, status = mulAdd(mag, 0); status != intOK {
+			return neg, 0, status
+		}
+	}
+	return neg, mag, intOK
+}
+
+func mulAdd(mag, digit uint64) (uint64, int) {
+	hi, lo := bits.Mul64(mag, 10)
+	lo, carry := bits.Add64(lo, digit, 0)
+	if hi != 0 || carry != 0 {
+		return 0, intRange
+	}
+	return lo, intOK
+}
+
+// An integer field's type: its size in bits and whether it is signed.
+type intType struct {
+	bits   int
+	signed bool
+	name   string
+}
+
+var (
+	uint64Type = intType{64, false, "a uint64"}
+	uint32Type = intType{32, false, "a uint32"}
+	int64Type  = intType{64, true, "an int64"}
+	enumType   = intType{32, true, "a SeverityNumber"}
+)
+
+// integer reads an integer field: a JSON number, or a string holding one
+// (as proto3 JSON writes 64-bit integers). It returns the value's bits.
+func (d *otlpJSONDecoder) integer(i int, t intType) (uint64, int, error) {
+	b := d.j.b
+	var text []byte
+	end, sl := i, len(d.a.slab)
+	switch {
+	case i < len(b) && b[i] == '"':
+		v, j, err := d.j.str(i)
+		if err != nil {
+			return 0, j, err
+		}
+		end, text = j, d.a.raw(v)
+		if e, ok := numberEnd(text, 0); !ok || e != len(text) {
+			return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:end])+", not "+t.name)
+		}
+	case i < len(b) && (b[i] == '-' || '0' <= b[i] && b[i] <= '9'):
+		var err error
+		if end, err = d.number(i); err != nil {
+			return 0, end, err
+		}
+		text = b[i:end]
+	default:
+		return 0, i, d.want(i, t.name)
+	}
+	neg, mag, status := jsonInt(text)
+	d.a.slab = d.a.slab[:sl] // a string with escapes was unescaped there
+	max := uint64(math.MaxUint64) >> (64 - t.bits)
+	if t.signed {
+		max >>= 1
+		if neg {
+			max++
+		}
+	} else if neg && mag != 0 {
+		status = intRange
+	}
+	if status == intOK && mag > max {
+		status = intRange
+	}
+	switch status {
+	case intFraction:
+		return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:end])+", not "+t.name)
+	case intRange:
+		return 0, i, decodeErr(i, ErrNumberRange, shortText(b[i:end])+", not "+t.name)
+	}
+	if neg {
+		mag = -mag
+	}
+	return mag, end, nil
+}
+
+// shortText is the JSON text of a value, for an error message.
+func shortText(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:37]) + "..."
+	}
+	return string(b)
+}
+
+// severityNumber reads a SeverityNumber: a number or an enum value's name.
+func (d *otlpJSONDecoder) severityNumber(i int) (int64, int, error) {
+	b := d.j.b
+	if i >= len(b) || b[i] != '"' {
+		u, j, err := d.integer(i, enumType)
+		return int64(int32(u)), j, err
+	}
+	sl := len(d.a.slab)
+	v, j, err := d.j.str(i)
+	if err != nil {
+		return 0, j, err
+	}
+	n, ok := severityByName(d.a.str(v))
+	d.a.slab = d.a.slab[:sl]
+	if !ok {
+		return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:j])+", not "+enumType.name)
+	}
+	return n, j, nil
+}
+
+var severityLevels = [...]string{"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"}
+
+// severityByName returns the number of a SeverityNumber's name
+// (SEVERITY_NUMBER_INFO2 is 10).
+func severityByName(s string) (int64, bool) {
+	s, ok := strings.CutPrefix(s, "SEVERITY_NUMBER_")
+	if !ok {
+		return 0, false
+	}
+	if s == "UNSPECIFIED" {
+		return 0, true
+	}
+	for k, level := range severityLevels {
+		if rest, ok := strings.CutPrefix(s, level); ok {
+			switch rest {
+			case "":
+				return int64(1 + 4*k), true
+			case "2", "3", "4":
+				return int64(4*k + int(rest[0]-'0')), true
+			}
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// double reads a double: a number, a string holding one, or "NaN",
+// "Infinity" or "-Infinity".
+func (d *otlpJSONDecoder) double(i int) (float64, int, error) {
+	b := d.j.b
+	var text []byte
+	end, sl := i, len(d.a.slab)
+	defer func() { d.a.slab = d.a.slab[:sl] }()
+	switch {
+	case i < len(b) && b[i] == '"':
+		v, j, err := d.j.str(i)
+		if err != nil {
+			return 0, j, err
+		}
+		end, text = j, d.a.raw(v)
+		switch string(text) {
+		case "NaN":
+			return math.NaN(), end, nil
+		case "Infinity":
+			return math.Inf(1), end, nil
+		case "-Infinity":
+			return math.Inf(-1), end, nil
+		}
+		if e, ok := numberEnd(text, 0); !ok || e != len(text) {
+			return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:end])+", not a double")
+		}
+	case i < len(b) && (b[i] == '-' || '0' <= b[i] && b[i] <= '9'):
+		var err error
+		if end, err = d.number(i); err != nil {
+			return 0, end, err
+		}
+		text = b[i:end]
+	default:
+		return 0, i, d.want(i, "a double")
+	}
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
+	if err != nil {
+		return 0, i, decodeErr(i, ErrNumberRange, shortText(b[i:end])+", not a double")
+	}
+	return f, end, nil
+}
