@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/internal/vmtest"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -39,27 +38,13 @@ remove .a, .xs
 	if n := spec.MaxElements(lim); n != 32 {
 		t.Fatalf("MaxElements = %d", n)
 	}
-	tests := []struct{ line, outcome string }{
+	tests := []limitCase{
 		{`{"xs":[1,2,3,4,5],"a":[1],"app":false}`, "keep"},                                                                          // 32 elements
 		{`{"xs":[1,2,3,4,5,6],"a":[1],"app":false}`, "fault (record_too_large)"},                                                    // 64
 		{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31],"a":[0],"app":true}`, "keep"}, // 32
 		{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32],"a":[0],"app":true}`, "fault (record_too_large)"},
 	}
-	for _, b := range backends {
-		r, err := b.Load(f, info, spec.Options{Limits: lim})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tt := range tests {
-			out, got, err := vmtest.RunJSON(t, r, tt.line)
-			if err != nil || out.String() != tt.outcome {
-				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
-			}
-			if out.Faulted() && got != tt.line {
-				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
-			}
-		}
-	}
+	runLimitCases(t, f, info, lim, tests)
 }
 
 // TestBuildLimit: a run may build at most spec.MaxBuilt(lim) bytes of
@@ -100,23 +85,9 @@ remove .acc
 		}
 		return string(append(b, ']'))
 	}
-	tests := []struct{ line, outcome string }{
+	tests := []limitCase{
 		{`{"xs":` + xs(1) + `,"ys":` + ys + `}`, "keep"},
 		{`{"xs":` + xs(20000) + `,"ys":` + ys + `}`, "fault (memory_limit)"}, // 6 MB built
 	}
-	for _, b := range backends {
-		r, err := b.Load(f, info, spec.Options{Limits: lim})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tt := range tests {
-			out, got, err := vmtest.RunJSON(t, r, tt.line)
-			if err != nil || out.String() != tt.outcome {
-				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
-			}
-			if out.Faulted() && got != tt.line {
-				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
-			}
-		}
-	}
+	runLimitCases(t, f, info, lim, tests)
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -114,9 +116,7 @@ if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
 		t.Fatal(err)
 	}
 	lim := spec.Limits{MaxString: 40, MaxRecord: 100}
-	tests := []struct {
-		line, outcome string
-	}{
+	tests := []limitCase{
 		{`{"s":"short","n":1}`, "keep"},
 		{`{"s":"0123456789012345678901234567890123456789x","n":1}`, "fault (string_too_long)"},
 		{`{"s":"01234567890123456789","n":2}`, "keep"},
@@ -125,6 +125,16 @@ if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
 		{`{"s":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","n":4}`, "fault (record_too_large)"},
 		{`{"s":"a","n":4}`, "keep"},
 	}
+	runLimitCases(t, f, info, lim, tests)
+}
+
+// limitCase is a record of a limits test and what a run of it gives.
+type limitCase struct{ line, outcome string }
+
+// runLimitCases runs each case on every backend under lim, and requires
+// its outcome and, when it faults, the record as it came in.
+func runLimitCases(t *testing.T, f *policy.File, info *check.Info, lim spec.Limits, tests []limitCase) {
+	t.Helper()
 	for _, b := range backends {
 		r, err := b.Load(f, info, spec.Options{Limits: lim})
 		if err != nil {
