@@ -50,12 +50,32 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// deliver, the summary is printed. They are caught from here on, so
 	// that a signal while the pipeline starts ends it as cleanly. A
 	// second signal, while the drain waits on a blocked output, kills
-	// the process as usual: nothing acknowledged is lost.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// the process as usual: nothing acknowledged is lost. Both are read
+	// from one channel with room for two, so that a second signal sent
+	// before the first is handled (a busy machine) is not lost.
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	sigs, finished := make(chan os.Signal, 2), make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	defer close(finished)
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-sigs:
+		case <-finished:
+			return
+		}
 		stop()
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-finished:
+			return
+		}
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			self.Signal(sig) // the default action: the process ends
+		}
 	}()
 	cfg, err := config.Load(fs.Arg(0))
 	if err != nil {
