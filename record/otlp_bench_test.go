@@ -65,6 +65,25 @@ func BenchmarkOTLP(b *testing.B) {
 		}
 		perRecord(b)
 	})
+	// Projections (DecodeOTLPFields): B5's ingest only (no key) and its
+	// "add an attribute" (the attributes).
+	for _, fc := range benchFields {
+		b.Run("decode/fields-"+fc.name, func(b *testing.B) {
+			a := record.NewArena()
+			var out []*record.Record
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				a.Reset()
+				var err error
+				if out, err = a.DecodeOTLPFields(reqs[i%benchRequests], record.Referenced, out[:0], fc.keep); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			perRecord(b)
+		})
+	}
 	b.Run("decode/protogo", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
@@ -104,6 +123,14 @@ func BenchmarkOTLP(b *testing.B) {
 	})
 }
 
+var benchFields = []struct {
+	name string
+	keep record.OTLPFields
+}{
+	{"none", 0},
+	{"attributes", record.OTLPFieldsOf([]record.Path{{record.KeyStep("attributes")}})},
+}
+
 // TestOTLPCodecAllocs: in steady state, a decode into a reset arena and an
 // encode with a reused encoder allocate nothing.
 func TestOTLPCodecAllocs(t *testing.T) {
@@ -117,6 +144,15 @@ func TestOTLPCodecAllocs(t *testing.T) {
 		i++
 	}); n != 0 {
 		t.Errorf("DecodeOTLP: %v allocs per request", n)
+	}
+	for _, fc := range benchFields {
+		if n := testing.AllocsPerRun(50, func() {
+			a.Reset()
+			out, _ = a.DecodeOTLPFields(reqs[i%benchRequests], record.Referenced, out[:0], fc.keep)
+			i++
+		}); n != 0 {
+			t.Errorf("DecodeOTLPFields %s: %v allocs per request", fc.name, n)
+		}
 	}
 	var e record.OTLPEncoder
 	var buf []byte

@@ -36,8 +36,12 @@ func init() {
 // group's records (edits copy them). A request that does not decode adds no
 // record: the error, a *DecodeError, says what and at which byte.
 func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, error) {
+	return a.decodeOTLP(req, mode, dst, OTLPAllFields)
+}
+
+func (a *Arena) decodeOTLP(req []byte, mode Mode, dst []*Record, keep OTLPFields) ([]*Record, error) {
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
-	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst}
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep}
 	if mode == Owned {
 		d.base = uint32(len(a.slab))
 		a.slab = append(a.slab, req...)
@@ -70,6 +74,9 @@ type otlpDecoder struct {
 	// record decoded clean keeps its bytes, which the encoder copies
 	// while no edit changed it (OTLPEncoder.AppendProto).
 	dirty bool
+	// keep is the keys of the view each record's root is built with
+	// (DecodeOTLPFields); the others are only checked.
+	keep OTLPFields
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -474,6 +481,17 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			continue
 		}
 		if field == 6 {
+			if d.keep&(1<<vAttributes) == 0 {
+				fs, fe, err := w.bytesField(j, e)
+				if err == nil {
+					err = d.checkedKeyValue(fs, fe, 3)
+				}
+				if err != nil {
+					return err
+				}
+				i = fe
+				continue
+			}
 			if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
 				return err
 			}
@@ -502,7 +520,11 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	}
 	vals[vAttributes] = d.finish(Map, start)
 	var err error
-	if body.n > 0 {
+	if body.n > 0 && d.keep&(1<<vBody) == 0 {
+		if err := d.checkedValue(&body, 2); err != nil {
+			return err
+		}
+	} else if body.n > 0 {
 		bd, bs, be, err := d.view(&body)
 		if err != nil {
 			return err
@@ -522,8 +544,15 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = resource, scope
+	if d.keep != OTLPAllFields {
+		for id := range vals {
+			if d.keep&(1<<id) == 0 {
+				vals[id] = Value{}
+			}
+		}
+	}
 	r := a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs))
-	if !d.dirty {
+	if !d.dirty && d.keep == OTLPAllFields {
 		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
 	}
 	d.recs = append(d.recs, r)
@@ -538,6 +567,9 @@ func (d *otlpDecoder) id(r [2]int, f *ViewField) (Value, error) {
 	}
 	if n != f.HexLen {
 		return Value{}, decodeErr(r[0], ErrIDLength, "LogRecord."+f.Name+" is "+strconv.Itoa(n)+" bytes, not "+strconv.Itoa(f.HexLen))
+	}
+	if d.keep&(1<<f.ID) == 0 {
+		return Value{}, nil // checked, not built
 	}
 	a := d.a
 	off := len(a.slab)

@@ -1,0 +1,166 @@
+package record
+
+// A decode of part of each LogRecord: a caller that knows which keys of
+// the view its programs read and write (vm.Access) builds only those, and
+// checks the rest of the request as DecodeOTLP does, so that a request
+// that does not decode is refused all the same, with the same error.
+
+// OTLPFields is a set of the keys of an OTLP record's root view: bit i is
+// OTLPView()[i].
+type OTLPFields uint32
+
+// OTLPAllFields is every key of the view: what DecodeOTLP builds.
+const OTLPAllFields OTLPFields = 1<<numRootFields - 1
+
+// OTLPFieldsOf returns the keys of the view that hold the paths: a path's
+// first key, or every key for the empty path (the whole record) or one
+// that starts with an index. A key the view does not have adds nothing: a
+// record decoded without it reads it as missing, as a whole one does.
+func OTLPFieldsOf(paths []Path) OTLPFields {
+	var f OTLPFields
+	for _, p := range paths {
+		if len(p) == 0 || p[0].isIndex {
+			return OTLPAllFields
+		}
+		if vf := viewField(rootView, p[0].key); vf != nil {
+			f |= 1 << vf.ID
+		}
+	}
+	return f
+}
+
+// DecodeOTLPFields decodes a request as DecodeOTLP does, but the root of
+// each record holds only the keys of keep (in the view's order): a
+// projection (docs/vm.md, "Access sets"), as Arena.NewOTLPRecordOf makes
+// one. The time is the record's, as always. Every other field is still
+// checked (wire types, lengths, UTF-8, ids, depth): the error, if any, is
+// DecodeOTLP's. A record that lacks keys has no wire bytes to stand for
+// it: an encoder would write the projection, so the caller must not
+// encode it; with keep OTLPAllFields this is DecodeOTLP.
+func (a *Arena) DecodeOTLPFields(req []byte, mode Mode, dst []*Record, keep OTLPFields) ([]*Record, error) {
+	return a.decodeOTLP(req, mode, dst, keep&OTLPAllFields)
+}
+
+// The checks below stand for the decoders of otlp_decode_value.go where a
+// value is not built. Each answers true only for what the decoder would
+// take, in the common layouts; anything else (a field sent twice, another
+// oneof member, unknown fields, long lengths, an error) answers false, and
+// the caller runs the decoder itself over the range and drops what it
+// built (checkedValue, checkedKeyValue): its error is the error.
+
+// checkAnyValue: anyValue at [s, e) with depth would succeed.
+func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
+	b := d.w.b
+	if s == e {
+		return true // null
+	}
+	if e-s < 2 {
+		return false
+	}
+	switch b[s] {
+	case 1<<3 | wireBytes:
+		n := int(b[s+1])
+		return n < 0x80 && s+2+n == e && validUTF8(b[s+2:e])
+	case 3<<3 | wireVarint, 2<<3 | wireVarint:
+		_, j, err := d.w.varint(s+1, e)
+		return err == nil && j == e
+	case 4<<3 | wireFixed64:
+		return e-s == 9
+	case 7<<3 | wireBytes:
+		_, fe, err := d.w.bytesField(s+1, e)
+		return err == nil && fe == e
+	case 5<<3 | wireBytes, 6<<3 | wireBytes:
+		if depth > d.maxDepth {
+			return false
+		}
+		fs, fe, err := d.w.bytesField(s+1, e)
+		if err != nil || fe != e {
+			return false
+		}
+		if b[s] == 6<<3|wireBytes {
+			return d.checkKVList(fs, fe, depth)
+		}
+		return d.checkArray(fs, fe, depth)
+	}
+	return false
+}
+
+func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
+	b := d.w.b
+	for i := s; i < e; {
+		if b[i] != 1<<3|wireBytes {
+			return false
+		}
+		fs, fe, err := d.w.bytesField(i+1, e)
+		if err != nil || !d.checkKeyValue(fs, fe, depth+1) {
+			return false
+		}
+		i = fe
+	}
+	return true
+}
+
+func (d *otlpDecoder) checkArray(s, e, depth int) bool {
+	b := d.w.b
+	for i := s; i < e; {
+		if b[i] != 1<<3|wireBytes {
+			return false
+		}
+		fs, fe, err := d.w.bytesField(i+1, e)
+		if err != nil || !d.checkAnyValue(fs, fe, depth+1) {
+			return false
+		}
+		i = fe
+	}
+	return true
+}
+
+// checkKeyValue: keyValue at [s, e) with depth would succeed.
+func (d *otlpDecoder) checkKeyValue(s, e, depth int) bool {
+	b := d.w.b
+	if s == e {
+		return true // "": null
+	}
+	if e-s < 2 || b[s] != 1<<3|wireBytes || b[s+1] >= 0x80 {
+		return false
+	}
+	ke := s + 2 + int(b[s+1])
+	if ke > e || !validUTF8(b[s+2:ke]) {
+		return false
+	}
+	if ke == e {
+		return true // no value: null
+	}
+	if ke+2 > e || b[ke] != 2<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
+		return false
+	}
+	return d.checkAnyValue(ke+2, e, depth)
+}
+
+// checkedKeyValue checks the KeyValue at [s, e), decoding it (and then
+// dropping what it built) when checkKeyValue cannot tell.
+func (d *otlpDecoder) checkedKeyValue(s, e, depth int) error {
+	if d.checkKeyValue(s, e, depth) {
+		return nil
+	}
+	m := d.a.mark()
+	_, _, err := d.keyValue(s, e, depth)
+	d.a.rollback(m)
+	return err
+}
+
+// checkedValue checks the AnyValue of the occurrences o (the body) as
+// checkedKeyValue does a KeyValue.
+func (d *otlpDecoder) checkedValue(o *occurrences, depth int) error {
+	if o.n == 1 && d.checkAnyValue(o.s, o.e, depth) {
+		return nil
+	}
+	m := d.a.mark()
+	vd, vs, ve, err := d.view(o)
+	if err == nil {
+		_, err = vd.anyValue(vs, ve, depth)
+		err = o.origin(err)
+	}
+	d.a.rollback(m)
+	return err
+}
