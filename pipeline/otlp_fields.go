@@ -6,9 +6,9 @@ import (
 	"github.com/policyrun/policyrun/vm"
 )
 
-// otlpFields returns the keys of the OTLP view that an otlp input must
-// build its records with: only those its policies read or write (their
-// vm.Access), when no output reads records; every key else. Records then
+// otlpFields returns what of the OTLP view an otlp input must build its
+// records with: only the keys (and attributes) its policies read or write
+// (their vm.Access), when no output reads records; every key else. Records then
 // skip the cost of building what nothing looks at, while the request is
 // still checked whole (a bad one is a 400 all the same).
 //
@@ -17,24 +17,25 @@ import (
 // whatever it matches. A stage whose access is not known (a Lua script,
 // a backend without vm.Access, a processor of Options.NewProcessor) needs
 // the whole record.
-func (p *Pipeline) otlpFields() record.OTLPFields {
+func (p *Pipeline) otlpFields() record.OTLPProjection {
+	all := record.OTLPProjection{Fields: record.OTLPAllFields}
 	for _, o := range p.outputs {
 		if rr, ok := o.out.(output.RecordReader); !ok || rr.ReadsRecords() {
-			return record.OTLPAllFields
+			return all
 		}
 	}
-	var keep record.OTLPFields
+	var paths []record.Path
 	for _, s := range p.stages {
 		ps, ok := s.proc.(*policyStage)
 		if !ok {
-			return record.OTLPAllFields
+			return all
 		}
 		ac, ok := ps.prog.(interface{ Access() vm.Access })
 		if !ok {
-			return record.OTLPAllFields
+			return all
 		}
 		a := ac.Access()
-		keep |= record.OTLPFieldsOf(a.Reads) | record.OTLPFieldsOf(a.Writes)
+		paths = append(append(paths, a.Reads...), a.Writes...)
 	}
-	return keep
+	return record.OTLPProjectionOf(paths)
 }

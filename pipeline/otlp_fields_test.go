@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 // TestOTLPFields: an otlp input builds only the keys its policies read and
 // write when no output reads records, and whole records else.
 func TestOTLPFields(t *testing.T) {
-	attrs := record.OTLPFieldsOf([]record.Path{{record.KeyStep("attributes")}})
+	all := record.OTLPProjection{Fields: record.OTLPAllFields}
+	added := record.OTLPProjection{Attributes: []string{"bench.added"}}
 	body := record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}})
 	sev := record.OTLPFieldsOf([]record.Path{{record.KeyStep("severity_number")}})
 	add := "policy \"add\"\n\nset .attributes.\"bench.added\" = \"yes\"\n"
@@ -18,17 +20,17 @@ func TestOTLPFields(t *testing.T) {
 		name     string
 		policies []string
 		outputs  string
-		want     record.OTLPFields
+		want     record.OTLPProjection
 	}{
-		{"ingest into null", nil, "    - name: null\n      encode: false\n", 0},
-		{"add an attribute", []string{add}, "    - name: null\n      encode: false\n", attrs},
+		{"ingest into null", nil, "    - name: null\n      encode: false\n", record.OTLPProjection{}},
+		{"add an attribute", []string{add}, "    - name: null\n      encode: false\n", added},
 		{"two policies", []string{add, "policy \"d\"\n\ndrop when .body.n == 3 || (as_int(.severity_number) ?? 0) < 9\n"},
-			"    - name: null\n      encode: false\n", attrs | body | sev},
-		{"the whole record", []string{"policy \"w\"\n\nset .copy = keys(.)\n"}, "    - name: null\n      encode: false\n", record.OTLPAllFields},
-		{"a null output that encodes", nil, "    - name: null\n", record.OTLPAllFields},
-		{"a buffered null output", nil, "    - name: null\n      buffer: {type: memory}\n", record.OTLPAllFields},
-		{"another output too", []string{add}, "    - name: null\n      encode: false\n    - name: stdout\n", record.OTLPAllFields},
-		{"a Lua script", []string{"lua"}, "    - name: null\n      encode: false\n", record.OTLPAllFields},
+			"    - name: null\n      encode: false\n", record.OTLPProjection{Fields: body | sev, Attributes: []string{"bench.added"}}},
+		{"the whole record", []string{"policy \"w\"\n\nset .copy = keys(.)\n"}, "    - name: null\n      encode: false\n", all},
+		{"a null output that encodes", nil, "    - name: null\n", all},
+		{"a buffered null output", nil, "    - name: null\n      buffer: {type: memory}\n", all},
+		{"another output too", []string{add}, "    - name: null\n      encode: false\n    - name: stdout\n", all},
+		{"a Lua script", []string{"lua"}, "    - name: null\n      encode: false\n", all},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -50,8 +52,8 @@ func TestOTLPFields(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if got := p.servers[0].keep; got != tt.want {
-				t.Errorf("keep %b, want %b", got, tt.want)
+			if got := p.servers[0].keep; fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
+				t.Errorf("keep %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -63,8 +65,8 @@ func TestOTLPFields(t *testing.T) {
 func TestOTLPInputProjected(t *testing.T) {
 	pol := writePolicy(t, "policy \"d\"\n\ndrop when .body.n == 3\n")
 	url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n  outputs:\n    - name: null\n      encode: false\n")
-	if keep := p.servers[0].keep; keep != record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}}) {
-		t.Fatalf("keep %b: not a projection", keep)
+	if keep := p.servers[0].keep; keep.Fields != record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}}) || keep.Attributes != nil {
+		t.Fatalf("keep %+v: not the body alone", keep)
 	}
 	c := &http.Client{}
 	if a := post(t, c, url, ctProtobuf, "", otlpRequest(t, 0, 10, false)); a.status != 200 {

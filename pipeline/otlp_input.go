@@ -45,7 +45,7 @@ type otlpInput struct {
 	states sync.Pool // *otlpState
 	// keep is the keys of the view protobuf requests are decoded with
 	// (otlpFields).
-	keep record.OTLPFields
+	keep record.OTLPProjection
 
 	in, bytes atomic.Int64
 	mu        sync.Mutex
@@ -264,7 +264,7 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, gzipped bool, ct stri
 	if ct == ctJSON {
 		recs, err = st.arena.DecodeOTLPJSON(data, record.Referenced, st.recs[:0])
 	} else {
-		recs, err = st.arena.DecodeOTLPFields(data, record.Referenced, st.recs[:0], in.keep)
+		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], in.keep)
 	}
 	st.recs = recs
 	if err != nil {

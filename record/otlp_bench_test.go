@@ -65,8 +65,8 @@ func BenchmarkOTLP(b *testing.B) {
 		}
 		perRecord(b)
 	})
-	// Projections (DecodeOTLPFields): B5's ingest only (no key) and its
-	// "add an attribute" (the attributes).
+	// Projections (DecodeOTLPProjection): B5's ingest only (no key), its
+	// "add an attribute" (that attribute alone) and all the attributes.
 	for _, fc := range benchFields {
 		b.Run("decode/fields-"+fc.name, func(b *testing.B) {
 			a := record.NewArena()
@@ -76,7 +76,7 @@ func BenchmarkOTLP(b *testing.B) {
 			for b.Loop() {
 				a.Reset()
 				var err error
-				if out, err = a.DecodeOTLPFields(reqs[i%benchRequests], record.Referenced, out[:0], fc.keep); err != nil {
+				if out, err = a.DecodeOTLPProjection(reqs[i%benchRequests], record.Referenced, out[:0], fc.proj); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -125,10 +125,11 @@ func BenchmarkOTLP(b *testing.B) {
 
 var benchFields = []struct {
 	name string
-	keep record.OTLPFields
+	proj record.OTLPProjection
 }{
-	{"none", 0},
-	{"attributes", record.OTLPFieldsOf([]record.Path{{record.KeyStep("attributes")}})},
+	{"none", record.OTLPProjection{}},
+	{"added", record.OTLPProjectionOf([]record.Path{{record.KeyStep("attributes"), record.KeyStep("bench.added")}})},
+	{"attributes", record.OTLPProjectionOf([]record.Path{{record.KeyStep("attributes")}})},
 }
 
 // TestOTLPCodecAllocs: in steady state, a decode into a reset arena and an
@@ -148,10 +149,10 @@ func TestOTLPCodecAllocs(t *testing.T) {
 	for _, fc := range benchFields {
 		if n := testing.AllocsPerRun(50, func() {
 			a.Reset()
-			out, _ = a.DecodeOTLPFields(reqs[i%benchRequests], record.Referenced, out[:0], fc.keep)
+			out, _ = a.DecodeOTLPProjection(reqs[i%benchRequests], record.Referenced, out[:0], fc.proj)
 			i++
 		}); n != 0 {
-			t.Errorf("DecodeOTLPFields %s: %v allocs per request", fc.name, n)
+			t.Errorf("DecodeOTLPProjection %s: %v allocs per request", fc.name, n)
 		}
 	}
 	var e record.OTLPEncoder

@@ -40,8 +40,15 @@ func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, err
 }
 
 func (a *Arena) decodeOTLP(req []byte, mode Mode, dst []*Record, keep OTLPFields) ([]*Record, error) {
+	return a.decodeOTLPProjection(req, mode, dst, &OTLPProjection{Fields: keep})
+}
+
+func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OTLPProjection) ([]*Record, error) {
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
-	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep}
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: p.Fields & OTLPAllFields}
+	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
+		d.attrKeys, d.someAttrs = p.Attributes, true
+	}
 	if mode == Owned {
 		d.base = uint32(len(a.slab))
 		a.slab = append(a.slab, req...)
@@ -77,6 +84,10 @@ type otlpDecoder struct {
 	// keep is the keys of the view each record's root is built with
 	// (DecodeOTLPFields); the others are only checked.
 	keep OTLPFields
+	// someAttrs: the attributes are built with only the keys attrKeys
+	// (OTLPProjection.Attributes).
+	someAttrs bool
+	attrKeys  []string
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -484,7 +495,11 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			if d.keep&(1<<vAttributes) == 0 {
 				fs, fe, err := w.bytesField(j, e)
 				if err == nil {
-					err = d.checkedKeyValue(fs, fe, 3)
+					if d.someAttrs {
+						err = d.someAttribute(fs, fe)
+					} else {
+						err = d.checkedKeyValue(fs, fe, 3)
+					}
 				}
 				if err != nil {
 					return err
@@ -546,7 +561,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vResource], vals[vScope] = resource, scope
 	if d.keep != OTLPAllFields {
 		for id := range vals {
-			if d.keep&(1<<id) == 0 {
+			if d.keep&(1<<id) == 0 && (id != int(vAttributes) || !d.someAttrs) {
 				vals[id] = Value{}
 			}
 		}

@@ -29,6 +29,41 @@ func OTLPFieldsOf(paths []Path) OTLPFields {
 	return f
 }
 
+// OTLPProjection says what of each record DecodeOTLPProjection builds.
+type OTLPProjection struct {
+	// Fields are the keys of the root view built whole.
+	Fields OTLPFields
+	// Attributes, when not nil and the attributes are not among Fields,
+	// are keys of .attributes built alone: the record's attributes map
+	// holds those of them the LogRecord has, the others are checked.
+	Attributes []string
+}
+
+// OTLPProjectionOf returns the projection on paths (docs/vm.md, "Access
+// sets"): the keys of the view that hold them (OTLPFieldsOf), but for a
+// path that goes into .attributes by a key (.attributes."k8s.pod.name"),
+// which adds that attribute alone.
+func OTLPProjectionOf(paths []Path) OTLPProjection {
+	var p OTLPProjection
+	for _, path := range paths {
+		if len(path) >= 2 && !path[0].isIndex && path[0].key == rootView[vAttributes].Name && !path[1].isIndex {
+			p.Attributes = append(p.Attributes, path[1].key)
+			continue
+		}
+		p.Fields |= OTLPFieldsOf([]Path{path})
+	}
+	if p.Fields&(1<<vAttributes) != 0 {
+		p.Attributes = nil
+	}
+	return p
+}
+
+// DecodeOTLPProjection is DecodeOTLPFields with p.Fields, and with the
+// attributes of p.Attributes when the attributes are not among p.Fields.
+func (a *Arena) DecodeOTLPProjection(req []byte, mode Mode, dst []*Record, p OTLPProjection) ([]*Record, error) {
+	return a.decodeOTLPProjection(req, mode, dst, &p)
+}
+
 // DecodeOTLPFields decodes a request as DecodeOTLP does, but the root of
 // each record holds only the keys of keep (in the view's order): a
 // projection (docs/vm.md, "Access sets"), as Arena.NewOTLPRecordOf makes
@@ -163,4 +198,36 @@ func (d *otlpDecoder) checkedValue(o *occurrences, depth int) error {
 	}
 	d.a.rollback(m)
 	return err
+}
+
+// someAttribute decodes the attribute at [s, e) onto the scratch when its
+// key is one of d.attrKeys, and checks it else.
+func (d *otlpDecoder) someAttribute(s, e int) error {
+	b := d.w.b
+	if e-s >= 2 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 && s+2+int(b[s+1]) <= e {
+		if key := b[s+2 : s+2+int(b[s+1])]; !d.wantAttr(key) {
+			return d.checkedKeyValue(s, e, 3)
+		}
+	}
+	// One of the keys, or a layout that does not say which key.
+	m := d.a.mark()
+	k, v, err := d.keyValue(s, e, 3)
+	if err != nil {
+		return err
+	}
+	if !d.wantAttr(d.a.raw(k)) {
+		d.a.rollback(m)
+		return nil
+	}
+	d.a.scratch = append(d.a.scratch, k, v)
+	return nil
+}
+
+func (d *otlpDecoder) wantAttr(key []byte) bool {
+	for _, k := range d.attrKeys {
+		if string(key) == k {
+			return true
+		}
+	}
+	return false
 }

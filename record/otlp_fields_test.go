@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,19 @@ var fieldSets = []OTLPFields{
 	1<<vResource | 1<<vScope | 1<<vTraceID,
 	OTLPAllFields &^ (1 << vBody),
 	OTLPAllFields,
+}
+
+// projections are fieldSets and some projections on attributes.
+func projections() []OTLPProjection {
+	var ps []OTLPProjection
+	for _, f := range fieldSets {
+		ps = append(ps, OTLPProjection{Fields: f})
+	}
+	return append(ps,
+		OTLPProjection{Attributes: []string{}},
+		OTLPProjection{Attributes: []string{"k", "x", "nan", "http.route"}},
+		OTLPProjection{Fields: 1 << vBody, Attributes: []string{"a", "novalue", "empty"}},
+	)
 }
 
 // FuzzDecodeOTLPFields: a decode of part of each record refuses what
@@ -38,10 +52,11 @@ func FuzzDecodeOTLPFields(f *testing.F) {
 		full := NewArena()
 		full.Limits.MaxDepth = maxDepth
 		want, wantErr := full.DecodeOTLP(req, Referenced, nil)
-		for _, keep := range fieldSets {
+		for _, proj := range projections() {
+			keep := proj.Fields
 			a := NewArena()
 			a.Limits.MaxDepth = maxDepth
-			got, err := a.DecodeOTLPFields(req, Referenced, nil, keep)
+			got, err := a.DecodeOTLPProjection(req, Referenced, nil, proj)
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 				t.Fatalf("fields %b: error %v, DecodeOTLP's %v", keep, err, wantErr)
 			}
@@ -60,6 +75,15 @@ func FuzzDecodeOTLPFields(f *testing.F) {
 					if keep&(1<<vf.ID) == 0 {
 						delete(w, vf.Name)
 					}
+				}
+				if keep&(1<<vAttributes) == 0 && proj.Attributes != nil {
+					some := map[string]any{}
+					for k, v := range want[i].ToGo()["attributes"].(map[string]any) {
+						if slices.Contains(proj.Attributes, k) {
+							some[k] = v
+						}
+					}
+					w["attributes"] = some
 				}
 				if g := r.ToGo(); fmt.Sprintf("%#v", g) != fmt.Sprintf("%#v", w) || r.Time() != want[i].Time() {
 					t.Fatalf("fields %b, record %d:\n got %d %#v\nwant %d %#v", keep, i, r.Time(), g, want[i].Time(), w)
@@ -103,6 +127,28 @@ func corpusOf(tb testing.TB, target string) [][]byte {
 		tb.Fatalf("%s: empty corpus", dir)
 	}
 	return out
+}
+
+func TestOTLPProjectionOf(t *testing.T) {
+	k := KeyStep
+	for _, tt := range []struct {
+		name  string
+		paths []Path
+		want  OTLPProjection
+	}{
+		{"none", nil, OTLPProjection{}},
+		{"an attribute", []Path{{k("attributes"), k("bench.added")}}, OTLPProjection{Attributes: []string{"bench.added"}}},
+		{"attributes whole too", []Path{{k("attributes")}, {k("attributes"), k("x")}}, OTLPProjection{Fields: 1 << vAttributes}},
+		{"two and the body", []Path{{k("attributes"), k("a")}, {k("attributes"), k("b"), k("c")}, {k("body"), k("msg")}},
+			OTLPProjection{Fields: 1 << vBody, Attributes: []string{"a", "b"}}},
+		{"the whole record", []Path{{k("attributes"), k("a")}, {}}, OTLPProjection{Fields: OTLPAllFields}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := OTLPProjectionOf(tt.paths); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
+				t.Errorf("OTLPProjectionOf = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestOTLPFieldsOf(t *testing.T) {
@@ -162,15 +208,18 @@ func TestDecodeOTLPFieldsErrors(t *testing.T) {
 		{"body truncated", rl(pb{}.raw(5<<3|wireBytes, 10, 1<<3|wireBytes, 8)), "bytes"},
 		{"trace id length", rl(pb{}.bytes(9, make([]byte, 15))), "trace_id"},
 		{"severity text not UTF-8", rl(pb{}.str(3, "\xff")), "severity_text"},
+		{"a wanted attribute's value not UTF-8", rl(pb{}.bytes(6, kv("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
+		{"a wanted attribute's value too deep", rl(pb{}.bytes(6, kv("x", deep))), "levels"},
+		{"an attribute after a wanted one", rl(pb{}.bytes(6, kv("k", nil)).bytes(6, kv("z", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, want := NewArena().DecodeOTLP(tt.req, Referenced, nil)
 			if want == nil || !strings.Contains(want.Error(), tt.want) {
 				t.Fatalf("DecodeOTLP: %v, want an error about %s", want, tt.want)
 			}
-			for _, keep := range fieldSets {
-				if _, err := NewArena().DecodeOTLPFields(tt.req, Referenced, nil, keep); fmt.Sprint(err) != want.Error() {
-					t.Errorf("fields %b: %v, want %v", keep, err, want)
+			for _, proj := range projections() {
+				if _, err := NewArena().DecodeOTLPProjection(tt.req, Referenced, nil, proj); fmt.Sprint(err) != want.Error() {
+					t.Errorf("projection %+v: %v, want %v", proj, err, want)
 				}
 			}
 		})
