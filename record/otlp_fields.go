@@ -160,16 +160,20 @@ func (d *otlpDecoder) checkKeyValue(s, e, depth int) bool {
 		return false
 	}
 	ke := s + 2 + int(b[s+1])
-	if ke > e || !validUTF8(b[s+2:ke]) {
-		return false
-	}
 	if ke == e {
-		return true // no value: null
+		return validUTF8(b[s+2 : ke]) // no value: null
 	}
 	if ke+2 > e || b[ke] != 2<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
 		return false
 	}
-	return d.checkAnyValue(ke+2, e, depth)
+	// A string value: the key, the string and the tags and lengths
+	// between them (all below 0x80, so neither joins nor ends a UTF-8
+	// sequence) are valid UTF-8 together when the two are apart, so one
+	// look does for both.
+	if vs := ke + 2; e-vs >= 2 && b[vs] == 1<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e {
+		return validUTF8(b[s:e])
+	}
+	return validUTF8(b[s+2:ke]) && d.checkAnyValue(ke+2, e, depth)
 }
 
 // checkedKeyValue checks the KeyValue at [s, e), decoding it (and then
