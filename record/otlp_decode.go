@@ -493,22 +493,19 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		}
 		if field == 6 {
 			if d.keep&(1<<vAttributes) == 0 {
-				fs, fe, err := w.bytesField(j, e)
-				if err == nil {
-					if d.someAttrs {
-						err = d.someAttribute(fs, fe)
-					} else {
-						err = d.checkedKeyValue(fs, fe, 3)
-					}
-				}
-				if err != nil {
+				if i, err = d.checkAttributes(j, e); err != nil {
 					return err
 				}
-				i = fe
 				continue
 			}
-			if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
-				return err
+			for { // and the attributes that follow, without the dispatch
+				if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
+					return err
+				}
+				if i >= e || w.b[i] != 6<<3|wireBytes {
+					break
+				}
+				j = i + 1
 			}
 			continue
 		}

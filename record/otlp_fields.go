@@ -204,6 +204,31 @@ func (d *otlpDecoder) checkedValue(o *occurrences, depth int) error {
 	return err
 }
 
+// checkAttributes checks the attribute whose length is at j, and the
+// attributes that follow it (they come one after another: a loop of their
+// own spares each the LogRecord's dispatch), building those of
+// d.attrKeys; it returns where the last ends.
+func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
+	b := d.w.b
+	for {
+		fs, fe, err := d.w.bytesField(j, e)
+		if err == nil {
+			if d.someAttrs {
+				err = d.someAttribute(fs, fe)
+			} else {
+				err = d.checkedKeyValue(fs, fe, 3)
+			}
+		}
+		if err != nil {
+			return j, err
+		}
+		if fe >= e || b[fe] != 6<<3|wireBytes {
+			return fe, nil
+		}
+		j = fe + 1
+	}
+}
+
 // someAttribute decodes the attribute at [s, e) onto the scratch when its
 // key is one of d.attrKeys, and checks it else.
 func (d *otlpDecoder) someAttribute(s, e int) error {
