@@ -34,6 +34,13 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
 		ke := s + 2 + int(b[s+1])
 		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+			// A string value: key and string checked in one look
+			// (checkKeyValue says why that holds).
+			if vs := ke + 2; e-vs >= 2 && b[vs] == 1<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e && validUTF8(b[s:e]) {
+				key := d.str(s+2, ke-s-2)
+				key.setSig(keySig(b[s+2 : ke]))
+				return key, d.str(vs+2, e-vs-2), nil
+			}
 			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
 			if err != nil {
 				return Value{}, Value{}, err
