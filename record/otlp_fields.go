@@ -127,7 +127,7 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 			return false
 		}
 		fs, fe, err := d.w.bytesField(i+1, e)
-		if err != nil || !d.checkKeyValue(fs, fe, depth+1) {
+		if err != nil || !d.quickKeyValue(fs, fe, false) && !d.checkKeyValue(fs, fe, depth+1) {
 			return false
 		}
 		i = fe
@@ -148,6 +148,48 @@ func (d *otlpDecoder) checkArray(s, e, depth int) bool {
 		i = fe
 	}
 	return true
+}
+
+// quickKeyValue is checkKeyValue for the commonest layout, in one
+// function: a key and a scalar value (string, int, bool or double), each
+// with a one-byte length; false for anything else, and, when filter is
+// set, for a key of d.attrKeys (which is built).
+func (d *otlpDecoder) quickKeyValue(s, e int, filter bool) bool {
+	b := d.w.b
+	if e-s < 6 || b[s] != 1<<3|wireBytes || b[s+1] >= 0x80 {
+		return false
+	}
+	ke := s + 2 + int(b[s+1])
+	if ke+4 > e || b[ke] != 2<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
+		return false
+	}
+	if filter && d.wantAttr(b[s+2:ke]) {
+		return false
+	}
+	vs := ke + 2 // the AnyValue, 2 bytes or more
+	switch b[vs] {
+	case 1<<3 | wireBytes:
+		// The string and the key at once (checkKeyValue says why).
+		return int(b[vs+1]) == e-vs-2 && validUTF8(b[s:e])
+	case 2<<3 | wireVarint, 3<<3 | wireVarint:
+		// A varint that ends at e, of 9 bytes at most (a tenth may
+		// overflow).
+		if e-vs-1 > 9 || b[e-1] >= 0x80 {
+			return false
+		}
+		for k := vs + 1; k < e-1; k++ {
+			if b[k] < 0x80 {
+				return false
+			}
+		}
+	case 4<<3 | wireFixed64:
+		if e-vs != 9 {
+			return false
+		}
+	default:
+		return false
+	}
+	return validUTF8(b[s+2 : ke])
 }
 
 // checkKeyValue: keyValue at [s, e) with depth would succeed.
@@ -212,15 +254,18 @@ func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 	b := d.w.b
 	for {
 		fs, fe, err := d.w.bytesField(j, e)
-		if err == nil {
+		if err != nil {
+			return j, err
+		}
+		if !d.quickKeyValue(fs, fe, d.someAttrs) {
 			if d.someAttrs {
 				err = d.someAttribute(fs, fe)
 			} else {
 				err = d.checkedKeyValue(fs, fe, 3)
 			}
-		}
-		if err != nil {
-			return j, err
+			if err != nil {
+				return j, err
+			}
 		}
 		if fe >= e || b[fe] != 6<<3|wireBytes {
 			return fe, nil

@@ -210,6 +210,10 @@ func TestDecodeOTLPFieldsErrors(t *testing.T) {
 		{"severity text not UTF-8", rl(pb{}.str(3, "\xff")), "severity_text"},
 		{"a wanted attribute's value not UTF-8", rl(pb{}.bytes(6, kv("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
 		{"a wanted attribute's value too deep", rl(pb{}.bytes(6, kv("x", deep))), "levels"},
+		{"an attribute's int overflows", rl(pb{}.bytes(6, kv("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)))), "overflows"},
+		{"an attribute's int truncated", rl(pb{}.bytes(6, kv("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff)))), "varint"},
+		{"an attribute's double truncated", rl(pb{}.bytes(6, kv("d", pb{}.tag(4, wireFixed64).raw(1, 2, 3)))), "fixed64"},
+		{"a body entry's key not UTF-8", rl(pb{}.msg(5, pb{}.msg(6, pb{}.bytes(1, kv("\xff", pb{}.uint(3, 1)))))), "KeyValue.key"},
 		{"an attribute after a wanted one", rl(pb{}.bytes(6, kv("k", nil)).bytes(6, kv("z", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
