@@ -186,9 +186,15 @@ func ascii(s []byte) bool {
 	n := len(s)
 	switch {
 	case n >= 8:
+		// The last 8 bytes, then 16 at a time from the start: the
+		// loop's overhead is paid half as often (OTLP's user agents
+		// and URLs run to a hundred bytes).
 		acc := binary.LittleEndian.Uint64(s[n-8:])
-		for i := 0; i+8 <= n; i += 8 {
-			acc |= binary.LittleEndian.Uint64(s[i:])
+		for ; len(s) >= 16; s = s[16:] {
+			acc |= binary.LittleEndian.Uint64(s) | binary.LittleEndian.Uint64(s[8:])
+		}
+		if len(s) >= 8 {
+			acc |= binary.LittleEndian.Uint64(s)
 		}
 		return acc&msb == 0
 	case n >= 4:

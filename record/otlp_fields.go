@@ -155,41 +155,44 @@ func (d *otlpDecoder) checkArray(s, e, depth int) bool {
 // with a one-byte length; false for anything else, and, when filter is
 // set, for a key of d.attrKeys (which is built).
 func (d *otlpDecoder) quickKeyValue(s, e int, filter bool) bool {
-	b := d.w.b
-	if e-s < 6 || b[s] != 1<<3|wireBytes || b[s+1] >= 0x80 {
+	kv := d.w.b[s:e] // offsets from here on are kv's: fewer bounds checks
+	n := len(kv)
+	if n < 6 || kv[0] != 1<<3|wireBytes || kv[1] >= 0x80 {
 		return false
 	}
-	ke := s + 2 + int(b[s+1])
-	if ke+4 > e || b[ke] != 2<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
+	ke := 2 + int(kv[1])
+	if ke+4 > n || kv[ke] != 2<<3|wireBytes || kv[ke+1] >= 0x80 || ke+2+int(kv[ke+1]) != n {
 		return false
 	}
-	if filter && d.wantAttr(b[s+2:ke]) {
+	key := kv[2:ke]
+	if filter && d.wantAttr(key) {
 		return false
 	}
-	vs := ke + 2 // the AnyValue, 2 bytes or more
-	switch b[vs] {
+	v := kv[ke+2:] // the AnyValue, 2 bytes or more
+	switch v[0] {
 	case 1<<3 | wireBytes:
 		// The string and the key at once (checkKeyValue says why).
-		return int(b[vs+1]) == e-vs-2 && validUTF8(b[s:e])
+		return int(v[1]) == len(v)-2 && validUTF8(kv)
 	case 2<<3 | wireVarint, 3<<3 | wireVarint:
-		// A varint that ends at e, of 9 bytes at most (a tenth may
+		// A varint that ends with v, of 9 bytes at most (a tenth may
 		// overflow).
-		if e-vs-1 > 9 || b[e-1] >= 0x80 {
+		u := v[1:]
+		if len(u) > 9 || u[len(u)-1] >= 0x80 {
 			return false
 		}
-		for k := vs + 1; k < e-1; k++ {
-			if b[k] < 0x80 {
+		for _, c := range u[:len(u)-1] {
+			if c < 0x80 {
 				return false
 			}
 		}
 	case 4<<3 | wireFixed64:
-		if e-vs != 9 {
+		if len(v) != 9 {
 			return false
 		}
 	default:
 		return false
 	}
-	return validUTF8(b[s+2 : ke])
+	return validUTF8(key)
 }
 
 // checkKeyValue: keyValue at [s, e) with depth would succeed.

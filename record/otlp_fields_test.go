@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fieldSets are the projections the tests decode with: none, each of the
@@ -227,5 +228,36 @@ func TestDecodeOTLPFieldsErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestASCII: ascii and validUTF8 against the plain definitions, a high
+// byte at every place of every length up to 40 (the loads of 16, 8 and 4
+// bytes, and their overlaps).
+func TestASCII(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		s := []byte(strings.Repeat("a", n))
+		if !ascii(s) || !validUTF8(s) {
+			t.Fatalf("%d ASCII bytes: not ASCII", n)
+		}
+		for i := range n {
+			for _, c := range []byte{0x80, 0xc3, 0xff} {
+				b := slices.Clone(s)
+				b[i] = c
+				if ascii(b) {
+					t.Fatalf("%d bytes, %#x at %d: ascii", n, c, i)
+				}
+				if validUTF8(b) != utf8.Valid(b) {
+					t.Fatalf("%d bytes, %#x at %d: validUTF8 %v", n, c, i, validUTF8(b))
+				}
+			}
+			if i+2 <= n {
+				b := slices.Clone(s)
+				b[i], b[i+1] = 0xc3, 0xa9 // é
+				if !validUTF8(b) {
+					t.Fatalf("%d bytes, é at %d: not valid", n, i)
+				}
+			}
+		}
 	}
 }
