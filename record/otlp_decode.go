@@ -446,8 +446,13 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
 	d.dirty = false
 	for i := s; i < e; {
-		field, wt, j, err := w.tag(i, e)
-		if err != nil {
+		// wire.tag and bytesField by hand where they are hottest: their
+		// one-byte cases do not inline.
+		var field, wt, j int
+		var err error
+		if c := w.b[i]; c < 0x80 && c >= 8 {
+			field, wt, j = int(c>>3), int(c&7), i+1
+		} else if field, wt, j, err = w.tagLong(i, e); err != nil {
 			return err
 		}
 		if field >= len(logRecordWire) || logRecordWire[field] < 0 {
@@ -509,8 +514,10 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			}
 			continue
 		}
-		fs, fe, err := w.bytesField(j, e)
-		if err != nil {
+		var fs, fe int
+		if j < e && w.b[j] < 0x80 && int(w.b[j]) < e-j {
+			fs, fe = j+1, j+1+int(w.b[j])
+		} else if fs, fe, err = w.bytesFieldLong(j, e); err != nil {
 			return err
 		}
 		switch field {

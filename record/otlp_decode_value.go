@@ -15,8 +15,11 @@ func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int
 	if wt != wireBytes {
 		return i, decodeErr(at, ErrWireType, what+" has wire type "+strconv.Itoa(wt)+", not 2")
 	}
-	s, e, err := d.w.bytesField(i, end)
-	if err != nil {
+	var s, e int
+	var err error
+	if b := d.w.b; i < end && b[i] < 0x80 && int(b[i]) < end-i { // bytesField by hand
+		s, e = i+1, i+1+int(b[i])
+	} else if s, e, err = d.w.bytesFieldLong(i, end); err != nil {
 		return i, err
 	}
 	k, v, err := d.keyValue(s, e, depth)

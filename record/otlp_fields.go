@@ -126,8 +126,12 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 		if b[i] != 1<<3|wireBytes {
 			return false
 		}
-		fs, fe, err := d.w.bytesField(i+1, e)
-		if err != nil || !d.quickKeyValue(fs, fe, false) && !d.checkKeyValue(fs, fe, depth+1) {
+		j := i + 1 // bytesField by hand
+		if j >= e || b[j] >= 0x80 || int(b[j]) >= e-j {
+			return false
+		}
+		fs, fe := j+1, j+1+int(b[j])
+		if !d.quickKeyValue(fs, fe, false) && !d.checkKeyValue(fs, fe, depth+1) {
 			return false
 		}
 		i = fe
@@ -256,8 +260,11 @@ func (d *otlpDecoder) checkedValue(o *occurrences, depth int) error {
 func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 	b := d.w.b
 	for {
-		fs, fe, err := d.w.bytesField(j, e)
-		if err != nil {
+		var fs, fe int
+		var err error
+		if j < e && b[j] < 0x80 && int(b[j]) < e-j { // bytesField by hand
+			fs, fe = j+1, j+1+int(b[j])
+		} else if fs, fe, err = d.w.bytesFieldLong(j, e); err != nil {
 			return j, err
 		}
 		if !d.quickKeyValue(fs, fe, d.someAttrs) {
