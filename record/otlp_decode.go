@@ -46,8 +46,10 @@ func (a *Arena) decodeOTLP(req []byte, mode Mode, dst []*Record, keep OTLPFields
 func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OTLPProjection) ([]*Record, error) {
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
 	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: p.Fields & OTLPAllFields}
+	d.built = uint32(d.keep)
 	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
 		d.attrKeys, d.someAttrs = p.Attributes, true
+		d.built |= 1 << vAttributes
 	}
 	if mode == Owned {
 		d.base = uint32(len(a.slab))
@@ -88,6 +90,7 @@ type otlpDecoder struct {
 	// (OTLPProjection.Attributes).
 	someAttrs bool
 	attrKeys  []string
+	built     uint32 // the keys of the root: keep, and the attributes with someAttrs
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -563,14 +566,17 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = resource, scope
-	if d.keep != OTLPAllFields {
-		for id := range vals {
-			if d.keep&(1<<id) == 0 && (id != int(vAttributes) || !d.someAttrs) {
-				vals[id] = Value{}
-			}
+	var root Value
+	if d.keep == OTLPAllFields {
+		root = d.fixedMap(rootKeys[:], vals[:])
+	} else {
+		has := d.built
+		if vals[vBody].kind() == Absent {
+			has &^= 1 << vBody
 		}
+		root = a.viewGroup(rootKeys[:], vals[:], has, d.kref)
 	}
-	r := a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs))
+	r := a.newOTLPRecord(root, int64(unix), int64(obs))
 	if !d.dirty && d.keep == OTLPAllFields {
 		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
 	}
