@@ -36,11 +36,7 @@ func init() {
 // group's records (edits copy them). A request that does not decode adds no
 // record: the error, a *DecodeError, says what and at which byte.
 func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, error) {
-	return a.decodeOTLP(req, mode, dst, OTLPAllFields)
-}
-
-func (a *Arena) decodeOTLP(req []byte, mode Mode, dst []*Record, keep OTLPFields) ([]*Record, error) {
-	return a.decodeOTLPProjection(req, mode, dst, &OTLPProjection{Fields: keep})
+	return a.decodeOTLPProjection(req, mode, dst, &OTLPProjection{Fields: OTLPAllFields})
 }
 
 func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OTLPProjection) ([]*Record, error) {
@@ -570,11 +566,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	if d.keep == OTLPAllFields {
 		root = d.fixedMap(rootKeys[:], vals[:])
 	} else {
-		has := d.built
-		if vals[vBody].kind() == Absent {
-			has &^= 1 << vBody
-		}
-		root = a.viewGroup(rootKeys[:], vals[:], has, d.kref)
+		root = d.projectedRoot(&vals)
 	}
 	r := a.newOTLPRecord(root, int64(unix), int64(obs))
 	if !d.dirty && d.keep == OTLPAllFields {

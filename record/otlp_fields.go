@@ -73,7 +73,17 @@ func (a *Arena) DecodeOTLPProjection(req []byte, mode Mode, dst []*Record, p OTL
 // it: an encoder would write the projection, so the caller must not
 // encode it; with keep OTLPAllFields this is DecodeOTLP.
 func (a *Arena) DecodeOTLPFields(req []byte, mode Mode, dst []*Record, keep OTLPFields) ([]*Record, error) {
-	return a.decodeOTLP(req, mode, dst, keep&OTLPAllFields)
+	return a.decodeOTLPProjection(req, mode, dst, &OTLPProjection{Fields: keep})
+}
+
+// projectedRoot is the root of a projection: the keys built, in the
+// view's order, from the bits of d.built (the body when there is one).
+func (d *otlpDecoder) projectedRoot(vals *[numRootFields]Value) Value {
+	has := d.built
+	if vals[vBody].kind() == Absent {
+		has &^= 1 << vBody
+	}
+	return d.a.viewGroup(rootKeys[:], vals[:], has, d.kref)
 }
 
 // The checks below stand for the decoders of otlp_decode_value.go where a
