@@ -14,7 +14,10 @@
 # only, over the measured records, from /proc), records/s, steady and peak
 # RSS, and the request p50/p99.
 #
-# Usage: bench/otlp.sh   (RECORDS, WARMUP, RUNS, CLIENTS from the environment)
+# Usage: bench/otlp.sh   (RECORDS, WARMUP, RUNS, CLIENTS from the environment;
+# BUFFERS, ENCODINGS and POLICIES restrict the matrix, e.g.
+# BUFFERS=memory ENCODINGS=protobuf; BIN runs a binary built elsewhere, such
+# as an older commit's, instead of building this tree's)
 set -eu
 cd "$(dirname "$0")/.."
 records=${RECORDS:-1000000}
@@ -24,8 +27,12 @@ clients=${CLIENTS:-16}
 tmp=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
-go build -o "$tmp/policyrun" ./cmd/policyrun
-bin=$tmp/policyrun
+if [ -n "${BIN:-}" ]; then
+	bin=$BIN
+else
+	go build -o "$tmp/policyrun" ./cmd/policyrun
+	bin=$tmp/policyrun
+fi
 printf 'policy "add"\n\nset .attributes."bench.added" = "yes"\n' >"$tmp/add.policy"
 port=$((20000 + $$ % 20000))
 
@@ -49,9 +56,9 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '| buffer | encoding | policy | CPU s / M records | records/s | RSS steady MiB | RSS peak MiB | p50 ms | p99 ms |\n'
 printf '|---|---|---|--:|--:|--:|--:|--:|--:|\n'
-for buffer in memory filesystem; do
-	for encoding in json protobuf; do
-		for policy in ingest add; do
+for buffer in ${BUFFERS:-memory filesystem}; do
+	for encoding in ${ENCODINGS:-json protobuf}; do
+		for policy in ${POLICIES:-ingest add}; do
 			config "$policy" "$buffer"
 			: >"$tmp/results"
 			for _ in $(seq "$runs"); do

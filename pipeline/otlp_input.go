@@ -43,6 +43,9 @@ type otlpInput struct {
 	ln     net.Listener
 	srv    *http.Server
 	states sync.Pool // *otlpState
+	// keep is the keys of the view protobuf requests are decoded with
+	// (otlpFields).
+	keep record.OTLPProjection
 
 	in, bytes atomic.Int64
 	mu        sync.Mutex
@@ -61,7 +64,7 @@ type otlpState struct {
 }
 
 func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
-	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}}
+	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields()}
 	tlsCfg, err := serverTLS(p.cfg.Dir, &ic.OTLP)
 	if err != nil {
 		return nil, err
@@ -256,11 +259,13 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, gzipped bool, ct stri
 		data = st.plain.Bytes()
 	}
 	st.arena.Reset()
-	decode := st.arena.DecodeOTLP
+	var recs []*record.Record
+	var err error
 	if ct == ctJSON {
-		decode = st.arena.DecodeOTLPJSON
+		recs, err = st.arena.DecodeOTLPJSON(data, record.Referenced, st.recs[:0])
+	} else {
+		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], in.keep)
 	}
-	recs, err := decode(data, record.Referenced, st.recs[:0])
 	st.recs = recs
 	if err != nil {
 		return http.StatusBadRequest, "the request does not decode: " + err.Error()

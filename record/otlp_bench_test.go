@@ -65,6 +65,25 @@ func BenchmarkOTLP(b *testing.B) {
 		}
 		perRecord(b)
 	})
+	// Projections (DecodeOTLPProjection): B5's ingest only (no key), its
+	// "add an attribute" (that attribute alone) and all the attributes.
+	for _, fc := range benchFields {
+		b.Run("decode/fields-"+fc.name, func(b *testing.B) {
+			a := record.NewArena()
+			var out []*record.Record
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				a.Reset()
+				var err error
+				if out, err = a.DecodeOTLPProjection(reqs[i%benchRequests], record.Referenced, out[:0], fc.proj); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			perRecord(b)
+		})
+	}
 	b.Run("decode/protogo", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
@@ -104,6 +123,15 @@ func BenchmarkOTLP(b *testing.B) {
 	})
 }
 
+var benchFields = []struct {
+	name string
+	proj record.OTLPProjection
+}{
+	{"none", record.OTLPProjection{}},
+	{"added", record.OTLPProjectionOf([]record.Path{{record.KeyStep("attributes"), record.KeyStep("bench.added")}})},
+	{"attributes", record.OTLPProjectionOf([]record.Path{{record.KeyStep("attributes")}})},
+}
+
 // TestOTLPCodecAllocs: in steady state, a decode into a reset arena and an
 // encode with a reused encoder allocate nothing.
 func TestOTLPCodecAllocs(t *testing.T) {
@@ -117,6 +145,15 @@ func TestOTLPCodecAllocs(t *testing.T) {
 		i++
 	}); n != 0 {
 		t.Errorf("DecodeOTLP: %v allocs per request", n)
+	}
+	for _, fc := range benchFields {
+		if n := testing.AllocsPerRun(50, func() {
+			a.Reset()
+			out, _ = a.DecodeOTLPProjection(reqs[i%benchRequests], record.Referenced, out[:0], fc.proj)
+			i++
+		}); n != 0 {
+			t.Errorf("DecodeOTLPProjection %s: %v allocs per request", fc.name, n)
+		}
 	}
 	var e record.OTLPEncoder
 	var buf []byte

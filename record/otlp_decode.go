@@ -36,8 +36,17 @@ func init() {
 // group's records (edits copy them). A request that does not decode adds no
 // record: the error, a *DecodeError, says what and at which byte.
 func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, error) {
+	return a.decodeOTLPProjection(req, mode, dst, &OTLPProjection{Fields: OTLPAllFields})
+}
+
+func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OTLPProjection) ([]*Record, error) {
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
-	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst}
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: p.Fields & OTLPAllFields}
+	d.built = uint32(d.keep)
+	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
+		d.attrKeys, d.someAttrs = p.Attributes, true
+		d.built |= 1 << vAttributes
+	}
 	if mode == Owned {
 		d.base = uint32(len(a.slab))
 		a.slab = append(a.slab, req...)
@@ -70,6 +79,14 @@ type otlpDecoder struct {
 	// record decoded clean keeps its bytes, which the encoder copies
 	// while no edit changed it (OTLPEncoder.AppendProto).
 	dirty bool
+	// keep is the keys of the view each record's root is built with
+	// (DecodeOTLPFields); the others are only checked.
+	keep OTLPFields
+	// someAttrs: the attributes are built with only the keys attrKeys
+	// (OTLPProjection.Attributes).
+	someAttrs bool
+	attrKeys  []string
+	built     uint32 // the keys of the root: keep, and the attributes with someAttrs
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -428,8 +445,13 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
 	d.dirty = false
 	for i := s; i < e; {
-		field, wt, j, err := w.tag(i, e)
-		if err != nil {
+		// wire.tag and bytesField by hand where they are hottest: their
+		// one-byte cases do not inline.
+		var field, wt, j int
+		var err error
+		if c := w.b[i]; c < 0x80 && c >= 8 {
+			field, wt, j = int(c>>3), int(c&7), i+1
+		} else if field, wt, j, err = w.tagLong(i, e); err != nil {
 			return err
 		}
 		if field >= len(logRecordWire) || logRecordWire[field] < 0 {
@@ -474,13 +496,27 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			continue
 		}
 		if field == 6 {
-			if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
-				return err
+			if d.keep&(1<<vAttributes) == 0 {
+				if i, err = d.checkAttributes(j, e); err != nil {
+					return err
+				}
+				continue
+			}
+			for { // and the attributes that follow, without the dispatch
+				if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
+					return err
+				}
+				if i >= e || w.b[i] != 6<<3|wireBytes {
+					break
+				}
+				j = i + 1
 			}
 			continue
 		}
-		fs, fe, err := w.bytesField(j, e)
-		if err != nil {
+		var fs, fe int
+		if j < e && w.b[j] < 0x80 && int(w.b[j]) < e-j {
+			fs, fe = j+1, j+1+int(w.b[j])
+		} else if fs, fe, err = w.bytesFieldLong(j, e); err != nil {
 			return err
 		}
 		switch field {
@@ -502,7 +538,11 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	}
 	vals[vAttributes] = d.finish(Map, start)
 	var err error
-	if body.n > 0 {
+	if body.n > 0 && d.keep&(1<<vBody) == 0 {
+		if err := d.checkedValue(&body, 2); err != nil {
+			return err
+		}
+	} else if body.n > 0 {
 		bd, bs, be, err := d.view(&body)
 		if err != nil {
 			return err
@@ -522,8 +562,14 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vFlags] = IntValue(flags)
 	vals[vDropped] = IntValue(dropped)
 	vals[vResource], vals[vScope] = resource, scope
-	r := a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs))
-	if !d.dirty {
+	var root Value
+	if d.keep == OTLPAllFields {
+		root = d.fixedMap(rootKeys[:], vals[:])
+	} else {
+		root = d.projectedRoot(&vals)
+	}
+	r := a.newOTLPRecord(root, int64(unix), int64(obs))
+	if !d.dirty && d.keep == OTLPAllFields {
 		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
 	}
 	d.recs = append(d.recs, r)
@@ -538,6 +584,9 @@ func (d *otlpDecoder) id(r [2]int, f *ViewField) (Value, error) {
 	}
 	if n != f.HexLen {
 		return Value{}, decodeErr(r[0], ErrIDLength, "LogRecord."+f.Name+" is "+strconv.Itoa(n)+" bytes, not "+strconv.Itoa(f.HexLen))
+	}
+	if d.keep&(1<<f.ID) == 0 {
+		return Value{}, nil // checked, not built
 	}
 	a := d.a
 	off := len(a.slab)

@@ -15,8 +15,11 @@ func (d *otlpDecoder) keyValueField(wt, at, i, end, depth int, what string) (int
 	if wt != wireBytes {
 		return i, decodeErr(at, ErrWireType, what+" has wire type "+strconv.Itoa(wt)+", not 2")
 	}
-	s, e, err := d.w.bytesField(i, end)
-	if err != nil {
+	var s, e int
+	var err error
+	if b := d.w.b; i < end && b[i] < 0x80 && int(b[i]) < end-i { // bytesField by hand
+		s, e = i+1, i+1+int(b[i])
+	} else if s, e, err = d.w.bytesFieldLong(i, end); err != nil {
 		return i, err
 	}
 	k, v, err := d.keyValue(s, e, depth)
@@ -34,6 +37,13 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
 		ke := s + 2 + int(b[s+1])
 		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+			// A string value: key and string checked in one look
+			// (checkKeyValue says why that holds).
+			if vs := ke + 2; e-vs >= 2 && b[vs] == 1<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e && validUTF8(b[s:e]) {
+				key := d.str(s+2, ke-s-2)
+				key.setSig(keySig(b[s+2 : ke]))
+				return key, d.str(vs+2, e-vs-2), nil
+			}
 			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
 			if err != nil {
 				return Value{}, Value{}, err

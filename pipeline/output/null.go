@@ -77,6 +77,9 @@ type nullOutput struct {
 	bufs   sync.Pool
 }
 
+// ReadsRecords: with encode: false, a null output counts records only.
+func (o *nullOutput) ReadsRecords() bool { return o.encode }
+
 func (o *nullOutput) Start(context.Context) error    { return nil }
 func (o *nullOutput) Shutdown(context.Context) error { return nil }
 

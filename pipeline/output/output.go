@@ -33,6 +33,15 @@ type Output interface {
 	Stats() Stats
 }
 
+// RecordReader is an Output that says whether it reads the keys and
+// values of the records it is given. One that does not (a null output
+// that only counts) lets an otlp input build no more of each record than
+// the policies read and write (record.DecodeOTLPFields); an Output that
+// does not implement it reads them.
+type RecordReader interface {
+	ReadsRecords() bool
+}
+
 // WriteOptions say how a Write may wait.
 type WriteOptions struct {
 	// NoWait makes a Write into a full buffer under when_full: block

@@ -1,0 +1,41 @@
+package pipeline
+
+import (
+	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// otlpFields returns what of the OTLP view an otlp input must build its
+// records with: only the keys (and attributes) its policies read or write
+// (their vm.Access), when no output reads records; every key else. Records then
+// skip the cost of building what nothing looks at, while the request is
+// still checked whole (a bad one is a 400 all the same).
+//
+// The decision is made once, for the whole pipeline, so it holds for any
+// tag a policy may give a record: every stage and every output counts,
+// whatever it matches. A stage whose access is not known (a Lua script,
+// a backend without vm.Access, a processor of Options.NewProcessor) needs
+// the whole record.
+func (p *Pipeline) otlpFields() record.OTLPProjection {
+	all := record.OTLPProjection{Fields: record.OTLPAllFields}
+	for _, o := range p.outputs {
+		if rr, ok := o.out.(output.RecordReader); !ok || rr.ReadsRecords() {
+			return all
+		}
+	}
+	var paths []record.Path
+	for _, s := range p.stages {
+		ps, ok := s.proc.(*policyStage)
+		if !ok {
+			return all
+		}
+		ac, ok := ps.prog.(interface{ Access() vm.Access })
+		if !ok {
+			return all
+		}
+		a := ac.Access()
+		paths = append(append(paths, a.Reads...), a.Writes...)
+	}
+	return record.OTLPProjectionOf(paths)
+}

@@ -1,0 +1,89 @@
+package pipeline
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+// TestOTLPFields: an otlp input builds only the keys its policies read and
+// write when no output reads records, and whole records else.
+func TestOTLPFields(t *testing.T) {
+	all := record.OTLPProjection{Fields: record.OTLPAllFields}
+	added := record.OTLPProjection{Attributes: []string{"bench.added"}}
+	body := record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}})
+	sev := record.OTLPFieldsOf([]record.Path{{record.KeyStep("severity_number")}})
+	add := "policy \"add\"\n\nset .attributes.\"bench.added\" = \"yes\"\n"
+	for _, tt := range []struct {
+		name     string
+		policies []string
+		outputs  string
+		want     record.OTLPProjection
+	}{
+		{"ingest into null", nil, "    - name: null\n      encode: false\n", record.OTLPProjection{}},
+		{"add an attribute", []string{add}, "    - name: null\n      encode: false\n", added},
+		{"two policies", []string{add, "policy \"d\"\n\ndrop when .body.n == 3 || (as_int(.severity_number) ?? 0) < 9\n"},
+			"    - name: null\n      encode: false\n", record.OTLPProjection{Fields: body | sev, Attributes: []string{"bench.added"}}},
+		{"the whole record", []string{"policy \"w\"\n\nset .copy = keys(.)\n"}, "    - name: null\n      encode: false\n", all},
+		{"a null output that encodes", nil, "    - name: null\n", all},
+		{"a buffered null output", nil, "    - name: null\n      buffer: {type: memory}\n", all},
+		{"another output too", []string{add}, "    - name: null\n      encode: false\n    - name: stdout\n", all},
+		{"a Lua script", []string{"lua"}, "    - name: null\n      encode: false\n", all},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"
+			if len(tt.policies) > 0 {
+				src += "  filters:\n"
+			}
+			for i, p := range tt.policies {
+				if p == "lua" {
+					src += "    - name: lua\n      call: f\n      code: \"function f(tag, ts, r) return 0, ts, r end\"\n"
+					continue
+				}
+				name := string(rune('a'+i)) + ".policy"
+				writeFile(t, dir, name, p)
+				src += "    - name: policy\n      file: " + name + "\n"
+			}
+			p, err := New(writeConfig(t, dir, src+"  outputs:\n"+tt.outputs), Options{Check: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if got := p.servers[0].keep; fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
+				t.Errorf("keep %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOTLPInputProjected: records built in part still run their policies
+// (a drop that reads the body, and no more) and are counted; a request with a bad part
+// that is not built is refused as before.
+func TestOTLPInputProjected(t *testing.T) {
+	pol := writePolicy(t, "policy \"d\"\n\ndrop when .body.n == 3\n")
+	url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n  outputs:\n    - name: null\n      encode: false\n")
+	if keep := p.servers[0].keep; keep.Fields != record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}}) || keep.Attributes != nil {
+		t.Fatalf("keep %+v: not the body alone", keep)
+	}
+	c := &http.Client{}
+	if a := post(t, c, url, ctProtobuf, "", otlpRequest(t, 0, 10, false)); a.status != 200 {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	// A LogRecord whose attribute key is not UTF-8: the attributes are
+	// not built.
+	bad := []byte{0x0a, 0x0a, 0x12, 0x08, 0x12, 0x06, 0x32, 0x04, 0x0a, 0x02, 'k', 0xff}
+	if a := post(t, c, url, ctProtobuf, "", bad); a.status != 400 {
+		t.Errorf("a request with a bad resource: %d %s", a.status, a.body)
+	}
+	stop()
+	s := p.Summary()
+	if in := s.Inputs[0]; in.In != 10 || in.Requests[200] != 1 || in.Requests[400] != 1 {
+		t.Errorf("input summary %+v", in)
+	}
+	if s.Filters[0].Dropped != 1 || s.Out != 9 {
+		t.Errorf("summary:\n%s", summaryText(s))
+	}
+}
