@@ -40,25 +40,30 @@ type b7Case struct {
 	ottl   []string // transform statements (log context), or
 	filter []string // filter conditions
 	k8s    bool
+	hand   handwritten // the policy in Go against pdata (floor_test.go)
 }
 
 var b7Cases = []b7Case{
 	{name: "add_attribute",
 		policy: "set .attributes.\"bench.added\" = \"yes\"\n",
-		ottl:   []string{`set(log.attributes["bench.added"], "yes")`}},
+		ottl:   []string{`set(log.attributes["bench.added"], "yes")`},
+		hand:   handAddAttribute},
 	{name: "edit",
 		policy: "remove .body.user\nset .body.env = \"prod\"\n",
-		ottl:   []string{`delete_key(log.body, "user")`, `set(log.body["env"], "prod")`}},
+		ottl:   []string{`delete_key(log.body, "user")`, `set(log.body["env"], "prod")`},
+		hand:   handEdit},
 	{name: "read5_edit",
 		policy: "if .attributes.\"http.request.method\" == \"GET\" && (.attributes.\"http.response.status_code\" ?? 0) >= 500 &&\n" +
 			"    (.body.latency_ms ?? 0.0) > 1000.0 && .severity_number >= 13 && .attributes.\"cache.hit\" == false {\n" +
 			"  set .attributes.slow_error = true\n}\n",
 		ottl: []string{`set(log.attributes["slow_error"], true) where log.attributes["http.request.method"] == "GET" and ` +
 			`log.attributes["http.response.status_code"] >= 500 and log.body["latency_ms"] > 1000.0 and ` +
-			`log.severity_number >= SEVERITY_NUMBER_WARN and log.attributes["cache.hit"] == false`}},
+			`log.severity_number >= SEVERITY_NUMBER_WARN and log.attributes["cache.hit"] == false`},
+		hand: handRead5Edit},
 	{name: "drop",
 		policy: "drop when .severity_number < 9\n",
-		filter: []string{`log.severity_number < SEVERITY_NUMBER_INFO`}},
+		filter: []string{`log.severity_number < SEVERITY_NUMBER_INFO`},
+		hand:   handDrop},
 	{name: "k8s", k8s: true,
 		policy: "set .attributes.\"k8s.pod.name\" = .resource.attributes.\"k8s.pod.name\" ?? \"\"\n" +
 			"set .attributes.\"k8s.namespace.name\" = .resource.attributes.\"k8s.namespace.name\" ?? \"\"\n" +
@@ -67,7 +72,8 @@ var b7Cases = []b7Case{
 			`set(log.attributes["k8s.namespace.name"], resource.attributes["k8s.namespace.name"])`,
 			`flatten(log.attributes["labels"], "k8s.label")`,
 			`merge_maps(log.attributes, log.attributes["labels"], "upsert")`,
-			`delete_key(log.attributes, "labels")`}},
+			`delete_key(log.attributes, "labels")`},
+		hand: handK8s},
 }
 
 const b7Schema = "schema otlp {\n" +
@@ -262,15 +268,19 @@ func diffLogs(x, y plog.Logs) string {
 	return ""
 }
 
-// BenchmarkProcessor is B7: each case through the policyrun processor and,
-// as "transform", through OTTL (the transform processor; for drop, the
-// filter processor, which is where OTTL drops), side by side.
+// BenchmarkProcessor is B7: each case through the policyrun processor,
+// as "transform" through OTTL (the transform processor; for drop, the
+// filter processor, which is where OTTL drops), and as "handwritten"
+// through the policy written in Go against pdata (floor_test.go: the
+// cost of the pdata work alone), side by side.
 func BenchmarkProcessor(b *testing.B) {
 	for _, c := range b7Cases {
 		pr, ottl := b7Processors(b, c)
 		in := b7Logs(b, c.k8s)
 		b.Run(c.name+"/policyrun", func(b *testing.B) { benchLogs(b, pr, in) })
 		b.Run(c.name+"/transform", func(b *testing.B) { benchLogs(b, ottl, in) })
+		hw := handwrittenLogs(b, c.hand)
+		b.Run(c.name+"/handwritten", func(b *testing.B) { benchLogs(b, hw, in) })
 	}
 }
 
