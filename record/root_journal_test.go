@@ -1,7 +1,11 @@
 package record
 
 import (
+	"bytes"
+	"fmt"
 	"math/bits"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +58,41 @@ func TestJournalIndex(t *testing.T) {
 			t.Errorf("journalIndex(%d) = %d, %v; want %d, %v", tt.pos, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// FuzzSplicedJSON: any line the decoder takes, edited by the steps the
+// fuzzer picks, writes the value a full encode
+// would, with its key order, and its root journal, while on, describes
+// its root (its seed corpus runs as a test).
+func FuzzSplicedJSON(f *testing.F) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var sb strings.Builder
+	for i := 0; i < 24; i++ {
+		sb.Reset()
+		randomJSON(rng, &sb, 3, true)
+		f.Add([]byte(sb.String()), uint64(i))
+	}
+	f.Add([]byte(b2JSON), uint64(99))
+	f.Fuzz(func(t *testing.T, line []byte, seed uint64) {
+		a := NewArena()
+		a.Limits.MaxDepth = 32
+		r, err := a.DecodeJSON(line, Referenced)
+		if err != nil {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, 5))
+		var log []string
+		for step := 0; step < 6; step++ {
+			log = append(log, randomEdit(rng, a, r, []string{"a", "b", "level", "msg", "x"}))
+			where := func() string { return fmt.Sprintf("%q, %s", line, strings.Join(log, "; ")) }
+			checkJournal(t, r, where)
+			got, full := r.AppendJSON(nil), a.AppendJSON(nil, r.Root())
+			if bytes.ContainsAny(got, "\r\n") {
+				t.Fatalf("%s: output %q holds a line break", where(), got)
+			}
+			if g, w := canonJSON(t, got), canonJSON(t, full); g != w {
+				t.Fatalf("%s:\nspliced %s\n  canon %s\n   full %s", where(), got, g, w)
+			}
+		}
+	})
 }
