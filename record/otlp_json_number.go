@@ -186,26 +186,10 @@ var (
 // (as proto3 JSON writes 64-bit integers). It returns the value's bits.
 func (d *otlpJSONDecoder) integer(i int, t intType) (uint64, int, error) {
 	b := d.j.b
-	var text []byte
-	end, sl := i, len(d.a.slab)
-	switch {
-	case i < len(b) && b[i] == '"':
-		v, j, err := d.j.str(i)
-		if err != nil {
-			return 0, j, err
-		}
-		end, text = j, d.a.raw(v)
-		if e, ok := numberEnd(text, 0); !ok || e != len(text) {
-			return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:end])+", not "+t.name)
-		}
-	case i < len(b) && (b[i] == '-' || '0' <= b[i] && b[i] <= '9'):
-		var err error
-		if end, err = d.number(i); err != nil {
-			return 0, end, err
-		}
-		text = b[i:end]
-	default:
-		return 0, i, d.want(i, t.name)
+	sl := len(d.a.slab)
+	text, end, err := d.numberText(i, t.name, false)
+	if err != nil {
+		return 0, end, err
 	}
 	neg, mag, status := jsonInt(text)
 	d.a.slab = d.a.slab[:sl] // a string with escapes was unescaped there
@@ -287,20 +271,49 @@ func severityByName(s string) (int64, bool) {
 	return 0, false
 }
 
-// double reads a double: a number, a string holding one, or "NaN",
-// "Infinity" or "-Infinity".
-func (d *otlpJSONDecoder) double(i int) (float64, int, error) {
+// numberText returns the text of the number at i — a JSON number, or a
+// string holding one, as proto3 JSON writes 64-bit integers and doubles —
+// and where the value ends; what names the field's type for errors. A
+// string with escapes is unescaped into the slab: the caller cuts the slab
+// back. With special, a string that is not a number but one of the
+// doubles' names (NaN, Infinity, -Infinity) is returned for the caller.
+func (d *otlpJSONDecoder) numberText(i int, what string, special bool) ([]byte, int, error) {
 	b := d.j.b
-	var text []byte
-	end, sl := i, len(d.a.slab)
-	defer func() { d.a.slab = d.a.slab[:sl] }()
 	switch {
 	case i < len(b) && b[i] == '"':
 		v, j, err := d.j.str(i)
 		if err != nil {
-			return 0, j, err
+			return nil, j, err
 		}
-		end, text = j, d.a.raw(v)
+		text := d.a.raw(v)
+		if special && (string(text) == "NaN" || string(text) == "Infinity" || string(text) == "-Infinity") {
+			return text, j, nil
+		}
+		if e, ok := numberEnd(text, 0); !ok || e != len(text) {
+			return nil, i, decodeErr(i, ErrFieldType, shortText(b[i:j])+", not "+what)
+		}
+		return text, j, nil
+	case i < len(b) && (b[i] == '-' || '0' <= b[i] && b[i] <= '9'):
+		end, err := d.number(i)
+		if err != nil {
+			return nil, end, err
+		}
+		return b[i:end], end, nil
+	}
+	return nil, i, d.want(i, what)
+}
+
+// double reads a double: a number, a string holding one, or "NaN",
+// "Infinity" or "-Infinity".
+func (d *otlpJSONDecoder) double(i int) (float64, int, error) {
+	b := d.j.b
+	sl := len(d.a.slab)
+	defer func() { d.a.slab = d.a.slab[:sl] }()
+	text, end, err := d.numberText(i, "a double", true)
+	if err != nil {
+		return 0, end, err
+	}
+	if b[i] == '"' {
 		switch string(text) {
 		case "NaN":
 			return math.NaN(), end, nil
@@ -309,17 +322,6 @@ func (d *otlpJSONDecoder) double(i int) (float64, int, error) {
 		case "-Infinity":
 			return math.Inf(-1), end, nil
 		}
-		if e, ok := numberEnd(text, 0); !ok || e != len(text) {
-			return 0, i, decodeErr(i, ErrFieldType, shortText(b[i:end])+", not a double")
-		}
-	case i < len(b) && (b[i] == '-' || '0' <= b[i] && b[i] <= '9'):
-		var err error
-		if end, err = d.number(i); err != nil {
-			return 0, end, err
-		}
-		text = b[i:end]
-	default:
-		return 0, i, d.want(i, "a double")
 	}
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 	if err != nil {
