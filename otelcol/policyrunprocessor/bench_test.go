@@ -177,16 +177,7 @@ func TestB7Equivalent(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pr, ottl := b7Processors(t, c)
 			in := b7Logs(t, c.k8s)
-			x, y := plog.NewLogs(), plog.NewLogs()
-			in.CopyTo(x)
-			in.CopyTo(y)
-			ctx := context.Background()
-			if err := pr.ConsumeLogs(ctx, x); err != nil {
-				t.Fatal(err)
-			}
-			if err := ottl.ConsumeLogs(ctx, y); err != nil {
-				t.Fatal(err)
-			}
+			x, y := consumeBoth(t, pr, ottl, in)
 			if d := diffLogs(x, y); d != "" {
 				t.Errorf("policyrun and OTTL differ: %s", d)
 			}

@@ -242,16 +242,7 @@ func TestB7Handwritten(t *testing.T) {
 			pr, _ := b7Processors(t, c)
 			hw := handwrittenLogs(t, c.hand)
 			for _, in := range []plog.Logs{b7Logs(t, c.k8s), b7Edges()} {
-				x, y := plog.NewLogs(), plog.NewLogs()
-				in.CopyTo(x)
-				in.CopyTo(y)
-				ctx := context.Background()
-				if err := pr.ConsumeLogs(ctx, x); err != nil {
-					t.Fatal(err)
-				}
-				if err := hw.ConsumeLogs(ctx, y); err != nil {
-					t.Fatal(err)
-				}
+				x, y := consumeBoth(t, pr, hw, in)
 				if d := diffLogs(x, y); d != "" {
 					t.Errorf("policyrun and hand-written differ: %s", d)
 				}

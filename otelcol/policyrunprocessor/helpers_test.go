@@ -1,6 +1,7 @@
 package policyrunprocessor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -200,4 +202,20 @@ func valueText(v pcommon.Value) string {
 		return fmt.Sprintf("bytes(%x)", v.Bytes().AsRaw())
 	}
 	return v.AsString()
+}
+
+// consumeBoth gives each of two processors its own copy of in and
+// returns what each made of it, for tests that compare the two.
+func consumeBoth(t *testing.T, p, q consumer.Logs, in plog.Logs) (x, y plog.Logs) {
+	t.Helper()
+	x, y = plog.NewLogs(), plog.NewLogs()
+	in.CopyTo(x)
+	in.CopyTo(y)
+	if err := p.ConsumeLogs(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.ConsumeLogs(context.Background(), y); err != nil {
+		t.Fatal(err)
+	}
+	return x, y
 }
