@@ -8,9 +8,11 @@ import (
 
 // otlpFields returns what of the OTLP view an otlp input must build its
 // records with: only the keys (and attributes) its policies read or write
-// (their vm.Access), when no output reads records; every key else. Records then
-// skip the cost of building what nothing looks at, while the request is
-// still checked whole (a bad one is a 400 all the same).
+// (their vm.Access), when no output reads records, standing on their
+// LogRecords' bytes when an output encodes them as OTLP protobuf
+// (output.ReadsOTLPWire); every key else. Records then skip the cost of
+// building what nothing looks at, while the request is still checked
+// whole (a bad one is a 400 all the same).
 //
 // The decision is made once, for the whole pipeline, so it holds for any
 // tag a policy may give a record: every stage and every output counts,
@@ -19,9 +21,17 @@ import (
 // the whole record.
 func (p *Pipeline) otlpFields() record.OTLPProjection {
 	all := record.OTLPProjection{Fields: record.OTLPAllFields}
+	wire := false
 	for _, o := range p.outputs {
-		if rr, ok := o.out.(output.RecordReader); !ok || rr.ReadsRecords() {
+		rr, ok := o.out.(output.RecordReader)
+		if !ok {
 			return all
+		}
+		switch rr.Reads() {
+		case output.ReadsRecords:
+			return all
+		case output.ReadsOTLPWire:
+			wire = true
 		}
 	}
 	var paths []record.Path
@@ -37,5 +47,7 @@ func (p *Pipeline) otlpFields() record.OTLPProjection {
 		a := ac.Access()
 		paths = append(append(paths, a.Reads...), a.Writes...)
 	}
-	return record.OTLPProjectionOf(paths)
+	proj := record.OTLPProjectionOf(paths)
+	proj.Wire = wire
+	return proj
 }

@@ -1,9 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
+
+	"github.com/policyrun/policyrun/pipeline/gen"
 
 	"github.com/policyrun/policyrun/record"
 )
@@ -28,7 +34,10 @@ func TestOTLPFields(t *testing.T) {
 			"    - name: null\n      encode: false\n", record.OTLPProjection{Fields: body | sev, Attributes: []string{"bench.added"}}},
 		{"the whole record", []string{"policy \"w\"\n\nset .copy = keys(.)\n"}, "    - name: null\n      encode: false\n", all},
 		{"a null output that encodes", nil, "    - name: null\n", all},
-		{"a buffered null output", nil, "    - name: null\n      buffer: {type: memory}\n", all},
+		{"a buffered null output", nil, "    - name: null\n      buffer: {type: memory}\n", record.OTLPProjection{Wire: true}},
+		{"an otlp output", []string{add}, "    - name: otlp\n      endpoint: http://127.0.0.1:9\n", record.OTLPProjection{Attributes: []string{"bench.added"}, Wire: true}},
+		{"an otlp output in JSON", []string{add}, "    - name: otlp\n      endpoint: http://127.0.0.1:9\n      encoding: json\n", all},
+		{"an http output", nil, "    - name: http\n      uri: http://127.0.0.1:9/\n", all},
 		{"another output too", []string{add}, "    - name: null\n      encode: false\n    - name: stdout\n", all},
 		{"a Lua script", []string{"lua"}, "    - name: null\n      encode: false\n", all},
 	} {
@@ -85,5 +94,56 @@ func TestOTLPInputProjected(t *testing.T) {
 	}
 	if s.Filters[0].Dropped != 1 || s.Out != 9 {
 		t.Errorf("summary:\n%s", summaryText(s))
+	}
+}
+
+// TestOTLPWireGateway: an otlp input → policy → otlp output gateway, whose
+// records stand on their LogRecords' bytes (OTLPProjection.Wire), sends
+// what the same gateway sends when another output makes it build every
+// record whole, request by request, for policies that add attributes
+// (the bytes and more), change and remove existing ones (decoded whole
+// at the output), and edit the resource.
+func TestOTLPWireGateway(t *testing.T) {
+	reqs := gen.OTLPRequests(300, 7)
+	for _, tt := range []struct{ name, policy string }{
+		{"add", `set .attributes."bench.added" = "yes"`},
+		{"change and remove", "set .attributes.\"http.route\" = \"/r\"\nremove .attributes.\"cache.hit\"\nset .attributes.\"bench.added\" = 1"},
+		{"resource", `set .resource.attributes."deployment" = "prod"`},
+		{"drop some", `drop when .severity_text == "DEBUG"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got [2][][]byte
+			for i, more := range []string{"", "    - name: null\n"} {
+				var mu sync.Mutex
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					b, _ := io.ReadAll(r.Body)
+					mu.Lock()
+					got[i] = append(got[i], b)
+					mu.Unlock()
+					w.Header().Set("Content-Type", ctProtobuf)
+				}))
+				pol := writePolicy(t, "policy \"g\"\n\n"+tt.policy+"\n")
+				url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n"+otlpOutput(srv.URL)+more)
+				if wire := p.servers[0].keep.Wire; wire != (i == 0) {
+					t.Fatalf("pipeline %d: Wire %v", i, wire)
+				}
+				c := &http.Client{}
+				for _, req := range reqs {
+					if a := post(t, c, url, ctProtobuf, "", req); a.status != 200 {
+						t.Fatalf("%d %s", a.status, a.body)
+					}
+				}
+				stop()
+				srv.Close()
+			}
+			if len(got[0]) != len(got[1]) {
+				t.Fatalf("%d requests sent, %d by the whole records", len(got[0]), len(got[1]))
+			}
+			for j := range got[0] {
+				if !bytes.Equal(got[0][j], got[1][j]) {
+					t.Fatalf("request %d: %d bytes, the whole records' %d", j, len(got[0][j]), len(got[1][j]))
+				}
+			}
+		})
 	}
 }

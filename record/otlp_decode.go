@@ -41,8 +41,12 @@ func (a *Arena) DecodeOTLP(req []byte, mode Mode, dst []*Record) ([]*Record, err
 
 func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OTLPProjection) ([]*Record, error) {
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
-	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: p.Fields & OTLPAllFields}
-	d.built = uint32(d.keep)
+	keep := p.Fields & OTLPAllFields
+	if p.Wire {
+		keep |= 1<<vResource | 1<<vScope // the encoder groups by them
+	}
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep}
+	d.built, d.wire = uint32(d.keep), p.Wire && d.keep != OTLPAllFields
 	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
 		d.attrKeys, d.someAttrs = p.Attributes, true
 		d.built |= 1 << vAttributes
@@ -87,6 +91,12 @@ type otlpDecoder struct {
 	someAttrs bool
 	attrKeys  []string
 	built     uint32 // the keys of the root: keep, and the attributes with someAttrs
+	// wire: a projection stands on the LogRecord's bytes (OTLPProjection.Wire),
+	// so the checks also look for keys sent twice, which make it dirty.
+	wire bool
+	// attrDups: the keys of the LogRecord's attributes checked so far
+	// (they need not come one after another).
+	attrDups keyDups
 }
 
 func (d *otlpDecoder) str(i, n int) Value {
@@ -444,6 +454,9 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	)
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
 	d.dirty = false
+	if d.wire {
+		d.attrDups = keyDups{}
+	}
 	for i := s; i < e; {
 		// wire.tag and bytesField by hand where they are hottest: their
 		// one-byte cases do not inline.
@@ -565,12 +578,15 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	var root Value
 	if d.keep == OTLPAllFields {
 		root = d.fixedMap(rootKeys[:], vals[:])
+	} else if d.wire && d.dirty {
+		return d.logRecordWhole(s, e, resource, scope)
 	} else {
 		root = d.projectedRoot(&vals)
 	}
 	r := a.newOTLPRecord(root, int64(unix), int64(obs))
-	if !d.dirty && d.keep == OTLPAllFields {
+	if !d.dirty {
 		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
+		r.proj = d.keep != OTLPAllFields
 	}
 	d.recs = append(d.recs, r)
 	return nil

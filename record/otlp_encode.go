@@ -88,11 +88,17 @@ func appendWire(dst []byte, r *Record) (out []byte, ok bool) {
 			return dst, false
 		}
 		if cur[i+1] != was[i+1] {
-			if attr >= 0 || a.str(cur[i]) != "attributes" {
+			switch k := a.str(cur[i]); {
+			case k == "resource" || k == "scope":
+				continue
+			case attr >= 0 || k != "attributes":
 				return dst, false
 			}
 			attr = i + 1
 		}
+	}
+	if attr < 0 {
+		return append(dst, a.raw(r.wire)...), true
 	}
 	added, old := a.entries(cur[attr]), a.entries(was[attr])
 	if cur[attr].kind() != Map || was[attr].kind() != Map || len(added) < len(old) {
@@ -121,12 +127,12 @@ func (a *Arena) entries(m Value) []Value {
 
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
-	a, root := r.a, r.root
-	if r.wire.kind() == Bytes && !e.FromViews {
+	if r.wire.kind() == Bytes && !r.timeSet && !e.FromViews {
 		if out, ok := appendWire(dst, r); ok {
 			return out
 		}
 	}
+	a, root := r.a, r.wholeRoot()
 	if r.layout != layoutOTLP {
 		if r.time != 0 {
 			dst = appendFixed64Field(dst, 1, uint64(r.time))

@@ -37,6 +37,13 @@ type OTLPProjection struct {
 	// are keys of .attributes built alone: the record's attributes map
 	// holds those of them the LogRecord has, the others are checked.
 	Attributes []string
+	// Wire: the records are to be encoded as OTLP protobuf (an otlp
+	// output, a filesystem buffer). Each stands on its LogRecord's bytes,
+	// which an encoder copies, adding the attributes the edits added, or
+	// decodes whole when the edits did more (docs/otlp.md, Projections);
+	// a LogRecord whose bytes do not say its view again (a field skipped,
+	// a key twice) is built whole.
+	Wire bool
 }
 
 // OTLPProjectionOf returns the projection on paths (docs/vm.md, "Access
@@ -132,6 +139,7 @@ func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
 
 func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 	b := d.w.b
+	var dups keyDups
 	for i := s; i < e; {
 		if b[i] != 1<<3|wireBytes {
 			return false
@@ -143,6 +151,12 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 		fs, fe := j+1, j+1+int(b[j])
 		if !d.quickKeyValue(fs, fe, false) && !d.checkKeyValue(fs, fe, depth+1) {
 			return false
+		}
+		if d.wire {
+			// A key twice: the decoder drops one, and says so (dirty).
+			if ks, ke, ok := kvKey(b, fs, fe); !ok || dups.seen(b, ks, ke) {
+				return false
+			}
 		}
 		i = fe
 	}
@@ -285,6 +299,15 @@ func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 			}
 			if err != nil {
 				return j, err
+			}
+		}
+		if d.wire {
+			// The keys checked, not built, sent twice: the whole decode
+			// would drop one (those built are deduplicated by finish).
+			if ks, ke, ok := kvKey(b, fs, fe); !ok {
+				d.dirty = true
+			} else if !(d.someAttrs && d.wantAttr(b[ks:ke])) && d.attrDups.seen(b, ks, ke) {
+				d.dirty = true
 			}
 		}
 		if fe >= e || b[fe] != 6<<3|wireBytes {

@@ -92,8 +92,11 @@ func FuzzDecodeOTLPFields(f *testing.F) {
 				if keys := a.Len(r.Root()); keys != len(w) {
 					t.Fatalf("fields %b, record %d: %d keys, want %d", keep, i, keys, len(w))
 				}
-				if keep != OTLPAllFields && r.wire.kind() != Absent {
-					t.Fatalf("fields %b, record %d: a projection has wire bytes", keep, i)
+				if hasWire := r.wire.kind() == Bytes; hasWire != (r.proj || keep == OTLPAllFields && hasWire) {
+					t.Fatalf("fields %b, record %d: wire bytes %v, a projection %v", keep, i, hasWire, r.proj)
+				}
+				if want[i].wire.kind() == Bytes && r.wire.kind() != Bytes {
+					t.Fatalf("fields %b, record %d: a projection of a clean LogRecord has no bytes", keep, i)
 				}
 			}
 		}

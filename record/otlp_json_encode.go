@@ -104,7 +104,7 @@ func appendScopeJSON(dst []byte, a *Arena, m Value) []byte {
 // appendLogRecordJSON writes one LogRecord, its fields in the order of
 // their declaration.
 func appendLogRecordJSON(dst []byte, r *Record) []byte {
-	a, root := r.a, r.root
+	a, root := r.a, r.wholeRoot()
 	dst = append(dst, '{')
 	obj := len(dst)
 	if r.layout != layoutOTLP {

@@ -76,6 +76,11 @@ type Record struct {
 	// decoded (or only has attributes added) and its time unchanged (see
 	// appendWire).
 	wire Value
+	// proj is set when the root is a projection (DecodeOTLPProjection)
+	// that wire stands behind: encoders write wire, or the LogRecord
+	// decoded whole from it with the projection's edits (wholeRoot).
+	// timeSet is set once the time changed: wire holds the old one.
+	proj, timeSet bool
 	// decLo and decHi are the nodes the decode of text made (equal when
 	// there is no text). Those nodes never change, so an edited record's
 	// output copies the runs of text whose nodes it still holds, finding
@@ -130,7 +135,7 @@ func (r *Record) Time() int64 { return r.time }
 // SetTime sets the record's time in unix nanoseconds.
 func (r *Record) SetTime(unixNanos int64) {
 	if unixNanos != r.time {
-		r.wire = Value{} // its bytes hold the old time
+		r.timeSet = true // wire holds the old time
 	}
 	r.time = unixNanos
 }

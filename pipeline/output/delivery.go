@@ -134,6 +134,7 @@ type DataDirUser interface {
 type codec interface {
 	encode(dst []byte, recs []*record.Record) []byte
 	join(dst []byte, payloads [][]byte) []byte
+	reads() Reading
 }
 
 // sender sends one request body.
@@ -233,6 +234,9 @@ type writeState struct {
 	c    codec
 	data []byte
 }
+
+// Reads is what the output's codec reads of the records.
+func (o *buffered) Reads() Reading { return o.newCodec().reads() }
 
 func (o *buffered) getState() *writeState {
 	if ws, ok := o.states.Get().(*writeState); ok {

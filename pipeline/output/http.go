@@ -53,6 +53,8 @@ func (ndjson) encode(dst []byte, recs []*record.Record) []byte {
 	return dst
 }
 
+func (ndjson) reads() Reading { return ReadsRecords }
+
 func (ndjson) join(dst []byte, payloads [][]byte) []byte {
 	for _, p := range payloads {
 		dst = append(dst, p...)

@@ -77,8 +77,13 @@ type nullOutput struct {
 	bufs   sync.Pool
 }
 
-// ReadsRecords: with encode: false, a null output counts records only.
-func (o *nullOutput) ReadsRecords() bool { return o.encode }
+// Reads: with encode: false, a null output counts records only.
+func (o *nullOutput) Reads() Reading {
+	if o.encode {
+		return ReadsRecords
+	}
+	return ReadsNothing
+}
 
 func (o *nullOutput) Start(context.Context) error    { return nil }
 func (o *nullOutput) Shutdown(context.Context) error { return nil }

@@ -91,6 +91,16 @@ func (c *otlpCodec) encode(dst []byte, recs []*record.Record) []byte {
 	return c.enc.AppendProto(dst, recs)
 }
 
+// reads: OTLP/JSON is written from the records' views; protobuf from an
+// OTLP record's bytes where its edits allow (plain records are mapped
+// whole, but they do not come from an otlp input).
+func (c *otlpCodec) reads() Reading {
+	if c.json {
+		return ReadsRecords
+	}
+	return ReadsOTLPWire
+}
+
 // jsonHead and jsonTail are what the encoder writes around the resource
 // logs of a request in OTLP/JSON.
 const (

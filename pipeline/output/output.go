@@ -33,13 +33,26 @@ type Output interface {
 	Stats() Stats
 }
 
-// RecordReader is an Output that says whether it reads the keys and
-// values of the records it is given. One that does not (a null output
-// that only counts) lets an otlp input build no more of each record than
-// the policies read and write (record.DecodeOTLPFields); an Output that
-// does not implement it reads them.
+// Reading is what an output reads of the records it is given, which says
+// how much of each record an otlp input must build (record.OTLPProjection).
+type Reading uint8
+
+const (
+	// ReadsRecords: the keys and values (JSON, NDJSON, OTLP/JSON): every
+	// record is built whole.
+	ReadsRecords Reading = iota
+	// ReadsOTLPWire: OTLP records are encoded as OTLP protobuf, which an
+	// OTLP record decoded from protobuf can be from its LogRecord's bytes
+	// and its edits (record.OTLPProjection.Wire).
+	ReadsOTLPWire
+	// ReadsNothing: the records are counted only.
+	ReadsNothing
+)
+
+// RecordReader is an Output that says what it reads of the records it
+// is given; one that does not implement it reads them (ReadsRecords).
 type RecordReader interface {
-	ReadsRecords() bool
+	Reads() Reading
 }
 
 // WriteOptions say how a Write may wait.
