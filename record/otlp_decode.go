@@ -455,7 +455,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
 	d.dirty = false
 	if d.wire {
-		d.attrDups = keyDups{}
+		d.attrDups.reset()
 	}
 	for i := s; i < e; {
 		// wire.tag and bytesField by hand where they are hottest: their

@@ -139,7 +139,7 @@ func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
 
 func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 	b := d.w.b
-	var dups keyDups
+	var dups keyDups // zeroed: its first use needs no reset
 	for i := s; i < e; {
 		if b[i] != 1<<3|wireBytes {
 			return false

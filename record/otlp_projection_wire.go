@@ -105,31 +105,41 @@ func (a *Arena) mergeEdited(whole, was, cur Value, root bool) Value {
 type keyDups struct {
 	sigs [2]uint64
 	n    int
-	keys [16][2]int32 // where the keys met lie in the request
+	keys [16]struct {
+		s, e int32 // where the key lies in the request
+		sig  uint8
+	}
 }
 
+// reset empties k for another map.
+func (k *keyDups) reset() { k.sigs, k.n = [2]uint64{}, 0 }
+
 // seen notes the key b[s:e] and reports whether it may be one met before:
-// surely, or because more keys than it keeps share signatures.
+// surely, or because more keys than it keeps share its signature.
 func (k *keyDups) seen(b []byte, s, e int) bool {
 	sig := keySig(b[s:e]) & 0x7f
-	w, bit := sig>>6, uint64(1)<<(sig&63)
-	again := k.sigs[w]&bit != 0
-	k.sigs[w] |= bit
-	if again {
-		if k.n > len(k.keys) {
-			return true
-		}
-		key := b[s:e]
-		for _, p := range k.keys[:min(k.n, len(k.keys))] {
-			if string(b[p[0]:p[1]]) == string(key) {
-				return true
-			}
-		}
+	w, bit := &k.sigs[sig>>6], uint64(1)<<(sig&63)
+	if *w&bit != 0 && k.again(b, s, e, sig) {
+		return true
 	}
+	*w |= bit
 	if k.n < len(k.keys) {
-		k.keys[k.n] = [2]int32{int32(s), int32(e)}
+		k.keys[k.n].s, k.keys[k.n].e, k.keys[k.n].sig = int32(s), int32(e), sig
 	}
 	k.n++
+	return false
+}
+
+// again compares b[s:e] with the keys kept of its signature.
+func (k *keyDups) again(b []byte, s, e int, sig uint8) bool {
+	if k.n > len(k.keys) {
+		return true
+	}
+	for _, p := range k.keys[:k.n] {
+		if p.sig == sig && string(b[p.s:p.e]) == string(b[s:e]) {
+			return true
+		}
+	}
 	return false
 }
 

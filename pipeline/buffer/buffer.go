@@ -121,6 +121,7 @@ type Chunk struct {
 	lost         bool // still held when the buffer closed
 	// filesystem
 	path string
+	mem  []byte // the in-memory copy its payloads lie in, reused once it is done
 }
 
 // Bytes is the total length of the chunk's payloads.

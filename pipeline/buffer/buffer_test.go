@@ -522,3 +522,39 @@ func waitFor(cond func() bool) bool {
 	}
 	return cond()
 }
+
+// TestFilesystemMemoryCopies: a worker reads a chunk from its copy in
+// memory (here its file is gone by then), and the copies of delivered
+// chunks are reused by the next ones, whose payloads are their own.
+func TestFilesystemMemoryCopies(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fsConfig(dir, nil)
+	cfg.ChunkSize = 300
+	b := mustNew(t, cfg)
+	defer b.Close()
+	fs := b.(*filesystem)
+	for round := range 20 {
+		for i := range 4 { // 20 + 4 × (16 + 63) ≥ 300: one chunk
+			put(t, b, payload(4*round+i), 1)
+		}
+		files := chunkFiles(t, dir, chunkExt)
+		if len(files) != 1 {
+			t.Fatalf("round %d: files %v", round, files)
+		}
+		os.Rename(filepath.Join(dir, files[0]), filepath.Join(dir, "moved"))
+		c := get(t, b)
+		if len(c.Payloads) != 4 {
+			t.Fatalf("round %d: %d payloads", round, len(c.Payloads))
+		}
+		for i, p := range c.Payloads {
+			if string(p) != string(payload(4*round+i)) {
+				t.Fatalf("round %d: payload %d = %q", round, i, p)
+			}
+		}
+		os.Rename(filepath.Join(dir, "moved"), filepath.Join(dir, files[0]))
+		b.Done(c, 0)
+		if round > 0 && len(fs.memFree) != 1 {
+			t.Fatalf("round %d: %d copies kept, want the one reused", round, len(fs.memFree))
+		}
+	}
+}

@@ -64,6 +64,7 @@ type filesystem struct {
 	corrupt, replayed                  atomic.Int64
 	gz                                 sync.Pool // *gzip.Writer
 	framePool                          sync.Pool // *[]byte
+	memFree                            [][]byte  // copies of delivered chunks, for new ones (under mu)
 }
 
 // fsChunk is a chunk file.
@@ -89,6 +90,31 @@ type fsChunk struct {
 
 // memChunks is how many ready chunks keep their copy in memory.
 const memChunks = 4
+
+// memCap is the room of a chunk's copy in memory: the chunk's size, and a
+// last payload that takes it past that (one bigger is read from disk).
+// Copies are reused from chunk to chunk: a fresh one of megabytes costs
+// its clearing, about what writing the chunk's file does.
+func (b *filesystem) memCap() int { return int(b.cfg.ChunkSize+b.cfg.ChunkSize/4) + headerSize }
+
+// newMem returns an empty copy for a new chunk; under mu.
+func (b *filesystem) newMem() []byte {
+	if n := len(b.memFree); n > 0 {
+		m := b.memFree[n-1]
+		b.memFree[n-1] = nil
+		b.memFree = b.memFree[:n-1]
+		return m[:0]
+	}
+	return make([]byte, 0, b.memCap())
+}
+
+// freeMem keeps a chunk's copy for another once its payloads are no longer
+// read; under mu.
+func (b *filesystem) freeMem(m []byte) {
+	if cap(m) == b.memCap() && len(b.memFree) < memChunks+1 {
+		b.memFree = append(b.memFree, m)
+	}
+}
 
 // chunkLinger is how long an open chunk gathers payloads before an idle
 // worker takes it. Each chunk costs a file's creation, its directory's
@@ -340,7 +366,7 @@ func (b *filesystem) write(frame []byte) error {
 		}
 		b.seq = seq
 		b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize, opened: time.Now(),
-			mem: append(make([]byte, 0, min(b.cfg.ChunkSize, 1<<20)+headerSize), h[:]...)}
+			mem: append(b.newMem(), h[:]...)}
 		b.bytes += headerSize
 		b.nchunks++
 	}
@@ -353,6 +379,7 @@ func (b *filesystem) write(frame []byte) error {
 	c.frames++
 	if c.mem != nil {
 		if len(c.mem)+len(frame) > cap(c.mem) {
+			b.freeMem(c.mem)
 			c.mem = nil // growing it copies it: read the file when its turn comes
 		} else {
 			c.mem = append(c.mem, frame...)
@@ -392,6 +419,7 @@ func (b *filesystem) closeSealed(c *fsChunk) {
 		return
 	}
 	if len(b.ready) >= memChunks {
+		b.freeMem(c.mem)
 		c.mem = nil // a backlog: read from disk when its turn comes
 	}
 	b.ready = append(b.ready, c)
@@ -466,10 +494,10 @@ func (b *filesystem) Get(ctx context.Context) (*Chunk, error) {
 func (b *filesystem) read(fc *fsChunk) *Chunk {
 	data, err := fc.mem, error(nil)
 	fc.mem = nil
+	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size, mem: data}
 	if data == nil {
 		data, err = os.ReadFile(fc.path)
 	}
-	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size}
 	damaged := func(at int, why string) {
 		fc.corrupt = true
 		b.corrupt.Add(1)
@@ -489,18 +517,21 @@ func (b *filesystem) read(fc *fsChunk) *Chunk {
 	case data[4] != fileVersion:
 		damaged(4, fmt.Sprintf("unknown version %d", data[4]))
 	default:
-		b.frames(data, c, damaged)
+		b.frames(data, c, c.mem == nil, damaged)
 	}
 	if len(c.Payloads) == 0 {
 		b.mu.Lock()
 		b.remove(fc)
+		b.freeMem(c.mem)
 		b.mu.Unlock()
 		return nil
 	}
 	return c
 }
 
-func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
+// frames reads the frames of data into c, checking their checksums when
+// data was read from the file (a copy in memory is what was written).
+func (b *filesystem) frames(data []byte, c *Chunk, check bool, damaged func(int, string)) {
 	for at := headerSize; at < len(data); {
 		if len(data)-at < frameHead {
 			damaged(at, "a frame header is cut short")
@@ -513,7 +544,7 @@ func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 			return
 		}
 		payload := data[at+frameHead : at+frameHead+n]
-		if crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload) != binary.BigEndian.Uint32(h[12:]) {
+		if check && crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload) != binary.BigEndian.Uint32(h[12:]) {
 			damaged(at, "bad frame checksum")
 			return
 		}
@@ -557,7 +588,8 @@ func (b *filesystem) Done(c *Chunk, _ int64) {
 		delete(b.held, c)
 		b.remove(fc)
 	}
-	c.Payloads = nil
+	b.freeMem(c.mem)
+	c.Payloads, c.mem = nil, nil
 }
 
 func (b *filesystem) Keep(c *Chunk) {
@@ -569,7 +601,8 @@ func (b *filesystem) Keep(c *Chunk) {
 		b.publish()
 		b.cfg.Logger.Warn("buffer: a chunk whose retries ran out is kept for the next start", "file", c.path, "records", c.Records)
 	}
-	c.Payloads = nil
+	b.freeMem(c.mem)
+	c.Payloads, c.mem = nil, nil
 }
 
 func (b *filesystem) Close() int64 {
