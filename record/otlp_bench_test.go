@@ -79,6 +79,15 @@ func BenchmarkOTLP(b *testing.B) {
 				return a.DecodeOTLPProjection(req, record.Referenced, out, fc.proj)
 			})
 		})
+		// The same on the LogRecords' bytes, for an output that encodes
+		// protobuf (OTLPProjection.Wire).
+		b.Run("decode/wire-"+fc.name, func(b *testing.B) {
+			proj := fc.proj
+			proj.Wire = true
+			decode(b, func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error) {
+				return a.DecodeOTLPProjection(req, record.Referenced, out, proj)
+			})
+		})
 	}
 	b.Run("decode/protogo", func(b *testing.B) {
 		b.ReportAllocs()

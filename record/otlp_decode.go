@@ -578,7 +578,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	var root Value
 	if d.keep == OTLPAllFields {
 		root = d.fixedMap(rootKeys[:], vals[:])
-	} else if d.wire && d.dirty {
+	} else if d.wire && (d.dirty || d.attrDups.dup(w.b)) {
 		return d.logRecordWhole(s, e, resource, scope)
 	} else {
 		root = d.projectedRoot(&vals)

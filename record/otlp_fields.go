@@ -139,7 +139,7 @@ func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
 
 func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 	b := d.w.b
-	var dups keyDups // zeroed: its first use needs no reset
+	var dups keyDups
 	for i := s; i < e; {
 		if b[i] != 1<<3|wireBytes {
 			return false
@@ -152,15 +152,17 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 		if !d.quickKeyValue(fs, fe, false) && !d.checkKeyValue(fs, fe, depth+1) {
 			return false
 		}
-		if d.wire {
-			// A key twice: the decoder drops one, and says so (dirty).
-			if ks, ke, ok := kvKey(b, fs, fe); !ok || dups.seen(b, ks, ke) {
-				return false
+		if d.wire { // the checks passed: a one-byte key length, or no key
+			if fe > fs {
+				dups.add(b, fs+2, int(b[fs+1]))
+			} else {
+				dups.add(b, fs, 0)
 			}
 		}
 		i = fe
 	}
-	return true
+	// A key twice: the decoder drops one, and says so (dirty).
+	return !d.wire || !dups.dup(b)
 }
 
 func (d *otlpDecoder) checkArray(s, e, depth int) bool {
@@ -302,12 +304,15 @@ func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 			}
 		}
 		if d.wire {
-			// The keys checked, not built, sent twice: the whole decode
-			// would drop one (those built are deduplicated by finish).
-			if ks, ke, ok := kvKey(b, fs, fe); !ok {
-				d.dirty = true
-			} else if !(d.someAttrs && d.wantAttr(b[ks:ke])) && d.attrDups.seen(b, ks, ke) {
-				d.dirty = true
+			// Keys sent twice: the whole decode would drop one (logRecord
+			// asks d.attrDups once the LogRecord is read).
+			switch {
+			case fe == fs:
+				d.attrDups.add(b, fs, 0)
+			case b[fs] == 1<<3|wireBytes && b[fs+1] < 0x80 && fs+2+int(b[fs+1]) <= fe:
+				d.attrDups.add(b, fs+2, int(b[fs+1]))
+			default:
+				d.dirty = true // a layout the decoder read: no quick look at its key
 			}
 		}
 		if fe >= e || b[fe] != 6<<3|wireBytes {

@@ -100,57 +100,52 @@ func (a *Arena) mergeEdited(whole, was, cur Value, root bool) Value {
 // keyDups finds a key sent twice among the keys of one map that is
 // checked rather than built (a LogRecord's attributes, a kvlist): the
 // whole decode would drop one (finish), so bytes with both do not say the
-// view again. Keys are told apart by their signatures first; a key whose
-// signature was met is compared with the keys kept before it.
+// view again. Each key sets a bit of a hash of its length and three of
+// its bytes; only when a bit is met twice are the keys compared.
 type keyDups struct {
-	sigs [2]uint64
+	bins [4]uint64
+	hit  bool // a bin met twice
 	n    int
-	keys [16]struct {
-		s, e int32 // where the key lies in the request
-		sig  uint8
-	}
+	at   [32]int32 // where the keys start
+	ln   [32]uint8 // their lengths (below 0x80: one-byte lengths)
 }
 
 // reset empties k for another map.
-func (k *keyDups) reset() { k.sigs, k.n = [2]uint64{}, 0 }
+func (k *keyDups) reset() { k.bins, k.hit, k.n = [4]uint64{}, false, 0 }
 
-// seen notes the key b[s:e] and reports whether it may be one met before:
-// surely, or because more keys than it keeps share its signature.
-func (k *keyDups) seen(b []byte, s, e int) bool {
-	sig := keySig(b[s:e]) & 0x7f
-	w, bit := &k.sigs[sig>>6], uint64(1)<<(sig&63)
-	if *w&bit != 0 && k.again(b, s, e, sig) {
-		return true
+// add notes the key b[s:s+n], n < 0x80. Small enough to inline: it runs
+// for every key checked.
+func (k *keyDups) add(b []byte, s, n int) {
+	// Its length and last byte (for none, the byte before it: a length or
+	// a tag).
+	h := uint64(n) ^ uint64(b[s+n-1])<<8
+	bin := uint8((h * 0x9E3779B97F4A7C15) >> 56)
+	w, bit := &k.bins[bin>>6], uint64(1)<<(bin&63)
+	if *w&bit != 0 {
+		k.hit = true
 	}
 	*w |= bit
-	if k.n < len(k.keys) {
-		k.keys[k.n].s, k.keys[k.n].e, k.keys[k.n].sig = int32(s), int32(e), sig
-	}
+	i := k.n & (len(k.at) - 1) // past len(k.at), dup answers true
+	k.at[i], k.ln[i] = int32(s), uint8(n)
 	k.n++
-	return false
 }
 
-// again compares b[s:e] with the keys kept of its signature.
-func (k *keyDups) again(b []byte, s, e int, sig uint8) bool {
-	if k.n > len(k.keys) {
+// dup reports whether two of the keys are the same, or may be (more keys
+// than it keeps, and a bin met twice).
+func (k *keyDups) dup(b []byte) bool {
+	if !k.hit {
+		return false
+	}
+	if k.n > len(k.at) {
 		return true
 	}
-	for _, p := range k.keys[:k.n] {
-		if p.sig == sig && string(b[p.s:p.e]) == string(b[s:e]) {
-			return true
+	for i := 1; i < k.n; i++ {
+		x := b[k.at[i] : k.at[i]+int32(k.ln[i])]
+		for j := range i {
+			if k.ln[j] == k.ln[i] && string(b[k.at[j]:k.at[j]+int32(k.ln[j])]) == string(x) {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-// kvKey returns where the key of the KeyValue at [s, e) lies, in the
-// layout the checks read (a one-byte length); ok false for any other.
-func kvKey(b []byte, s, e int) (ks, ke int, ok bool) {
-	if s == e {
-		return s, s, true // no key: ""
-	}
-	if e-s < 2 || b[s] != 1<<3|wireBytes || b[s+1] >= 0x80 || s+2+int(b[s+1]) > e {
-		return 0, 0, false
-	}
-	return s + 2, s + 2 + int(b[s+1]), true
 }
