@@ -96,10 +96,11 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	sep := false
 	p := 0 // the root's entry standing for the decoded entry i
 	for i := 0; i < on; {
-		bit := uint64(1) << i
+		// i < on <= 64: the masks spare the shifts their checks.
+		bit := uint64(1) << (uint(i) & 63)
 		if skip&bit == 0 {
 			end := on
-			if rest := skip >> i; rest != 0 {
+			if rest := skip >> (uint(i) & 63); rest != 0 {
 				end = min(on, i+bits.TrailingZeros64(rest))
 			}
 			dst = r.appendRun(dst, &jm, i, end-1, sep, t)
@@ -138,9 +139,10 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	}
 	// The entries added, most often a few scalars under keys of the
 	// policy: those written here, the rest by spliceValue.
-	slab, bufs, nodes := a.slab, a.bufs, a.nodes
-	for j := cf + 2*p; j < cf+2*cn; j += 2 {
-		k, v := &nodes[j], &nodes[j+1]
+	slab, bufs := a.slab, a.bufs
+	added := a.nodes[cf+2*p : cf+2*cn]
+	for j := 0; j+1 < len(added); j += 2 {
+		k, v := &added[j], &added[j+1]
 		if sep {
 			dst = append(dst, ',')
 		}
