@@ -199,10 +199,10 @@ func (a *Arena) raw(v Value) []byte {
 // copying. The string is valid until the arena's next Reset (and, for
 // referenced values, only while the input is unchanged).
 func (a *Arena) Str(v Value) string {
-	if v.kind() != String && v.kind() != Bytes || v.n() == 0 {
+	if k := v.kind(); k != String && k != Bytes {
 		return ""
 	}
-	return a.str(v)
+	return a.str(v) // "" when empty
 }
 
 // NewString copies b into the slab and returns it as a String value.

@@ -119,14 +119,11 @@ func (a *Arena) newKey(s *Step) Value {
 // str views the bytes of a string value as a string.
 func (a *Arena) str(v Value) string {
 	off, n := int(v.off()), int(v.n())
-	if n == 0 {
-		return ""
-	}
 	buf := a.slab
 	if v.ref != 0 {
 		buf = a.bufs[v.ref-1]
 	}
-	return unsafe.String(&buf[off : off+n][0], n)
+	return unsafe.String(unsafe.SliceData(buf[off:off+n]), n)
 }
 
 func normIndex(i, n int) (int, bool) {

@@ -138,7 +138,7 @@ func (m *Machine) nowNanos() int64 {
 
 // exec is the interpreter loop.
 func (m *Machine) exec() (spec.Action, spec.Reason) {
-	code := m.prog.code.Instrs
+	code, edits := m.prog.code.Instrs, m.prog.code.Edits
 	paths := m.paths
 	regs := m.regs
 	rec := m.rec
@@ -173,7 +173,7 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			}
 			r := &regs[in.A]
 			r.load(a, v)
-			if in.Op == GETG && Mask(in.C)&(1<<r.K) == 0 {
+			if in.Op == GETG && Mask(in.C)&(1<<(r.K&15)) == 0 {
 				return spec.Keep, spec.TypeMismatch
 			}
 		case GETIN:
@@ -190,11 +190,11 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			}
 			regs[in.A].load(a, v)
 		case GUARD:
-			if Mask(in.B)&(1<<regs[in.A].K) == 0 {
+			if Mask(in.B)&(1<<(regs[in.A].K&15)) == 0 {
 				return spec.Keep, spec.TypeMismatch
 			}
 		case GUARDP:
-			if Mask(in.B)&(1<<regs[in.A].K) == 0 && regs[in.C].K > record.Null {
+			if Mask(in.B)&(1<<(regs[in.A].K&15)) == 0 && regs[in.C].K > record.Null {
 				return spec.Keep, spec.TypeMismatch
 			}
 		case WIDEN:
@@ -352,7 +352,7 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 				return spec.Keep, r
 			}
 		case EDITS:
-			for _, e := range m.prog.code.Edits[in.A : in.A+in.B] {
+			for _, e := range edits[in.A : in.A+in.B] {
 				if r := m.edit(e); r != spec.NoFault {
 					return spec.Keep, r
 				}
