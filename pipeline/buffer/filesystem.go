@@ -2,7 +2,6 @@ package buffer
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -18,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // A chunk file (docs/pipeline.md, "Chunk files"):

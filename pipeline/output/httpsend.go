@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -18,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/gzip"
 	"go.yaml.in/yaml/v3"
 )
 
