@@ -42,12 +42,7 @@ func projections() []OTLPProjection {
 // with only the keys asked for. Its seeds are FuzzDecodeOTLP's
 // (otlpSeeds and that target's corpus), so they run with every go test.
 func FuzzDecodeOTLPFields(f *testing.F) {
-	for _, b := range otlpSeeds(f) {
-		f.Add(b)
-	}
-	for _, b := range corpusOf(f, "FuzzDecodeOTLP") {
-		f.Add(b)
-	}
+	addOTLPSeeds(f)
 	f.Fuzz(func(t *testing.T, req []byte) {
 		const maxDepth = 32
 		full := NewArena()
@@ -101,6 +96,17 @@ func FuzzDecodeOTLPFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// addOTLPSeeds adds FuzzDecodeOTLP's seeds (otlpSeeds and that target's
+// corpus) to f, for the targets that decode the same requests.
+func addOTLPSeeds(f *testing.F) {
+	for _, b := range otlpSeeds(f) {
+		f.Add(b)
+	}
+	for _, b := range corpusOf(f, "FuzzDecodeOTLP") {
+		f.Add(b)
+	}
 }
 
 // corpusOf reads the inputs of a fuzz target's corpus in testdata/fuzz

@@ -59,12 +59,7 @@ func (e wireEdit) apply(r *Record) {
 // protobuf and in OTLP/JSON, to the same bytes as the whole records with
 // the same edits. Its seeds are FuzzDecodeOTLP's.
 func FuzzOTLPWireProjection(f *testing.F) {
-	for _, b := range otlpSeeds(f) {
-		f.Add(b)
-	}
-	for _, b := range corpusOf(f, "FuzzDecodeOTLP") {
-		f.Add(b)
-	}
+	addOTLPSeeds(f)
 	f.Fuzz(func(t *testing.T, req []byte) {
 		for name, script := range wireScripts {
 			var paths []Path
