@@ -100,8 +100,8 @@ func (a *Arena) mergeEdited(whole, was, cur Value, root bool) Value {
 // keyDups finds a key sent twice among the keys of one map that is
 // checked rather than built (a LogRecord's attributes, a kvlist): the
 // whole decode would drop one (finish), so bytes with both do not say the
-// view again. Each key sets a bit of a hash of its length and three of
-// its bytes; only when a bit is met twice are the keys compared.
+// view again. Each key sets a bit of a hash of its length and last byte;
+// only when a bit is met twice are the keys compared.
 type keyDups struct {
 	bins [4]uint64
 	hit  bool // a bin met twice
