@@ -40,10 +40,16 @@ type Differ struct {
 }
 
 // NewDiffer returns a Differ for the write set writes, usually the Writes
-// of the programs' Access (Union of several). The paths are the caller's
-// and must not change while the Differ is in use.
+// of the programs' Access (Union of several). It keeps its own copies of
+// the paths, with hints (record.Path.WithHints): the records an embedder
+// builds mostly share their shape, and each path is looked up twice a
+// changed record.
 func NewDiffer(writes []record.Path) *Differ {
-	return &Differ{writes: writes}
+	d := &Differ{writes: make([]record.Path, len(writes))}
+	for i, w := range writes {
+		d.writes[i] = w.WithHints()
+	}
+	return d
 }
 
 // Mark notes rec as it is now, before the runs. It commits rec first (a

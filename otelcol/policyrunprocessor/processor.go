@@ -36,6 +36,10 @@ type logsProcessor struct {
 	free []*batch
 }
 
+// arenaReset is the bytes of projections a batch's arena holds before it
+// is reset.
+const arenaReset = 256 << 10
+
 func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 	accs := make([]vm.Access, len(policies))
 	for i, p := range policies {
@@ -55,9 +59,15 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 }
 
 // batch is the state of one ConsumeLogs call, reused: the arena of the
-// record being run (reset for each: a record's projection is small, and
-// one arena's worth stays in the CPU's caches), a Machine per policy, the
-// Differ, and what the batch changes in the grouping of records.
+// records being run, a Machine per policy, the Differ, and what the batch
+// changes in the grouping of records.
+//
+// A record is done with once written back, so the arena could be reset
+// for each; but a Reset starts a new generation, and the programs then
+// copy their constants into it again and the edits their keys (some 100
+// to 300 instructions a record). It is reset once it holds arenaReset
+// bytes instead: a few hundred projections, still within the CPU's
+// caches.
 type batch struct {
 	p        *logsProcessor
 	a        *record.Arena
@@ -161,7 +171,9 @@ func (b *batch) run(ld plog.Logs) {
 // record runs the policies over the log record of s, the batch's g-th.
 func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
 	p := b.p
-	b.a.Reset()
+	if b.a.Used() > arenaReset {
+		b.a.Reset()
+	}
 	rec, why := b.l.load(s, p.loads, p.withTime)
 	if why != readable {
 		b.c.unread[why]++
