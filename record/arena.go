@@ -365,14 +365,21 @@ func (a *Arena) find(m Value, key string, sig uint8) int {
 }
 
 // findStep is find for key step s, trying first where its memo says the
-// key was found last.
+// key was found last. That costs a load or two: the key's words, kept in
+// the memo, against the words of the key found there, where a comparison
+// of strings would call memequal.
 func (a *Arena) findStep(m Value, s *Step) int {
 	mo := s.memo
 	if mo == nil {
 		return a.find(m, s.key, s.sig)
 	}
-	if i := a.atHint(m, s, mo); i >= 0 {
-		return i
+	if j := mo.pos; j < uint32(m.n()) {
+		i := int(m.off()) + 2*int(j)
+		// m's entries lie in a.nodes, and entry j is one of them.
+		k := (*Value)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(a.nodes)), uintptr(i)*unsafe.Sizeof(Value{})))
+		if uint32(k.u) == uint32(len(s.key)) && a.hintIs(k, s.key, mo) {
+			return i
+		}
 	}
 	return a.findAndNote(m, s, mo)
 }
@@ -386,42 +393,24 @@ func (a *Arena) findAndNote(m Value, s *Step, mo *stepMemo) int {
 	return i
 }
 
-// atHint returns the node of the key of map m at the place memo mo
-// notes for step s, when it is s's key, or -1. The key's words, kept in
-// the memo, are compared with a load or two of the map's key, where a
-// comparison of strings would call memequal.
-func (a *Arena) atHint(m Value, s *Step, mo *stepMemo) int {
-	j := int(mo.pos)
-	if j >= int(m.n()) {
-		return -1
-	}
-	i := int(m.off()) + 2*j
-	k := &a.nodes[i]
-	n := len(s.key)
-	if uint32(k.u) != uint32(n) {
-		return -1
-	}
+// hintIs reports whether the string k, of len(key) bytes, is key, whose
+// words mo keeps.
+func (a *Arena) hintIs(k *Value, key string, mo *stepMemo) bool {
 	buf := a.slab
 	if k.ref != 0 {
 		buf = a.bufs[k.ref-1]
 	}
-	off := int(k.off())
+	off, n := int(k.off()), len(key)
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off)
 	switch {
 	case n < 8 && off+8 <= len(buf):
-		if binary.LittleEndian.Uint64(buf[off:])&mo.mask == mo.w0 {
-			return i
-		}
-		return -1
+		return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))&mo.mask == mo.w0
 	case n >= 8 && n <= 16:
-		if binary.LittleEndian.Uint64(buf[off:]) == mo.w0 && binary.LittleEndian.Uint64(buf[off+n-8:]) == mo.w1 {
-			return i
-		}
-		return -1
+		// k's n bytes lie in buf.
+		return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)) == mo.w0 &&
+			binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, n-8)), 8)) == mo.w1
 	}
-	if string(buf[off:off+n]) == s.key {
-		return i
-	}
-	return -1
+	return string(buf[off:off+n]) == key
 }
 
 // keyIs reports whether the string value k, of len(key) bytes, is key.
