@@ -22,9 +22,9 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=${1:-${TMPDIR:-/tmp}/policyrun-pgo}
-flat=${FLAT:-1000000}
-k8s=${K8S:-300000}
-otlp=${OTLP:-500000}
+flat=${FLAT:-3000000}
+k8s=${K8S:-900000}
+otlp=${OTLP:-1000000}
 rm -rf "$work"
 mkdir -p "$work/prof"
 bin=$work/policyrun

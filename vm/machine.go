@@ -348,14 +348,12 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 		case ARREND:
 			regs[in.A] = Reg{K: record.Array, V: m.builders[in.B].Finish()}
 		case SET, SETQ, REMOVE, RENAME, LIFT:
-			if r := m.edit(in); r != spec.NoFault {
+			if r := m.edits(code[pc-1 : pc]); r != spec.NoFault {
 				return spec.Keep, r
 			}
 		case EDITS:
-			for _, e := range edits[in.A : in.A+in.B] {
-				if r := m.edit(e); r != spec.NoFault {
-					return spec.Keep, r
-				}
+			if r := m.edits(edits[in.A : in.A+in.B]); r != spec.NoFault {
+				return spec.Keep, r
 			}
 		case SETTAG:
 			r := &regs[in.A]
@@ -395,58 +393,62 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 	}
 }
 
-// edit runs one edit instruction.
-func (m *Machine) edit(in Instr) spec.Reason {
+// edits runs edit instructions, a run of them (EDITS) or one, in order,
+// up to the first that faults.
+func (m *Machine) edits(list []Instr) spec.Reason {
 	rec, a, regs := m.rec, m.a, m.regs
-	switch in.Op {
-	case SET, SETQ:
-		steps, ok := m.resolve(&m.paths[in.A], 0)
-		if !ok {
-			return spec.PathConflict
-		}
-		r := &regs[in.B]
-		v := toValue(a, r)
-		var err error
-		if in.Op == SETQ {
-			_, err = rec.SetIfAbsent(steps, v)
-		} else {
-			err = rec.Set(steps, v)
-		}
-		if err != nil {
-			return spec.PathConflict
-		}
-		m.account(r)
-	case REMOVE:
-		if steps, ok := m.resolve(&m.paths[in.A], 0); ok {
-			rec.Remove(steps)
-		}
-	case RENAME:
-		from, ok1 := m.resolve(&m.paths[in.A], 0)
-		to, ok2 := m.resolve(&m.paths[in.B], 1)
-		if !ok1 || !ok2 {
-			return spec.PathConflict
-		}
-		if r := m.rename(from, to); r != spec.NoFault {
-			return r
-		}
-	case LIFT:
-		steps, ok := m.resolve(&m.paths[in.A], 0)
-		if !ok {
-			return spec.PathConflict
-		}
-		v, _ := rec.Get(steps)
-		switch v.Kind() {
-		case record.Absent, record.Null:
-			return spec.NoFault
-		case record.Map:
-		default:
-			return spec.TypeMismatch
-		}
-		if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
-			return spec.PathConflict
-		}
-		if n := len(regs[in.B].S); n > 0 {
-			m.grown += n * a.Len(v)
+	for i := range list {
+		in := &list[i]
+		switch in.Op {
+		case SET, SETQ:
+			steps, ok := m.resolve(&m.paths[in.A], 0)
+			if !ok {
+				return spec.PathConflict
+			}
+			r := &regs[in.B]
+			v := toValue(a, r)
+			var err error
+			if in.Op == SETQ {
+				_, err = rec.SetIfAbsent(steps, v)
+			} else {
+				err = rec.Set(steps, v)
+			}
+			if err != nil {
+				return spec.PathConflict
+			}
+			m.account(r)
+		case REMOVE:
+			if steps, ok := m.resolve(&m.paths[in.A], 0); ok {
+				rec.Remove(steps)
+			}
+		case RENAME:
+			from, ok1 := m.resolve(&m.paths[in.A], 0)
+			to, ok2 := m.resolve(&m.paths[in.B], 1)
+			if !ok1 || !ok2 {
+				return spec.PathConflict
+			}
+			if r := m.rename(from, to); r != spec.NoFault {
+				return r
+			}
+		case LIFT:
+			steps, ok := m.resolve(&m.paths[in.A], 0)
+			if !ok {
+				return spec.PathConflict
+			}
+			v, _ := rec.Get(steps)
+			switch v.Kind() {
+			case record.Absent, record.Null:
+				continue
+			case record.Map:
+			default:
+				return spec.TypeMismatch
+			}
+			if err := rec.Lift(steps, bytesOf(regs[in.B].S)); err != nil {
+				return spec.PathConflict
+			}
+			if n := len(regs[in.B].S); n > 0 {
+				m.grown += n * a.Len(v)
+			}
 		}
 	}
 	return spec.NoFault
