@@ -137,7 +137,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	// chunkInput bytes, each as soon as it is parsed, while its records
 	// are still in the CPU's caches: a policy and an encoder that meet
 	// records parsed a batch (megabytes) ago wait on memory.
-	chunk, chunkBytes := 0, 0
+	chunk, chunkBytes := 0, 0 // where the chunk begins in in.recs
 	for i := range batch.Lines {
 		l := &batch.Lines[i]
 		bytesIn += int64(len(l.Bytes)) + 1
@@ -158,7 +158,14 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 			if err := p.processChunk(in, chunk); err != nil {
 				return err
 			}
-			chunk, chunkBytes = len(in.recs), 0
+			// The chunk's records are written: the next chunk reuses
+			// their arena, which is still in the CPU's caches. (Kept for
+			// the whole batch, megabytes, the arena had each chunk write
+			// its records and edits into memory long out of the caches:
+			// that cost the editing policies a fifth of their CPU.) A
+			// join the parser holds is in its own buffers, not here.
+			in.arena.Reset()
+			in.recs, chunk, chunkBytes = in.recs[:0], 0, 0
 		}
 	}
 	timeout := in.cfg.FlushTimeout

@@ -21,7 +21,9 @@ import (
 )
 
 // Processor is one policy stage: it runs over a batch in place and returns
-// the records it kept (in order) and what it did. Implementations for the
+// the records it kept (in order) and what it did. It must not keep the
+// records, or values of their arena, once Process returns: the pipeline
+// reuses the arena for the records that follow. Implementations for the
 // VM, the transpiled Lua policy and Fluent Bit-style Lua scripts are in
 // stage.go.
 type Processor interface {
