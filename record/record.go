@@ -173,12 +173,21 @@ func (r *Record) Edited() bool {
 // Get returns the value at path p, edits included.
 func (r *Record) Get(p Path) (Value, bool) {
 	if len(p) == 1 && !p[0].isIndex { // most reads: a key of the root
-		j := r.findRootStep(&p[0])
-		if j < 0 {
-			return Value{}, false
-		}
-		return r.a.nodes[j+1], true
+		return r.getTop(&p[0])
 	}
+	return r.getPath(p)
+}
+
+// getTop is Get of key step s of the root map.
+func (r *Record) getTop(s *Step) (Value, bool) {
+	j := r.findRootStep(s)
+	if j < 0 {
+		return Value{}, false
+	}
+	return r.a.nodes[j+1], true
+}
+
+func (r *Record) getPath(p Path) (Value, bool) {
 	v := r.root
 	nodes := r.a.nodes
 	for i := range p {
