@@ -114,7 +114,7 @@ func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program
 	}
 	o.Limits = o.Limits.OrDefault()
 	g := newGen(f, info, o)
-	g.stmts(f.Stmts)
+	g.stmts(dropFirst(f.Stmts, vm.SizeCheckAt(o.Limits)))
 	g.emit(f.EOF, vm.KEEP, 0, 0, 0, 0)
 	return g.finish()
 }

@@ -12,8 +12,13 @@ import (
 
 // sizeCheckAbove is how many bytes a run may store before the record's
 // size is measured at its end (or a quarter of MaxRecord, when that is
-// less).
+// less: SizeCheckAt).
 const sizeCheckAbove = 64 << 10
+
+// SizeCheckAt is how many bytes of strings and containers a run under
+// limits l may store before the record's size is measured when the run
+// ends (record_too_large): a run that stores no more cannot fault so.
+func SizeCheckAt(l spec.Limits) int { return min(sizeCheckAbove, l.MaxRecord/4) }
 
 // Machine holds the per-run state of a Program: registers, iterators,
 // builders and scratch buffers. It is reused from run to run and is not
@@ -58,7 +63,7 @@ func NewMachine(p *Program) *Machine {
 		iters:    make([]record.Iter, c.Iters),
 		builders: make([]record.Builder, c.Builders),
 		lim:      c.Options.Limits,
-		sizeAt:   min(sizeCheckAbove, c.Options.Limits.MaxRecord/4),
+		sizeAt:   SizeCheckAt(c.Options.Limits),
 		rand:     calc.Rand{Fixed: c.Options.Random},
 		maxElems: spec.MaxElements(c.Options.Limits),
 		maxBuilt: spec.MaxBuilt(c.Options.Limits),
