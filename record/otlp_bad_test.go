@@ -30,6 +30,20 @@ func (p pb) msg(field int, m ...pb) pb          { return p.bytes(field, concat(m
 func (p pb) raw(b ...byte) pb                   { return append(p, b...) }
 func (p pb) field(field, wt int, payload pb) pb { return append(p.tag(field, wt), payload...) }
 
+// kvOf is a KeyValue of key k and AnyValue v (pbKV, of otlp_passthrough_test.go,
+// holds a string).
+func kvOf(k string, v pb) pb { return pb{}.str(1, k).msg(2, v) }
+
+// requestOf is a request of one ResourceLogs and one ScopeLogs holding
+// the log records lrs.
+func requestOf(lrs ...pb) []byte {
+	sl := pb{}
+	for _, l := range lrs {
+		sl = sl.msg(2, l)
+	}
+	return pb{}.msg(1, pb{}.msg(2, sl))
+}
+
 func concat(ms ...pb) pb {
 	var out pb
 	for _, m := range ms {

@@ -193,38 +193,30 @@ func TestOTLPFieldsOf(t *testing.T) {
 // TestDecodeOTLPFieldsErrors: requests that DecodeOTLP refuses in a part
 // the projection does not build are refused all the same.
 func TestDecodeOTLPFieldsErrors(t *testing.T) {
-	kv := func(k string, v pb) pb { return pb{}.str(1, k).msg(2, v) }
-	rl := func(lrs ...pb) []byte {
-		sl := pb{}
-		for _, l := range lrs {
-			sl = sl.msg(2, l)
-		}
-		return pb{}.msg(1, pb{}.msg(2, sl))
-	}
 	deep := pb{}.str(1, "x")
 	for range DefaultMaxDepth + 2 {
-		deep = pb{}.msg(6, pb{}.bytes(1, kv("k", deep)))
+		deep = pb{}.msg(6, pb{}.bytes(1, kvOf("k", deep)))
 	}
 	for _, tt := range []struct {
 		name string
 		req  []byte
 		want string // in the error
 	}{
-		{"attribute key not UTF-8", rl(pb{}.bytes(6, kv("k\xff", nil))), "KeyValue.key"},
-		{"attribute value not UTF-8", rl(pb{}.bytes(6, kv("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
-		{"body kvlist value not UTF-8", rl(pb{}.msg(5, pb{}.msg(6, pb{}.bytes(1, kv("k", pb{}.str(1, "\xc0")))))), "AnyValue.string_value"},
-		{"body too deep", rl(pb{}.msg(5, deep)), "levels"},
-		{"body wrong wire type", rl(pb{}.msg(5, pb{}.uint(1, 3))), "wire type"},
-		{"body truncated", rl(pb{}.raw(5<<3|wireBytes, 10, 1<<3|wireBytes, 8)), "bytes"},
-		{"trace id length", rl(pb{}.bytes(9, make([]byte, 15))), "trace_id"},
-		{"severity text not UTF-8", rl(pb{}.str(3, "\xff")), "severity_text"},
-		{"a wanted attribute's value not UTF-8", rl(pb{}.bytes(6, kv("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
-		{"a wanted attribute's value too deep", rl(pb{}.bytes(6, kv("x", deep))), "levels"},
-		{"an attribute's int overflows", rl(pb{}.bytes(6, kv("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)))), "overflows"},
-		{"an attribute's int truncated", rl(pb{}.bytes(6, kv("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff)))), "varint"},
-		{"an attribute's double truncated", rl(pb{}.bytes(6, kv("d", pb{}.tag(4, wireFixed64).raw(1, 2, 3)))), "fixed64"},
-		{"a body entry's key not UTF-8", rl(pb{}.msg(5, pb{}.msg(6, pb{}.bytes(1, kv("\xff", pb{}.uint(3, 1)))))), "KeyValue.key"},
-		{"an attribute after a wanted one", rl(pb{}.bytes(6, kv("k", nil)).bytes(6, kv("z", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
+		{"attribute key not UTF-8", requestOf(pb{}.bytes(6, kvOf("k\xff", nil))), "KeyValue.key"},
+		{"attribute value not UTF-8", requestOf(pb{}.bytes(6, kvOf("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
+		{"body kvlist value not UTF-8", requestOf(pb{}.msg(5, pb{}.msg(6, pb{}.bytes(1, kvOf("k", pb{}.str(1, "\xc0")))))), "AnyValue.string_value"},
+		{"body too deep", requestOf(pb{}.msg(5, deep)), "levels"},
+		{"body wrong wire type", requestOf(pb{}.msg(5, pb{}.uint(1, 3))), "wire type"},
+		{"body truncated", requestOf(pb{}.raw(5<<3|wireBytes, 10, 1<<3|wireBytes, 8)), "bytes"},
+		{"trace id length", requestOf(pb{}.bytes(9, make([]byte, 15))), "trace_id"},
+		{"severity text not UTF-8", requestOf(pb{}.str(3, "\xff")), "severity_text"},
+		{"a wanted attribute's value not UTF-8", requestOf(pb{}.bytes(6, kvOf("k", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
+		{"a wanted attribute's value too deep", requestOf(pb{}.bytes(6, kvOf("x", deep))), "levels"},
+		{"an attribute's int overflows", requestOf(pb{}.bytes(6, kvOf("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)))), "overflows"},
+		{"an attribute's int truncated", requestOf(pb{}.bytes(6, kvOf("i", pb{}.tag(3, wireVarint).raw(0xff, 0xff)))), "varint"},
+		{"an attribute's double truncated", requestOf(pb{}.bytes(6, kvOf("d", pb{}.tag(4, wireFixed64).raw(1, 2, 3)))), "fixed64"},
+		{"a body entry's key not UTF-8", requestOf(pb{}.msg(5, pb{}.msg(6, pb{}.bytes(1, kvOf("\xff", pb{}.uint(3, 1)))))), "KeyValue.key"},
+		{"an attribute after a wanted one", requestOf(pb{}.bytes(6, kvOf("k", nil)).bytes(6, kvOf("z", pb{}.str(1, "\xfe")))), "AnyValue.string_value"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, want := NewArena().DecodeOTLP(tt.req, Referenced, nil)

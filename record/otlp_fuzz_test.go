@@ -115,11 +115,10 @@ func canonViews(views []map[string]any, times []int64) []string {
 // TestOTLPFuzzSeeds -update rewrites them. The fuzzer's findings sit next
 // to them under their hashes.
 func otlpSeeds(t testing.TB) map[string][]byte {
-	kv := func(k string, v pb) pb { return pb{}.str(1, k).msg(2, v) }
 	unknown := pb{}.uint(90, 1).fix64(91, 2).str(92, "x").fix32(93, 3) // every wire type but groups
-	res := pb{}.bytes(1, kv("service.name", pb{}.str(1, "svc"))).uint(2, 3).raw(unknown...)
-	scope := pb{}.str(1, "lib").str(2, "1.0").bytes(3, kv("a", pb{}.uint(3, 1))).uint(4, 1).raw(unknown...)
-	lr := pb{}.fix64(1, 5).uint(2, 9).str(3, "INFO").msg(5, pb{}.str(1, "b")).bytes(6, kv("k", pb{}.fix64(4, 0x3ff0000000000000))).
+	res := pb{}.bytes(1, kvOf("service.name", pb{}.str(1, "svc"))).uint(2, 3).raw(unknown...)
+	scope := pb{}.str(1, "lib").str(2, "1.0").bytes(3, kvOf("a", pb{}.uint(3, 1))).uint(4, 1).raw(unknown...)
+	lr := pb{}.fix64(1, 5).uint(2, 9).str(3, "INFO").msg(5, pb{}.str(1, "b")).bytes(6, kvOf("k", pb{}.fix64(4, 0x3ff0000000000000))).
 		uint(7, 2).fix32(8, 1).bytes(9, make([]byte, 16)).bytes(10, []byte{1, 2, 3, 4, 5, 6, 7, 8}).fix64(11, 4).str(12, "ev").raw(unknown...)
 	rl := func(res, scope pb, lrs ...pb) pb {
 		sl := pb{}.msg(1, scope)
@@ -138,26 +137,26 @@ func otlpSeeds(t testing.TB) map[string][]byte {
 		// Message fields sent twice merge: resource, scope, body, a
 		// KeyValue's value, an AnyValue's array and kvlist.
 		"merged": concat(rl(
-			concat(res, pb{}.bytes(1, kv("b", pb{}.str(1, "x")))), scope,
+			concat(res, pb{}.bytes(1, kvOf("b", pb{}.str(1, "x")))), scope,
 			pb{}.msg(5, pb{}.msg(5, pb{}.msg(1, pb{}.uint(3, 1)))).msg(5, pb{}.msg(5, pb{}.msg(1, pb{}.uint(2, 1)))).
-				bytes(6, pb{}.str(1, "k").msg(2, pb{}.msg(6, pb{}.bytes(1, kv("x", nil)))).msg(2, pb{}.msg(6, pb{}.bytes(1, kv("y", nil))))),
+				bytes(6, pb{}.str(1, "k").msg(2, pb{}.msg(6, pb{}.bytes(1, kvOf("x", nil)))).msg(2, pb{}.msg(6, pb{}.bytes(1, kvOf("y", nil))))),
 		)),
 		// Another oneof member in between replaces: the body is [2].
 		"oneof": rl(nil, nil, pb{}.msg(5, pb{}.msg(5, pb{}.msg(1, pb{}.uint(3, 1)))).msg(5, pb{}.str(1, "s")).msg(5, pb{}.msg(5, pb{}.msg(1, pb{}.uint(3, 2))))),
-		"dup-keys": rl(pb{}.bytes(1, kv("a", pb{}.uint(3, 1))).bytes(1, kv("a", pb{}.uint(3, 2))), nil,
-			pb{}.bytes(6, kv("x", nil)).bytes(6, kv("y", nil)).bytes(6, kv("x", pb{}.str(1, "last"))).
-				msg(5, pb{}.msg(6, pb{}.bytes(1, kv("k", pb{}.uint(2, 1))).bytes(1, kv("k", pb{}.uint(2, 0)))))),
+		"dup-keys": rl(pb{}.bytes(1, kvOf("a", pb{}.uint(3, 1))).bytes(1, kvOf("a", pb{}.uint(3, 2))), nil,
+			pb{}.bytes(6, kvOf("x", nil)).bytes(6, kvOf("y", nil)).bytes(6, kvOf("x", pb{}.str(1, "last"))).
+				msg(5, pb{}.msg(6, pb{}.bytes(1, kvOf("k", pb{}.uint(2, 1))).bytes(1, kvOf("k", pb{}.uint(2, 0)))))),
 		// Doubles: -0, NaN, infinities; empty bytes, an empty AnyValue, a
 		// KeyValue without a value, an empty kvlist and array.
-		"values": rl(nil, nil, pb{}.bytes(6, kv("neg0", pb{}.fix64(4, 1<<63))).bytes(6, kv("nan", pb{}.fix64(4, 0x7ff8000000000001))).
-			bytes(6, kv("inf", pb{}.fix64(4, 0x7ff0000000000000))).bytes(6, kv("b", pb{}.bytes(7, nil))).
-			bytes(6, kv("empty", nil)).bytes(6, pb{}.str(1, "novalue")).bytes(6, kv("kv", pb{}.msg(6))).bytes(6, kv("arr", pb{}.msg(5))).
-			bytes(6, kv("big", pb{}.uint(3, 1<<63))).uint(2, 1<<40).uint(7, 1<<33).msg(5)),
+		"values": rl(nil, nil, pb{}.bytes(6, kvOf("neg0", pb{}.fix64(4, 1<<63))).bytes(6, kvOf("nan", pb{}.fix64(4, 0x7ff8000000000001))).
+			bytes(6, kvOf("inf", pb{}.fix64(4, 0x7ff0000000000000))).bytes(6, kvOf("b", pb{}.bytes(7, nil))).
+			bytes(6, kvOf("empty", nil)).bytes(6, pb{}.str(1, "novalue")).bytes(6, kvOf("kv", pb{}.msg(6))).bytes(6, kvOf("arr", pb{}.msg(5))).
+			bytes(6, kvOf("big", pb{}.uint(3, 1<<63))).uint(2, 1<<40).uint(7, 1<<33).msg(5)),
 		// Resources and scopes equal but for -0 and 0, or for order.
 		"regroup": concat(
-			rl(pb{}.bytes(1, kv("z", pb{}.fix64(4, 0))), scope, lr),
-			rl(pb{}.bytes(1, kv("z", pb{}.fix64(4, 1<<63))), scope, lr),
-			rl(pb{}.bytes(1, kv("z", pb{}.fix64(4, 0))), scope, lr),
+			rl(pb{}.bytes(1, kvOf("z", pb{}.fix64(4, 0))), scope, lr),
+			rl(pb{}.bytes(1, kvOf("z", pb{}.fix64(4, 1<<63))), scope, lr),
+			rl(pb{}.bytes(1, kvOf("z", pb{}.fix64(4, 0))), scope, lr),
 			rl(res, scope, lr), rl(concat(pb{}.uint(2, 3), res), scope, lr)),
 		"time-unset":  rl(nil, nil, pb{}.fix64(11, 77), pb{}.fix64(1, 77).fix64(11, 77), pb{}.fix64(1, 0)),
 		"deep-ok":     rl(nil, nil, pb{}.msg(5, nested(31, false))),
@@ -165,7 +164,7 @@ func otlpSeeds(t testing.TB) map[string][]byte {
 		"group":       rl(nil, nil, pb{}.tag(20, 3).uint(1, 1).tag(20, 4)),
 		"wrong-type":  rl(nil, nil, pb{}.uint(3, 1)),
 		"id-length":   rl(nil, nil, pb{}.bytes(9, make([]byte, 15))),
-		"bad-utf8":    rl(nil, nil, pb{}.bytes(6, kv("k\xff", nil))),
+		"bad-utf8":    rl(nil, nil, pb{}.bytes(6, kvOf("k\xff", nil))),
 		"truncated":   marshalOracle(t, genOracleRequest(4, 2, 1))[:100],
 		"field-zero":  pb{}.uint(0, 1),
 		"overflow":    pb{}.tag(5, wireVarint).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f),

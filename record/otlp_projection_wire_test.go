@@ -110,16 +110,8 @@ func FuzzOTLPWireProjection(f *testing.F) {
 // LogRecord with a key twice among the attributes not built is built
 // whole at decode.
 func TestOTLPWireProjectionCopies(t *testing.T) {
-	kv := func(k string, v pb) pb { return pb{}.str(1, k).msg(2, v) }
-	rl := func(lrs ...pb) []byte {
-		sl := pb{}
-		for _, l := range lrs {
-			sl = sl.msg(2, l)
-		}
-		return pb{}.msg(1, pb{}.msg(2, sl))
-	}
-	clean := pb{}.fix64(1, 5).bytes(6, kv("p", pb{}.str(1, "1"))).bytes(6, kv("q", pb{}.str(1, "2")))
-	twice := pb{}.fix64(1, 5).bytes(6, kv("p", pb{}.str(1, "1"))).bytes(6, kv("p", pb{}.str(1, "2")))
+	clean := pb{}.fix64(1, 5).bytes(6, kvOf("p", pb{}.str(1, "1"))).bytes(6, kvOf("q", pb{}.str(1, "2")))
+	twice := pb{}.fix64(1, 5).bytes(6, kvOf("p", pb{}.str(1, "1"))).bytes(6, kvOf("p", pb{}.str(1, "2")))
 	proj := OTLPProjection{Attributes: []string{"bench.added"}, Wire: true}
 	for _, tc := range []struct {
 		name       string
@@ -131,7 +123,7 @@ func TestOTLPWireProjectionCopies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := NewArena()
-			recs, err := a.DecodeOTLPProjection(rl(tc.lr), Referenced, nil, proj)
+			recs, err := a.DecodeOTLPProjection(requestOf(tc.lr), Referenced, nil, proj)
 			if err != nil || len(recs) != 1 {
 				t.Fatalf("decode: %v, %d records", err, len(recs))
 			}
