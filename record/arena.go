@@ -118,7 +118,21 @@ func (a *Arena) Used() int { return len(a.nodes)*int(unsafe.Sizeof(Value{})) + l
 // that many records will share (a program's constant): it is marked for
 // the JSON encoder when it needs no escapes, at the cost of a scan now.
 func (a *Arena) NewConstString(s string) Value {
-	return a.newStr(s, plainJSON(unsafe.Slice(unsafe.StringData(s), len(s))))
+	if !plainJSON(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return a.newStr(s, false)
+	}
+	return a.newFramed(`"`, s, `"`, flagPlain|flagQuoted)
+}
+
+// newFramed copies s into the slab between pre and post and returns it,
+// with the flags that say what lies around it.
+func (a *Arena) newFramed(pre, s, post string, flags uint32) Value {
+	a.slab = append(a.slab, pre...)
+	off := len(a.slab)
+	a.slab = append(append(a.slab, s...), post...)
+	v := strValue(String, 0, uint32(off), uint32(len(s)))
+	v.h |= flags
+	return v
 }
 
 // reserved returns the bytes the arena has reserved: node and slab capacity

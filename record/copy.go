@@ -7,7 +7,7 @@ func (a *Arena) copyValue(src *Arena, v Value) Value {
 	switch v.kind() {
 	case String, Bytes:
 		c := a.NewString(src.raw(v))
-		c.h = v.h &^ flagWritable
+		c.h = v.h &^ (flagWritable | flagQuoted | flagFramed) // its bytes alone are copied
 		return c
 	case Array, Map:
 		w, n := width(v.kind()), int(v.n())

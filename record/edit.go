@@ -108,7 +108,12 @@ func (a *Arena) newKey(s *Step) Value {
 	if mo != nil && mo.a == a && mo.gen == a.gen {
 		return mo.key
 	}
-	k := a.newStr(s.key, s.plain)
+	var k Value
+	if s.plain {
+		k = a.newFramed(`,"`, s.key, `":`, flagPlain|flagQuoted|flagFramed)
+	} else {
+		k = a.newStr(s.key, false)
+	}
 	k.setSig(s.sig)
 	if mo != nil {
 		mo.key, mo.a, mo.gen = k, a, a.gen

@@ -261,6 +261,29 @@ func TestCopyRecord(t *testing.T) {
 	}
 }
 
+// A copy's strings are their bytes alone, without the quotes or the
+// separators that lay around them: it must not say they are there
+// (flagQuoted, flagFramed), and its JSON is still right.
+func TestCopyQuoting(t *testing.T) {
+	src := NewArena()
+	r := mustDecode(t, src, `{"a":"x y","n":1}`, Referenced)
+	v, _ := r.Get(NewPath("a"))
+	k := src.newKey(&NewPath("k")[0])
+	dst := NewArena()
+	for _, x := range []Value{v, k} {
+		if x.h&flagQuoted == 0 {
+			t.Fatalf("%q: not quoted in its buffer", src.Bytes(x))
+		}
+		c := dst.copyValue(src, x)
+		if c.h&(flagQuoted|flagFramed) != 0 {
+			t.Errorf("%q: the copy keeps flags %#x", dst.Bytes(c), c.flags())
+		}
+		if got, want := string(dst.AppendJSON(nil, c)), string(src.AppendJSON(nil, x)); got != want {
+			t.Errorf("copy %s, want %s", got, want)
+		}
+	}
+}
+
 func TestCommit(t *testing.T) {
 	a := NewArena()
 	r := mustDecode(t, a, `{"a":{"b":{"c":1}},"x":[1,{"y":2}]}`, Referenced)

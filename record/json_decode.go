@@ -204,7 +204,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 		if e := strSpecial(b, i+1); e < len(b) && b[e] == '"' {
 			// Built whole, not patched with its signature afterwards: a
 			// byte store into a 16-byte value stalls the copy that follows.
-			k = Value{h: uint32(String) | flagPlain | uint32(keySig(b[i+1:e]))<<16, ref: d.ref,
+			k = Value{h: uint32(String) | flagPlain | flagQuoted | uint32(keySig(b[i+1:e]))<<16, ref: d.ref,
 				u: uint64(d.base+uint32(i+1))<<32 | uint64(e-i-1)}
 			j = e + 1
 			// Look for an earlier equal key only when one may exist: see dedup.
@@ -355,7 +355,7 @@ func (d *jsonDecoder) view(start, end int) Value {
 
 // plainView is view for a string that needs no escapes in JSON.
 func (d *jsonDecoder) plainView(start, end int) Value {
-	return Value{h: uint32(String) | flagPlain, ref: d.ref, u: uint64(d.base+uint32(start))<<32 | uint64(end-start)}
+	return Value{h: uint32(String) | flagPlain | flagQuoted, ref: d.ref, u: uint64(d.base+uint32(start))<<32 | uint64(end-start)}
 }
 
 // strSpecial returns the index of the first byte of b at or after p that

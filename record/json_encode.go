@@ -119,6 +119,24 @@ func strBytes(slab []byte, bufs [][]byte, v Value) []byte {
 	return bufs[v.ref-1][off : off+n]
 }
 
+// strBuf returns the buffer the bytes of string v lie in.
+func strBuf(slab []byte, bufs [][]byte, v Value) []byte {
+	if v.ref == 0 {
+		return slab
+	}
+	return bufs[v.ref-1]
+}
+
+// appendJSONValueStr appends the string v quoted: when its quotes lie around it
+// (flagQuoted), in one copy.
+func appendJSONValueStr(dst, slab []byte, bufs [][]byte, v Value) []byte {
+	buf, off, n := strBuf(slab, bufs, v), v.off(), v.n()
+	if v.h&flagQuoted != 0 {
+		return append(dst, buf[off-1:off+n+1]...)
+	}
+	return appendJSONStr(dst, buf[off:off+n], v.flags())
+}
+
 // appendJSONStr appends the string s, of a value with the given flags, quoted.
 // Strings the decoder marked plain need no escapes: they are copied as
 // they are.

@@ -143,15 +143,29 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	added := a.nodes[cf+2*p : cf+2*cn]
 	for j := 0; j+1 < len(added); j += 2 {
 		k, v := &added[j], &added[j+1]
-		if sep {
-			dst = append(dst, ',')
+		if k.h&flagFramed != 0 {
+			// `,"key":` in one copy (the ',' left out for a first entry).
+			off, n, s := int(k.off()), int(k.n()), int(k.off())-2
+			if !sep {
+				s++
+			}
+			dst = append(dst, strBuf(slab, bufs, *k)[s:off+n+2]...)
+		} else {
+			if sep {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONStr(dst, strBytes(slab, bufs, *k), k.flags())
+			dst = append(dst, ':')
 		}
 		sep = true
-		dst = appendJSONStr(dst, strBytes(slab, bufs, *k), k.flags())
-		dst = append(dst, ':')
 		switch v.kind() {
 		case String:
-			dst = appendJSONStr(dst, strBytes(slab, bufs, *v), v.flags())
+			if v.h&flagQuoted != 0 {
+				off, n := v.off(), v.n()
+				dst = append(dst, strBuf(slab, bufs, *v)[off-1:off+n+1]...)
+			} else {
+				dst = appendJSONStr(dst, strBytes(slab, bufs, *v), v.flags())
+			}
 		case Bool:
 			if v.u != 0 {
 				dst = append(dst, "true"...)

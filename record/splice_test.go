@@ -34,6 +34,21 @@ func TestSplicedJSON(t *testing.T) {
 		{"remove last", `{"a": 1, "b" : "x\/y", "c":2}`, func(a *Arena, r *Record) { r.Remove(p(".c")) },
 			`{"a": 1, "b" : "x\/y"}`},
 		{"remove all", `{"a": 1}`, func(a *Arena, r *Record) { r.Remove(p(".a")) }, `{}`},
+		// Keys an edit adds are written with their separator (flagFramed),
+		// left out before the first entry; constants and the line's plain
+		// strings with their quotes (flagQuoted).
+		{"added first", `{"a": 1}`, func(a *Arena, r *Record) {
+			r.Remove(p(".a"))
+			r.Set(p(".b"), a.NewConstString("x"))
+			r.Set(p(".c"), a.NewConstString(`q"`))
+		}, `{"b":"x","c":"q\""}`},
+		{"line strings moved", `{"a": "x y","m":"m\/","n":1}`, func(a *Arena, r *Record) {
+			v, _ := r.Get(p(".a"))
+			r.Set(p(".b"), v)
+			v, _ = r.Get(p(".m"))
+			r.Set(p(".c"), v)
+			r.Set(p(`."k\"ey"`), a.NewConstString(""))
+		}, `{"a": "x y","m":"m\/","n":1,"b":"x y","c":"m/","k\"ey":""}`},
 		{"set in place", `{"a": 1, "b" : "x\/y", "c":2E0}`, func(a *Arena, r *Record) { r.Set(p(".b"), IntValue(7)) },
 			`{"a": 1,"b":7,"c":2E0}`},
 		{"append", `{ "a" : 1.50 }`, func(a *Arena, r *Record) { r.Set(p(".z"), a.NewStringFrom("q\"")) },

@@ -42,6 +42,15 @@ const (
 	// escapes in JSON (printable ASCII but '"' and '\\'), so that the
 	// encoder copies it without a scan.
 	flagPlain = 2 << 8
+	// flagQuoted marks a plain string whose bytes in its buffer lie
+	// between two '"': its JSON is those bytes and the quotes, one copy.
+	// The JSON decoder's strings in their line and the VM's constants
+	// (NewConstString) are so.
+	flagQuoted = 4 << 8
+	// flagFramed marks a plain key whose bytes lie between `,"` and `":`
+	// (newKey writes the keys edits add so): a map entry's JSON up to its
+	// value, separator included, is one copy.
+	flagFramed = 8 << 8
 )
 
 // Value is a handle to one value: a kind plus payload, 16 bytes, no pointers.
