@@ -127,14 +127,19 @@ func strBuf(slab []byte, bufs [][]byte, v Value) []byte {
 	return bufs[v.ref-1]
 }
 
-// appendJSONValueStr appends the string v quoted: when its quotes lie around it
-// (flagQuoted), in one copy.
-func appendJSONValueStr(dst, slab []byte, bufs [][]byte, v Value) []byte {
-	buf, off, n := strBuf(slab, bufs, v), v.off(), v.n()
-	if v.h&flagQuoted != 0 {
-		return append(dst, buf[off-1:off+n+1]...)
+// appendShort is append(dst, b...) for the short runs of JSON output (a
+// key and its separators, a small value): when dst has the room, two
+// overlapping word copies within them rather than a call of memmove,
+// whose set-up costs more than such a copy.
+func appendShort(dst, b []byte) []byte {
+	n, l := len(b), len(dst)
+	if n < 8 || n > 16 || cap(dst)-l < n {
+		return append(dst, b...)
 	}
-	return appendJSONStr(dst, buf[off:off+n], v.flags())
+	d := dst[l : l+n]
+	binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(b))
+	binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(b[n-8:]))
+	return dst[:l+n]
 }
 
 // appendJSONStr appends the string s, of a value with the given flags, quoted.

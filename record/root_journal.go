@@ -149,7 +149,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 			if !sep {
 				s++
 			}
-			dst = append(dst, strBuf(slab, bufs, *k)[s:off+n+2]...)
+			dst = appendShort(dst, strBuf(slab, bufs, *k)[s:off+n+2])
 		} else {
 			if sep {
 				dst = append(dst, ',')
@@ -162,7 +162,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 		case String:
 			if v.h&flagQuoted != 0 {
 				off, n := v.off(), v.n()
-				dst = append(dst, strBuf(slab, bufs, *v)[off-1:off+n+1]...)
+				dst = appendShort(dst, strBuf(slab, bufs, *v)[off-1:off+n+1])
 			} else {
 				dst = appendJSONStr(dst, strBytes(slab, bufs, *v), v.flags())
 			}
