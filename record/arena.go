@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"unsafe"
 )
@@ -418,11 +417,10 @@ func (a *Arena) hintIs(k *Value, key string, mo *stepMemo) bool {
 	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off)
 	switch {
 	case n < 8 && off+8 <= len(buf):
-		return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))&mo.mask == mo.w0
+		return word(p)&mo.mask == mo.w0
 	case n >= 8 && n <= 16:
 		// k's n bytes lie in buf.
-		return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)) == mo.w0 &&
-			binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, n-8)), 8)) == mo.w1
+		return word(p) == mo.w0 && word(unsafe.Add(p, n-8)) == mo.w1
 	}
 	return string(buf[off:off+n]) == key
 }

@@ -352,13 +352,36 @@ func topKey(r *Record, p Path) bool {
 // setTop sets key st of the root map to v (already shared) in one scan.
 func (r *Record) setTop(st *Step, v Value) {
 	a := r.a
-	r.writableAt(rootSlot)
+	root := r.root
+	if !root.writable() {
+		root = r.writableAt(rootSlot)
+	}
 	if j := r.findRootStep(st); j >= 0 {
 		a.nodes[j+1] = v
-		r.noteChanged((j - int(r.root.off())) / 2)
+		r.noteChanged((j - int(root.off())) / 2)
 		return
 	}
-	r.appendEntry(rootSlot, a.newKey(st), v)
+	r.appendTop(root, st, v)
+}
+
+// appendTop appends key st, missing from the writable root, with v.
+func (r *Record) appendTop(root Value, st *Step, v Value) {
+	a := r.a
+	first, n := int(root.off()), int(root.n())
+	mo := st.memo
+	if n == int(root.ref) || mo == nil || mo.a != a || mo.gen != a.gen {
+		r.appendEntry(rootSlot, a.newKey(st), v)
+		return
+	}
+	// appendEntry of the key newKey keeps, written out: the common edit
+	// adds a key of the policy's to a root copied with room for it.
+	k := mo.key
+	a.nodes[first+2*n+1] = v
+	a.nodes[first+2*n] = k
+	r.root.u++
+	if r.keysAt == uint32(first)+1 {
+		r.keys.add(k.sig())
+	}
 }
 
 // SetIfAbsent sets p to v when p is absent or null and reports whether it did.
@@ -375,12 +398,15 @@ func (r *Record) SetIfAbsent(p Path, v Value) (bool, error) {
 			v = a.share(v)
 		}
 		rel := j - int(r.root.off())
-		root := r.writableAt(rootSlot)
+		root := r.root
+		if !root.writable() {
+			root = r.writableAt(rootSlot)
+		}
 		if j >= 0 {
 			a.nodes[int(root.off())+rel+1] = v
 			r.noteChanged(rel / 2)
 		} else {
-			r.appendEntry(rootSlot, a.newKey(st), v)
+			r.appendTop(root, st, v)
 		}
 		return true, nil
 	}

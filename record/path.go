@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -44,14 +43,21 @@ func newStepMemo(key string) stepMemo {
 	b := []byte(key)
 	switch n := len(b); {
 	case n < 8:
-		var w [8]byte
+		var w, m [8]byte
 		copy(w[:], b)
-		mo.w0, mo.mask = binary.LittleEndian.Uint64(w[:]), 1<<(8*n)-1
+		for i := range n {
+			m[i] = 0xff
+		}
+		mo.w0, mo.mask = word(unsafe.Pointer(&w[0])), word(unsafe.Pointer(&m[0]))
 	case n <= 16:
-		mo.w0, mo.w1 = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+		mo.w0, mo.w1 = word(unsafe.Pointer(&b[0])), word(unsafe.Pointer(&b[n-8]))
 	}
 	return mo
 }
+
+// word loads the 8 bytes at p in the machine's byte order, which is the
+// order of the memo's words too: a hint compares the two as loaded.
+func word(p unsafe.Pointer) uint64 { return *(*uint64)(p) }
 
 // KeyStep returns a step that looks key up in a map.
 func KeyStep(key string) Step {

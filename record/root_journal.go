@@ -103,7 +103,20 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 			if rest := skip >> (uint(i) & 63); rest != 0 {
 				end = min(on, i+bits.TrailingZeros64(rest))
 			}
-			dst = r.appendRun(dst, &jm, i, end-1, sep, t)
+			// appendRun, written out for a compact line: the run ends
+			// at the ',' before the next entry's key, or at the '}'.
+			s, e := r.keyAt(a.nodes[of+2*i]), len(t)-1
+			if end < on {
+				e = r.keyAt(a.nodes[of+2*end]) - 1
+			}
+			if s >= 0 && e > s && (t[e] == ',' || e == len(t)-1) && !isSpace(t[e-1]) {
+				if sep {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, t[s:e]...)
+			} else {
+				dst = r.appendRun(dst, &jm, i, end-1, sep, t)
+			}
 			sep = true
 			p += end - i
 			i = end
