@@ -176,6 +176,8 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 			if v.h&flagQuoted != 0 {
 				off, n := v.off(), v.n()
 				dst = appendShort(dst, strBuf(slab, bufs, *v)[off-1:off+n+1])
+			} else if vs, ve := r.removedValue(&jm, *v, t); vs >= 0 {
+				dst = append(dst, t[vs:ve]...)
 			} else {
 				dst = appendJSONStr(dst, strBytes(slab, bufs, *v), v.flags())
 			}
@@ -193,4 +195,23 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	}
 	a.pos = a.pos[:base]
 	return append(dst, '}')
+}
+
+// removedValue returns where the value v lies in t when it is the value
+// of an entry removed from the decoded root (a key renamed, in the VM's
+// way, to the end): its text is copied, not escaped again. -1 when not.
+func (r *Record) removedValue(jm *jmap, v Value, t []byte) (int, int) {
+	nodes, of := r.a.nodes, int(jm.m.off())
+	for m := r.jr.removed; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		if nodes[of+2*i+1] != v {
+			continue
+		}
+		k := nodes[of+2*i]
+		if q := r.keyAt(k); q >= 0 {
+			return r.valueAfter(t, k, q), r.entryEnd(jm, i, t)
+		}
+		break
+	}
+	return -1, 0
 }

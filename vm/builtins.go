@@ -43,10 +43,21 @@ var builtins = [builtin.NumIDs]builtinFunc{
 		*dst = String(strings.TrimSpace(args[0].S))
 		return m.checkLen(dst.S)
 	},
-	builtin.Contains:   strPred(strings.Contains),
-	builtin.StartsWith: strPred(strings.HasPrefix),
-	builtin.EndsWith:   strPred(strings.HasSuffix),
-	builtin.Replace:    (*Machine).replace,
+	// Written out rather than made by one closure over the test: a call
+	// of a func value each record is half the cost of a short search.
+	builtin.Contains: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(strings.Contains(args[0].S, args[1].S))
+		return spec.NoFault
+	},
+	builtin.StartsWith: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(strings.HasPrefix(args[0].S, args[1].S))
+		return spec.NoFault
+	},
+	builtin.EndsWith: func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		*dst = Bool(strings.HasSuffix(args[0].S, args[1].S))
+		return spec.NoFault
+	},
+	builtin.Replace: (*Machine).replace,
 	builtin.Split: func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 		m.split(dst, args[0].S, args[1].S)
 		return spec.NoFault
@@ -209,14 +220,6 @@ func CallArgs(in Instr) int {
 		return f.ValueArgs()
 	}
 	return 0
-}
-
-// strPred is a built-in that tests two strings.
-func strPred(f func(s, t string) bool) builtinFunc {
-	return func(_ *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		*dst = Bool(f(args[0].S, args[1].S))
-		return spec.NoFault
-	}
 }
 
 // convert is a to_ conversion.
