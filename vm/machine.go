@@ -72,6 +72,7 @@ func NewMachine(p *Program) *Machine {
 	m.paths = make([]Path, len(c.Paths))
 	for i, p := range c.Paths {
 		p.Steps = p.Steps.WithHints()
+		p.top = len(p.Steps) == 1 && !p.Steps[0].IsIndex() && p.Dyn == nil
 		m.paths[i] = p
 	}
 	return m
@@ -421,12 +422,25 @@ func (m *Machine) edits(list []Instr) spec.Reason {
 			if err != nil {
 				return spec.PathConflict
 			}
-			m.account(r)
+			if r.K == record.String || r.K == record.Bytes {
+				m.grown += len(r.S) // account, for the common case
+			} else if r.K >= record.Array {
+				m.account(r)
+			}
 		case REMOVE:
 			if steps, ok := m.resolve(&m.paths[in.A], 0); ok {
 				rec.Remove(steps)
 			}
 		case RENAME:
+			if p, q := &m.paths[in.A], &m.paths[in.B]; p.top && q.top && !p.Steps.Equal(q.Steps) {
+				// rename, for two keys of the root (checked at New)
+				if v, ok := rec.Take(p.Steps); ok {
+					if rec.Set(q.Steps, v) != nil {
+						return spec.PathConflict
+					}
+				}
+				continue
+			}
 			from, ok1 := m.resolve(&m.paths[in.A], 0)
 			to, ok2 := m.resolve(&m.paths[in.B], 1)
 			if !ok1 || !ok2 {

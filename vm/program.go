@@ -62,6 +62,7 @@ type Path struct {
 	Steps record.Path
 	DynAt []int
 	Dyn   []uint16
+	top   bool // one static key of the root: a Machine's copy notes it
 }
 
 // Program is a compiled policy: immutable, and safe to run from many
