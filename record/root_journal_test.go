@@ -96,3 +96,61 @@ func FuzzSplicedJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestHintedEdits: the records of one arena edited by the same hinted
+// steps, as a VM edits a batch — the later records find their keys where
+// the first had them and add the key copy the first made — write what
+// each record's edits say, whatever its line's key order.
+func TestHintedEdits(t *testing.T) {
+	steps := map[string]Path{}
+	step := func(k string) Path {
+		if _, ok := steps[k]; !ok {
+			steps[k] = Path{KeyStep(k)}.WithHints()
+		}
+		return steps[k]
+	}
+	tests := []struct{ line, want string }{
+		{`{"time":"t1","level":"info","msg":"a \"b\"","user":"u","trace_id":"x"}`,
+			`{"time":"t1","level":"info","user":"u","env":"prod","pipeline":"b1","message":"a \"b\"","slow":true}`},
+		{`{"time":"t2","level":"warn","msg":"plain","user":"v","trace_id":"y"}`,
+			`{"time":"t2","level":"warn","user":"v","env":"prod","pipeline":"b1","message":"plain","slow":true}`},
+		{`{"env":"staging","msg":"m","trace_id":"z","level":"x"}`,
+			`{"env":"staging","level":"x","pipeline":"b1","message":"m","slow":true}`},
+		{`{"trace_id":"z"}`,
+			`{"env":"prod","pipeline":"b1","slow":true}`},
+		{`{"time":"t3", "msg" : "spaced" ,"trace_id":"w","level":"info"}`,
+			`{"time":"t3","level":"info","env":"prod","pipeline":"b1","message":"spaced","slow":true}`},
+		{`{"pipeline":"old","msg":"n","level":"debug","trace_id":"q","time":"t4"}`,
+			`{"pipeline":"b1","level":"debug","time":"t4","env":"prod","message":"n","slow":true}`},
+	}
+	a := NewArena()
+	for round := range 2 {
+		for _, tt := range tests {
+			r, err := a.DecodeJSON([]byte(tt.line), Referenced)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.SetIfAbsent(step("env"), a.NewStringFrom("prod")); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Set(step("pipeline"), a.NewStringFrom("b1")); err != nil {
+				t.Fatal(err)
+			}
+			r.Remove(step("trace_id"))
+			if v, ok := r.Take(step("msg")); ok {
+				if err := r.Set(step("message"), v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.Set(step("slow"), BoolValue(true)); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(r.AppendJSON(nil)); got != tt.want {
+				t.Errorf("round %d, %s:\n got %s\nwant %s", round, tt.line, got, tt.want)
+			}
+			if full := canonJSON(t, a.AppendJSON(nil, r.Root())); full != canonJSON(t, []byte(tt.want)) {
+				t.Errorf("round %d, %s: the full encode gives %s", round, tt.line, full)
+			}
+		}
+	}
+}

@@ -188,6 +188,11 @@ func randomEdit(rng *rand.Rand, a *Arena, r *Record, keys []string) string {
 	if len(path) == 0 || rng.IntN(3) == 0 {
 		path = append(path, KeyStep(keys[rng.IntN(len(keys))]))
 	}
+	if len(path) == 1 && !path[0].isIndex && rng.IntN(2) == 0 {
+		// One root key, as the VM's steps are: with the hints that
+		// every use of the key keeps (where it was, its copy).
+		path = Path{hintedStep(path[0].key)}
+	}
 	var vals []Value
 	if len(paths) > 0 {
 		if v, ok := r.Get(paths[rng.IntN(len(paths))]); ok {
@@ -196,7 +201,18 @@ func randomEdit(rng *rand.Rand, a *Arena, r *Record, keys []string) string {
 	}
 	vals = append(vals, IntValue(int64(rng.IntN(3))), a.NewStringFrom("s/\"é"), NullValue(), FloatValue(0.5))
 	val := vals[rng.IntN(len(vals))]
-	switch op := rng.IntN(9); op {
+	switch op := rng.IntN(10); op {
+	case 9:
+		// The VM's rename: take the value, set it under the new key
+		// (at the end of its map).
+		to := append(Path(nil), path[:len(path)-1]...)
+		to = append(to, hintedStep(keys[rng.IntN(len(keys))]))
+		if !to.Equal(path) {
+			if v, ok := r.Take(path); ok {
+				r.Set(to, v)
+			}
+		}
+		return fmt.Sprintf("take %v, set %v", path, to)
 	case 0, 1:
 		r.Set(path, val)
 		return fmt.Sprintf("set %v", path)
@@ -222,6 +238,19 @@ func randomEdit(rng *rand.Rand, a *Arena, r *Record, keys []string) string {
 		return "discard"
 	}
 	return ""
+}
+
+// hinted holds the key steps with hints that randomEdit uses, kept from
+// edit to edit and record to record as a VM's are.
+var hinted = map[string]Step{}
+
+func hintedStep(key string) Step {
+	s, ok := hinted[key]
+	if !ok {
+		s = Path{KeyStep(key)}.WithHints()[0]
+		hinted[key] = s
+	}
+	return s
 }
 
 // recordPaths returns the paths of v's values, down to depth levels.
