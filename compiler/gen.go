@@ -222,6 +222,7 @@ func (g *gen) regex(re *regexp.Regexp) uint16 {
 func (g *gen) finish() (*vm.Program, error) {
 	g.forwardMoves()
 	g.fuseGuards()
+	g.sinkEdits()
 	g.batchEdits()
 	nc := len(g.consts)
 	fix := func(r uint16) uint16 {
