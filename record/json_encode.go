@@ -128,17 +128,19 @@ func strBuf(slab []byte, bufs [][]byte, v Value) []byte {
 }
 
 // appendShort is append(dst, b...) for the short runs of JSON output (a
-// key and its separators, a small value): when dst has the room, two
-// overlapping word copies within them rather than a call of memmove,
-// whose set-up costs more than such a copy.
+// key and its separators, a small value): two word copies of 16 bytes
+// rather than a call of memmove, whose set-up costs more than such a
+// copy. The copy may read past b and write past dst's length, within
+// their capacities (the slab and the line buffers have room after most
+// of their strings); where they do not, memmove it is.
 func appendShort(dst, b []byte) []byte {
 	n, l := len(b), len(dst)
-	if n < 8 || n > 16 || cap(dst)-l < n {
+	if n > 16 || cap(b) < 16 || cap(dst)-l < 16 {
 		return append(dst, b...)
 	}
-	d := dst[l : l+n]
-	binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(b))
-	binary.LittleEndian.PutUint64(d[n-8:], binary.LittleEndian.Uint64(b[n-8:]))
+	d, s := dst[l:l+16], b[:16]
+	binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+	binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
 	return dst[:l+n]
 }
 
