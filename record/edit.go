@@ -474,6 +474,36 @@ func (r *Record) Take(p Path) (Value, bool) {
 	return v, ok
 }
 
+// MoveTop moves root key from, when it is there, to the end of the root
+// under the name to: Take(from), then Set(to, v), in one step, when it
+// can be one — the root is a writable copy already, to is known missing
+// from it, and the copy of the key to that its memo keeps is at hand. It
+// reports false when it did nothing; then the two edits do it.
+func (r *Record) MoveTop(from, to *Step) bool {
+	a, root := r.a, r.root
+	mo := to.memo
+	if !root.writable() || r.keysAt != root.off()+1 || r.keys.has(to.sig) ||
+		mo == nil || mo.a != a || mo.gen != a.gen {
+		return false
+	}
+	j := r.findRootStep(from)
+	if j < 0 {
+		return true // nothing to move
+	}
+	first, n := int(root.off()), int(root.n())
+	v := a.nodes[j+1]
+	if v.isContainer() && v.writable() {
+		r.deep = true
+	}
+	// The entries after from move up one; it goes last, renamed.
+	tail := a.nodes[j : first+2*n]
+	copy(tail, tail[2:])
+	tail[len(tail)-2], tail[len(tail)-1] = mo.key, v
+	r.noteRemoved((j - first) / 2)
+	r.keys.add(mo.key.sig())
+	return true
+}
+
 // rename moves the value at from to to, overwriting to; it is a no-op when
 // from is absent or to is the same place. Both paths must end in a map
 // key. On error the record is unchanged.

@@ -207,10 +207,14 @@ func randomEdit(rng *rand.Rand, a *Arena, r *Record, keys []string) string {
 		// (at the end of its map).
 		to := append(Path(nil), path[:len(path)-1]...)
 		to = append(to, hintedStep(keys[rng.IntN(len(keys))]))
-		if !to.Equal(path) {
-			if v, ok := r.Take(path); ok {
-				r.Set(to, v)
-			}
+		if to.Equal(path) {
+			return "rename to itself"
+		}
+		if len(path) == 1 && !path[0].isIndex && r.MoveTop(&path[0], &to[0]) {
+			return fmt.Sprintf("move %v to %v", path, to)
+		}
+		if v, ok := r.Take(path); ok {
+			r.Set(to, v)
 		}
 		return fmt.Sprintf("take %v, set %v", path, to)
 	case 0, 1:

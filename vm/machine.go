@@ -434,6 +434,9 @@ func (m *Machine) edits(list []Instr) spec.Reason {
 		case RENAME:
 			if p, q := &m.paths[in.A], &m.paths[in.B]; p.top && q.top && !p.Steps.Equal(q.Steps) {
 				// rename, for two keys of the root (checked at New)
+				if rec.MoveTop(&p.Steps[0], &q.Steps[0]) {
+					continue
+				}
 				if v, ok := rec.Take(p.Steps); ok {
 					if rec.Set(q.Steps, v) != nil {
 						return spec.PathConflict
