@@ -32,6 +32,22 @@ func runJSON(t *testing.T, prog *vm.Program, in string) (spec.Result, string) {
 	return res, string(rec.AppendJSON(nil))
 }
 
+// runOutcome runs prog over the JSON record in and says what became of
+// it — "keep" or "drop", and the fault if any — and what it wrote ("" when
+// dropped).
+func runOutcome(t *testing.T, prog *vm.Program, in string) (outcome, out string) {
+	t.Helper()
+	res, out := runJSON(t, prog, in)
+	outcome = "keep"
+	if res.Action == spec.Drop {
+		outcome, out = "drop", ""
+	}
+	if res.Fault != spec.NoFault {
+		outcome += " " + res.Fault.String()
+	}
+	return outcome, out
+}
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name, src, in, out string

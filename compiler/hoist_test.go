@@ -109,14 +109,7 @@ func TestDropFirstResults(t *testing.T) {
 		if !dropTestedFirst(prog) {
 			t.Fatal("the drop is not tested first")
 		}
-		res, out := runJSON(t, prog, tt.in)
-		got := "keep"
-		if res.Action == spec.Drop {
-			got, out = "drop", ""
-		}
-		if res.Fault != spec.NoFault {
-			got += " " + res.Fault.String()
-		}
+		got, out := runOutcome(t, prog, tt.in)
 		if got != tt.res || out != tt.out {
 			t.Errorf("%s%s: %s %s, want %s %s", tt.in, tt.onFault, got, out, tt.res, tt.out)
 		}

@@ -3,8 +3,6 @@ package compiler
 import (
 	"strings"
 	"testing"
-
-	"github.com/policyrun/policyrun/spec"
 )
 
 const sinkSchema = "schema {\n level: string\n msg: string\n lat: float\n n: int\n a: {b: int?, ...}?\n env: string?\n k: {c: int, ...}\n ...\n}\n"
@@ -79,14 +77,7 @@ func TestSinkEditsResults(t *testing.T) {
 			`{"k":{"c":"two"}}`, "keep type_mismatch", `{"k":{"c":"two"}}`},
 	} {
 		prog := compile(t, "policy \"t\"\n"+sinkSchema+tt.src)
-		res, out := runJSON(t, prog, tt.in)
-		got := "keep"
-		if res.Action == spec.Drop {
-			got, out = "drop", ""
-		}
-		if res.Fault != spec.NoFault {
-			got += " " + res.Fault.String()
-		}
+		got, out := runOutcome(t, prog, tt.in)
 		if got != tt.res || out != tt.out {
 			t.Errorf("%s over %s: %s %s, want %s %s", strings.ReplaceAll(tt.src, "\n", "; "), tt.in, got, out, tt.res, tt.out)
 		}
