@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"math/bits"
 	"time"
 	"unicode/utf8"
 )
@@ -64,56 +65,115 @@ func (e *OTLPEncoder) appendScope(dst []byte, a *Arena, m Value) []byte {
 	return appendUintField(dst, 4, viewValue(a, m, &scopeView[vScopeDropped]))
 }
 
-// appendWire writes r, which was decoded clean (otlpDecoder.dirty) and
-// whose time was not set since, from its LogRecord's bytes when its edits
-// allow: none (the root is the decoded one: decoded nodes never change,
-// edits copy them), or only attributes added (the root's entries are the
-// decoded ones but for attributes, whose entries are the decoded ones
-// followed by new keys). The added attributes follow the bytes as more
+// appendWire writes r, which was decoded clean (otlpDecoder.dirty), from
+// its LogRecord's bytes as far as its edits allow: its edits cost what
+// they change. A record not edited is its bytes; one whose edits only
+// added attributes is its bytes and the added attributes, as more
 // KeyValues of the repeated field 6, which a reader appends to the ones
-// before: the same list, new keys last, as the view has it. Anything
-// else is encoded from the view (ok false).
-func appendWire(dst []byte, r *Record) (out []byte, ok bool) {
+// before (the same list, new keys last, as the view has it). Otherwise the
+// fields of the view's slots that kept their values are copied as the
+// bytes have them, and the changed ones (and the time, once set) are
+// written from the view after them: the same message, its fields in
+// another order. A root whose entries are not the view's keys in the
+// view's order is encoded from the view (ok false).
+func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 	a := r.a
-	if r.root == r.decoded {
+	if r.root == r.decoded && !r.timeSet {
 		return append(dst, a.raw(r.wire)...), true
 	}
 	cur, was := a.entries(r.root), a.entries(r.decoded)
 	if len(cur) != len(was) {
 		return dst, false
 	}
-	attr := -1
+	var changed uint32          // by view slot: the values to write from the view
+	var at [numRootFields]int32 // where in cur each changed slot's value is
+	attr := -1                  // the attributes' entry, when keys were only added
 	for i := 0; i < len(cur); i += 2 {
 		if cur[i] != was[i] {
 			return dst, false
 		}
-		if cur[i+1] != was[i+1] {
-			switch k := a.str(cur[i]); {
-			case k == "resource" || k == "scope":
-				continue
-			case attr >= 0 || k != "attributes":
+		if cur[i+1] == was[i+1] {
+			continue
+		}
+		f := viewField(rootView, a.str(cur[i])) // a decoded root has the view's keys
+		switch {
+		case f == nil:
+			return dst, false
+		case f.ID == vResource || f.ID == vScope:
+			continue
+		case f.ID == vAttributes && attributesAdded(a, cur[i+1], was[i+1]):
+			attr = i + 1
+			continue
+		}
+		changed |= 1 << f.ID
+		at[f.ID] = int32(i + 1)
+	}
+	timeSet := r.timeSet || changed&(1<<vObservedTime) != 0 // time_unix_nano may read the observed time
+	if (changed != 0 || timeSet) && r.proj {
+		// A projection's unbuilt slots and attributes are not the
+		// record's: wholeRoot decodes them, and the view is written.
+		return dst, false
+	}
+	raw := a.raw(r.wire)
+	if changed == 0 && !timeSet {
+		dst = append(dst, raw...)
+	} else {
+		w := wire{raw}
+		for i := 0; i < len(raw); {
+			field, wt, j, err := w.tag(i, len(raw))
+			if err != nil {
+				return dst, false // the bytes decoded clean: not seen
+			}
+			next, err := w.skip(wt, i, j, len(raw))
+			if err != nil {
 				return dst, false
 			}
-			attr = i + 1
+			if field == 1 && !timeSet || field != 1 && changed&(1<<wireSlot[field]) == 0 {
+				dst = append(dst, raw[i:next]...)
+			}
+			i = next
+		}
+		for m := changed; m != 0; m &= m - 1 {
+			id := viewID(bits.TrailingZeros32(m))
+			dst = e.appendField(dst, a, id, cur[at[id]])
+		}
+		if timeSet {
+			var observed int64
+			if v, _ := a.lookup(r.root, rootView[vObservedTime].Name, 0); v.kind() == Timestamp {
+				observed = v.Time()
+			}
+			if t := r.otlpTimeUnixNano(observed); t != 0 {
+				dst = appendFixed64Field(dst, 1, uint64(t))
+			}
 		}
 	}
-	if attr < 0 {
-		return append(dst, a.raw(r.wire)...), true
+	if attr >= 0 {
+		added, old := a.entries(cur[attr]), a.entries(was[attr])
+		for i := len(old); i < len(added); i += 2 {
+			dst = appendKeyValue(dst, 6, a, added[i], added[i+1])
+		}
 	}
-	added, old := a.entries(cur[attr]), a.entries(was[attr])
-	if cur[attr].kind() != Map || was[attr].kind() != Map || len(added) < len(old) {
-		return dst, false
+	return dst, true
+}
+
+// wireSlot is the view slot of each LogRecord field a clean decode knows
+// (time_unix_nano, field 1, is the record's time, not a slot).
+var wireSlot = [...]viewID{2: vSeverityNumber, 3: vSeverityText, 5: vBody, 6: vAttributes,
+	7: vDropped, 8: vFlags, 9: vTraceID, 10: vSpanID, 11: vObservedTime, 12: vEventName}
+
+// attributesAdded reports whether the attributes map cur is was with
+// keys added at its end and nothing else changed.
+func attributesAdded(a *Arena, cur, was Value) bool {
+	added, old := a.entries(cur), a.entries(was)
+	if cur.kind() != Map || was.kind() != Map || len(added) < len(old) {
+		return false
 	}
 	for i := range old {
 		if added[i] != old[i] {
-			return dst, false
+			return false
 		}
 	}
-	dst = append(dst, a.raw(r.wire)...)
-	for i := len(old); i < len(added); i += 2 {
-		dst = appendKeyValue(dst, 6, a, added[i], added[i+1])
-	}
-	return dst, true
+	return true
 }
 
 // entries returns the nodes of a map (key, value pairs); nil for anything
@@ -127,8 +187,8 @@ func (a *Arena) entries(m Value) []Value {
 
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
-	if r.wire.kind() == Bytes && !r.timeSet && !e.FromViews {
-		if out, ok := appendWire(dst, r); ok {
+	if r.wire.kind() == Bytes && !e.FromViews {
+		if out, ok := appendWire(dst, r, e); ok {
 			return out
 		}
 	}
@@ -146,47 +206,15 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	var unknown bool
 	for it := a.Iter(root); it.Next(); {
 		v := it.Value()
-		switch a.str(it.Key()) {
-		case "body":
-			if v.kind() != Absent {
-				var at int
-				dst, at = openField(dst, 5)
-				dst = appendAnyValue(dst, a, v)
-				dst = closeField(dst, at)
-			}
-		case "attributes":
-			dst = appendKeyValues(dst, 6, a, v)
-		case "severity_text":
-			dst = appendStringField(dst, 3, a, v)
-		case "severity_number":
-			if v.kind() == Int && v.Int() != 0 {
-				dst = appendTag(dst, 2, wireVarint)
-				dst = appendVarint(dst, uint64(int64(int32(v.Int()))))
-			}
-		case "observed_time":
-			if v.kind() == Timestamp {
-				observed = v.Time()
-				if observed != 0 {
-					dst = appendFixed64Field(dst, 11, uint64(observed))
-				}
-			}
-		case "trace_id":
-			dst = e.appendID(dst, 9, a, v, 16)
-		case "span_id":
-			dst = e.appendID(dst, 10, a, v, 8)
-		case "flags":
-			if v.kind() == Int && v.Int() != 0 {
-				dst = appendTag(dst, 8, wireFixed32)
-				dst = binary.LittleEndian.AppendUint32(dst, uint32(v.Int()))
-			}
-		case "event_name":
-			dst = appendStringField(dst, 12, a, v)
-		case "dropped_attributes_count":
-			dst = appendUintField(dst, 7, v)
-		case "resource", "scope":
-		default:
+		f := viewField(rootView, a.str(it.Key()))
+		switch {
+		case f == nil:
 			unknown = true
+			continue
+		case f.ID == vObservedTime && v.kind() == Timestamp:
+			observed = v.Time()
 		}
+		dst = e.appendField(dst, a, f.ID, v)
 	}
 	if unknown {
 		// A key the view does not have (an embedder's edit that CheckOTLP
@@ -199,6 +227,48 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	}
 	if t := r.otlpTimeUnixNano(observed); t != 0 {
 		dst = appendFixed64Field(dst, 1, uint64(t))
+	}
+	return dst
+}
+
+// appendField writes the LogRecord field of view slot id, whose value is
+// v; nothing for a value at its default, or for the resource and scope,
+// which are not fields of a LogRecord.
+func (e *OTLPEncoder) appendField(dst []byte, a *Arena, id viewID, v Value) []byte {
+	switch id {
+	case vBody:
+		if v.kind() != Absent {
+			var at int
+			dst, at = openField(dst, 5)
+			dst = appendAnyValue(dst, a, v)
+			dst = closeField(dst, at)
+		}
+	case vAttributes:
+		dst = appendKeyValues(dst, 6, a, v)
+	case vSeverityText:
+		dst = appendStringField(dst, 3, a, v)
+	case vSeverityNumber:
+		if v.kind() == Int && v.Int() != 0 {
+			dst = appendTag(dst, 2, wireVarint)
+			dst = appendVarint(dst, uint64(int64(int32(v.Int()))))
+		}
+	case vObservedTime:
+		if v.kind() == Timestamp && v.Time() != 0 {
+			dst = appendFixed64Field(dst, 11, uint64(v.Time()))
+		}
+	case vTraceID:
+		dst = e.appendID(dst, 9, a, v, 16)
+	case vSpanID:
+		dst = e.appendID(dst, 10, a, v, 8)
+	case vFlags:
+		if v.kind() == Int && v.Int() != 0 {
+			dst = appendTag(dst, 8, wireFixed32)
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(v.Int()))
+		}
+	case vEventName:
+		dst = appendStringField(dst, 12, a, v)
+	case vDropped:
+		dst = appendUintField(dst, 7, v)
 	}
 	return dst
 }

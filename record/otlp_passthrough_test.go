@@ -31,10 +31,11 @@ func pbRequest(lrs ...[]byte) []byte {
 }
 
 // TestOTLPPassThrough: a LogRecord decoded clean and not edited is written
-// as the bytes it came in, and one whose edits only added attributes as
-// those bytes and the added attributes; one the view does not say again
-// (an unknown field, a merged or replaced value, a duplicate key) or that
-// was edited otherwise is encoded from its view.
+// as the bytes it came in, and one whose edits only added attributes (or
+// set fields it did not have) as those bytes and the rest; one the view
+// does not say again (an unknown field, a merged or replaced value, a
+// duplicate key) is encoded from its view, and one edited otherwise keeps
+// the bytes of its unchanged fields only (TestOTLPWireFields).
 func TestOTLPPassThrough(t *testing.T) {
 	base := func() []byte {
 		lr := protowire.AppendTag(nil, 1, protowire.Fixed64Type)
@@ -74,10 +75,12 @@ func TestOTLPPassThrough(t *testing.T) {
 		{"an attribute removed", base(), func(r *Record) { r.Remove(NewPath("attributes", "a")) }, false},
 		{"an attribute added, one removed", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Remove(NewPath("attributes", "a")) }, false},
 		{"the body changed", base(), func(r *Record) { r.Set(NewPath("body"), IntValue(1)) }, false},
-		{"an attribute added, the severity changed", base(), func(r *Record) {
+		{"an attribute added, the severity text set", base(), func(r *Record) {
+			// base() has no severity_text: its fields are all copied,
+			// then severity_text and the attribute written.
 			r.Set(x, IntValue(1))
 			r.Set(NewPath("severity_text"), r.Arena().NewStringFrom("WARN"))
-		}, false},
+		}, true},
 		{"edited, then discarded", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Discard() }, true},
 		{"edited, then committed", base(), func(r *Record) { r.Set(x, IntValue(1)); r.Commit() }, true},
 		{"changed, then committed", base(), func(r *Record) { r.Set(NewPath("body"), IntValue(1)); r.Commit() }, false},
@@ -120,6 +123,78 @@ func TestOTLPPassThrough(t *testing.T) {
 			}
 			if back, err := NewArena().DecodeOTLP(views, Referenced, nil); err != nil || len(back) != 1 || !bytes.Equal(back[0].AppendJSON(nil), want) {
 				t.Errorf("FromViews: the output does not decode as the record (%v)", err)
+			}
+		})
+	}
+}
+
+// TestOTLPWireFields: an edited LogRecord decoded clean is written with
+// the bytes of the fields its edits left, and only the changed ones
+// encoded again: a changed field's old bytes are gone, the others' are
+// there, and the output decodes as the record.
+func TestOTLPWireFields(t *testing.T) {
+	timeF := protowire.AppendFixed64(protowire.AppendTag(nil, 1, protowire.Fixed64Type), 1_700_000_000_000_000_000)
+	obsF := protowire.AppendFixed64(protowire.AppendTag(nil, 11, protowire.Fixed64Type), 1_700_000_000_000_000_500)
+	sevF := protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), 9)
+	textF := pbMsg(nil, 3, []byte("INFO"))
+	bodyF := pbMsg(nil, 5, pbMsg(nil, 1, []byte("hello")))
+	attrA, attrB := pbMsg(nil, 6, pbKV("a", "1")), pbMsg(nil, 6, pbKV("b", "2"))
+	traceF := pbMsg(nil, 9, bytes.Repeat([]byte{0xab}, 16))
+	lr := bytes.Join([][]byte{timeF, sevF, textF, bodyF, attrA, attrB, traceF, obsF}, nil)
+	noTime := bytes.Join([][]byte{sevF, textF, bodyF, attrA, attrB, obsF}, nil)
+	tests := []struct {
+		name       string
+		lr         []byte
+		do         func(r *Record)
+		kept, gone [][]byte
+	}{
+		{"the body changed", lr, func(r *Record) { r.Set(NewPath("body"), IntValue(1)) },
+			[][]byte{timeF, sevF, textF, attrA, attrB, traceF, obsF}, [][]byte{bodyF}},
+		{"the severity changed", lr, func(r *Record) {
+			r.Set(NewPath("severity_number"), IntValue(17))
+			r.Set(NewPath("severity_text"), r.Arena().NewStringFrom("ERROR"))
+		}, [][]byte{timeF, bodyF, attrA, attrB, traceF, obsF}, [][]byte{sevF, textF}},
+		{"an attribute changed", lr, func(r *Record) { r.Set(NewPath("attributes", "a"), IntValue(5)) },
+			[][]byte{timeF, sevF, textF, bodyF, traceF, obsF}, [][]byte{attrA}},
+		{"an attribute removed", lr, func(r *Record) { r.Remove(NewPath("attributes", "b")) },
+			[][]byte{timeF, sevF, textF, bodyF, traceF, obsF, attrA}, [][]byte{attrB}},
+		{"the trace id cleared", lr, func(r *Record) { r.Set(NewPath("trace_id"), r.Arena().NewStringFrom("")) },
+			[][]byte{timeF, sevF, textF, bodyF, attrA, attrB, obsF}, [][]byte{traceF}},
+		{"the time set", lr, func(r *Record) { r.SetTime(r.Time() + 1) },
+			[][]byte{sevF, textF, bodyF, attrA, attrB, traceF, obsF}, [][]byte{timeF}},
+		{"the observed time changed, no time", noTime, func(r *Record) {
+			r.Set(NewPath("observed_time"), TimestampValue(1_800_000_000_000_000_000))
+		}, [][]byte{sevF, textF, bodyF, attrA, attrB}, [][]byte{obsF}},
+		{"changed, then discarded", lr, func(r *Record) { r.Set(NewPath("body"), IntValue(1)); r.Discard() },
+			[][]byte{lr}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := NewArena()
+			recs, err := a.DecodeOTLP(pbRequest(tt.lr), Referenced, nil)
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("decode: %v, %d records", err, len(recs))
+			}
+			tt.do(recs[0])
+			want := recs[0].AppendJSON(nil)
+			var e OTLPEncoder
+			out := e.AppendProto(nil, recs)
+			for _, f := range tt.kept {
+				if !bytes.Contains(out, f) {
+					t.Errorf("the field %x was not copied", f)
+				}
+			}
+			for _, f := range tt.gone {
+				if bytes.Contains(out, f) {
+					t.Errorf("the changed field %x was written as it was", f)
+				}
+			}
+			back, err := NewArena().DecodeOTLP(out, Referenced, nil)
+			if err != nil || len(back) != 1 {
+				t.Fatalf("decode the output: %v, %d records", err, len(back))
+			}
+			if got := back[0].AppendJSON(nil); !bytes.Equal(got, want) {
+				t.Errorf("the output decodes as\n%s\nnot\n%s", got, want)
 			}
 		})
 	}
