@@ -125,8 +125,8 @@ func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 				return dst, false // the bytes decoded clean: not seen
 			}
 			next, err := w.skip(wt, i, j, len(raw))
-			if err != nil {
-				return dst, false
+			if err != nil || field >= len(wireSlot) {
+				return dst, false // not seen either: a clean decode knew every field
 			}
 			if field == 1 && !timeSet || field != 1 && changed&(1<<wireSlot[field]) == 0 {
 				dst = append(dst, raw[i:next]...)
