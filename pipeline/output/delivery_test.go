@@ -520,7 +520,9 @@ func TestNullOutputs(t *testing.T) {
 		c.Buffered, c.Buffer.Type = true, buffer.Filesystem
 	}, Env{})
 	write(t, b, numbered(t, 0, 5))
-	if !eventually(func() bool { return b.Stats().Records == 5 }) || b.Stats().Bytes == 0 {
+	// The records and the bytes of a delivery are counted one after the
+	// other: wait for both.
+	if !eventually(func() bool { st := b.Stats(); return st.Records == 5 && st.Bytes > 0 }) {
 		t.Errorf("buffered null: %+v", b.Stats())
 	}
 }
