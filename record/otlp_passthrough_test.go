@@ -30,6 +30,22 @@ func pbRequest(lrs ...[]byte) []byte {
 	return pbMsg(nil, 1, rl)
 }
 
+// editedRequest decodes a request of the LogRecord lr, edits its record
+// with do (if any), and returns the records, the record as JSON and the
+// request the encoder writes of them.
+func editedRequest(t *testing.T, lr []byte, do func(r *Record)) (recs []*Record, want, out []byte) {
+	t.Helper()
+	recs, err := NewArena().DecodeOTLP(pbRequest(lr), Referenced, nil)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("decode: %v, %d records", err, len(recs))
+	}
+	if do != nil {
+		do(recs[0])
+	}
+	var e OTLPEncoder
+	return recs, recs[0].AppendJSON(nil), e.AppendProto(nil, recs)
+}
+
 // TestOTLPPassThrough: a LogRecord decoded clean and not edited is written
 // as the bytes it came in, and one whose edits only added attributes (or
 // set fields it did not have) as those bytes and the rest; one the view
@@ -89,17 +105,7 @@ func TestOTLPPassThrough(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := NewArena()
-			recs, err := a.DecodeOTLP(pbRequest(tt.lr), Referenced, nil)
-			if err != nil || len(recs) != 1 {
-				t.Fatalf("decode: %v, %d records", err, len(recs))
-			}
-			if tt.do != nil {
-				tt.do(recs[0])
-			}
-			want := recs[0].AppendJSON(nil)
-			var e OTLPEncoder
-			out := e.AppendProto(nil, recs)
+			recs, want, out := editedRequest(t, tt.lr, tt.do)
 			if got := bytes.Contains(out, tt.lr); got != tt.pass {
 				t.Errorf("written as its bytes: %v, want %v", got, tt.pass)
 			}
@@ -170,15 +176,7 @@ func TestOTLPWireFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := NewArena()
-			recs, err := a.DecodeOTLP(pbRequest(tt.lr), Referenced, nil)
-			if err != nil || len(recs) != 1 {
-				t.Fatalf("decode: %v, %d records", err, len(recs))
-			}
-			tt.do(recs[0])
-			want := recs[0].AppendJSON(nil)
-			var e OTLPEncoder
-			out := e.AppendProto(nil, recs)
+			_, want, out := editedRequest(t, tt.lr, tt.do)
 			for _, f := range tt.kept {
 				if !bytes.Contains(out, f) {
 					t.Errorf("the field %x was not copied", f)
