@@ -105,8 +105,8 @@ func (r *Record) appendEntry(s slot, key, val Value) int {
 // the copy its memo holds of this arena's generation.
 func (a *Arena) newKey(s *Step) Value {
 	mo := s.memo
-	if mo != nil && mo.a == a && mo.gen == a.gen {
-		return mo.key
+	if k, ok := mo.keyIn(a); ok {
+		return k
 	}
 	var k Value
 	if s.plain {
@@ -368,14 +368,13 @@ func (r *Record) setTop(st *Step, v Value) {
 func (r *Record) appendTop(root Value, st *Step, v Value) {
 	a := r.a
 	first, n := int(root.off()), int(root.n())
-	mo := st.memo
-	if n == int(root.ref) || mo == nil || mo.a != a || mo.gen != a.gen {
+	k, ok := st.memo.keyIn(a)
+	if n == int(root.ref) || !ok {
 		r.appendEntry(rootSlot, a.newKey(st), v)
 		return
 	}
 	// appendEntry of the key newKey keeps, written out: the common edit
 	// adds a key of the policy's to a root copied with room for it.
-	k := mo.key
 	a.nodes[first+2*n+1] = v
 	a.nodes[first+2*n] = k
 	r.root.u++
@@ -481,9 +480,8 @@ func (r *Record) Take(p Path) (Value, bool) {
 // reports false when it did nothing; then the two edits do it.
 func (r *Record) MoveTop(from, to *Step) bool {
 	a, root := r.a, r.root
-	mo := to.memo
-	if !root.writable() || r.keysAt != root.off()+1 || r.keys.has(to.sig) ||
-		mo == nil || mo.a != a || mo.gen != a.gen {
+	key, ok := to.memo.keyIn(a)
+	if !ok || !root.writable() || r.keysAt != root.off()+1 || r.keys.has(to.sig) {
 		return false
 	}
 	j := r.findRootStep(from)
@@ -498,9 +496,9 @@ func (r *Record) MoveTop(from, to *Step) bool {
 	// The entries after from move up one; it goes last, renamed.
 	tail := a.nodes[j : first+2*n]
 	copy(tail, tail[2:])
-	tail[len(tail)-2], tail[len(tail)-1] = mo.key, v
+	tail[len(tail)-2], tail[len(tail)-1] = key, v
 	r.noteRemoved((j - first) / 2)
-	r.keys.add(mo.key.sig())
+	r.keys.add(key.sig())
 	return true
 }
 

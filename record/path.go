@@ -55,6 +55,15 @@ func newStepMemo(key string) stepMemo {
 	return mo
 }
 
+// keyIn returns the copy of the step's key that an edit last added to a,
+// while a was not Reset since; false when there is none (or no memo).
+func (mo *stepMemo) keyIn(a *Arena) (Value, bool) {
+	if mo == nil || mo.a != a || mo.gen != a.gen {
+		return Value{}, false
+	}
+	return mo.key, true
+}
+
 // word loads the 8 bytes at p in the machine's byte order, which is the
 // order of the memo's words too: a hint compares the two as loaded.
 func word(p unsafe.Pointer) uint64 { return *(*uint64)(p) }
