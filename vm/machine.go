@@ -432,17 +432,9 @@ func (m *Machine) edits(list []Instr) spec.Reason {
 				rec.Remove(steps)
 			}
 		case RENAME:
-			if p, q := &m.paths[in.A], &m.paths[in.B]; p.top && q.top && !p.Steps.Equal(q.Steps) {
-				// rename, for two keys of the root (checked at New)
-				if rec.MoveTop(&p.Steps[0], &q.Steps[0]) {
-					continue
-				}
-				if v, ok := rec.Take(p.Steps); ok {
-					if rec.Set(q.Steps, v) != nil {
-						return spec.PathConflict
-					}
-				}
-				continue
+			if p, q := &m.paths[in.A], &m.paths[in.B]; p.top && q.top && !p.Steps.Equal(q.Steps) &&
+				rec.MoveTop(&p.Steps[0], &q.Steps[0]) {
+				continue // two keys of the root (checked at New): rename's take and set in one step
 			}
 			from, ok1 := m.resolve(&m.paths[in.A], 0)
 			to, ok2 := m.resolve(&m.paths[in.B], 1)
