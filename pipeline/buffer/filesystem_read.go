@@ -21,6 +21,9 @@ func (b *filesystem) read(fc *fsChunk) *Chunk {
 	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size, mem: data}
 	if data == nil {
 		data, err = os.ReadFile(fc.path)
+		if int64(len(data)) > fc.size {
+			data = data[:fc.size] // a reused file's bytes of the chunk before
+		}
 	}
 	damaged := func(at int, why string) {
 		fc.corrupt = true
@@ -38,7 +41,11 @@ func (b *filesystem) read(fc *fsChunk) *Chunk {
 		damaged(0, "the header is cut short")
 	case string(data[:4]) != fileMagic || crc32.Checksum(data[:16], castagnoli) != binary.BigEndian.Uint32(data[16:]):
 		damaged(0, "bad header (magic or checksum)")
-	case data[4] != fileVersion:
+	case binary.BigEndian.Uint64(data[8:]) != fc.seq:
+		// A spare renamed for this chunk and killed before its header
+		// was written over: what it holds was delivered, nothing of
+		// this chunk was acknowledged.
+	case data[4] != 1 && data[4] != fileVersion:
 		damaged(4, fmt.Sprintf("unknown version %d", data[4]))
 	default:
 		b.frames(data, c, c.mem == nil, damaged)
@@ -54,21 +61,33 @@ func (b *filesystem) read(fc *fsChunk) *Chunk {
 }
 
 // frames reads the frames of data into c, checking their checksums when
-// data was read from the file (a copy in memory is what was written).
+// data was read from the file (a copy in memory is what was written). In
+// a reused file, the first frame of another chunk's sequence, or bytes too
+// few for a frame header, are what that chunk left: the end, not damage.
 func (b *filesystem) frames(data []byte, c *Chunk, check bool, damaged func(int, string)) {
+	version, reused := data[4], data[5]&headerReused != 0
+	seq := uint32(binary.BigEndian.Uint64(data[8:])) & 0xffffff
 	for at := headerSize; at < len(data); {
 		if len(data)-at < frameHead {
-			damaged(at, "a frame header is cut short")
+			if !reused {
+				damaged(at, "a frame header is cut short")
+			}
 			return
 		}
 		h := data[at : at+frameHead]
+		if version > 1 && uint32(h[9])<<16|uint32(h[10])<<8|uint32(h[11]) != seq {
+			if !reused {
+				damaged(at, "a frame of another chunk")
+			}
+			return
+		}
 		n := int(binary.BigEndian.Uint32(h[0:]))
 		if n > len(data)-at-frameHead {
 			damaged(at, "a frame is cut short")
 			return
 		}
 		payload := data[at+frameHead : at+frameHead+n]
-		if check && crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload) != binary.BigEndian.Uint32(h[12:]) {
+		if check && frameCRC(version, h, payload) != binary.BigEndian.Uint32(h[12:]) {
 			damaged(at, "bad frame checksum")
 			return
 		}
@@ -86,4 +105,15 @@ func (b *filesystem) frames(data []byte, c *Chunk, check bool, damaged func(int,
 		c.Records += int64(binary.BigEndian.Uint32(h[4:]))
 		at += frameHead + n
 	}
+}
+
+// frameCRC is the checksum a frame of the version should carry: of its
+// payload and then its header's first 12 bytes (version 1: the other way
+// round). The payload's part is summed before the frame's chunk, and so
+// its sequence, is known.
+func frameCRC(version byte, h, payload []byte) uint32 {
+	if version == 1 {
+		return crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload)
+	}
+	return crc32.Update(crc32.Checksum(payload, castagnoli), castagnoli, h[:12])
 }
