@@ -113,7 +113,11 @@ type Chunk struct {
 	Seq      uint64
 	Records  int64
 	Payloads [][]byte
-	size     int64 // what it counts against max_size
+	// Joined is the payloads back to back in one slice, when the buffer
+	// holds them so (nil otherwise): a codec that joins payloads by
+	// concatenation sends it as it is.
+	Joined []byte
+	size   int64 // what it counts against max_size
 
 	// memory
 	done         chan struct{}

@@ -434,6 +434,22 @@ func TestFilesystemCompression(t *testing.T) {
 	}
 }
 
+// TestFilesystemCompressionMemory: a compressed chunk read from its copy
+// in memory gives its payloads decompressed, and no Joined.
+func TestFilesystemCompressionMemory(t *testing.T) {
+	cfg := fsConfig(t.TempDir(), nil)
+	cfg.Compression = "gzip"
+	b := mustNew(t, cfg)
+	defer b.Close()
+	for i := range 3 {
+		put(t, b, long(i), 1)
+	}
+	c := get(t, b)
+	if c.Joined != nil || len(c.Payloads) != 3 || !bytes.Equal(c.Payloads[2], long(2)) {
+		t.Errorf("chunk: joined %q, payloads %q", c.Joined, c.Payloads)
+	}
+}
+
 func TestFilesystemLock(t *testing.T) {
 	dir := t.TempDir()
 	b := mustNew(t, fsConfig(dir, nil))
@@ -550,6 +566,9 @@ func TestFilesystemMemoryCopies(t *testing.T) {
 			if string(p) != string(payload(4*round+i)) {
 				t.Fatalf("round %d: payload %d = %q", round, i, p)
 			}
+		}
+		if want := bytes.Join(c.Payloads, nil); !bytes.Equal(c.Joined, want) {
+			t.Fatalf("round %d: joined %q, want %q", round, c.Joined, want)
 		}
 		os.Rename(filepath.Join(dir, "moved"), filepath.Join(dir, files[0]))
 		b.Done(c, 0)

@@ -78,7 +78,7 @@ type filesystem struct {
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
 	gz                                 sync.Pool // *gzip.Writer
-	framePool                          sync.Pool // *[]byte
+	zPool                              sync.Pool // *[]byte: compressed payloads
 	memFree                            [][]byte  // copies of delivered chunks, for new ones (under mu)
 	spares                             []string  // delivered chunk files to write new chunks over (under mu)
 }
@@ -98,10 +98,19 @@ type fsChunk struct {
 	frames  int
 	opened  time.Time // when it was created, in this run
 	corrupt bool      // found damaged when read: renamed, not removed, when done
-	// mem is a copy of the file (header and frames) while it is small and
-	// likely to be taken soon: a worker then reads it from memory, not
-	// from disk. At most memChunks chunks waiting for a worker keep one.
-	mem []byte
+	// mem is a copy of the frames' payloads, back to back (as stored:
+	// compressed when the frame is), while the chunk is small and likely
+	// to be taken soon: a worker then reads it from memory, not from
+	// disk, and a codec that joins payloads by concatenation sends it as
+	// it is. At most memChunks chunks waiting for a worker keep one.
+	mem       []byte
+	memFrames []memFrame
+}
+
+// memFrame is what a frame's header says of the payload in a chunk's copy.
+type memFrame struct {
+	n, records uint32
+	flags      byte
 }
 
 // memChunks is how many ready chunks keep their copy in memory.
@@ -249,45 +258,39 @@ func (b *filesystem) Stats() Stats {
 		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
 }
 
-// frame encodes one payload as a frame, compressed if the buffer says so,
-// into a buffer of b.framePool (put back once written). Its checksum slot
-// holds the payload's alone: write finishes it once it knows the chunk.
-func (b *filesystem) frame(data []byte, records int) *[]byte {
-	var flags byte
-	if b.cfg.Compression == "gzip" {
-		var z bytes.Buffer
-		z.Grow(len(data)/3 + 64)
-		w, _ := b.gz.Get().(*gzip.Writer)
-		if w == nil {
-			w, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
-		} else {
-			w.Reset(&z)
-		}
-		w.Write(data)
-		w.Close()
-		b.gz.Put(w)
-		data, flags = z.Bytes(), frameGzip
+// stored is a payload as a frame stores it: compressed, into a buffer of
+// b.zPool (put back once written, or nil), if the buffer says so.
+func (b *filesystem) stored(data []byte) ([]byte, byte, *[]byte) {
+	if b.cfg.Compression != "gzip" {
+		return data, 0, nil
 	}
-	fp, _ := b.framePool.Get().(*[]byte)
-	if fp == nil {
-		fp = new([]byte)
+	zp, _ := b.zPool.Get().(*[]byte)
+	if zp == nil {
+		zp = new([]byte)
 	}
-	f := append((*fp)[:0], make([]byte, frameHead)...)
-	binary.BigEndian.PutUint32(f[0:], uint32(len(data)))
-	binary.BigEndian.PutUint32(f[4:], uint32(records))
-	f[8] = flags
-	f = append(f, data...)
-	binary.BigEndian.PutUint32(f[12:], crc32.Checksum(data, castagnoli))
-	*fp = f
-	return fp
+	z := bytes.NewBuffer((*zp)[:0])
+	z.Grow(len(data)/3 + 64)
+	w, _ := b.gz.Get().(*gzip.Writer)
+	if w == nil {
+		w, _ = gzip.NewWriterLevel(z, gzip.BestSpeed)
+	} else {
+		w.Reset(z)
+	}
+	w.Write(data)
+	w.Close()
+	b.gz.Put(w)
+	*zp = z.Bytes()
+	return *zp, frameGzip, zp
 }
 
 func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait bool) (Receipt, error) {
-	fp := b.frame(data, records) // outside the lock: compression and checksum
-	defer b.framePool.Put(fp)
-	frame := *fp
-	payloadCRC := binary.BigEndian.Uint32(frame[12:])
-	size := int64(len(frame))
+	// Outside the lock: compression and the payload's checksum.
+	data, flags, zp := b.stored(data)
+	if zp != nil {
+		defer b.zPool.Put(zp)
+	}
+	payloadCRC := crc32.Checksum(data, castagnoli)
+	size := int64(frameHead + len(data))
 	if size+headerSize > b.cfg.MaxSize {
 		return nil, ErrTooBig
 	}
@@ -302,7 +305,7 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 			need += headerSize
 		}
 		if !b.noSpace && b.bytes+need <= b.cfg.MaxSize {
-			err := b.write(frame, payloadCRC)
+			err := b.write(data, records, flags, payloadCRC)
 			if err == nil {
 				break
 			}
@@ -374,35 +377,40 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 	return heldReceipt{}, nil
 }
 
-// write appends frame, whose payload's checksum is payloadCRC, to the
-// open chunk, creating one if there is none; under mu. A failed write
-// leaves the file as it was.
-func (b *filesystem) write(frame []byte, payloadCRC uint32) error {
+// write appends a frame of data (flags, records, its checksum payloadCRC)
+// to the open chunk, creating one if there is none; under mu. A failed
+// write leaves the file as it was.
+func (b *filesystem) write(data []byte, records int, flags byte, payloadCRC uint32) error {
 	if b.open == nil {
 		if err := b.create(); err != nil {
 			return err
 		}
 	}
 	c := b.open
+	var h [frameHead]byte
+	binary.BigEndian.PutUint32(h[0:], uint32(len(data)))
+	binary.BigEndian.PutUint32(h[4:], uint32(records))
+	h[8] = flags
 	seq := uint32(c.seq)
-	frame[9], frame[10], frame[11] = byte(seq>>16), byte(seq>>8), byte(seq)
-	crc := crc32.Update(payloadCRC, castagnoli, frame[:12])
-	binary.BigEndian.PutUint32(frame[12:], crc)
-	if _, err := c.f.WriteAt(frame, c.size); err != nil {
+	h[9], h[10], h[11] = byte(seq>>16), byte(seq>>8), byte(seq)
+	binary.BigEndian.PutUint32(h[12:], crc32.Update(payloadCRC, castagnoli, h[:12]))
+	if err := writeFrame(c.f, h[:], data, c.size); err != nil {
 		c.f.Truncate(c.size)
 		return fmt.Errorf("buffer: %w", err)
 	}
-	c.size += int64(len(frame))
+	size := int64(frameHead + len(data))
+	c.size += size
 	c.frames++
 	if c.mem != nil {
-		if len(c.mem)+len(frame) > cap(c.mem) {
+		if len(c.mem)+len(data) > cap(c.mem) {
 			b.freeMem(c.mem)
-			c.mem = nil // growing it copies it: read the file when its turn comes
+			c.mem, c.memFrames = nil, nil // growing it copies it: read the file when its turn comes
 		} else {
-			c.mem = append(c.mem, frame...)
+			c.mem = append(c.mem, data...)
+			c.memFrames = append(c.memFrames, memFrame{uint32(len(data)), uint32(records), flags})
 		}
 	}
-	b.bytes += int64(len(frame))
+	b.bytes += size
 	b.publish()
 	return nil
 }
@@ -445,8 +453,7 @@ func (b *filesystem) create() error {
 		return fmt.Errorf("buffer: %w", err)
 	}
 	b.seq = seq
-	b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize, opened: time.Now(),
-		mem: append(b.newMem(), h[:]...)}
+	b.open = &fsChunk{seq: seq, path: path, f: f, size: headerSize, opened: time.Now(), mem: b.newMem()}
 	b.bytes += headerSize
 	b.nchunks++
 	return nil
@@ -482,7 +489,7 @@ func (b *filesystem) closeSealed(c *fsChunk) {
 	}
 	if len(b.ready) >= memChunks {
 		b.freeMem(c.mem)
-		c.mem = nil // a backlog: read from disk when its turn comes
+		c.mem, c.memFrames = nil, nil // a backlog: read from disk when its turn comes
 	}
 	b.ready = append(b.ready, c)
 	b.readySig.notify()
@@ -591,7 +598,7 @@ func (b *filesystem) Done(c *Chunk, _ int64) {
 		b.remove(fc)
 	}
 	b.freeMem(c.mem)
-	c.Payloads, c.mem = nil, nil
+	c.Payloads, c.Joined, c.mem = nil, nil, nil
 }
 
 func (b *filesystem) Keep(c *Chunk) {
@@ -604,7 +611,7 @@ func (b *filesystem) Keep(c *Chunk) {
 		b.cfg.Logger.Warn("buffer: a chunk whose retries ran out is kept for the next start", "file", c.path, "records", c.Records)
 	}
 	b.freeMem(c.mem)
-	c.Payloads, c.mem = nil, nil
+	c.Payloads, c.Joined, c.mem = nil, nil, nil
 }
 
 func (b *filesystem) Close() int64 {

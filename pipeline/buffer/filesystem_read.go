@@ -16,20 +16,56 @@ import (
 // the file after it; a file with nothing readable is removed (or renamed
 // .corrupt when damaged) and read returns nil.
 func (b *filesystem) read(fc *fsChunk) *Chunk {
-	data, err := fc.mem, error(nil)
-	fc.mem = nil
-	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size, mem: data}
-	if data == nil {
-		data, err = os.ReadFile(fc.path)
-		if int64(len(data)) > fc.size {
-			data = data[:fc.size] // a reused file's bytes of the chunk before
-		}
-	}
+	c := &Chunk{Seq: fc.seq, path: fc.path, size: fc.size}
 	damaged := func(at int, why string) {
 		fc.corrupt = true
 		b.corrupt.Add(1)
 		b.cfg.Logger.Error("buffer: a chunk file is damaged; what follows the damage is skipped", "file", fc.path,
 			"offset", at, "problem", why, "frames_read", len(c.Payloads), "records_read", c.Records)
+	}
+	if fc.mem != nil {
+		b.memFrames(fc, c, damaged)
+	} else {
+		b.file(fc, c, damaged)
+	}
+	if len(c.Payloads) == 0 {
+		b.mu.Lock()
+		b.remove(fc)
+		b.freeMem(c.mem)
+		b.mu.Unlock()
+		return nil
+	}
+	return c
+}
+
+// memFrames reads a chunk's payloads from its copy in memory: what was
+// written, so unchecked.
+func (b *filesystem) memFrames(fc *fsChunk, c *Chunk, damaged func(int, string)) {
+	c.mem, c.Joined = fc.mem, fc.mem
+	rest, at := fc.mem, headerSize
+	for _, f := range fc.memFrames {
+		payload := rest[:f.n:f.n]
+		rest = rest[f.n:]
+		if f.flags&frameGzip != 0 {
+			c.Joined = nil
+			var ok bool
+			if payload, ok = gunzip(payload, at, damaged); !ok {
+				break
+			}
+		}
+		c.Payloads = append(c.Payloads, payload)
+		c.Records += int64(f.records)
+		at += frameHead + int(f.n)
+	}
+	fc.mem, fc.memFrames = nil, nil
+}
+
+// file reads a chunk's frames from its file. What is damaged is reported
+// and skipped, with the rest of the file after it.
+func (b *filesystem) file(fc *fsChunk, c *Chunk, damaged func(int, string)) {
+	data, err := os.ReadFile(fc.path)
+	if int64(len(data)) > fc.size {
+		data = data[:fc.size] // a reused file's bytes of the chunk before
 	}
 	switch {
 	case err != nil:
@@ -48,23 +84,26 @@ func (b *filesystem) read(fc *fsChunk) *Chunk {
 	case data[4] != 1 && data[4] != fileVersion:
 		damaged(4, fmt.Sprintf("unknown version %d", data[4]))
 	default:
-		b.frames(data, c, c.mem == nil, damaged)
+		b.frames(data, c, damaged)
 	}
-	if len(c.Payloads) == 0 {
-		b.mu.Lock()
-		b.remove(fc)
-		b.freeMem(c.mem)
-		b.mu.Unlock()
-		return nil
-	}
-	return c
 }
 
-// frames reads the frames of data into c, checking their checksums when
-// data was read from the file (a copy in memory is what was written). In
+func gunzip(payload []byte, at int, damaged func(int, string)) ([]byte, bool) {
+	zr, err := gzip.NewReader(bytes.NewReader(payload))
+	if err == nil {
+		payload, err = io.ReadAll(zr)
+	}
+	if err != nil {
+		damaged(at, "frame does not decompress: "+err.Error())
+		return nil, false
+	}
+	return payload, true
+}
+
+// frames reads the frames of a chunk file's data into c. In
 // a reused file, the first frame of another chunk's sequence, or bytes too
 // few for a frame header, are what that chunk left: the end, not damage.
-func (b *filesystem) frames(data []byte, c *Chunk, check bool, damaged func(int, string)) {
+func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 	version, reused := data[4], data[5]&headerReused != 0
 	seq := uint32(binary.BigEndian.Uint64(data[8:])) & 0xffffff
 	for at := headerSize; at < len(data); {
@@ -87,17 +126,13 @@ func (b *filesystem) frames(data []byte, c *Chunk, check bool, damaged func(int,
 			return
 		}
 		payload := data[at+frameHead : at+frameHead+n]
-		if check && frameCRC(version, h, payload) != binary.BigEndian.Uint32(h[12:]) {
+		if frameCRC(version, h, payload) != binary.BigEndian.Uint32(h[12:]) {
 			damaged(at, "bad frame checksum")
 			return
 		}
 		if h[8]&frameGzip != 0 {
-			zr, err := gzip.NewReader(bytes.NewReader(payload))
-			if err == nil {
-				payload, err = io.ReadAll(zr)
-			}
-			if err != nil {
-				damaged(at, "frame does not decompress: "+err.Error())
+			var ok bool
+			if payload, ok = gunzip(payload, at, damaged); !ok {
 				return
 			}
 		}

@@ -134,6 +134,10 @@ type DataDirUser interface {
 type codec interface {
 	encode(dst []byte, recs []*record.Record) []byte
 	join(dst []byte, payloads [][]byte) []byte
+	// concatenates reports whether join concatenates: a chunk whose
+	// payloads the buffer has back to back (Chunk.Joined) is then sent
+	// as it is.
+	concatenates() bool
 	reads() Reading
 }
 
@@ -316,7 +320,11 @@ func (o *buffered) work(ctx context.Context) {
 			return
 		}
 		body := ch.Payloads[0] // one payload is sent as it is
-		if len(ch.Payloads) > 1 {
+		switch {
+		case len(ch.Payloads) == 1:
+		case ch.Joined != nil && c.concatenates():
+			body = ch.Joined
+		default:
 			joined = c.join(joined[:0], ch.Payloads)
 			body = joined
 		}

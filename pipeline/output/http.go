@@ -55,6 +55,8 @@ func (ndjson) encode(dst []byte, recs []*record.Record) []byte {
 
 func (ndjson) reads() Reading { return ReadsRecords }
 
+func (ndjson) concatenates() bool { return true }
+
 func (ndjson) join(dst []byte, payloads [][]byte) []byte {
 	for _, p := range payloads {
 		dst = append(dst, p...)

@@ -111,6 +111,8 @@ const (
 // join makes one request of a chunk's: in protobuf, requests concatenated
 // are one request holding all their resource logs (protobuf merges
 // repeated fields); in JSON, their resourceLogs arrays are spliced.
+func (c *otlpCodec) concatenates() bool { return !c.json }
+
 func (c *otlpCodec) join(dst []byte, payloads [][]byte) []byte {
 	if len(payloads) == 1 {
 		return append(dst, payloads[0]...)
