@@ -19,28 +19,28 @@ func (e *OTLPEncoder) AppendProto(dst []byte, recs []*Record) []byte {
 	for ri := range e.res {
 		g := &e.res[ri]
 		var rl, at int
-		dst, rl = openField(dst, 1) // resource_logs
+		dst, rl = openFieldN(dst, 1, 3) // resource_logs
 		dst, at = openField(dst, 1)
 		dst = e.appendResource(dst, g.a, g.v)
 		dst = closeOrDrop(dst, at)
 		for si := g.first; si >= 0; si = e.scopes[si].next {
 			s := &e.scopes[si]
 			var sl int
-			dst, sl = openField(dst, 2) // scope_logs
+			dst, sl = openFieldN(dst, 2, 3) // scope_logs
 			dst, at = openField(dst, 1)
 			dst = e.appendScope(dst, s.a, s.v)
 			dst = closeOrDrop(dst, at)
 			for i := s.first; i >= 0; i = e.next[i] {
 				var lr int
-				dst, lr = openField(dst, 2) // log_records
+				dst, lr = openFieldN(dst, 2, 2) // log_records
 				dst = e.appendLogRecord(dst, recs[i])
-				dst = closeField(dst, lr)
+				dst = closeFieldN(dst, lr, 2)
 			}
 			dst = appendStringField(dst, 3, s.a, viewValue(s.a, s.v, &scopeView[vScopeSchemaURL]))
-			dst = closeField(dst, sl)
+			dst = closeFieldN(dst, sl, 3)
 		}
 		dst = appendStringField(dst, 3, g.a, viewValue(g.a, g.v, &resourceView[vResSchemaURL]))
-		dst = closeField(dst, rl)
+		dst = closeFieldN(dst, rl, 3)
 	}
 	return dst
 }

@@ -156,9 +156,15 @@ func appendBytesField(dst []byte, field int, b []byte) []byte {
 // openField starts a length-delimited field whose length is not known yet:
 // it writes the tag and one byte for the length and returns where the
 // payload starts; closeField writes the length once the payload is there.
-func openField(dst []byte, field int) ([]byte, int) {
+func openField(dst []byte, field int) ([]byte, int) { return openFieldN(dst, field, 1) }
+
+// openFieldN is openField reserving k bytes for the length: as many as the
+// length of the field's usual payload takes (2 for a LogRecord of 128 B to
+// 16 KiB, 3 for a ScopeLogs of up to 2 MiB), so that closeFieldN seldom
+// moves the payload.
+func openFieldN(dst []byte, field, k int) ([]byte, int) {
 	dst = appendTag(dst, field, wireBytes)
-	dst = append(dst, 0)
+	dst = append(dst, make([]byte, k)...)
 	return dst, len(dst)
 }
 
@@ -170,9 +176,22 @@ func closeField(dst []byte, start int) []byte {
 		dst[start-1] = byte(n)
 		return dst
 	}
-	extra := varintLen(uint64(n)) - 1
-	dst = append(dst, make([]byte, extra)...)
-	copy(dst[start+extra:], dst[start:start+n])
-	appendVarint(dst[start-1:start-1], uint64(n))
+	return closeFieldN(dst, start, 1)
+}
+
+// closeFieldN closes a field of openFieldN(…, k): the length is written in
+// as many bytes as it takes, the payload moved when that is not k.
+func closeFieldN(dst []byte, start, k int) []byte {
+	n := len(dst) - start
+	need := varintLen(uint64(n))
+	switch {
+	case need > k:
+		dst = append(dst, make([]byte, need-k)...)
+		copy(dst[start+need-k:], dst[start:start+n])
+	case need < k:
+		copy(dst[start-k+need:], dst[start:])
+		dst = dst[:len(dst)-(k-need)]
+	}
+	appendVarint(dst[start-k:start-k], uint64(n))
 	return dst
 }
