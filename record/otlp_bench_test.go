@@ -51,7 +51,7 @@ func BenchmarkOTLP(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*gen.OTLPBatch), "ns/record")
 	}
 	// decode runs one of the arena's decoders over the requests in turn.
-	decode := func(b *testing.B, dec func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error)) {
+	decodeOf := func(b *testing.B, reqs [][]byte, dec func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error)) {
 		a := record.NewArena()
 		var out []*record.Record
 		b.ReportAllocs()
@@ -65,6 +65,9 @@ func BenchmarkOTLP(b *testing.B) {
 			i++
 		}
 		perRecord(b)
+	}
+	decode := func(b *testing.B, dec func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error)) {
+		decodeOf(b, reqs, dec)
 	}
 	b.Run("decode/arena", func(b *testing.B) {
 		decode(b, func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error) {
@@ -89,6 +92,18 @@ func BenchmarkOTLP(b *testing.B) {
 			})
 		})
 	}
+	// OTLP/JSON of the same requests, as the arena's encoder writes it
+	// (the layout of OTLP/JSON encoders: no space, key before value).
+	jsonReqs := make([][]byte, len(recs))
+	for i, rs := range recs {
+		var e record.OTLPEncoder
+		jsonReqs[i] = e.AppendJSON(nil, rs)
+	}
+	b.Run("decode/json", func(b *testing.B) {
+		decodeOf(b, jsonReqs, func(a *record.Arena, req []byte, out []*record.Record) ([]*record.Record, error) {
+			return a.DecodeOTLPJSON(req, record.Referenced, out)
+		})
+	})
 	b.Run("decode/protogo", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0

@@ -247,6 +247,11 @@ func (d *otlpJSONDecoder) container(i int, kvlist bool, depth int) (Value, int, 
 // depth.
 func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 	return d.elements(i, func(i int) (int, error) {
+		if key, val, j, ok := d.quickKeyValue(i); ok {
+			key.setSig(keySig(d.a.raw(key)))
+			d.a.scratch = append(d.a.scratch, key, val)
+			return j, nil
+		}
 		key, val := strValue(String, 0, 0, 0), NullValue()
 		j, err := d.fields(i, keyValueJSON, func(id, i int) (int, error) {
 			var err error
@@ -264,6 +269,53 @@ func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 		d.a.scratch = append(d.a.scratch, key, val)
 		return j, nil
 	})
+}
+
+// quickKeyValue reads the KeyValue at i when it is in the layout that
+// OTLP/JSON encoders write, {"key":"…","value":{"stringValue":…}} with no
+// space and a string, int, bool or double value, with the same calls for
+// the key and the value as the general path but none for the objects'
+// fields. Anything else (space, other names or order, null, a container,
+// an error) is ok false, with nothing taken: the general path reads it
+// from i, and says what is wrong.
+func (d *otlpJSONDecoder) quickKeyValue(i int) (key, val Value, j int, ok bool) {
+	b, sl := d.j.b, len(d.a.slab)
+	const head, mid = `{"key":"`, `","value":{"`
+	if !hasAt(b, i, head) {
+		return
+	}
+	key, j, err := d.j.str(i + len(head) - 1)
+	if err != nil || !hasAt(b, j-1, mid) {
+		d.a.slab = d.a.slab[:sl]
+		return Value{}, Value{}, i, false
+	}
+	j += len(mid) - 1
+	switch {
+	case hasAt(b, j, `stringValue":"`):
+		val, j, err = d.j.str(j + len(`stringValue":`))
+	case hasAt(b, j, `intValue":`):
+		var u uint64
+		u, j, err = d.integer(j+len(`intValue":`), int64Type)
+		val = IntValue(int64(u))
+	case hasAt(b, j, `boolValue":`):
+		val, j, err = d.boolean(j + len(`boolValue":`))
+	case hasAt(b, j, `doubleValue":`):
+		var f float64
+		f, j, err = d.double(j + len(`doubleValue":`))
+		val = FloatValue(f)
+	default:
+		err = ErrSyntax
+	}
+	if err != nil || !hasAt(b, j, "}}") {
+		d.a.slab = d.a.slab[:sl]
+		return Value{}, Value{}, i, false
+	}
+	return key, val, j + 2, true
+}
+
+// hasAt reports whether b holds s at i.
+func hasAt(b []byte, i int, s string) bool {
+	return i >= 0 && len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
 }
 
 // attributes reads a repeated KeyValue field into a map.
