@@ -21,15 +21,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-
+	"github.com/policyrun/policyrun/internal/contentenc"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/record"
 )
 
 // The otlp input: an OTLP/HTTP server (POST /v1/logs, protobuf or JSON,
-// gzip). Each request is decoded into an arena of its own, runs through
+// gzip or zstd). Each request is decoded into an arena of its own, runs through
 // the stages, and is written to the outputs; it is answered 200 only once
 // every output that takes its records holds them (docs/pipeline.md,
 // "Delivery guarantees"). Requests are served concurrently, on persistent
@@ -47,6 +46,9 @@ type otlpInput struct {
 	// keep is the keys of the view protobuf requests are decoded with
 	// (otlpFields).
 	keep record.OTLPProjection
+	// decoders are the content encodings' decoders, bound to
+	// max_request_size.
+	decoders map[string]contentenc.Decoder
 
 	in, bytes atomic.Int64
 	mu        sync.Mutex
@@ -58,14 +60,18 @@ type otlpState struct {
 	arena *record.Arena
 	recs  []*record.Record
 	body  bytes.Buffer
-	plain bytes.Buffer // the body gunzipped
+	plain []byte // the body decompressed
 	sc    scratch
 	tags  *tagCache
 	resp  []byte
 }
 
 func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
-	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields()}
+	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields(), decoders: map[string]contentenc.Decoder{}}
+	for _, name := range contentenc.Names() {
+		e, _ := contentenc.Lookup(name)
+		in.decoders[name] = e.NewDecoder(ic.OTLP.MaxRequestSize)
+	}
 	tlsCfg, err := serverTLS(p.cfg.Dir, &ic.OTLP)
 	if err != nil {
 		return nil, err
@@ -198,14 +204,15 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, ct, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: OTLP/HTTP is %s or %s", r.Header.Get("Content-Type"), ctProtobuf, ctJSON))
 		return
 	}
-	gzipped := false
-	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	switch enc {
 	case "", "identity":
-	case "gzip":
-		gzipped = true
+		enc = ""
 	default:
-		in.fail(w, ct, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: gzip or none", enc))
-		return
+		if in.decoders[enc] == nil {
+			in.fail(w, ct, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: %s or none", enc, strings.Join(contentenc.Names(), ", ")))
+			return
+		}
 	}
 	max := in.cfg.OTLP.MaxRequestSize
 	if r.ContentLength > max {
@@ -217,7 +224,7 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
 	}
 	defer in.states.Put(st)
-	status, msg := in.handle(st, r.Body, gzipped, ct)
+	status, msg := in.handle(st, r.Body, enc, ct)
 	if status != http.StatusOK {
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
@@ -233,7 +240,8 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // handle reads, decodes, runs and writes one request; on success st.resp
 // is the answer's body.
-func (in *otlpInput) handle(st *otlpState, body io.Reader, gzipped bool, ct string) (int, string) {
+// enc is the body's content encoding, "" for none.
+func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string) (int, string) {
 	max := in.cfg.OTLP.MaxRequestSize
 	st.body.Reset()
 	if n, err := st.body.ReadFrom(io.LimitReader(body, max+1)); err != nil {
@@ -242,22 +250,18 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, gzipped bool, ct stri
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is over max_request_size (%d bytes)", max)
 	}
 	data := st.body.Bytes()
-	if gzipped {
-		// Decompressed within the same bound: a small gzip bomb is a
-		// 413, not the process's memory.
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return http.StatusBadRequest, "the body is not gzip: " + err.Error()
-		}
-		st.plain.Reset()
-		n, err := st.plain.ReadFrom(io.LimitReader(zr, max+1))
-		if err != nil {
-			return http.StatusBadRequest, "the body does not gunzip: " + err.Error()
-		}
-		if n > max {
+	if enc != "" {
+		// Decompressed within the same bound: a small bomb is a 413,
+		// not the process's memory.
+		var err error
+		st.plain, err = in.decoders[enc].Decode(st.plain[:0], data)
+		if errors.Is(err, contentenc.ErrTooLarge) {
 			return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request, decompressed, is over max_request_size (%d bytes)", max)
 		}
-		data = st.plain.Bytes()
+		if err != nil {
+			return http.StatusBadRequest, "the body is not " + enc + ": " + err.Error()
+		}
+		data = st.plain
 	}
 	st.arena.Reset()
 	var recs []*record.Record

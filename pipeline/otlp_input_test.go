@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/policyrun/policyrun/internal/otlptest"
 	"github.com/policyrun/policyrun/internal/testcert"
 	"github.com/policyrun/policyrun/record"
@@ -39,6 +41,15 @@ func otlpRequest(t testing.TB, from, n int, json bool) []byte {
 		return enc.AppendJSON(nil, recs)
 	}
 	return enc.AppendProto(nil, recs)
+}
+
+func zstded(t testing.TB, b []byte) []byte {
+	t.Helper()
+	w, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.EncodeAll(b, nil)
 }
 
 func gzipped(t testing.TB, b []byte) []byte {
@@ -130,12 +141,16 @@ func TestOTLPInputRoundTrip(t *testing.T) {
 	for i, tt := range []struct {
 		ct   string
 		json bool
-		gz   bool
-	}{{ctProtobuf, false, false}, {ctJSON, true, false}, {ctProtobuf, false, true}, {ctJSON + "; charset=utf-8", true, true}} {
+		enc  string
+	}{{ctProtobuf, false, ""}, {ctJSON, true, ""}, {ctProtobuf, false, "gzip"}, {ctJSON + "; charset=utf-8", true, "gzip"},
+		{ctProtobuf, false, "zstd"}, {ctJSON, true, "ZSTD"}} {
 		body := otlpRequest(t, n, 10, tt.json)
-		enc := ""
-		if tt.gz {
-			body, enc = gzipped(t, body), "gzip"
+		enc := tt.enc
+		switch enc {
+		case "gzip":
+			body = gzipped(t, body)
+		case "zstd", "ZSTD":
+			body = zstded(t, body)
 		}
 		a := post(t, c, url, tt.ct, enc, body)
 		if a.status != 200 {
@@ -154,15 +169,15 @@ func TestOTLPInputRoundTrip(t *testing.T) {
 	rc.Each(t, n)
 	stop()
 	s := p.Summary()
-	if in := s.Inputs[0]; in.Alias != "otlp.0" || in.In != int64(n) || in.Requests[200] != 4 {
+	if in := s.Inputs[0]; in.Alias != "otlp.0" || in.In != int64(n) || in.Requests[200] != 6 {
 		t.Errorf("input summary %+v", in)
 	}
-	if text := summaryText(s); !strings.Contains(text, "input otlp.0: in 40, bytes ") || !strings.Contains(text, "requests 200: 4") {
+	if text := summaryText(s); !strings.Contains(text, "input otlp.0: in 60, bytes ") || !strings.Contains(text, "requests 200: 6") {
 		t.Errorf("summary:\n%s", text)
 	}
 	var m bytes.Buffer
 	p.WriteMetrics(&m)
-	if !strings.Contains(m.String(), `policyrun_input_requests_total{name="otlp.0",code="200"} 4`) {
+	if !strings.Contains(m.String(), `policyrun_input_requests_total{name="otlp.0",code="200"} 6`) {
 		t.Errorf("metrics:\n%s", m.String())
 	}
 }
@@ -174,8 +189,9 @@ func TestOTLPInputBadRequests(t *testing.T) {
 	url, p, _ := otlpServer(t, toNull, "max_request_size: 64k")
 	good := otlpRequest(t, 0, 10, false)
 	bomb := gzipped(t, make([]byte, 10<<20)) // 10 MiB of zeros in about 10 KiB
-	if len(bomb) > 64<<10 {
-		t.Fatalf("the bomb is %d bytes", len(bomb))
+	zbomb := zstded(t, make([]byte, 10<<20))
+	if len(bomb) > 64<<10 || len(zbomb) > 64<<10 {
+		t.Fatalf("the bombs are %d and %d bytes", len(bomb), len(zbomb))
 	}
 	c := &http.Client{}
 	tests := []struct {
@@ -194,6 +210,9 @@ func TestOTLPInputBadRequests(t *testing.T) {
 		{"not gzip", ctProtobuf, "gzip", good, 400, "not gzip"},
 		{"oversized", ctProtobuf, "", make([]byte, 65<<10), 413, "max_request_size"},
 		{"gzip bomb", ctProtobuf, "gzip", bomb, 413, "decompressed"},
+		{"not zstd", ctProtobuf, "zstd", good, 400, "not zstd"},
+		{"zstd cut short", ctProtobuf, "zstd", zstded(t, good)[:20], 400, "not zstd"},
+		{"zstd bomb", ctProtobuf, "zstd", zbomb, 413, "decompressed"},
 	}
 	for _, tt := range tests {
 		a := post(t, c, url, tt.ct, tt.enc, tt.body)
@@ -230,7 +249,7 @@ func TestOTLPInputBadRequests(t *testing.T) {
 	if a := post(t, c, url, ctProtobuf, "", good); a.status != 200 {
 		t.Errorf("a good request after the bad ones: %d %s", a.status, a.body)
 	}
-	if got := p.Summary().Inputs[0]; got.In != 10 || got.Requests[400] != 5 || got.Requests[413] != 3 || got.Requests[415] != 3 {
+	if got := p.Summary().Inputs[0]; got.In != 10 || got.Requests[400] != 7 || got.Requests[413] != 4 || got.Requests[415] != 3 {
 		t.Errorf("input summary %+v", got)
 	}
 }

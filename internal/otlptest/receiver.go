@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -46,12 +48,21 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body io.Reader = r.Body
-	if r.Header.Get("Content-Encoding") == "gzip" {
+	switch r.Header.Get("Content-Encoding") {
+	case "gzip":
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), 400)
 			return
 		}
+		body = zr
+	case "zstd":
+		zr, err := zstd.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		defer zr.Close()
 		body = zr
 	}
 	data, err := io.ReadAll(body)

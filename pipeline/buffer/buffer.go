@@ -47,7 +47,7 @@ type Config struct {
 
 	// Filesystem only.
 	Dir         string // the chunk directory: service.data_dir/<alias>
-	Compression string // "gzip" or "" (none): how payloads are stored
+	Compression string // "gzip", "zstd" or "" (none): how payloads are stored
 	ChunkSize   int64  // DefaultChunkSize when 0
 
 	Logger *slog.Logger

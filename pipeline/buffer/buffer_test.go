@@ -417,36 +417,42 @@ func TestFilesystemKeep(t *testing.T) {
 }
 
 func TestFilesystemCompression(t *testing.T) {
-	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.Compression = "gzip"
-	b := mustNew(t, cfg)
-	big := bytes.Repeat([]byte("compressible "), 10000)
-	put(t, b, big, 1)
-	if s := b.Stats(); s.Bytes > int64(len(big))/10 {
-		t.Errorf("%d bytes held for %d compressible ones", s.Bytes, len(big))
-	}
-	b.Close()
-	b = mustNew(t, fsConfig(dir, nil)) // compression is per frame: readable whatever the setting
-	defer b.Close()
-	if c := get(t, b); !bytes.Equal(c.Payloads[0], big) {
-		t.Error("payload changed through compression")
+	for _, comp := range []string{"gzip", "zstd"} {
+		t.Run(comp, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := fsConfig(dir, nil)
+			cfg.Compression = comp
+			b := mustNew(t, cfg)
+			big := bytes.Repeat([]byte("compressible "), 10000)
+			put(t, b, big, 1)
+			if s := b.Stats(); s.Bytes > int64(len(big))/10 {
+				t.Errorf("%d bytes held for %d compressible ones", s.Bytes, len(big))
+			}
+			b.Close()
+			b = mustNew(t, fsConfig(dir, nil)) // compression is per frame: readable whatever the setting
+			defer b.Close()
+			if c := get(t, b); !bytes.Equal(c.Payloads[0], big) {
+				t.Error("payload changed through compression")
+			}
+		})
 	}
 }
 
 // TestFilesystemCompressionMemory: a compressed chunk read from its copy
 // in memory gives its payloads decompressed, and no Joined.
 func TestFilesystemCompressionMemory(t *testing.T) {
-	cfg := fsConfig(t.TempDir(), nil)
-	cfg.Compression = "gzip"
-	b := mustNew(t, cfg)
-	defer b.Close()
-	for i := range 3 {
-		put(t, b, long(i), 1)
-	}
-	c := get(t, b)
-	if c.Joined != nil || len(c.Payloads) != 3 || !bytes.Equal(c.Payloads[2], long(2)) {
-		t.Errorf("chunk: joined %q, payloads %q", c.Joined, c.Payloads)
+	for _, comp := range []string{"gzip", "zstd"} {
+		cfg := fsConfig(t.TempDir(), nil)
+		cfg.Compression = comp
+		b := mustNew(t, cfg)
+		for i := range 3 {
+			put(t, b, long(i), 1)
+		}
+		c := get(t, b)
+		if c.Joined != nil || len(c.Payloads) != 3 || !bytes.Equal(c.Payloads[2], long(2)) {
+			t.Errorf("%s chunk: joined %q, payloads %q", comp, c.Joined, c.Payloads)
+		}
+		b.Close()
 	}
 }
 

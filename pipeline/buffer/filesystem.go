@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -17,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/policyrun/policyrun/internal/contentenc"
 )
 
 // A chunk file (docs/pipeline.md, "Chunk files"):
@@ -26,8 +25,8 @@ import (
 //	frames  length (4) | records (4) | flags | sequence (3) | CRC-32C of the payload and the 12 bytes before | payload
 //
 // Each frame is one Put's payload, as it goes on the wire (before the wire's
-// compression), or gzipped when the buffer's compression says so (frame flag
-// 1). Numbers are big-endian. A frame carries the low 24 bits of its
+// compression), or compressed when the buffer's compression says so (frame
+// flags 1 gzip, 2 zstd). Numbers are big-endian. A frame carries the low 24 bits of its
 // chunk's sequence: a file reused from a delivered chunk (header flag 1)
 // still holds that chunk's bytes after the new frames, and they end where
 // a frame's sequence is not the file's. Version 1 files (no sequence in
@@ -40,6 +39,7 @@ const (
 	headerReused = 1
 	frameHead    = 16
 	frameGzip    = 1
+	frameZstd    = 2
 	chunkExt     = ".chunk"
 	spareExt     = ".spare"
 	corruptExt   = ".corrupt"
@@ -77,7 +77,6 @@ type filesystem struct {
 
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
-	gz                                 sync.Pool // *gzip.Writer
 	zPool                              sync.Pool // *[]byte: compressed payloads
 	memFree                            [][]byte  // copies of delivered chunks, for new ones (under mu)
 	spares                             []string  // delivered chunk files to write new chunks over (under mu)
@@ -258,29 +257,34 @@ func (b *filesystem) Stats() Stats {
 		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
 }
 
+// frameEncodings are the content encodings a frame may be compressed
+// with, by their flag.
+var frameEncodings = map[byte]string{frameGzip: "gzip", frameZstd: "zstd"}
+
+// frameFlag is the frame flag of a compression ("" for none: 0).
+func frameFlag(compression string) byte {
+	for flag, name := range frameEncodings {
+		if name == compression {
+			return flag
+		}
+	}
+	return 0
+}
+
 // stored is a payload as a frame stores it: compressed, into a buffer of
 // b.zPool (put back once written, or nil), if the buffer says so.
 func (b *filesystem) stored(data []byte) ([]byte, byte, *[]byte) {
-	if b.cfg.Compression != "gzip" {
+	flag := frameFlag(b.cfg.Compression)
+	if flag == 0 {
 		return data, 0, nil
 	}
 	zp, _ := b.zPool.Get().(*[]byte)
 	if zp == nil {
 		zp = new([]byte)
 	}
-	z := bytes.NewBuffer((*zp)[:0])
-	z.Grow(len(data)/3 + 64)
-	w, _ := b.gz.Get().(*gzip.Writer)
-	if w == nil {
-		w, _ = gzip.NewWriterLevel(z, gzip.BestSpeed)
-	} else {
-		w.Reset(z)
-	}
-	w.Write(data)
-	w.Close()
-	b.gz.Put(w)
-	*zp = z.Bytes()
-	return *zp, frameGzip, zp
+	e, _ := contentenc.Lookup(frameEncodings[flag])
+	*zp = e.Append((*zp)[:0], data)
+	return *zp, flag, zp
 }
 
 func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait bool) (Receipt, error) {

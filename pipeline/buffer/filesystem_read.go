@@ -1,14 +1,13 @@
 package buffer
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
+	"sync"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/policyrun/policyrun/internal/contentenc"
 )
 
 // read reads a chunk file's frames. What is damaged (a bad header or
@@ -46,10 +45,10 @@ func (b *filesystem) memFrames(fc *fsChunk, c *Chunk, damaged func(int, string))
 	for _, f := range fc.memFrames {
 		payload := rest[:f.n:f.n]
 		rest = rest[f.n:]
-		if f.flags&frameGzip != 0 {
+		if f.flags != 0 {
 			c.Joined = nil
 			var ok bool
-			if payload, ok = gunzip(payload, at, damaged); !ok {
+			if payload, ok = decompress(f.flags, payload, at, damaged); !ok {
 				break
 			}
 		}
@@ -88,16 +87,30 @@ func (b *filesystem) file(fc *fsChunk, c *Chunk, damaged func(int, string)) {
 	}
 }
 
-func gunzip(payload []byte, at int, damaged func(int, string)) ([]byte, bool) {
-	zr, err := gzip.NewReader(bytes.NewReader(payload))
-	if err == nil {
-		payload, err = io.ReadAll(zr)
+// frameDecoders decompress frames. Their bound is no limit: a frame is
+// what this buffer wrote, its checksum checked.
+var frameDecoders = sync.OnceValue(func() map[byte]contentenc.Decoder {
+	ds := map[byte]contentenc.Decoder{}
+	for flag, name := range frameEncodings {
+		e, _ := contentenc.Lookup(name)
+		ds[flag] = e.NewDecoder(1 << 31)
 	}
+	return ds
+})
+
+// decompress decompresses a frame's payload as its flags say.
+func decompress(flags byte, payload []byte, at int, damaged func(int, string)) ([]byte, bool) {
+	d := frameDecoders()[flags]
+	if d == nil {
+		damaged(at, fmt.Sprintf("unknown frame flags %#x", flags))
+		return nil, false
+	}
+	out, err := d.Decode(nil, payload)
 	if err != nil {
 		damaged(at, "frame does not decompress: "+err.Error())
 		return nil, false
 	}
-	return payload, true
+	return out, true
 }
 
 // frames reads the frames of a chunk file's data into c. In
@@ -130,9 +143,9 @@ func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 			damaged(at, "bad frame checksum")
 			return
 		}
-		if h[8]&frameGzip != 0 {
+		if h[8] != 0 {
 			var ok bool
-			if payload, ok = gunzip(payload, at, damaged); !ok {
+			if payload, ok = decompress(h[8], payload, at, damaged); !ok {
 				return
 			}
 		}

@@ -80,7 +80,7 @@ type Input struct {
 // OTLPInput is an otlp input's keys.
 type OTLPInput struct {
 	Listen         string // host:port, DefaultOTLPListen
-	MaxRequestSize int64  // the most bytes of a request's body, before and after gzip
+	MaxRequestSize int64  // the most bytes of a request's body, before and after decompression
 	// TLS: a certificate and key make the server HTTPS; a client CA file
 	// makes it require client certificates signed by it (mutual TLS).
 	CertFile, KeyFile, ClientCAFile string

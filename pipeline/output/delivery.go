@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/policyrun/policyrun/internal/contentenc"
 	"github.com/policyrun/policyrun/pipeline/buffer"
 	"github.com/policyrun/policyrun/record"
 )
@@ -54,7 +55,7 @@ type BufferConfig struct {
 	Type        string // memory | filesystem
 	MaxSize     int64  // 0: the type's default
 	WhenFull    string // block | drop_newest
-	Compression string // filesystem: gzip | none
+	Compression string // filesystem: gzip, zstd or none
 	ChunkSize   int64  // filesystem: 0, buffer.DefaultChunkSize
 	line        int
 }
@@ -98,10 +99,12 @@ func (c *DeliveryConfig) keys(keys map[string]func(*yaml.Node), v Values) {
 		"type": func(n *yaml.Node) {
 			c.Buffer.Type, c.Buffer.line = v.OneOf(n, "buffer type", buffer.Memory, buffer.Filesystem), n.Line
 		},
-		"max_size":    func(n *yaml.Node) { c.Buffer.MaxSize = v.Size(n) },
-		"when_full":   func(n *yaml.Node) { c.Buffer.WhenFull = v.OneOf(n, "when_full", buffer.Block, buffer.DropNewest) },
-		"compression": func(n *yaml.Node) { c.Buffer.Compression = v.OneOf(n, "buffer compression", "gzip", "none") },
-		"chunk_size":  func(n *yaml.Node) { c.Buffer.ChunkSize = v.Size(n) },
+		"max_size":  func(n *yaml.Node) { c.Buffer.MaxSize = v.Size(n) },
+		"when_full": func(n *yaml.Node) { c.Buffer.WhenFull = v.OneOf(n, "when_full", buffer.Block, buffer.DropNewest) },
+		"compression": func(n *yaml.Node) {
+			c.Buffer.Compression = v.OneOf(n, "buffer compression", append(contentenc.Names(), "none")...)
+		},
+		"chunk_size": func(n *yaml.Node) { c.Buffer.ChunkSize = v.Size(n) },
 	})
 }
 
@@ -112,7 +115,7 @@ func (c *DeliveryConfig) check(v Values, line int) {
 	if c.Retry.MaxInterval < c.Retry.InitialInterval {
 		v.Errorf(line, "retry.max_interval must be at least retry.initial_interval")
 	}
-	if c.Buffer.Type != buffer.Filesystem && c.Buffer.Compression == "gzip" {
+	if c.Buffer.Type != buffer.Filesystem && c.Buffer.Compression != "" && c.Buffer.Compression != "none" {
 		v.Errorf(line, "buffer.compression is for buffer.type filesystem")
 	}
 }
@@ -197,8 +200,8 @@ func newBuffered(alias string, env Env, cfg DeliveryConfig, newCodec func() code
 	}
 	bc := buffer.Config{Type: cfg.Buffer.Type, MaxSize: cfg.Buffer.MaxSize, WhenFull: cfg.Buffer.WhenFull,
 		ChunkSize: cfg.Buffer.ChunkSize, Logger: log}
-	if cfg.Buffer.Compression == "gzip" {
-		bc.Compression = "gzip"
+	if cfg.Buffer.Compression != "none" {
+		bc.Compression = cfg.Buffer.Compression
 	}
 	if bc.Type == buffer.Filesystem {
 		if env.DataDir == "" {

@@ -118,7 +118,7 @@ func write(t *testing.T, o Output, recs []*record.Record) Result {
 // records, and the headers.
 func TestOTLPDelivers(t *testing.T) {
 	for _, enc := range []string{"protobuf", "json"} {
-		for _, comp := range []string{"gzip", "none"} {
+		for _, comp := range []string{"gzip", "zstd", "none"} {
 			t.Run(enc+"/"+comp, func(t *testing.T) {
 				rc := newReceiver(t)
 				srv := httptest.NewServer(rc)
@@ -137,7 +137,7 @@ func TestOTLPDelivers(t *testing.T) {
 				if got := rc.Header("Authorization"); got != "Bearer s3cret" {
 					t.Errorf("Authorization = %q", got)
 				}
-				if got := rc.Header("Content-Encoding"); (comp == "gzip") != (got == "gzip") {
+				if got := rc.Header("Content-Encoding"); got != strings.TrimSuffix(comp, "none") {
 					t.Errorf("Content-Encoding = %q with compression %s", got, comp)
 				}
 				if s := o.Stats(); s.Records != 50 || s.Retries != 0 || s.Bytes == 0 || s.BufferChunks != 0 {

@@ -13,19 +13,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/gzip"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/internal/contentenc"
 )
 
 // HTTPConfig is what the otlp and http outputs share of an HTTP client.
 type HTTPConfig struct {
 	URL         string            // endpoint (otlp) or uri (http)
 	Headers     map[string]string // sent with every request (authorization goes here)
-	Compression string            // gzip | none
+	Compression string            // a contentenc name (gzip, zstd) or none
 	TLS         ClientTLS
 	urlLine     int
 }
@@ -39,7 +39,9 @@ type ClientTLS struct {
 func (c *HTTPConfig) keys(keys map[string]func(*yaml.Node), v Values, urlKey string) {
 	keys[urlKey] = func(n *yaml.Node) { c.URL, c.urlLine = v.Str(n), n.Line }
 	keys["headers"] = func(n *yaml.Node) { c.Headers = v.StrMap(n) }
-	keys["compression"] = func(n *yaml.Node) { c.Compression = v.OneOf(n, "compression", "gzip", "none") }
+	keys["compression"] = func(n *yaml.Node) {
+		c.Compression = v.OneOf(n, "compression", append(contentenc.Names(), "none")...)
+	}
 	nested(keys, v, "tls", map[string]func(*yaml.Node){
 		"ca_file":              func(n *yaml.Node) { c.TLS.CAFile = v.Str(n) },
 		"cert_file":            func(n *yaml.Node) { c.TLS.CertFile = v.Str(n) },
@@ -73,14 +75,13 @@ type httpSender struct {
 	url         string
 	contentType string
 	headers     http.Header
-	host        string // a Host header, which Go sends from req.Host
-	gzip        bool
+	host        string               // a Host header, which Go sends from req.Host
+	enc         *contentenc.Encoding // nil: none
 	timeout     time.Duration
 	client      *http.Client
 	// message reads what a response says: the records it rejected (an
 	// OTLP partial success) and its message.
 	message func(status int, contentType string, body []byte) (rejected int64, msg string)
-	gzPool  sync.Pool
 }
 
 func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Duration, workers int) (*httpSender, error) {
@@ -94,8 +95,9 @@ func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Dura
 	if tlsCfg != nil {
 		tr.TLSClientConfig = tlsCfg
 	}
-	s := &httpSender{url: c.URL, contentType: contentType, headers: http.Header{}, gzip: c.Compression == "gzip",
-		timeout: timeout, client: &http.Client{Transport: tr}}
+	s := &httpSender{url: c.URL, contentType: contentType, headers: http.Header{}, timeout: timeout,
+		client: &http.Client{Transport: tr}}
+	s.enc, _ = contentenc.Lookup(c.Compression)
 	for k, v := range c.Headers {
 		if strings.EqualFold(k, "host") {
 			s.host = v
@@ -139,19 +141,8 @@ func (t *ClientTLS) config(dir string) (*tls.Config, error) {
 const maxResponse = 64 << 10
 
 func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
-	if s.gzip {
-		var z bytes.Buffer
-		z.Grow(len(body)/4 + 64)
-		w, _ := s.gzPool.Get().(*gzip.Writer)
-		if w == nil {
-			w, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
-		} else {
-			w.Reset(&z)
-		}
-		w.Write(body)
-		w.Close()
-		s.gzPool.Put(w)
-		body = z.Bytes()
+	if s.enc != nil {
+		body = s.enc.Append(nil, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -163,8 +154,8 @@ func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", s.contentType)
-	if s.gzip {
-		req.Header.Set("Content-Encoding", "gzip")
+	if s.enc != nil {
+		req.Header.Set("Content-Encoding", s.enc.Name)
 	}
 	if s.host != "" {
 		req.Host = s.host
