@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -280,43 +281,54 @@ func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 // from i, and says what is wrong.
 func (d *otlpJSONDecoder) quickKeyValue(i int) (key, val Value, j int, ok bool) {
 	b, sl := d.j.b, len(d.a.slab)
-	const head, mid = `{"key":"`, `","value":{"`
-	if !hasAt(b, i, head) {
+	if len(b)-i < 8 || le64(b[i:]) != kvHead {
 		return
 	}
-	key, j, err := d.j.str(i + len(head) - 1)
-	if err != nil || !hasAt(b, j-1, mid) {
+	key, j, err := d.j.str(i + 7)
+	// j-1 is the key's closing quote: `","value":{"`, in two words, then
+	// a type name (the longest 14 bytes, read as two words).
+	if err != nil || len(b)-j < 11+16 || le64(b[j-1:]) != kvMid || le64(b[j+7:])&0xffffffff != kvMidEnd {
 		d.a.slab = d.a.slab[:sl]
 		return Value{}, Value{}, i, false
 	}
-	j += len(mid) - 1
-	switch {
-	case hasAt(b, j, `stringValue":"`):
+	j += 11
+	switch w := le64(b[j:]); {
+	case w == kvString && le64(b[j+6:]) == kvStringEnd:
 		val, j, err = d.j.str(j + len(`stringValue":`))
-	case hasAt(b, j, `intValue":`):
+	case w == kvInt && b[j+8] == '"' && b[j+9] == ':':
 		var u uint64
 		u, j, err = d.integer(j+len(`intValue":`), int64Type)
 		val = IntValue(int64(u))
-	case hasAt(b, j, `boolValue":`):
+	case w == kvBool && b[j+8] == 'e' && b[j+9] == '"' && b[j+10] == ':':
 		val, j, err = d.boolean(j + len(`boolValue":`))
-	case hasAt(b, j, `doubleValue":`):
+	case w == kvDouble && le64(b[j+5:]) == kvDoubleEnd:
 		var f float64
 		f, j, err = d.double(j + len(`doubleValue":`))
 		val = FloatValue(f)
 	default:
 		err = ErrSyntax
 	}
-	if err != nil || !hasAt(b, j, "}}") {
+	if err != nil || len(b)-j < 2 || b[j] != '}' || b[j+1] != '}' {
 		d.a.slab = d.a.slab[:sl]
 		return Value{}, Value{}, i, false
 	}
 	return key, val, j + 2, true
 }
 
-// hasAt reports whether b holds s at i.
-func hasAt(b []byte, i int, s string) bool {
-	return i >= 0 && len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
-}
+// The words quickKeyValue compares (le64 of the text).
+var (
+	kvHead      = le64([]byte(`{"key":"`))
+	kvMid       = le64([]byte(`","value`))
+	kvMidEnd    = le64([]byte(`":{"....`)) & 0xffffffff
+	kvString    = le64([]byte(`stringVa`))
+	kvStringEnd = le64([]byte(`Value":"`))
+	kvInt       = le64([]byte(`intValue`))
+	kvBool      = le64([]byte(`boolValu`))
+	kvDouble    = le64([]byte(`doubleVa`))
+	kvDoubleEnd = le64([]byte(`eValue":`))
+)
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // attributes reads a repeated KeyValue field into a map.
 func (d *otlpJSONDecoder) attributes(i int, m *Value) (int, error) {

@@ -77,3 +77,21 @@ func TestDecodeOTLPJSONQuickKeyValue(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeOTLPJSONQuickCut decodes every prefix of a request of
+// KeyValues in the quick layout: each fails, none reads past the end.
+func TestDecodeOTLPJSONQuickCut(t *testing.T) {
+	req := `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[` +
+		`{"key":"s","value":{"stringValue":"v"}},{"key":"i","value":{"intValue":"1"}},` +
+		`{"key":"b","value":{"boolValue":true}},{"key":"d","value":{"doubleValue":1.5}}]}]}]}]}`
+	a := NewArena()
+	if _, err := a.DecodeOTLPJSON([]byte(req), Owned, nil); err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(req) {
+		a.Reset()
+		if recs, err := a.DecodeOTLPJSON([]byte(req[:n]), Owned, nil); err == nil {
+			t.Errorf("%d bytes: %d records, no error", n, len(recs))
+		}
+	}
+}

@@ -308,16 +308,14 @@ func (d *otlpJSONDecoder) id(i int, f *ViewField) (Value, int, error) {
 	if len(s) == 0 {
 		return strValue(String, 0, 0, 0), j, nil
 	}
-	upper := false
+	var class byte
 	for _, c := range s {
-		switch {
-		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
-		case 'A' <= c && c <= 'F':
-			upper = true
-		default:
-			return Value{}, i, decodeErr(i, ErrSyntax, shortText(b[i:j])+" is not hex")
-		}
+		class |= hexClass[c]
 	}
+	if class&hexBad != 0 {
+		return Value{}, i, decodeErr(i, ErrSyntax, shortText(b[i:j])+" is not hex")
+	}
+	upper := class&hexUpper != 0
 	if len(s) != 2*f.HexLen {
 		if len(s)%2 == 1 {
 			return Value{}, i, decodeErr(i, ErrIDLength, strconv.Itoa(len(s))+" hex digits, not "+strconv.Itoa(2*f.HexLen))
@@ -337,3 +335,24 @@ func (d *otlpJSONDecoder) id(i int, f *ViewField) (Value, int, error) {
 	v.h |= flagPlain
 	return v, j, nil
 }
+
+// hexClass classes the bytes of a hex id: a digit or a lower-case letter
+// 0, an upper-case letter hexUpper, anything else hexBad. An id's bytes
+// are classed together, without a branch a byte.
+var hexClass = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
+		case 'A' <= c && c <= 'F':
+			t[c] = hexUpper
+		default:
+			t[c] = hexBad
+		}
+	}
+	return t
+}()
+
+const (
+	hexUpper = 1 << iota
+	hexBad
+)
