@@ -26,6 +26,13 @@ const (
 
 	Block      = "block"
 	DropNewest = "drop_newest"
+
+	// SyncFull: a filesystem Put returns once its payload is synced
+	// (fdatasync), and so survives a power loss. SyncNormal: once it is
+	// written (to the page cache): it survives the process's crash, not
+	// the machine's. The names are Fluent Bit's storage.sync.
+	SyncFull   = "full"
+	SyncNormal = "normal"
 )
 
 // Defaults (docs/pipeline.md, "Buffers").
@@ -49,6 +56,7 @@ type Config struct {
 	Dir         string // the chunk directory: service.data_dir/<alias>
 	Compression string // "gzip", "zstd" or "" (none): how payloads are stored
 	ChunkSize   int64  // DefaultChunkSize when 0
+	Sync        string // SyncFull (the default, "") or SyncNormal
 
 	Logger *slog.Logger
 }

@@ -77,9 +77,10 @@ type filesystem struct {
 
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
-	zPool                              sync.Pool // *[]byte: compressed payloads
-	memFree                            [][]byte  // copies of delivered chunks, for new ones (under mu)
-	spares                             []string  // delivered chunk files to write new chunks over (under mu)
+	syncs                              atomic.Int64 // fdatasyncs made (group commits)
+	zPool                              sync.Pool    // *[]byte: compressed payloads
+	memFree                            [][]byte     // copies of delivered chunks, for new ones (under mu)
+	spares                             []string     // delivered chunk files to write new chunks over (under mu)
 }
 
 // fsChunk is a chunk file.
@@ -341,6 +342,9 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 	if c.size >= b.cfg.ChunkSize {
 		b.seal(c)
 	}
+	if b.cfg.Sync == SyncNormal {
+		end = c.synced // written is held: no sync to wait for
+	}
 	// Group commit: one fsync covers every payload written before it, so
 	// concurrent Puts share syncs.
 	for c.synced < end && c.syncErr == nil {
@@ -352,6 +356,7 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 		target, f, dirSync := c.size, c.f, !c.dirSync
 		b.mu.Unlock()
 		err := syncData(f)
+		b.syncs.Add(1)
 		if err == nil && dirSync {
 			err = b.dir.Sync()
 		}

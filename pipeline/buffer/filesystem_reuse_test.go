@@ -197,3 +197,32 @@ func TestFilesystemVersion1(t *testing.T) {
 		t.Errorf("stats = %+v", s)
 	}
 }
+
+// TestFilesystemSync: under sync: full a Put returns once a sync covered
+// its payload; under normal no sync is made. Either way what was put is
+// there at the next start.
+func TestFilesystemSync(t *testing.T) {
+	for _, tc := range []struct {
+		sync  string
+		syncs bool
+	}{{"", true}, {SyncFull, true}, {SyncNormal, false}} {
+		t.Run(tc.sync, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := fsConfig(dir, nil)
+			cfg.Sync = tc.sync
+			b := mustNew(t, cfg)
+			for i := range 3 {
+				put(t, b, payload(i), 1)
+			}
+			if n := b.(*filesystem).syncs.Load(); (n > 0) != tc.syncs {
+				t.Errorf("%d syncs", n)
+			}
+			b.Close()
+			b = mustNew(t, fsConfig(dir, nil))
+			defer b.Close()
+			if got := drain(t, b); len(got) != 3 || got[2] != string(payload(2)) {
+				t.Errorf("replayed %q", got)
+			}
+		})
+	}
+}

@@ -100,6 +100,22 @@ pipeline:
 			`p.yaml:6: input tail: unknown key "read_from_heads" (did you mean "read_from_head"?)`,
 			`p.yaml:7: expected a duration such as 200ms, 5s or 1m, found "soon"`,
 		}},
+		{"buffer keys", `
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+  outputs:
+    - name: otlp
+      endpoint: http://127.0.0.1:4318
+      buffer: {sync: normal}
+    - name: otlp
+      endpoint: http://127.0.0.1:4318
+      buffer: {type: filesystem, sync: sometimes}
+`, []string{
+			"p.yaml:7: buffer.sync is for buffer.type filesystem",
+			`p.yaml:12: unknown buffer sync "sometimes" (known: full, normal)`,
+		}},
 		{"unknown section names", `
 pipeline:
   inputs:

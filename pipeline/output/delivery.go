@@ -57,6 +57,7 @@ type BufferConfig struct {
 	WhenFull    string // block | drop_newest
 	Compression string // filesystem: gzip, zstd or none
 	ChunkSize   int64  // filesystem: 0, buffer.DefaultChunkSize
+	Sync        string // filesystem: buffer.SyncFull or buffer.SyncNormal
 	line        int
 }
 
@@ -105,6 +106,7 @@ func (c *DeliveryConfig) keys(keys map[string]func(*yaml.Node), v Values) {
 			c.Buffer.Compression = v.OneOf(n, "buffer compression", append(contentenc.Names(), "none")...)
 		},
 		"chunk_size": func(n *yaml.Node) { c.Buffer.ChunkSize = v.Size(n) },
+		"sync":       func(n *yaml.Node) { c.Buffer.Sync = v.OneOf(n, "buffer sync", buffer.SyncFull, buffer.SyncNormal) },
 	})
 }
 
@@ -117,6 +119,9 @@ func (c *DeliveryConfig) check(v Values, line int) {
 	}
 	if c.Buffer.Type != buffer.Filesystem && c.Buffer.Compression != "" && c.Buffer.Compression != "none" {
 		v.Errorf(line, "buffer.compression is for buffer.type filesystem")
+	}
+	if c.Buffer.Type != buffer.Filesystem && c.Buffer.Sync != "" {
+		v.Errorf(line, "buffer.sync is for buffer.type filesystem")
 	}
 }
 
@@ -199,7 +204,7 @@ func newBuffered(alias string, env Env, cfg DeliveryConfig, newCodec func() code
 		return o, nil
 	}
 	bc := buffer.Config{Type: cfg.Buffer.Type, MaxSize: cfg.Buffer.MaxSize, WhenFull: cfg.Buffer.WhenFull,
-		ChunkSize: cfg.Buffer.ChunkSize, Logger: log}
+		ChunkSize: cfg.Buffer.ChunkSize, Sync: cfg.Buffer.Sync, Logger: log}
 	if cfg.Buffer.Compression != "none" {
 		bc.Compression = cfg.Buffer.Compression
 	}
