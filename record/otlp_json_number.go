@@ -230,13 +230,19 @@ var (
 // (as proto3 JSON writes 64-bit integers). It returns the value's bits.
 func (d *otlpJSONDecoder) integer(i int, t intType) (uint64, int, error) {
 	b := d.j.b
-	sl := len(d.a.slab)
-	text, end, err := d.numberText(i, t.name, false)
-	if err != nil {
-		return 0, end, err
+	neg, mag, end, ok := quickInt(b, i)
+	ok = ok && quickNumbers
+	status := intOK
+	if !ok {
+		sl := len(d.a.slab)
+		var text []byte
+		var err error
+		if text, end, err = d.numberText(i, t.name, false); err != nil {
+			return 0, end, err
+		}
+		neg, mag, status = jsonInt(text)
+		d.a.slab = d.a.slab[:sl] // a string with escapes was unescaped there
 	}
-	neg, mag, status := jsonInt(text)
-	d.a.slab = d.a.slab[:sl] // a string with escapes was unescaped there
 	max := uint64(math.MaxUint64) >> (64 - t.bits)
 	if t.signed {
 		max >>= 1
@@ -347,10 +353,96 @@ func (d *otlpJSONDecoder) numberText(i int, what string, special bool) ([]byte, 
 	return nil, i, d.want(i, what)
 }
 
+// quickNumbers is false only in tests, to hold the quick readers below to
+// the general path.
+var quickNumbers = true
+
+// quickInt reads the commonest integers in one pass: up to 19 digits,
+// after a '-' or not, in a string or not, without a fraction or an
+// exponent. ok is false for anything else, which numberText and jsonInt
+// read (and refuse, when it is not a number).
+func quickInt(b []byte, i int) (neg bool, mag uint64, end int, ok bool) {
+	quoted := i < len(b) && b[i] == '"'
+	j := i
+	if quoted {
+		j++
+	}
+	if j < len(b) && b[j] == '-' {
+		neg = true
+		j++
+	}
+	start := j
+	for ; j < len(b) && j-start < 20; j++ {
+		c := uint64(b[j]) - '0'
+		if c > 9 {
+			break
+		}
+		mag = mag*10 + c
+	}
+	switch n := j - start; {
+	case n == 0 || n > 19 || n > 1 && b[start] == '0':
+		return false, 0, i, false
+	case quoted:
+		if j >= len(b) || b[j] != '"' {
+			return false, 0, i, false
+		}
+		return neg, mag, j + 1, true
+	case j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E'):
+		return false, 0, i, false
+	}
+	return neg, mag, j, true
+}
+
+// quickDouble reads the commonest doubles in one pass: a number not in a
+// string, of at most 15 digits, with a fraction or not, without an
+// exponent. Its digits and the power of ten are then exact in a float64,
+// and one division rounds as ParseFloat does. ok is false for anything
+// else, which the general path reads. (The JSON decoder's exactDecimal
+// is the same arithmetic, on text its scanner has checked.)
+func quickDouble(b []byte, i int) (f float64, end int, ok bool) {
+	j := i
+	neg := j < len(b) && b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var m uint64
+	for ; j < len(b) && j-start < 16 && '0' <= b[j] && b[j] <= '9'; j++ {
+		m = m*10 + uint64(b[j]-'0')
+	}
+	nd, frac := j-start, 0
+	if nd == 0 || nd > 1 && b[start] == '0' {
+		return 0, i, false
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		fs := j
+		for ; j < len(b) && j-fs < 16 && '0' <= b[j] && b[j] <= '9'; j++ {
+			m = m*10 + uint64(b[j]-'0')
+		}
+		frac = j - fs
+		nd += frac
+		if frac == 0 {
+			return 0, i, false
+		}
+	}
+	if nd > 15 || j < len(b) && (b[j] == 'e' || b[j] == 'E' || '0' <= b[j] && b[j] <= '9') {
+		return 0, i, false
+	}
+	f = float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, j, true
+}
+
 // double reads a double: a number, a string holding one, or "NaN",
 // "Infinity" or "-Infinity".
 func (d *otlpJSONDecoder) double(i int) (float64, int, error) {
 	b := d.j.b
+	if f, end, ok := quickDouble(b, i); ok && quickNumbers {
+		return f, end, nil
+	}
 	sl := len(d.a.slab)
 	defer func() { d.a.slab = d.a.slab[:sl] }()
 	text, end, err := d.numberText(i, "a double", true)

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -65,4 +67,70 @@ func FuzzJSONIntDigits(f *testing.F) {
 			t.Errorf("jsonInt(%q) = %d, %d; jsonNumberInt: %d, %d", s, mag, st, gmag, gst)
 		}
 	})
+}
+
+// TestQuickNumbers holds the one-pass readers of integers and doubles to
+// the general path: each text, as an intValue and as a doubleValue, in a
+// string and not, decodes the same with the quick readers as with them
+// turned off, or fails with both.
+func TestQuickNumbers(t *testing.T) {
+	texts := []string{
+		"0", "-0", "7", "42", "-42", "00", "01", "-01", "1234567890123456789", "9223372036854775807",
+		"-9223372036854775808", "9223372036854775808", "12345678901234567890", "1.5", "-2.25", "0.1",
+		"255.237", "123456789012345", "1234567890123456", "0.000000000000001", "1.0000000000000001",
+		"1e3", "1E-2", "1.", ".5", "-", "1.5e", "0x10", "1 ", "99999999999999999999999",
+	}
+	decode := func(kv string, quick bool) (string, error) {
+		quickNumbers = quick
+		defer func() { quickNumbers = true }()
+		a := NewArena()
+		recs, err := a.DecodeOTLPJSON([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[`+kv+`]}]}]}]}`), Owned, nil)
+		if err != nil {
+			return "", err
+		}
+		var e OTLPEncoder
+		return string(e.AppendJSON(nil, recs)), nil
+	}
+	for _, text := range texts {
+		for _, form := range []string{text, `"` + text + `"`} {
+			for _, typ := range []string{"intValue", "doubleValue"} {
+				kv := `{"key":"n","value":{"` + typ + `":` + form + `}}`
+				q, qerr := decode(kv, true)
+				g, gerr := decode(kv, false)
+				if (qerr == nil) != (gerr == nil) || q != g {
+					t.Errorf("%s: quick %s, %v; general %s, %v", kv, q, qerr, g, gerr)
+				}
+			}
+		}
+	}
+}
+
+// TestQuickDoubleRandom holds quickDouble to ParseFloat on random decimals
+// of up to 15 digits.
+func TestQuickDoubleRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		nd := 1 + r.IntN(15)
+		digits := strconv.FormatUint(r.Uint64N(pow10u(nd)), 10)
+		text := digits
+		if frac := r.IntN(len(digits) + 1); frac > 0 && frac < len(digits) {
+			text = digits[:len(digits)-frac] + "." + digits[len(digits)-frac:]
+		}
+		if r.IntN(2) == 0 {
+			text = "-" + text
+		}
+		f, end, ok := quickDouble([]byte(text), 0)
+		want, err := strconv.ParseFloat(text, 64)
+		if !ok || err != nil || end != len(text) || math.Float64bits(f) != math.Float64bits(want) {
+			t.Fatalf("quickDouble(%q) = %v, %d, %v; ParseFloat %v, %v", text, f, end, ok, want, err)
+		}
+	}
+}
+
+func pow10u(n int) uint64 {
+	p := uint64(1)
+	for range n {
+		p *= 10
+	}
+	return p
 }
