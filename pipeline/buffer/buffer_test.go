@@ -363,19 +363,7 @@ func TestFilesystemDamage(t *testing.T) {
 	var log logs
 	b = mustNew(t, fsConfig(dir, &log))
 	defer b.Close()
-	var got []string
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		c, err := b.Get(ctx)
-		cancel()
-		if err != nil {
-			break
-		}
-		for _, p := range c.Payloads {
-			got = append(got, string(p))
-		}
-		b.Done(c, 0)
-	}
+	got := drain(t, b)
 	want := []string{string(payload(0)), string(payload(4)), string(payload(5))}
 	if !slices.Equal(got, want) {
 		t.Errorf("delivered %q, want %q", got, want)
