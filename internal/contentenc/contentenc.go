@@ -109,11 +109,11 @@ func (d *gzipDecoder) Decode(dst, src []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// zstdEncoder compresses with one encoder for all: EncodeAll may be called
-// concurrently, each call on its own goroutine.
+// zstdEncoder compresses for all: EncodeAll may be called concurrently,
+// and runs as many calls at once as it has encoders (GOMAXPROCS, its
+// default), each on its caller's goroutine.
 var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithLowerEncoderMem(true))
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		panic(err) // only for bad options
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,14 +23,16 @@ import (
 // A chunk file (docs/pipeline.md, "Chunk files"):
 //
 //	header  "PRBC" | version 2 | flags | 2 reserved | sequence (8, big-endian) | CRC-32C of the 16 bytes before
-//	frames  length (4) | records (4) | flags | sequence (3) | CRC-32C of the payload and the 12 bytes before | payload
+//	frames  length (4) | records (4) | flags | sequence (3) | CRC-32C of the payload, the 12 bytes before and the chunk's sequence (8) | payload
 //
 // Each frame is one Put's payload, as it goes on the wire (before the wire's
 // compression), or compressed when the buffer's compression says so (frame
-// flags 1 gzip, 2 zstd). Numbers are big-endian. A frame carries the low 24 bits of its
-// chunk's sequence: a file reused from a delivered chunk (header flag 1)
-// still holds that chunk's bytes after the new frames, and they end where
-// a frame's sequence is not the file's. Version 1 files (no sequence in
+// flags 1 gzip, 2 zstd). Numbers are big-endian. A frame carries the low
+// 24 bits of its chunk's sequence, and its checksum covers all 64: a file
+// reused from a delivered chunk (header flag 1) still holds that chunk's
+// bytes after the new frames, and they end where a frame's sequence is not
+// the file's (or, 2^24 chunks on, where its checksum fails, reported as
+// damage). Version 1 files (no sequence in
 // the frames, the checksum over the 12 bytes and then the payload) are
 // still read.
 const (
@@ -185,10 +188,12 @@ func (b *filesystem) replay() error {
 	for _, e := range ents {
 		name := e.Name()
 		if seq, ok := parseSeqName(name, spareExt); ok && e.Type().IsRegular() {
-			// New chunks number on from it: frames of its old chunk
-			// must not carry a new chunk's sequence.
-			b.seq = max(b.seq, seq)
+			// New chunks number on from it and from the chunk its
+			// header names (a power loss can undo a spare's rename
+			// for a chunk whose header and frames it kept): frames of
+			// an old chunk must not carry a new chunk's sequence.
 			path := filepath.Join(b.cfg.Dir, name)
+			b.seq = max(b.seq, seq, headerSeq(path))
 			if len(b.spares) < spareChunks {
 				b.spares = append(b.spares, path)
 			} else {
@@ -204,8 +209,9 @@ func (b *filesystem) replay() error {
 		if err != nil {
 			return fmt.Errorf("buffer: %w", err)
 		}
-		found = append(found, &fsChunk{seq: seq, path: filepath.Join(b.cfg.Dir, name), size: fi.Size(), sealed: true})
-		b.seq = max(b.seq, seq)
+		path := filepath.Join(b.cfg.Dir, name)
+		found = append(found, &fsChunk{seq: seq, path: path, size: fi.Size(), sealed: true})
+		b.seq = max(b.seq, seq, headerSeq(path))
 	}
 	slices.SortFunc(found, func(x, y *fsChunk) int { return cmpUint(x.seq, y.seq) })
 	for _, c := range found {
@@ -220,6 +226,22 @@ func (b *filesystem) replay() error {
 		b.cfg.Logger.Info("buffer: replaying chunks left by the last run", "dir", b.cfg.Dir, "chunks", len(found), "bytes", b.bytes)
 	}
 	return nil
+}
+
+// headerSeq reads the sequence a chunk file's header names, 0 when it has
+// no good header.
+func headerSeq(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var h [headerSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != fileMagic ||
+		crc32.Checksum(h[:16], castagnoli) != binary.BigEndian.Uint32(h[16:]) {
+		return 0
+	}
+	return binary.BigEndian.Uint64(h[8:])
 }
 
 func cmpUint(x, y uint64) int {
@@ -318,6 +340,10 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 				b.mu.Unlock()
 				return nil, err
 			}
+			if len(b.spares) > 0 {
+				b.dropSpares() // their blocks make room
+				continue
+			}
 			b.noSpace = true // full as full can be: until a chunk is removed
 			b.cfg.Logger.Warn("buffer: the disk is full; the buffer is full until a chunk is delivered", "dir", b.cfg.Dir)
 			continue
@@ -402,7 +428,7 @@ func (b *filesystem) write(data []byte, records int, flags byte, payloadCRC uint
 	h[8] = flags
 	seq := uint32(c.seq)
 	h[9], h[10], h[11] = byte(seq>>16), byte(seq>>8), byte(seq)
-	binary.BigEndian.PutUint32(h[12:], crc32.Update(payloadCRC, castagnoli, h[:12]))
+	binary.BigEndian.PutUint32(h[12:], frameCRCOf(payloadCRC, h[:], c.seq))
 	if err := writeFrame(c.f, h[:], data, c.size); err != nil {
 		c.f.Truncate(c.size)
 		return fmt.Errorf("buffer: %w", err)
@@ -588,8 +614,8 @@ func (b *filesystem) remove(fc *fsChunk) {
 // written over (spareChunks), unless there are enough or it grew well
 // past the chunk size; under mu.
 func (b *filesystem) spare(fc *fsChunk) bool {
-	if len(b.spares) >= spareChunks || fc.size > 2*b.cfg.ChunkSize {
-		return false
+	if b.noSpace || len(b.spares) >= spareChunks || fc.size > 2*b.cfg.ChunkSize {
+		return false // a full disk wants the room back
 	}
 	path := strings.TrimSuffix(fc.path, chunkExt) + spareExt
 	if os.Rename(fc.path, path) != nil {
@@ -597,6 +623,14 @@ func (b *filesystem) spare(fc *fsChunk) bool {
 	}
 	b.spares = append(b.spares, path)
 	return true
+}
+
+// dropSpares removes the spares; under mu.
+func (b *filesystem) dropSpares() {
+	for _, path := range b.spares {
+		os.Remove(path)
+	}
+	b.spares = nil
 }
 
 func (b *filesystem) Done(c *Chunk, _ int64) {

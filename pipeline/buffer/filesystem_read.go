@@ -79,7 +79,9 @@ func (b *filesystem) file(fc *fsChunk, c *Chunk, damaged func(int, string)) {
 	case binary.BigEndian.Uint64(data[8:]) != fc.seq:
 		// A spare renamed for this chunk and killed before its header
 		// was written over: what it holds was delivered, nothing of
-		// this chunk was acknowledged.
+		// this chunk was acknowledged. (Or a file renamed by hand: said.)
+		b.cfg.Logger.Warn("buffer: a chunk file holds another chunk's header; taken as a spare renamed for it before a kill, and skipped",
+			"file", fc.path, "header_sequence", binary.BigEndian.Uint64(data[8:]))
 	case data[4] != 1 && data[4] != fileVersion:
 		damaged(4, fmt.Sprintf("unknown version %d", data[4]))
 	default:
@@ -118,7 +120,8 @@ func decompress(flags byte, payload []byte, at int, damaged func(int, string)) (
 // few for a frame header, are what that chunk left: the end, not damage.
 func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 	version, reused := data[4], data[5]&headerReused != 0
-	seq := uint32(binary.BigEndian.Uint64(data[8:])) & 0xffffff
+	chunkSeq := binary.BigEndian.Uint64(data[8:])
+	seq := uint32(chunkSeq) & 0xffffff
 	for at := headerSize; at < len(data); {
 		if len(data)-at < frameHead {
 			if !reused {
@@ -139,7 +142,7 @@ func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 			return
 		}
 		payload := data[at+frameHead : at+frameHead+n]
-		if frameCRC(version, h, payload) != binary.BigEndian.Uint32(h[12:]) {
+		if frameCRC(version, h, payload, chunkSeq) != binary.BigEndian.Uint32(h[12:]) {
 			damaged(at, "bad frame checksum")
 			return
 		}
@@ -155,13 +158,21 @@ func (b *filesystem) frames(data []byte, c *Chunk, damaged func(int, string)) {
 	}
 }
 
-// frameCRC is the checksum a frame of the version should carry: of its
-// payload and then its header's first 12 bytes (version 1: the other way
-// round). The payload's part is summed before the frame's chunk, and so
-// its sequence, is known.
-func frameCRC(version byte, h, payload []byte) uint32 {
+// frameCRC is the checksum a frame of the version in chunk seq should
+// carry: of its payload, its header's first 12 bytes and the chunk's
+// sequence (version 1: the header's 12 bytes and the payload).
+func frameCRC(version byte, h, payload []byte, seq uint64) uint32 {
 	if version == 1 {
 		return crc32.Update(crc32.Checksum(h[:12], castagnoli), castagnoli, payload)
 	}
-	return crc32.Update(crc32.Checksum(payload, castagnoli), castagnoli, h[:12])
+	return frameCRCOf(crc32.Checksum(payload, castagnoli), h, seq)
+}
+
+// frameCRCOf finishes a version 2 frame's checksum from its payload's: the
+// payload's part is summed before the frame's chunk, and so its sequence,
+// is known.
+func frameCRCOf(payloadCRC uint32, h []byte, seq uint64) uint32 {
+	var s [8]byte
+	binary.BigEndian.PutUint64(s[:], seq)
+	return crc32.Update(crc32.Update(payloadCRC, castagnoli, h[:12]), castagnoli, s[:])
 }
