@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -17,13 +16,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/contentenc"
 	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/record"
 )
 
 const benchOTLPUsage = `
 usage: policyrun bench otlp [--url URL] [--clients N] [--batch N] [--records N]
-                            [--encoding protobuf|json] [--gzip] [--warmup N]
+                            [--encoding protobuf|json] [--compression none|gzip|zstd]
+                            [--gzip] [--warmup N]
                             [--seed S] [--server-pid PID] [--wait D]
 
 Sends generated OTLP log records (as policyrun gen otlp makes them: B5's
@@ -37,7 +38,8 @@ prints the server process's CPU seconds per million records over the
 measured records (user+sys, from /proc) and its resident memory: steady
 (the median of samples every 100 ms) and peak. --wait waits for the
 endpoint to accept connections first (a server just started); with
---records 0 it only waits.
+--records 0 it only waits. --compression sends each request compressed
+(Content-Encoding), compressed once ahead; --gzip is --compression gzip.
 `
 
 // runBenchOTLP is policyrun bench otlp; args follow the word otlp.
@@ -48,7 +50,8 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 	batch := fs.Int("batch", gen.OTLPBatch, "records per request")
 	records := fs.Int("records", 1_000_000, "records to send and measure")
 	encoding := fs.String("encoding", "protobuf", "protobuf or json")
-	gz := fs.Bool("gzip", false, "gzip the requests")
+	compression := fs.String("compression", "none", "none, or the requests' Content-Encoding: "+strings.Join(contentenc.Names(), " or "))
+	gz := fs.Bool("gzip", false, "gzip the requests (--compression gzip)")
 	warmup := fs.Int("warmup", 50_000, "records sent first, not measured")
 	seed := fs.Uint64("seed", 1, "the generator's seed")
 	pid := fs.Int("server-pid", 0, "the server's process id, to measure its CPU and memory (Linux /proc)")
@@ -56,7 +59,12 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 0 || *records == 0 && *wait == 0 || *warmup < 0 {
+	if *gz {
+		*compression = "gzip"
+	}
+	enc, known := contentenc.Lookup(*compression)
+	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 0 || *records == 0 && *wait == 0 ||
+		*warmup < 0 || !known && *compression != "none" {
 		fs.Usage()
 		return 2
 	}
@@ -69,9 +77,9 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 			return 0 // only waited
 		}
 	}
-	b := &otlpBench{url: *target, clients: *clients, json: *encoding == "json", gzip: *gz, stderr: stderr}
-	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s%s)\n", *batch, *encoding, map[bool]string{true: ", gzip"}[*gz])
-	b.requests = benchRequests(*batch, min(*records+*warmup, 100_000), *seed, b.json, b.gzip)
+	b := &otlpBench{url: *target, clients: *clients, json: *encoding == "json", enc: enc, stderr: stderr}
+	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s, compression %s)\n", *batch, *encoding, *compression)
+	b.requests = benchRequests(*batch, min(*records+*warmup, 100_000), *seed, b.json, enc)
 	if *warmup > 0 {
 		if _, err := b.run(*warmup, *batch); err != nil {
 			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
@@ -93,8 +101,8 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policyrun bench otlp:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "records %d, requests %d, clients %d, %s, gzip %v: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
-		res.records, res.requests, *clients, *encoding, *gz, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
+	fmt.Fprintf(stdout, "records %d, requests %d, clients %d, %s, compression %s: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
+		res.records, res.requests, *clients, *encoding, *compression, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
 		ms(res.p50), ms(res.p99), res.retries, res.rejected)
 	if *pid > 0 {
 		after, err := readProc(*pid)
@@ -137,16 +145,17 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func mib(b int64) float64        { return float64(b) / (1 << 20) }
 
 type otlpBench struct {
-	url        string
-	clients    int
-	json, gzip bool
-	requests   [][]byte // replayed in turn
-	stderr     io.Writer
+	url      string
+	clients  int
+	json     bool
+	enc      *contentenc.Encoding // nil: none
+	requests [][]byte             // replayed in turn
+	stderr   io.Writer
 }
 
 // benchRequests makes the distinct requests that are replayed: n records
-// in requests of batch, each encoded (and gzipped) once.
-func benchRequests(batch, n int, seed uint64, asJSON, gz bool) [][]byte {
+// in requests of batch, each encoded (and compressed, with enc) once.
+func benchRequests(batch, n int, seed uint64, asJSON bool, enc *contentenc.Encoding) [][]byte {
 	g := gen.NewOTLP(seed)
 	a := record.NewArena()
 	var e record.OTLPEncoder
@@ -161,12 +170,8 @@ func benchRequests(batch, n int, seed uint64, asJSON, gz bool) [][]byte {
 		} else {
 			body = e.AppendProto(nil, recs)
 		}
-		if gz {
-			var z bytes.Buffer
-			w := gzip.NewWriter(&z)
-			w.Write(body)
-			w.Close()
-			body = z.Bytes()
+		if enc != nil {
+			body = enc.Append(nil, body)
 		}
 		out = append(out, body)
 	}
@@ -263,8 +268,8 @@ func (b *otlpBench) post(ctx context.Context, c *http.Client, ct string, body []
 		return 0, 0, 0, err
 	}
 	req.Header.Set("Content-Type", ct)
-	if b.gzip {
-		req.Header.Set("Content-Encoding", "gzip")
+	if b.enc != nil {
+		req.Header.Set("Content-Encoding", b.enc.Name)
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -16,7 +18,7 @@ import (
 // every request and throttles some: every record arrives, the refusals
 // are retried, and the report says what was measured.
 func TestBenchOTLP(t *testing.T) {
-	for _, args := range [][]string{{"--encoding", "protobuf"}, {"--encoding", "json", "--gzip"}} {
+	for _, args := range [][]string{{"--encoding", "protobuf"}, {"--encoding", "json", "--gzip"}, {"--compression", "zstd"}} {
 		var records, requests atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if requests.Add(1)%7 == 0 {
@@ -25,12 +27,21 @@ func TestBenchOTLP(t *testing.T) {
 				return
 			}
 			var body io.Reader = r.Body
-			if r.Header.Get("Content-Encoding") == "gzip" {
+			switch r.Header.Get("Content-Encoding") {
+			case "gzip":
 				zr, err := gzip.NewReader(r.Body)
 				if err != nil {
 					t.Error(err)
 					return
 				}
+				body = zr
+			case "zstd":
+				zr, err := zstd.NewReader(r.Body)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer zr.Close()
 				body = zr
 			}
 			data, _ := io.ReadAll(body)
