@@ -53,19 +53,21 @@ type filesystem struct {
 	dir  *os.File // synced when a chunk file is created
 	lock *os.File
 
-	mu       sync.Mutex
-	synced   *sync.Cond // a chunk's sync finished
-	open     *fsChunk   // takes payloads
-	ready    []*fsChunk // closed to payloads, synced, waiting for a worker
-	held     map[*Chunk]*fsChunk
-	bytes    int64 // of chunk files on disk
-	nchunks  int64
-	kept     int64 // chunks whose retries ran out
-	seq      uint64
-	noSpace  bool // the disk is full: no room until a chunk is removed
-	closed   bool
-	room     signal
-	readySig signal
+	mu      sync.Mutex
+	synced  *sync.Cond // a chunk's sync finished
+	open    *fsChunk   // takes payloads
+	ready   []*fsChunk // closed to payloads, synced, waiting for a worker
+	held    map[*Chunk]*fsChunk
+	bytes   int64 // of chunk files on disk
+	nchunks int64
+	kept    int64 // chunks whose retries ran out
+	seq     uint64
+	noSpace bool // the disk is full: no room until a chunk is removed
+	// writeFrame writes a frame (io_*.go's); a test makes the disk full.
+	writeFrame func(f *os.File, head, payload []byte, off int64) error
+	closed     bool
+	room       signal
+	readySig   signal
 
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
@@ -157,7 +159,7 @@ func openFilesystem(cfg Config) (*filesystem, error) {
 		lock.Close()
 		return nil, fmt.Errorf("buffer: %w", err)
 	}
-	b := &filesystem{cfg: cfg, dir: dir, lock: lock, held: map[*Chunk]*fsChunk{}}
+	b := &filesystem{cfg: cfg, dir: dir, lock: lock, held: map[*Chunk]*fsChunk{}, writeFrame: writeFrame}
 	b.synced = sync.NewCond(&b.mu)
 	if err := b.replay(); err != nil {
 		dir.Close()
@@ -330,7 +332,7 @@ func (b *filesystem) write(data []byte, records int, flags byte, payloadCRC uint
 	seq := uint32(c.seq)
 	h[9], h[10], h[11] = byte(seq>>16), byte(seq>>8), byte(seq)
 	binary.BigEndian.PutUint32(h[12:], frameCRCOf(payloadCRC, h[:], c.seq))
-	if err := writeFrame(c.f, h[:], data, c.size); err != nil {
+	if err := b.writeFrame(c.f, h[:], data, c.size); err != nil {
 		c.f.Truncate(c.size)
 		return fmt.Errorf("buffer: %w", err)
 	}

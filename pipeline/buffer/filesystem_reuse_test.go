@@ -3,11 +3,14 @@ package buffer
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -282,5 +285,48 @@ func TestFilesystemReuseSeqWrap(t *testing.T) {
 	defer b.Close()
 	if got := drain(t, b); !slices.Equal(got, []string{string(long(3))}) {
 		t.Errorf("replayed %.30q, want only the new payload", got)
+	}
+}
+
+// TestFilesystemFullDisk: a write that finds the disk full first removes
+// the spares, whose blocks make room, and is tried again; with no spares
+// the buffer is full (a Put that may not wait gets ErrFull) until a chunk
+// is delivered, whose file is then removed rather than kept as a spare.
+func TestFilesystemFullDisk(t *testing.T) {
+	dir := withSpares(t)
+	b := mustNew(t, fsConfig(dir, nil))
+	defer b.Close()
+	fs := b.(*filesystem)
+	var full atomic.Int32 // the writes still to refuse
+	fs.writeFrame = func(f *os.File, head, payload []byte, off int64) error {
+		if full.Add(-1) >= 0 {
+			return &os.PathError{Op: "pwritev", Path: f.Name(), Err: syscall.ENOSPC}
+		}
+		return writeFrame(f, head, payload, off)
+	}
+
+	full.Store(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := b.Put(ctx, payload(1), 1, false); err != nil {
+		t.Fatalf("Put on a full disk with spares: %v", err)
+	}
+	if n := len(chunkFiles(t, dir, spareExt)); n != 0 {
+		t.Errorf("%d spares left after a full disk", n)
+	}
+
+	full.Store(1)
+	if _, err := b.Put(context.Background(), payload(2), 1, true); !errors.Is(err, ErrFull) {
+		t.Fatalf("Put on a full disk without spares: %v, want ErrFull", err)
+	}
+	if got := drain(t, b); !slices.Equal(got, []string{string(payload(1))}) {
+		t.Fatalf("delivered %q", got)
+	}
+	if n := len(chunkFiles(t, dir, spareExt)); n != 0 {
+		t.Errorf("a chunk delivered on a full disk was kept as a spare")
+	}
+	put(t, b, payload(2), 1) // room again
+	if got := drain(t, b); !slices.Equal(got, []string{string(payload(2))}) {
+		t.Errorf("delivered %q", got)
 	}
 }
