@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/output"
@@ -230,12 +229,7 @@ func (p *Pipeline) Summary() Summary {
 	}
 	s.BadCheckpoints = p.stats.BadCheckpoints.Load()
 	s.CheckpointSaves = p.stats.CheckpointErrors.Load()
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.User = time.Duration(ru.Utime.Nano())
-		s.System = time.Duration(ru.Stime.Nano())
-		s.PeakRSS = ru.Maxrss * 1024 // Linux reports KiB
-	}
+	s.User, s.System, s.PeakRSS = processUsage()
 	return s
 }
 
