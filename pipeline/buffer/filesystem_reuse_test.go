@@ -16,12 +16,13 @@ import (
 )
 
 // drain delivers every chunk the buffer has, in order, and returns their
-// payloads.
+// payloads. It waits half a second for each, well past the linger of an
+// open chunk (chunkLinger), on a busy machine too.
 func drain(t *testing.T, b Buffer) []string {
 	t.Helper()
 	var got []string
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 80*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		c, err := b.Get(ctx)
 		cancel()
 		if err != nil {
