@@ -16,23 +16,28 @@ import (
 )
 
 // drain delivers every chunk the buffer has, in order, and returns their
-// payloads. It waits half a second for each, well past the linger of an
-// open chunk (chunkLinger), on a busy machine too.
+// payloads: until the buffer holds none (Stats.Pending), for at most five
+// seconds (an open chunk lingers before a Get takes it, and Get skips a
+// chunk with nothing readable and waits on).
 func drain(t *testing.T, b Buffer) []string {
 	t.Helper()
 	var got []string
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); b.Stats().Pending > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d chunks still pending", b.Stats().Pending)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		c, err := b.Get(ctx)
 		cancel()
 		if err != nil {
-			return got
+			continue
 		}
 		for _, p := range c.Payloads {
 			got = append(got, string(p))
 		}
 		b.Done(c, 0)
 	}
+	return got
 }
 
 func long(i int) []byte { return []byte(strings.Repeat(string(payload(i)), 3)) }
