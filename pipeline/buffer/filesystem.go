@@ -65,6 +65,10 @@ type filesystem struct {
 	noSpace bool // the disk is full: no room until a chunk is removed
 	// writeFrame writes a frame (io_*.go's); a test makes the disk full.
 	writeFrame func(f *os.File, head, payload []byte, off int64) error
+	// zflag and zenc are the frame flag and encoding payloads are
+	// compressed with (0 and nil: none), from the config's compression.
+	zflag byte
+	zenc  *contentenc.Encoding
 	closed     bool
 	room       signal
 	readySig   signal
@@ -160,6 +164,9 @@ func openFilesystem(cfg Config) (*filesystem, error) {
 		return nil, fmt.Errorf("buffer: %w", err)
 	}
 	b := &filesystem{cfg: cfg, dir: dir, lock: lock, held: map[*Chunk]*fsChunk{}, writeFrame: writeFrame}
+	if b.zflag = frameFlag(cfg.Compression); b.zflag != 0 {
+		b.zenc, _ = contentenc.Lookup(cfg.Compression)
+	}
 	b.synced = sync.NewCond(&b.mu)
 	if err := b.replay(); err != nil {
 		dir.Close()
@@ -200,17 +207,15 @@ func frameFlag(compression string) byte {
 // stored is a payload as a frame stores it: compressed, into a buffer of
 // b.zPool (put back once written, or nil), if the buffer says so.
 func (b *filesystem) stored(data []byte) ([]byte, byte, *[]byte) {
-	flag := frameFlag(b.cfg.Compression)
-	if flag == 0 {
+	if b.zenc == nil {
 		return data, 0, nil
 	}
 	zp, _ := b.zPool.Get().(*[]byte)
 	if zp == nil {
 		zp = new([]byte)
 	}
-	e, _ := contentenc.Lookup(frameEncodings[flag])
-	*zp = e.Append((*zp)[:0], data)
-	return *zp, flag, zp
+	*zp = b.zenc.Append((*zp)[:0], data)
+	return *zp, b.zflag, zp
 }
 
 func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait bool) (Receipt, error) {
