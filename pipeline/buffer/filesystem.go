@@ -67,11 +67,11 @@ type filesystem struct {
 	writeFrame func(f *os.File, head, payload []byte, off int64) error
 	// zflag and zenc are the frame flag and encoding payloads are
 	// compressed with (0 and nil: none), from the config's compression.
-	zflag byte
-	zenc  *contentenc.Encoding
-	closed     bool
-	room       signal
-	readySig   signal
+	zflag    byte
+	zenc     *contentenc.Encoding
+	closed   bool
+	room     signal
+	readySig signal
 
 	statBytes, statChunks, statPending atomic.Int64
 	corrupt, replayed                  atomic.Int64
