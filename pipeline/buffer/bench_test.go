@@ -1,0 +1,133 @@
+//go:build unix
+
+package buffer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchPayload is B5's request: 100 records as protobuf, about 52 KB.
+const (
+	benchPayload = 52 << 10
+	benchRecords = 100
+)
+
+// BenchmarkFilesystemPut measures Puts of B5's requests from 16
+// goroutines, as the otlp input makes them, into a filesystem buffer
+// whose chunks a worker takes and finishes; and, beside it, the floor of a
+// durable write on this machine: the same payloads written over a file
+// that exists (as the buffer writes over a spare) and fdatasynced every
+// group payloads, with no buffer at all. Wall time hides what a sync
+// costs (its wait is not CPU, its writeback is), so each reports the CPU
+// of the whole process per Put (cpu-ns/op, user+sys): divided by 100, the
+// CPU per record that B5 charges to the server for the buffer. Under sync
+// normal nothing slows the writers, which outrun the 4 workers (each
+// write holds the buffer's lock): more than memChunks chunks wait, and
+// the later ones are read back from their files, which is what a backlog
+// costs.
+func BenchmarkFilesystemPut(b *testing.B) {
+	for _, mode := range []string{SyncFull, SyncNormal} {
+		b.Run("sync="+mode, func(b *testing.B) { benchPut(b, mode) })
+	}
+	for _, group := range []int{0, 1, 4, 16} {
+		b.Run(fmt.Sprintf("floor/sync-every=%d", group), func(b *testing.B) { benchFloor(b, group) })
+	}
+}
+
+func benchPut(b *testing.B, mode string) {
+	buf, err := New(Config{Type: Filesystem, Dir: b.TempDir(), MaxSize: 256 << 20, WhenFull: Block, Sync: mode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var workers sync.WaitGroup
+	for range 4 { // an output's default workers: each takes a chunk and finishes it
+		workers.Go(func() {
+			for {
+				c, err := buf.Get(ctx)
+				if err != nil {
+					return
+				}
+				buf.Done(c, 0)
+			}
+		})
+	}
+	payload := make([]byte, benchPayload)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	b.SetBytes(benchPayload)
+	b.ReportAllocs()
+	b.SetParallelism((16 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)) // 16 writers, as B5's clients
+	cpu := processCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := buf.Put(ctx, payload, benchRecords, false); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(buf.(*filesystem).syncs.Load())/float64(b.N), "syncs/op")
+	cancel()
+	workers.Wait()
+	buf.Close()
+}
+
+// benchFloor writes payloads over a 4 MiB file that exists, one pwrite
+// each, with an fdatasync every group of them (0: none).
+func benchFloor(b *testing.B, group int) {
+	const size = 4 << 20
+	f, err := os.Create(filepath.Join(b.TempDir(), "floor"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(make([]byte, size)); err != nil {
+		b.Fatal(err)
+	}
+	if err := syncData(f); err != nil {
+		b.Fatal(err)
+	}
+	payload := make([]byte, benchPayload)
+	b.SetBytes(benchPayload)
+	cpu := processCPU()
+	b.ResetTimer()
+	off := int64(0)
+	for i := 0; i < b.N; i++ {
+		if off+benchPayload > size {
+			off = 0
+		}
+		if _, err := f.WriteAt(payload, off); err != nil {
+			b.Fatal(err)
+		}
+		off += benchPayload
+		if group > 0 && (i+1)%group == 0 {
+			if err := syncData(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the user+sys CPU time of the process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
