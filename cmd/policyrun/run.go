@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -85,6 +86,9 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 2
+	}
+	if n := cfg.Service.Threads; n > 0 && !*checkOnly {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
 	p, err := pipeline.New(cfg, pipeline.Options{Stdout: stdout, Check: *checkOnly})
 	if err != nil {

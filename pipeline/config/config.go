@@ -50,6 +50,11 @@ type Service struct {
 	// Grace bounds how long a stop waits for the outputs to deliver what
 	// they hold (DefaultGrace).
 	Grace time.Duration
+	// Threads is the most goroutines that run Go code at once
+	// (GOMAXPROCS), as Vector's --threads; 0 leaves Go's default (the
+	// CPUs the process may use, or the GOMAXPROCS variable). The process
+	// that runs the pipeline sets it: a library embedding one does not.
+	Threads int
 }
 
 // DefaultGrace is service.grace's default, as Fluent Bit's.
@@ -210,6 +215,7 @@ func (d *decoder) service(n *yaml.Node, s *Service) {
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
 		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
 		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
+		"threads":    func(v *yaml.Node) { s.Threads = d.intv(v) },
 	})
 }
 
@@ -469,6 +475,9 @@ func (d *decoder) validate(cfg *Config) {
 	}
 	if cfg.Service.BatchSize <= 0 {
 		d.errorf(0, "service batch_size must be positive")
+	}
+	if cfg.Service.Threads < 0 {
+		d.errorf(0, "service threads must be positive (or 0: as many as the CPUs the process may use)")
 	}
 	for _, o := range cfg.Outputs {
 		if u, ok := o.Settings.(output.DataDirUser); ok && cfg.Service.DataDir == "" {

@@ -18,6 +18,7 @@ import (
 const good = `
 service:
   metrics: 127.0.0.1:2021
+  threads: 2
 pipeline:
   inputs:
     - name: tail
@@ -72,7 +73,7 @@ func TestParseGood(t *testing.T) {
 	if o := cfg.Outputs[0]; o.Name != "file" || *o.Settings.(*output.FileConfig) != (output.FileConfig{Path: "out.log", MaxSize: 5 << 20, MaxFiles: output.DefaultMaxFiles}) {
 		t.Errorf("output 0 = %+v %+v", o, o.Settings)
 	}
-	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != tail.DefaultMaxBatchLines {
+	if cfg.Service.Metrics != "127.0.0.1:2021" || cfg.Service.BatchSize != tail.DefaultMaxBatchLines || cfg.Service.Threads != 2 {
 		t.Errorf("service = %+v", cfg.Service)
 	}
 }
@@ -187,6 +188,8 @@ pipeline:
 			`p.yaml:8: duration "1e300" is too long`,
 			`p.yaml:12: max_files must be at least 1`,
 		}},
+		{"threads negative", "service:\n  threads: -1\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
+			[]string{"service threads must be positive"}},
 		{"metrics port out of range", "service:\n  metrics: localhost:65536\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
 			[]string{`p.yaml:2: metrics address "localhost:65536": the port must be a number from 0 to 65535`}},
 		{"metrics port not a number", "service:\n  metrics: 127.0.0.1:http\npipeline:\n  inputs:\n    - name: tail\n      path: x\n  outputs:\n    - name: null\n",
