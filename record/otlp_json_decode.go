@@ -117,7 +117,13 @@ const (
 	avBytes
 )
 
-func fieldID(names []jsonName, key []byte) int {
+// fieldID returns the index in names of the field named key, or -1.
+// Encoders write a message's fields in one order, which names follows:
+// the field after the one before (next) is tried first.
+func fieldID(names []jsonName, key []byte, next int) int {
+	if next < len(names) && string(key) == names[next].camel {
+		return next
+	}
 	for i := range names {
 		if string(key) == names[i].camel || string(key) == names[i].proto {
 			return i
@@ -131,13 +137,8 @@ func fieldID(names []jsonName, key []byte) int {
 // names are but in odd requests, else -1: such a name is matched where it
 // is, without the string decoder.
 func plainName(b []byte, i int) int {
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return -1
-		}
+	if e := strSpecial(b, i); e < len(b) && b[e] == '"' {
+		return e
 	}
 	return -1
 }
@@ -249,8 +250,8 @@ func (d *otlpJSONDecoder) container(i int, kvlist bool, depth int) (Value, int, 
 func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 	return d.elements(i, func(i int) (int, error) {
 		if key, val, j, ok := d.quickKeyValue(i); ok {
-			key.setSig(keySig(d.a.raw(key)))
 			d.a.scratch = append(d.a.scratch, key, val)
+			d.keySig()
 			return j, nil
 		}
 		key, val := strValue(String, 0, 0, 0), NullValue()
@@ -266,10 +267,19 @@ func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 		if err != nil {
 			return j, err
 		}
-		key.setSig(keySig(d.a.raw(key)))
 		d.a.scratch = append(d.a.scratch, key, val)
+		d.keySig()
 		return j, nil
 	})
+}
+
+// keySig sets the signature of the key just put on the scratch. It is
+// set there, not on the key before: a key that lives across keySig's call
+// is kept on the stack, and setting a byte of it there and then copying
+// it whole costs a failed store-to-load forward for each key.
+func (d *otlpJSONDecoder) keySig() {
+	k := &d.a.scratch[len(d.a.scratch)-2]
+	k.setSig(keySig(d.a.raw(*k)))
 }
 
 // quickKeyValue reads the KeyValue at i when it is in the layout that

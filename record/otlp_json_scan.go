@@ -26,6 +26,7 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 		return i + 1, nil
 	}
 	var seen uint32
+	next := 0 // the field after the last one read
 	for {
 		if i >= len(b) {
 			return i, decodeErr(i, ErrTruncated, "in an object")
@@ -37,14 +38,14 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 		var id, j int
 		var err error
 		if q := plainName(b, i+1); q > 0 {
-			id, j = fieldID(names, b[i+1:q]), q+1
+			id, j = fieldID(names, b[i+1:q], next), q+1
 		} else {
 			sl := len(d.a.slab)
 			var k Value
 			if k, j, err = d.j.str(i); err != nil {
 				return j, err
 			}
-			id = fieldID(names, d.a.raw(k))
+			id = fieldID(names, d.a.raw(k), next)
 			d.a.slab = d.a.slab[:sl] // a name with escapes was unescaped there
 		}
 		name := b[at+1 : j-1]
@@ -64,6 +65,7 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 			return at, d.in(decodeErr(at, ErrSyntax, "duplicate field"), "."+names[id].camel)
 		default:
 			seen |= 1 << id
+			next = id + 1
 			if j < len(b) && b[j] == 'n' {
 				_, j, err = d.j.literal(j, "null", Value{})
 			} else if j >= len(b) {
