@@ -5,7 +5,9 @@
 # 100 records in B5's shape) on the same machine. Cases: JSON and protobuf;
 # ingest only and "add an attribute" (set .attributes."bench.added" =
 # "yes"); memory (null with encode: false: the records counted where they
-# are, as Fluent Bit's null and the Collector's nop) and filesystem
+# are, as Fluent Bit's null and the Collector's nop), memory-buffer (null
+# with a memory buffer: each batch encoded as an OTLP request, queued, then
+# "delivered" by counting, before its request is answered) and filesystem
 # buffering (null with a filesystem buffer: each batch encoded as an OTLP
 # request, fsynced into a chunk file, then "delivered" by counting).
 #
@@ -44,11 +46,11 @@ config() {
 			printf '  filters:\n    - name: policy\n      file: %s/add.policy\n' "$tmp"
 		fi
 		printf '  outputs:\n    - name: null\n'
-		if [ "$2" = memory ]; then
-			printf '      encode: false\n'
-		else
-			printf '      buffer: {type: filesystem}\n'
-		fi
+		case $2 in
+		memory) printf '      encode: false\n' ;;
+		memory-buffer) printf '      buffer: {type: memory}\n' ;;
+		*) printf '      buffer: {type: filesystem}\n' ;;
+		esac
 	} >"$tmp/p.yaml"
 }
 
@@ -56,7 +58,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '| buffer | encoding | policy | CPU s / M records | records/s | RSS steady MiB | RSS peak MiB | p50 ms | p99 ms |\n'
 printf '|---|---|---|--:|--:|--:|--:|--:|--:|\n'
-for buffer in ${BUFFERS:-memory filesystem}; do
+for buffer in ${BUFFERS:-memory memory-buffer filesystem}; do
 	for encoding in ${ENCODINGS:-json protobuf}; do
 		for policy in ${POLICIES:-ingest add}; do
 			config "$policy" "$buffer"

@@ -130,7 +130,9 @@ type Chunk struct {
 	// memory
 	done         chan struct{}
 	notDelivered int64
-	lost         bool // still held when the buffer closed
+	lost         bool      // still held when the buffer closed
+	one          [1][]byte // Payloads' array: a memory chunk has one
+	copy         *[]byte   // the pooled copy its payload lies in
 	// filesystem
 	path string
 	mem  []byte // the in-memory copy its payloads lie in, reused once it is done
@@ -265,8 +267,10 @@ func (m *memory) Put(ctx context.Context, data []byte, records int, noWait bool)
 		m.mu.Lock()
 	}
 	m.seq++
-	c := &Chunk{Seq: m.seq, Records: int64(records), Payloads: [][]byte{append([]byte(nil), data...)},
-		size: size, done: make(chan struct{})}
+	c := &Chunk{Seq: m.seq, Records: int64(records), size: size, done: make(chan struct{})}
+	c.copy = copyOf(data)
+	c.one[0] = *c.copy
+	c.Payloads = c.one[:]
 	m.queue = append(m.queue, c)
 	m.bytes += size
 	m.chunks.Add(1)
@@ -324,8 +328,27 @@ func (m *memory) finish(c *Chunk, notDelivered int64) {
 	}
 	delete(m.held, c)
 	m.release(c)
+	copies.Put(c.copy) // its worker is done with it
+	c.copy, c.one[0] = nil, nil
 	c.notDelivered = notDelivered
 	close(c.done)
+}
+
+// copies holds the memory chunks' copies of their payloads for reuse: a
+// copy a Put, each about a request's size, would be most of what a busy
+// output allocates, and the collector's work. A copy goes back once its
+// chunk is done (Done or Keep), not when the buffer closes: a worker may
+// still be sending it then.
+var copies = sync.Pool{New: func() any { return new([]byte) }}
+
+func copyOf(data []byte) *[]byte {
+	p := copies.Get().(*[]byte)
+	if cap(*p) < len(data) {
+		*p = make([]byte, len(data), len(data)+len(data)/4)
+	}
+	*p = (*p)[:len(data)]
+	copy(*p, data)
+	return p
 }
 
 func (m *memory) release(c *Chunk) {

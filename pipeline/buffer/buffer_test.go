@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -569,5 +570,55 @@ func TestFilesystemMemoryCopies(t *testing.T) {
 		if round > 0 && len(fs.memFree) != 1 {
 			t.Fatalf("round %d: %d copies kept, want the one reused", round, len(fs.memFree))
 		}
+	}
+}
+
+// A memory chunk's copy of its payload is reused once the chunk is done,
+// and only then: a chunk a worker still holds when the buffer closes keeps
+// its bytes.
+func TestMemoryCopies(t *testing.T) {
+	payload := bytes.Repeat([]byte("0123456789abcdef"), 52<<10/16) // B5's request
+	b := mustNew(t, Config{Type: Memory, MaxSize: 1 << 20})
+	ctx := context.Background()
+	cycle := func(b Buffer, data []byte) {
+		r, err := b.Put(ctx, data, 100, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := b.Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c.Payloads[0], data) {
+			t.Fatalf("payload differs from what was put")
+		}
+		b.Done(c, 0)
+		if _, err := r.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle(b, payload)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 100
+	for range n {
+		cycle(b, payload)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 1<<10 && !raceEnabled {
+		t.Errorf("a Put, Get and Done of %d bytes allocate %d bytes; the payload's copy should be reused", len(payload), per)
+	}
+
+	held := mustNew(t, Config{Type: Memory, MaxSize: 1 << 20})
+	put(t, held, payload, 100)
+	c := get(t, held)
+	held.Close()
+	body := c.one[0]
+	other := bytes.Repeat([]byte("x"), len(payload))
+	for range 50 {
+		cycle(b, other)
+	}
+	if !bytes.Equal(body, payload) {
+		t.Error("a chunk held when its buffer closed had its bytes reused")
 	}
 }
