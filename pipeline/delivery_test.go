@@ -64,7 +64,7 @@ func TestTailToOTLP(t *testing.T) {
 		t.Errorf("output summary = %+v", o)
 	}
 	text := summaryText(s)
-	if !strings.Contains(text, "output otlp.0: out 500, bytes ") || !strings.Contains(text, "retries 0, rejected 0, dropped 0, failed 0, lost 0; buffer 0 bytes in 0 chunks") {
+	if !strings.Contains(text, "output otlp.0: out 500, bytes ") || !strings.Contains(text, "retries 0 (0 records), rejected 0, dropped 0, failed 0, lost 0; buffer 0 bytes in 0 chunks") {
 		t.Errorf("summary:\n%s", text)
 	}
 	var m bytes.Buffer

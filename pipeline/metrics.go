@@ -117,6 +117,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	}
 	writeFamilies(w, buffered, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
 		{"policyrun_output_retries_total", "Sends that failed and were tried again, by output.", func(o *OutputSummary) int64 { return o.Retries }},
+		{"policyrun_output_records_retried_total", "Records in sends that failed and were tried again (each time), by output.", func(o *OutputSummary) int64 { return o.RetriedRecords }},
 		{"policyrun_output_records_rejected_total", "Records the receiver refused (not retried), by output.", func(o *OutputSummary) int64 { return o.Rejected }},
 		{"policyrun_output_records_dropped_total", "Records dropped by a full buffer under when_full: drop_newest, by output.", func(o *OutputSummary) int64 { return o.Dropped }},
 		{"policyrun_output_records_failed_total", "Records whose retries ran out (retry.max_elapsed), by output.", func(o *OutputSummary) int64 { return o.Failed }},

@@ -272,8 +272,8 @@ func (s Summary) Write(w io.Writer) {
 	for _, o := range s.Outputs {
 		fmt.Fprintf(w, "output %s: out %d, bytes %d", o.Alias, o.Out, o.BytesOut)
 		if o.Buffered {
-			fmt.Fprintf(w, ", retries %d, rejected %d, dropped %d, failed %d, lost %d; buffer %d bytes in %d chunks",
-				o.Retries, o.Rejected, o.Dropped, o.Failed, o.Lost, o.BufferBytes, o.BufferChunks)
+			fmt.Fprintf(w, ", retries %d (%d records), rejected %d, dropped %d, failed %d, lost %d; buffer %d bytes in %d chunks",
+				o.Retries, o.RetriedRecords, o.Rejected, o.Dropped, o.Failed, o.Lost, o.BufferBytes, o.BufferChunks)
 			if o.Corrupt > 0 {
 				fmt.Fprintf(w, ", %d damaged chunks", o.Corrupt)
 			}

@@ -303,13 +303,14 @@ pipeline:
 		t.Errorf("%d of %d records arrived\n%s", rcv.rc.Count(), 2*perFile, c.stderr)
 	}
 	retries := metric(metrics, `policyrun_output_retries_total{name="otlp.0"}`)
+	retried := metric(metrics, `policyrun_output_records_retried_total{name="otlp.0"}`)
 	close(stopPoll)
 	<-polled
 	c.stop(t, syscall.SIGTERM, 10*time.Second)
 	dups := rcv.rc.Each(t, 2*perFile)
 	t.Logf("%d records, %d duplicates, %d retries, buffer peak %d bytes", 2*perFile, dups, retries, peak.Load())
-	if retries <= 0 {
-		t.Errorf("retries in the metrics: %d", retries)
+	if retries <= 0 || retried < retries {
+		t.Errorf("retries in the metrics: %d, of %d records", retries, retried)
 	}
 	if p := peak.Load(); p > maxSize {
 		t.Errorf("the memory buffer held %d bytes, max_size %d", p, maxSize)

@@ -191,7 +191,7 @@ type buffered struct {
 	shutdown  sync.Once
 	logLimits [3]rateLimit
 
-	records, bytes, retries, rejected, dropped, failed, lost atomic.Int64
+	records, bytes, retries, retried, rejected, dropped, failed, lost atomic.Int64
 }
 
 func newBuffered(alias string, env Env, cfg DeliveryConfig, newCodec func() codec, send sender) (*buffered, error) {
@@ -381,6 +381,7 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 			return true
 		}
 		o.retries.Add(1)
+		o.retried.Add(ch.Records)
 		o.logLimited(2, "delivery failed; retrying", "records", ch.Records, "attempt", attempt+1, "in", delay.Round(time.Millisecond), "msg", r.msg)
 		t := time.NewTimer(delay)
 		select {
@@ -439,7 +440,7 @@ func (o *buffered) Shutdown(ctx context.Context) error {
 func (o *buffered) Stats() Stats {
 	s := Stats{
 		Records: o.records.Load(), Bytes: o.bytes.Load(),
-		Retries: o.retries.Load(), Rejected: o.rejected.Load(), Dropped: o.dropped.Load(),
+		Retries: o.retries.Load(), RetriedRecords: o.retried.Load(), Rejected: o.rejected.Load(), Dropped: o.dropped.Load(),
 		Failed: o.failed.Load(), Lost: o.lost.Load(), Buffered: true,
 	}
 	if o.buf != nil {

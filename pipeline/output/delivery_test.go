@@ -204,7 +204,9 @@ func TestRetries(t *testing.T) {
 			o, _ := start(t, "otlp", otlpTo(srv.URL, tt.mod), Env{})
 			write(t, o, numbered(t, 0, 20))
 			rc.Each(t, 20)
-			if s := o.Stats(); s.Retries == 0 || s.Records != 20 || s.Rejected != 0 {
+			// One write of 20 records is one request: each retry is of
+			// all 20.
+			if s := o.Stats(); s.Retries == 0 || s.RetriedRecords != 20*s.Retries || s.Records != 20 || s.Rejected != 0 {
 				t.Errorf("stats = %+v", s)
 			}
 		})

@@ -79,11 +79,14 @@ type Stats struct {
 	Records, Bytes int64 // delivered (written, for null, stdout and file)
 
 	// Of the buffered outputs (docs/pipeline.md, "Metrics"):
-	Retries  int64 // sends that failed and were tried again
-	Rejected int64 // records the receiver refused (not retried)
-	Dropped  int64 // records dropped by a full buffer under when_full: drop_newest
-	Failed   int64 // records whose retries ran out (retry.max_elapsed)
-	Lost     int64 // records still in a memory buffer when the output stopped
+	Retries int64 // sends that failed and were tried again
+	// RetriedRecords counts the records of those sends (a record each
+	// time its send is tried again).
+	RetriedRecords int64
+	Rejected       int64 // records the receiver refused (not retried)
+	Dropped        int64 // records dropped by a full buffer under when_full: drop_newest
+	Failed         int64 // records whose retries ran out (retry.max_elapsed)
+	Lost           int64 // records still in a memory buffer when the output stopped
 	// BufferBytes and BufferChunks are what the buffer holds now; Corrupt
 	// counts damaged chunk files found in a filesystem buffer.
 	BufferBytes, BufferChunks, Corrupt int64
