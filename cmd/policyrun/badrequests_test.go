@@ -6,10 +6,12 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -157,4 +159,104 @@ func peakRSS(t *testing.T, pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// TestOTLPInputStopAnswers stops a gateway whose receiver stalls while
+// requests wait on it: the input stops accepting connections at once,
+// and every request in hand is answered (503 with Retry-After, since its
+// records never reached the receiver) when service.grace runs out, not
+// cut off; then the process exits cleanly.
+func TestOTLPInputStopAnswers(t *testing.T) {
+	needChildProcess(t)
+	rcv := newFlakyServer(t)
+	var seen atomic.Int64
+	refuse := rcv.rc.Refuse
+	rcv.rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		seen.Add(1)
+		return refuse(w, r, n)
+	}
+	rcv.mode.Store("stall")
+	listen := freeAddr(t)
+	const grace = 3 * time.Second
+	dir := writeFiles(t, map[string]string{"gw.yaml": fmt.Sprintf(`
+service:
+  grace: %s
+pipeline:
+  inputs:
+    - name: otlp
+      listen: %s
+  outputs:
+    - name: otlp
+      endpoint: %s
+      compression: none
+      workers: 1
+      timeout: 1m
+`, grace, listen, rcv.url())})
+	c := startRun(t, dir, "gw.yaml")
+	url := "http://" + listen + "/v1/logs"
+	if !waitUntil(10*time.Second, func() bool {
+		conn, err := net.Dial("tcp", listen)
+		if err == nil {
+			conn.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("the gateway does not listen\n%s", c.stderr)
+	}
+	type answer struct {
+		code  int
+		retry string
+		err   error
+	}
+	const requests = 5
+	answers := make(chan answer, requests)
+	for i := range requests {
+		go func() {
+			resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(otlpBody(t, i*10, 10)))
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			answers <- answer{code: resp.StatusCode, retry: resp.Header.Get("Retry-After")}
+		}()
+	}
+	if !waitUntil(10*time.Second, func() bool { return seen.Load() > 0 }) {
+		t.Fatalf("nothing reached the receiver\n%s", c.stderr)
+	}
+	time.Sleep(100 * time.Millisecond) // the other requests reach the gateway
+	stopped := time.Now()
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if !waitUntil(grace/2, func() bool {
+		conn, err := net.Dial("tcp", listen)
+		if err == nil {
+			conn.Close()
+		}
+		return err != nil
+	}) {
+		t.Errorf("the gateway still accepts connections %v after SIGTERM", grace/2)
+	}
+	for range requests {
+		select {
+		case a := <-answers:
+			if a.err != nil || a.code != 503 || a.retry == "" {
+				t.Errorf("a request in hand at the stop: %d, Retry-After %q, %v; want 503 with Retry-After", a.code, a.retry, a.err)
+			}
+			if d := time.Since(stopped); d < grace/2 {
+				t.Errorf("answered %v after the stop, before the grace (%v) ran out", d, grace)
+			}
+		case <-time.After(2 * grace):
+			t.Fatalf("a request in hand was not answered\n%s", c.stderr)
+		}
+	}
+	select {
+	case err := <-c.done:
+		c.done <- err
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, c.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("policyrun did not exit after answering\n%s", c.stderr)
+	}
 }
