@@ -185,6 +185,23 @@ func startRun(t *testing.T, dir, cfg string) *child {
 	return c
 }
 
+// waitListening waits for the child to accept connections at addr.
+func (c *child) waitListening(t *testing.T, addr string) {
+	t.Helper()
+	if !waitUntil(10*time.Second, func() bool { return dialable(addr) }) {
+		t.Fatalf("policyrun does not listen at %s\n%s", addr, c.stderr)
+	}
+}
+
+// dialable reports whether a TCP connection to addr is accepted.
+func dialable(addr string) bool {
+	conn, err := net.Dial("tcp", addr)
+	if err == nil {
+		conn.Close()
+	}
+	return err == nil
+}
+
 // stop sends sig and waits for the exit, which must be clean.
 func (c *child) stop(t *testing.T, sig os.Signal, within time.Duration) {
 	t.Helper()
@@ -466,15 +483,7 @@ pipeline:
 	}
 	rcv.up()
 	c := startRun(t, dir, "gw.yaml")
-	if !waitUntil(10*time.Second, func() bool {
-		conn, err := net.Dial("tcp", listen)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatalf("the last run does not listen\n%s", c.stderr)
-	}
+	c.waitListening(t, listen)
 	nacked := 0
 	acked.Range(func(any, any) bool { nacked++; return true })
 	if nacked != clients*requests*per {
@@ -533,15 +542,7 @@ pipeline:
 `, listen, rcv.url(), mode)})
 			c := startRun(t, dir, "gw.yaml")
 			url := "http://" + listen + "/v1/logs"
-			if !waitUntil(10*time.Second, func() bool {
-				resp, err := http.Get(url)
-				if err == nil {
-					resp.Body.Close()
-				}
-				return err == nil
-			}) {
-				t.Fatalf("the gateway does not listen\n%s", c.stderr)
-			}
+			c.waitListening(t, listen)
 			post := func(ct string, body []byte) (int, http.Header, []byte) {
 				resp, err := http.Post(url, ct, bytes.NewReader(body))
 				if err != nil {

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -41,15 +40,7 @@ pipeline:
 `, listen)})
 	c := startRun(t, dir, "in.yaml")
 	url := "http://" + listen + "/v1/logs"
-	if !waitUntil(10*time.Second, func() bool {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatalf("the input does not listen\n%s", c.stderr)
-	}
+	c.waitListening(t, listen)
 
 	good := otlpBody(t, 0, 10)
 	const bomb = 256 << 20
@@ -194,15 +185,7 @@ pipeline:
 `, grace, listen, rcv.url())})
 	c := startRun(t, dir, "gw.yaml")
 	url := "http://" + listen + "/v1/logs"
-	if !waitUntil(10*time.Second, func() bool {
-		conn, err := net.Dial("tcp", listen)
-		if err == nil {
-			conn.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatalf("the gateway does not listen\n%s", c.stderr)
-	}
+	c.waitListening(t, listen)
 	type answer struct {
 		code  int
 		retry string
@@ -228,13 +211,7 @@ pipeline:
 	time.Sleep(100 * time.Millisecond) // the other requests reach the gateway
 	stopped := time.Now()
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	if !waitUntil(grace/2, func() bool {
-		conn, err := net.Dial("tcp", listen)
-		if err == nil {
-			conn.Close()
-		}
-		return err != nil
-	}) {
+	if !waitUntil(grace/2, func() bool { return !dialable(listen) }) {
 		t.Errorf("the gateway still accepts connections %v after SIGTERM", grace/2)
 	}
 	for range requests {
