@@ -227,13 +227,5 @@ pipeline:
 			t.Fatalf("a request in hand was not answered\n%s", c.stderr)
 		}
 	}
-	select {
-	case err := <-c.done:
-		c.done <- err
-		if err != nil {
-			t.Fatalf("exit: %v\n%s", err, c.stderr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("policyrun did not exit after answering\n%s", c.stderr)
-	}
+	c.wait(t, 10*time.Second)
 }
