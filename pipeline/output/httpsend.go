@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -137,6 +138,19 @@ func (t *ClientTLS) config(dir string) (*tls.Config, error) {
 	return cfg, nil
 }
 
+// sentBody is a request body that says when the transport is done with
+// it (Close).
+type sentBody struct {
+	bytes.Reader
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (b *sentBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return nil
+}
+
 // maxResponse is how much of a response body is read for its message.
 const maxResponse = 64 << 10
 
@@ -145,11 +159,23 @@ func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
 		body = s.enc.Append(nil, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	// The transport may still be writing the body when Do returns (an
+	// answer before the whole body was read, an error); the bytes are the
+	// buffer's, reused once the chunk is done, so send returns only once
+	// the transport has let them go (closed the body), which the cancel
+	// hastens: a write still going on is then cut off.
+	sent := &sentBody{closed: make(chan struct{})}
+	sent.Reset(body)
+	defer func() {
+		cancel()
+		<-sent.closed
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, sent)
 	if err != nil {
+		sent.Close()
 		return sendResult{kind: permanent, msg: err.Error()}
 	}
+	req.ContentLength = int64(len(body)) // not chunked: NewRequest knows the length of its own readers only
 	for k, v := range s.headers {
 		req.Header[k] = v
 	}
