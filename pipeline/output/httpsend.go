@@ -87,8 +87,11 @@ type httpSender struct {
 
 func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Duration, workers int) (*httpSender, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// One connection a worker, kept: without MaxConnsPerHost a request
+	// that finds none idle opens another while one is about to be freed.
 	tr.MaxIdleConnsPerHost = workers
 	tr.MaxIdleConns = workers
+	tr.MaxConnsPerHost = workers
 	tlsCfg, err := c.TLS.config(env.Dir)
 	if err != nil {
 		return nil, err

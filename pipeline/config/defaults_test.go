@@ -1,0 +1,88 @@
+package config
+
+import (
+	"testing"
+	"time"
+)
+
+// TestDefaults checks the defaults docs/pipeline.md gives the otlp input
+// (listen 127.0.0.1:4318, max_request_size 20M, tag otlp) and
+// service.grace (5s), written out here rather than read from the
+// constants, and that each key given replaces its default.
+func TestDefaults(t *testing.T) {
+	const outputs = "  outputs:\n    - name: null\n"
+	tests := []struct {
+		name    string
+		src     string
+		listen  string
+		maxSize int64
+		tag     string
+		grace   time.Duration
+	}{
+		{
+			name:    "nothing set",
+			src:     "pipeline:\n  inputs:\n    - name: otlp\n" + outputs,
+			listen:  "127.0.0.1:4318",
+			maxSize: 20 * 1024 * 1024,
+			tag:     "otlp",
+			grace:   5 * time.Second,
+		},
+		{
+			name:    "an empty service section",
+			src:     "service: {}\npipeline:\n  inputs:\n    - name: otlp\n" + outputs,
+			listen:  "127.0.0.1:4318",
+			maxSize: 20 * 1024 * 1024,
+			tag:     "otlp",
+			grace:   5 * time.Second,
+		},
+		{
+			name: "all set",
+			src: "service:\n  grace: 250ms\npipeline:\n  inputs:\n    - name: otlp\n      listen: 0.0.0.0:14318\n" +
+				"      max_request_size: 1M\n      tag: edge\n" + outputs,
+			listen:  "0.0.0.0:14318",
+			maxSize: 1 << 20,
+			tag:     "edge",
+			grace:   250 * time.Millisecond,
+		},
+		{
+			name:    "grace in bare seconds, max_request_size in bytes",
+			src:     "service:\n  grace: 2\npipeline:\n  inputs:\n    - name: otlp\n      max_request_size: 4096\n" + outputs,
+			listen:  "127.0.0.1:4318",
+			maxSize: 4096,
+			tag:     "otlp",
+			grace:   2 * time.Second,
+		},
+		{
+			name:    "grace with a tail input",
+			src:     "pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n" + outputs,
+			tag:     "tail",
+			grace:   5 * time.Second,
+			maxSize: 0, // not an otlp input: no OTLP keys
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse("p.yaml", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := cfg.Inputs[0]
+			if in.OTLP.Listen != tt.listen {
+				t.Errorf("listen = %q, want %q", in.OTLP.Listen, tt.listen)
+			}
+			if in.OTLP.MaxRequestSize != tt.maxSize {
+				t.Errorf("max_request_size = %d, want %d", in.OTLP.MaxRequestSize, tt.maxSize)
+			}
+			if in.Tag != tt.tag {
+				t.Errorf("tag = %q, want %q", in.Tag, tt.tag)
+			}
+			if cfg.Service.Grace != tt.grace {
+				t.Errorf("service.grace = %v, want %v", cfg.Service.Grace, tt.grace)
+			}
+		})
+	}
+	// The exported defaults say the same.
+	if DefaultOTLPListen != "127.0.0.1:4318" || DefaultOTLPMaxRequestSize != 20<<20 || DefaultGrace != 5*time.Second {
+		t.Errorf("defaults %q, %d, %v", DefaultOTLPListen, DefaultOTLPMaxRequestSize, DefaultGrace)
+	}
+}
