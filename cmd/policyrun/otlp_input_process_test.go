@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -228,4 +229,43 @@ pipeline:
 		}
 	}
 	c.wait(t, 10*time.Second)
+}
+
+// TestExampleGateway runs examples/otlp/gateway.sh, the one command the
+// README gives for the OTLP example, with this binary as policyrun: the
+// receiver gets what the gateway's policy keeps, and both summaries show.
+func TestExampleGateway(t *testing.T) {
+	needChildProcess(t)
+	for _, addr := range []string{"127.0.0.1:4318", "127.0.0.1:4319"} {
+		if dialable(addr) {
+			t.Skipf("%s is in use: the example listens there", addr)
+		}
+	}
+	cmd := exec.Command("sh", "../../examples/otlp/gateway.sh", "300")
+	cmd.Env = append(os.Environ(), "POLICYRUN="+os.Args[0], "POLICYRUN_AS_CLI=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gateway.sh: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"records 300,", "== gateway ==", "input otlp.0: in 300,", "== receiver ==", "output stdout.0: out "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the output:\n%s", want, text)
+		}
+	}
+	// The policy drops the debug records and the receiver gets the rest.
+	var kept, got int
+	gateway, receiver, _ := strings.Cut(text, "== receiver ==")
+	if i := strings.Index(gateway, "output otlp.0: out "); i >= 0 {
+		fmt.Sscanf(gateway[i:], "output otlp.0: out %d,", &kept)
+	}
+	if i := strings.Index(receiver, "records: in "); i >= 0 {
+		fmt.Sscanf(receiver[i:], "records: in %d,", &got)
+	}
+	if kept == 0 || kept >= 300 || got != kept {
+		t.Errorf("the gateway sent %d of 300 records and the receiver got %d:\n%s", kept, got, text)
+	}
+	if _, err := os.Stat("../../examples/otlp/data"); err == nil {
+		t.Error("the example left its buffer in the repository (examples/otlp/data)")
+	}
 }

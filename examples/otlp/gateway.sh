@@ -4,20 +4,27 @@
 # `policyrun bench otlp` as the sender (1,000 generated records). Prints
 # the first records the receiver got and both run summaries.
 #
+# The configs run from a temporary copy, so the gateway's buffer (data/)
+# is not left in the repository.
+#
 # Usage: examples/otlp/gateway.sh [RECORDS]
+# (POLICYRUN names a policyrun binary to use instead of building one.)
 set -eu
 cd "$(dirname "$0")"
 records=${1:-1000}
 tmp=$(mktemp -d)
+recv= gw=
 trap 'kill $recv $gw 2>/dev/null || true; rm -rf "$tmp"' EXIT
-go build -o "$tmp/policyrun" ../../cmd/policyrun
+bin=${POLICYRUN:-$tmp/policyrun}
+[ -n "${POLICYRUN:-}" ] || go build -o "$bin" ../../cmd/policyrun
+cp pipeline.yaml receiver.yaml otlp.policy "$tmp/"
 
-"$tmp/policyrun" run receiver.yaml >"$tmp/received.jsonl" 2>"$tmp/receiver.log" &
+"$bin" run "$tmp/receiver.yaml" >"$tmp/received.jsonl" 2>"$tmp/receiver.log" &
 recv=$!
-"$tmp/policyrun" run pipeline.yaml 2>"$tmp/gateway.log" &
+"$bin" run "$tmp/pipeline.yaml" 2>"$tmp/gateway.log" &
 gw=$!
-"$tmp/policyrun" bench otlp --url http://127.0.0.1:4319/v1/logs --records 0 --wait 10s
-"$tmp/policyrun" bench otlp --url http://127.0.0.1:4318/v1/logs --wait 10s --records "$records" --warmup 0 --clients 4
+"$bin" bench otlp --url http://127.0.0.1:4319/v1/logs --records 0 --wait 10s
+"$bin" bench otlp --url http://127.0.0.1:4318/v1/logs --wait 10s --records "$records" --warmup 0 --clients 4
 kill -TERM $gw
 wait $gw || true
 kill -TERM $recv
