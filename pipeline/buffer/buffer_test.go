@@ -510,4 +510,3 @@ func TestFilesystemMemoryCopies(t *testing.T) {
 		}
 	}
 }
-
