@@ -338,12 +338,15 @@ func (m *memory) finish(c *Chunk, notDelivered int64) {
 // copy a Put, each about a request's size, would be most of what a busy
 // output allocates, and the collector's work. A copy goes back once its
 // chunk is done (Done or Keep), not when the buffer closes: a worker may
-// still be sending it then.
+// still be sending it then. A payload takes a copy at most about twice its
+// size (plus a page), so that what the buffer holds stays within about
+// twice max_size: a small payload waiting in a copy a large one left
+// would hold memory max_size does not count.
 var copies = sync.Pool{New: func() any { return new([]byte) }}
 
 func copyOf(data []byte) *[]byte {
 	p := copies.Get().(*[]byte)
-	if cap(*p) < len(data) {
+	if c := cap(*p); c < len(data) || c > 2*len(data)+4096 {
 		*p = make([]byte, len(data), len(data)+len(data)/4)
 	}
 	*p = (*p)[:len(data)]

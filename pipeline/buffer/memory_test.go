@@ -119,3 +119,25 @@ func TestMemoryCopies(t *testing.T) {
 		t.Error("a chunk held when its buffer closed had its bytes reused")
 	}
 }
+
+// TestMemoryCopiesBounded: a small payload does not take a large copy a
+// large payload left, so what the buffer's chunks hold stays near what
+// max_size counts (here 20 one-byte chunks waiting, after 4 MiB payloads
+// went through, hold at most a page each).
+func TestMemoryCopiesBounded(t *testing.T) {
+	ctx := context.Background()
+	b := mustNew(t, Config{Type: Memory, MaxSize: 8 << 20})
+	big := make([]byte, 4<<20)
+	var held int
+	for range 20 {
+		r := put(t, b, big, 1)
+		b.Done(get(t, b), 0) // its copy goes back for reuse
+		r.Wait(ctx)
+		put(t, b, []byte("x"), 1)
+		c := get(t, b) // taken, not done: a worker still sending it
+		held += cap(c.Payloads[0])
+	}
+	if held > 20*(2+4096) {
+		t.Errorf("20 chunks of 1 byte hold %d bytes of copies", held)
+	}
+}

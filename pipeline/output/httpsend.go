@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -100,7 +98,7 @@ func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Dura
 		tr.TLSClientConfig = tlsCfg
 	}
 	s := &httpSender{url: c.URL, contentType: contentType, headers: http.Header{}, timeout: timeout,
-		client: &http.Client{Transport: tr}}
+		client: &http.Client{Transport: tr, CheckRedirect: keepMethod}}
 	s.enc, _ = contentenc.Lookup(c.Compression)
 	for k, v := range c.Headers {
 		if strings.EqualFold(k, "host") {
@@ -141,16 +139,17 @@ func (t *ClientTLS) config(dir string) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// sentBody is a request body that says when the transport is done with
-// it (Close).
-type sentBody struct {
-	bytes.Reader
-	closed chan struct{}
-	once   sync.Once
-}
-
-func (b *sentBody) Close() error {
-	b.once.Do(func() { close(b.closed) })
+// keepMethod follows only the redirects that send the POST again (307,
+// 308): after a 301, 302 or 303 Go would send a GET without the body, and
+// its 200 would count records as delivered that never were. Those
+// answers are taken as they are: refusals, counted as rejected.
+func keepMethod(req *http.Request, via []*http.Request) error {
+	if req.Method != http.MethodPost {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
 	return nil
 }
 
@@ -162,23 +161,29 @@ func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
 		body = s.enc.Append(nil, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	// The transport may still be writing the body when Do returns (an
-	// answer before the whole body was read, an error); the bytes are the
-	// buffer's, reused once the chunk is done, so send returns only once
-	// the transport has let them go (closed the body), which the cancel
-	// hastens: a write still going on is then cut off.
-	sent := &sentBody{closed: make(chan struct{})}
-	sent.Reset(body)
+	// Nothing reads the body once send returns (httpbody.go).
+	bodies := &sentBodies{body: body}
 	defer func() {
 		cancel()
-		<-sent.closed
+		bodies.revoke()
 	}()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, sent)
+	var first io.ReadCloser // none for an empty body: sent with Content-Length: 0, not chunked
+	if len(body) > 0 {
+		first = bodies.reader()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, first)
 	if err != nil {
-		sent.Close()
+		if first != nil {
+			first.Close()
+		}
 		return sendResult{kind: permanent, msg: err.Error()}
 	}
-	req.ContentLength = int64(len(body)) // not chunked: NewRequest knows the length of its own readers only
+	if first != nil {
+		// NewRequest knows the length of its own readers only; GetBody
+		// lets the transport send it again (a dead idle connection, an
+		// HTTP/2 stream refused) and a 307 or 308 follow it.
+		req.ContentLength, req.GetBody = int64(len(body)), bodies.getBody
+	}
 	for k, v := range s.headers {
 		req.Header[k] = v
 	}

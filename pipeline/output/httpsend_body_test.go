@@ -3,41 +3,111 @@ package output
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// lateCloser is a transport that answers at once and reads and closes the
-// request's body only later, as http.Transport may when a receiver answers
-// before it has read the whole body (RoundTripper's contract: the body
-// may be closed after RoundTrip returns).
-type lateCloser struct{ closed atomic.Bool }
+// testSender is an httpSender as an otlp output makes one, to url.
+func testSender(t *testing.T, url string) *httpSender {
+	t.Helper()
+	s, err := newHTTPSender(&HTTPConfig{URL: url}, Env{}, "application/x-protobuf", 2*time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
-func (l *lateCloser) RoundTrip(req *http.Request) (*http.Response, error) {
+// lateReader is a transport that answers at once and reads the request's
+// body only later, as http.Transport may when a receiver answers before
+// it has read the whole body.
+type lateReader struct {
+	read chan string // what the late read got: the bytes, or its error
+}
+
+func (l *lateReader) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		io.Copy(io.Discard, req.Body)
-		l.closed.Store(true)
+		time.Sleep(20 * time.Millisecond) // after send has returned
+		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
+		if err != nil {
+			l.read <- "error: " + err.Error()
+			return
+		}
+		l.read <- string(b)
 	}()
 	return &http.Response{StatusCode: 400, Status: "400 Bad Request", Header: http.Header{},
 		Body: io.NopCloser(strings.NewReader("refused unread")), Request: req}, nil
 }
 
-// TestSendWaitsForBody: send returns only once the transport has let the
-// body go, since its bytes are the buffer's and are reused once the chunk
-// is done.
-func TestSendWaitsForBody(t *testing.T) {
-	tr := &lateCloser{}
-	s := &httpSender{url: "http://127.0.0.1:1/v1/logs", contentType: "application/x-protobuf", headers: http.Header{},
-		timeout: 5 * time.Second, client: &http.Client{Transport: tr}}
-	r := s.send(t.Context(), []byte("payload"))
-	if r.kind != permanent {
+// TestSendLetsBodyGo: once send returns, nothing reads the body's bytes,
+// which are the buffer's and are reused once the chunk is done: a read
+// the transport makes later fails.
+func TestSendLetsBodyGo(t *testing.T) {
+	tr := &lateReader{read: make(chan string, 1)}
+	s := testSender(t, "http://127.0.0.1:1/v1/logs")
+	s.client = &http.Client{Transport: tr}
+	if r := s.send(t.Context(), []byte("payload")); r.kind != permanent {
 		t.Errorf("kind %v, want permanent (400)", r.kind)
 	}
-	if !tr.closed.Load() {
-		t.Error("send returned before the transport closed the body")
+	if got := <-tr.read; !strings.HasPrefix(got, "error: ") {
+		t.Errorf("a read after send returned got %q, want an error", got)
+	}
+}
+
+// TestSendRedirects: a 307 or 308 is followed with the body (the endpoint
+// moved); a 301, 302 or 303, which Go would follow with a GET and no
+// body, is not: it is a refusal, not records counted as delivered.
+func TestSendRedirects(t *testing.T) {
+	tests := []struct {
+		code int
+		want outcome
+	}{
+		{http.StatusTemporaryRedirect, delivered},
+		{http.StatusPermanentRedirect, delivered},
+		{http.StatusMovedPermanently, permanent},
+		{http.StatusFound, permanent},
+		{http.StatusSeeOther, permanent},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.code), func(t *testing.T) {
+			var got atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/old" {
+					http.Redirect(w, r, OTLPPath, tt.code)
+					return
+				}
+				b, _ := io.ReadAll(r.Body)
+				got.Store(r.Method + " " + string(b))
+			}))
+			defer srv.Close()
+			r := testSender(t, srv.URL+"/old").send(t.Context(), []byte("payload"))
+			if r.kind != tt.want {
+				t.Errorf("kind %v (%s), want %v", r.kind, r.msg, tt.want)
+			}
+			if g, _ := got.Load().(string); tt.want == delivered && g != "POST payload" {
+				t.Errorf("the new endpoint got %q, want the POST and its body", g)
+			} else if tt.want != delivered && g != "" {
+				t.Errorf("the redirect was followed: %q", g)
+			}
+		})
+	}
+}
+
+// TestSendEmptyBody: an empty body goes with Content-Length: 0, not
+// chunked.
+func TestSendEmptyBody(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Content-Length") + "|" + strings.Join(r.TransferEncoding, ","))
+	}))
+	defer srv.Close()
+	if r := testSender(t, srv.URL).send(t.Context(), nil); r.kind != delivered {
+		t.Fatalf("kind %v (%s)", r.kind, r.msg)
+	}
+	if g := got.Load(); g != "0|" {
+		t.Errorf("Content-Length|Transfer-Encoding = %q, want 0 and none", g)
 	}
 }
