@@ -1,10 +1,13 @@
 package output
 
 import (
+	"bytes"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,5 +112,42 @@ func TestSendEmptyBody(t *testing.T) {
 	}
 	if g := got.Load(); g != "0|" {
 		t.Errorf("Content-Length|Transfer-Encoding = %q, want 0 and none", g)
+	}
+}
+
+// TestSendOverwriteAfter: a receiver that answers after reading a little
+// leaves the transport still writing the body when send returns, and the
+// caller then writes over the bytes, as the memory buffer does with a
+// copy it reuses. Under the race detector, a sender that let the
+// transport read on would show a race (HTTP/1 and HTTP/2, over TLS).
+func TestSendOverwriteAfter(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.CopyN(io.Discard, r.Body, 10000)
+			w.WriteHeader(http.StatusOK)
+		}))
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+		srv.EnableHTTP2 = h2
+		srv.StartTLS()
+		c := &HTTPConfig{URL: srv.URL}
+		c.TLS.InsecureSkipVerify = true
+		s, err := newHTTPSender(c, Env{}, "application/x-protobuf", 5*time.Second, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				body, other := bytes.Repeat([]byte("a"), 1<<20), bytes.Repeat([]byte("b"), 1<<20)
+				for range 8 {
+					if r := s.send(t.Context(), body); r.kind != delivered {
+						t.Errorf("HTTP/2 %v: %v (%s)", h2, r.kind, r.msg)
+					}
+					copy(body, other)
+				}
+			})
+		}
+		wg.Wait()
+		srv.Close()
 	}
 }
