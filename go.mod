@@ -7,13 +7,9 @@ require (
 	github.com/expr-lang/expr v1.17.8
 	github.com/klauspost/compress v1.19.2
 	github.com/vmihailenco/msgpack/v5 v5.4.1
-	github.com/yuin/gopher-lua v1.1.2
 	go.opentelemetry.io/proto/otlp v1.9.0
 	go.yaml.in/yaml/v3 v3.0.6
 	google.golang.org/protobuf v1.36.12
 )
 
 require github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
-
-// A patched copy of gopher-lua v1.1.2: see internal/third_party/gopher-lua/POLICYRUN.md.
-replace github.com/yuin/gopher-lua => ./internal/third_party/gopher-lua

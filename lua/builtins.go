@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/digest"

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/internal/csvtext"

@@ -9,7 +9,7 @@ import (
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/spec"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 )
 
 // parseCheck parses and checks a policy that must have no errors.

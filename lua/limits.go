@@ -6,7 +6,7 @@ import (
 	"time"
 	"unsafe"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/spec"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/strftime"
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 )
 
 // openScriptLibs gives a filter script's LState what Fluent Bit's LuaJIT

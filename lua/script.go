@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

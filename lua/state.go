@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	glua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
+	"github.com/policyrun/policyrun/internal/third_party/gopher-lua/parse"
 
 	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/internal/coll"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yuin/gopher-lua/pm"
+	"github.com/policyrun/policyrun/internal/third_party/gopher-lua/pm"
 )
 
 const emptyLString LString = LString("")
@@ -115,7 +115,7 @@ func strFind(L *LState) int {
 
 	mds, err := pm.FindCharged(pattern, unsafeFastStringToReadOnlyBytes(str), init, 1, nil, L.matchStop()) // policyrun patch
 	if err != nil {
-		L.RaiseError(err.Error())
+		L.RaiseError("%s", err.Error()) // policyrun patch: a message is not a format
 	}
 	if len(mds) == 0 {
 		L.Push(LNil)
@@ -157,7 +157,7 @@ func strGsub(L *LState) int {
 
 	mds, err := pm.FindCharged(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit, L.matchCharger(), L.matchStop()) // policyrun patch
 	if err != nil {
-		L.RaiseError(err.Error())
+		L.RaiseError("%s", err.Error()) // policyrun patch: a message is not a format
 	}
 	if len(mds) == 0 {
 		L.SetTop(1)
@@ -341,7 +341,7 @@ func strGmatch(L *LState) int {
 	pattern := L.CheckString(2)
 	mds, err := pm.FindCharged(pattern, []byte(str), 0, -1, L.matchCharger(), L.matchStop()) // policyrun patch
 	if err != nil {
-		L.RaiseError(err.Error())
+		L.RaiseError("%s", err.Error()) // policyrun patch: a message is not a format
 	}
 	L.Push(L.Get(UpvalueIndex(1)))
 	ud := L.NewUserData()
@@ -378,7 +378,7 @@ func strMatch(L *LState) int {
 
 	mds, err := pm.FindCharged(pattern, unsafeFastStringToReadOnlyBytes(str), offset, 1, nil, L.matchStop()) // policyrun patch
 	if err != nil {
-		L.RaiseError(err.Error())
+		L.RaiseError("%s", err.Error()) // policyrun patch: a message is not a format
 	}
 	if len(mds) == 0 {
 		L.Push(LNil)

@@ -2,7 +2,7 @@
 package parse
 
 import (
-  "github.com/yuin/gopher-lua/ast"
+  "github.com/policyrun/policyrun/internal/third_party/gopher-lua/ast"
 )
 %}
 %type<stmts> chunk
