@@ -1,8 +1,8 @@
 package compiler
 
 import (
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"
 )

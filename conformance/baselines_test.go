@@ -9,8 +9,8 @@ import (
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/lua"
-	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"

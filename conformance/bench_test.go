@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/vm"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/lua"
-	"github.com/policyrun/policyrun/pipeline/gen"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"

@@ -11,7 +11,7 @@ import (
 
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/record"

@@ -5,7 +5,7 @@ import (
 
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/netaddr"
 	"github.com/policyrun/policyrun/internal/textenc"

@@ -6,7 +6,7 @@ import (
 
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/csvtext"
 	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/logparse"

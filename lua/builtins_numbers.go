@@ -3,7 +3,7 @@ package lua
 import (
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

@@ -3,9 +3,9 @@ package lua
 import (
 	"testing"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/spec"
 

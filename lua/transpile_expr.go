@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 
 	"github.com/policyrun/policyrun/record"
 )

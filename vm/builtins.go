@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/record"

@@ -3,7 +3,7 @@ package vm
 import (
 	"regexp"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

@@ -4,7 +4,7 @@ import (
 	"math"
 	"regexp"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

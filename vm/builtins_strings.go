@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/internal/printf"
 	"github.com/policyrun/policyrun/record"

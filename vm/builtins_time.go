@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"

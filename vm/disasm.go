@@ -9,7 +9,7 @@ import (
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 )
 
 // Disasm writes the program readably: a header with what it reads and

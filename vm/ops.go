@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 )
 
 // Op is an opcode. The operand columns say what A, B, C and X hold:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/contentenc"
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 )
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 )
 

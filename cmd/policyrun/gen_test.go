@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 )
 

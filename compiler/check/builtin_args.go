@@ -3,8 +3,8 @@ package check
 import (
 	"fmt"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 )
 
 // signature is a built-in's typing, read from its row in package builtin:

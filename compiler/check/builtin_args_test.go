@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/builtin"
 	T "github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 )
 
 var (

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/internal/suggest"
 	"github.com/policyrun/policyrun/policy"

@@ -3,8 +3,8 @@ package check
 import (
 	"strings"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/netaddr"
 	"github.com/policyrun/policyrun/policy"

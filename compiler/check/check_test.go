@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/golden"
 	"github.com/policyrun/policyrun/policy"
 )

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"github.com/policyrun/policyrun/builtin"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/builtin"
+	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
 )
 

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 )
 
 // B7 (BENCHMARKS.md): the same plog.Logs batches through the policyrun

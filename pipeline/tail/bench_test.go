@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/policyrun/policyrun/pipeline/gen"
+	"github.com/policyrun/policyrun/internal/gen"
 )
 
 // BenchmarkRead reads 100,000 flat lines (about 25 MB) with exit_on_eof,

@@ -83,7 +83,7 @@ var docRow = regexp.MustCompile("^\\| `(.+)` \\| (\\d+) \\| (.+) \\|$")
 // one row per built-in, with its signature, ID and doc line as the table
 // has them, and no row for a function that does not exist.
 func TestDocs(t *testing.T) {
-	doc, err := os.ReadFile("../docs/language.md")
+	doc, err := os.ReadFile("../../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}

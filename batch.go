@@ -1,0 +1,282 @@
+package policyrun
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/policyrun/policyrun/backend"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/vm"
+)
+
+// Format is how records are written, in Process's input and its output.
+type Format uint8
+
+const (
+	// JSON is JSON lines: one object a line (blank lines are skipped, the
+	// last newline is optional). Each kept record goes out as one line
+	// ending in a newline. For an OTLP policy each line is a record's
+	// OTLP view (docs/otlp.md), as in its tests.
+	JSON Format = iota
+	// Msgpack is msgpack events one after another, as Fluent Bit's
+	// forward protocol and its chunks hold them: a map, [time, map] or
+	// [[time, metadata], map]. Each kept record goes out in the shape it
+	// came in.
+	Msgpack
+	// OTLP is one protobuf ExportLogsServiceRequest; the kept records go
+	// out as one request, regrouped by resource and scope.
+	OTLP
+	// OTLPJSON is one OTLP/JSON ExportLogsServiceRequest; the kept records
+	// go out as one OTLP/JSON request, regrouped as OTLP's are.
+	OTLPJSON
+)
+
+var formatNames = [...]string{JSON: "json", Msgpack: "msgpack", OTLP: "otlp", OTLPJSON: "otlp-json"}
+
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("Format(%d)", f)
+}
+
+// Counts is what one Process call did.
+type Counts struct {
+	spec.Counts        // Runs, Dropped, and Faults by reason
+	Out         uint64 // records appended to dst, malformed ones included
+	// Malformed counts the JSON lines and msgpack events that did not
+	// decode: each is appended to dst unchanged (counted in Out) and not
+	// run. An msgpack input whose next event has no length its headers
+	// give is passed on whole from there, as one.
+	Malformed uint64
+}
+
+// chunk is how many JSON or msgpack records share the arena before it is
+// reset: a batch's memory is bounded by its chunk, not by its input.
+const chunk = 256
+
+// Batch runs one Policy over inputs, one call at a time, reusing its
+// memory: after the first calls it allocates nothing per record. It is not
+// safe for concurrent use; give each goroutine its own, or use
+// Policy.Process, which pools them.
+type Batch struct {
+	p       *Policy
+	arena   *record.Arena
+	recs    []*record.Record
+	results []spec.Result
+	kept    []*record.Record
+	enc     record.OTLPEncoder
+	c       Counts
+	// machine is the VM's per-run state, the batch's own: the VM's pool
+	// of them is emptied at every garbage collection.
+	machine *vm.Machine
+}
+
+// NewBatch returns a Batch of p.
+func (p *Policy) NewBatch() *Batch {
+	b := &Batch{p: p, arena: record.NewArena(), results: make([]spec.Result, chunk)}
+	if v, ok := p.prog.(backend.VM); ok {
+		b.machine = vm.NewMachine(v.Program)
+	}
+	return b
+}
+
+// Process runs the policy over the records of in, written in format f, and
+// appends what it keeps to dst in the same format; in and dst must not
+// overlap. The error is a refused OTLP request (dst unchanged, nothing
+// run), an unknown format, or a failure of the backend itself; a record's
+// fault is not an error but a count.
+func (b *Batch) Process(dst, in []byte, f Format) ([]byte, Counts, error) {
+	b.c = Counts{}
+	var err error
+	switch f {
+	case JSON:
+		dst, err = b.jsonLines(dst, in)
+	case Msgpack:
+		dst, err = b.msgpack(dst, in)
+	case OTLP:
+		dst, err = b.otlp(dst, in, b.arena.DecodeOTLP, b.enc.AppendProto)
+	case OTLPJSON:
+		dst, err = b.otlp(dst, in, b.arena.DecodeOTLPJSON, b.enc.AppendJSON)
+	default:
+		err = fmt.Errorf("policyrun: unknown format %v", f)
+	}
+	b.arena.Reset()
+	clear(b.recs)
+	b.recs = b.recs[:0]
+	return dst, b.c, err
+}
+
+func (b *Batch) jsonLines(dst, in []byte) ([]byte, error) {
+	for len(in) > 0 {
+		line := in
+		if i := bytes.IndexByte(in, '\n'); i >= 0 {
+			line, in = in[:i], in[i+1:]
+		} else {
+			in = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec *record.Record
+		var err error
+		if b.p.otlp {
+			rec, err = b.arena.DecodeOTLPView(line, record.Referenced)
+		} else {
+			rec, err = b.arena.DecodeJSON(line, record.Referenced)
+		}
+		if err != nil {
+			// The records before it go out first, so that order holds.
+			if dst, err = b.flush(dst, JSON); err != nil {
+				return dst, err
+			}
+			b.c.Malformed++
+			b.c.Out++
+			dst = append(append(dst, line...), '\n')
+			continue
+		}
+		b.recs = append(b.recs, rec)
+		if len(b.recs) == chunk {
+			if dst, err = b.flush(dst, JSON); err != nil {
+				return dst, err
+			}
+		}
+	}
+	return b.flush(dst, JSON)
+}
+
+func (b *Batch) msgpack(dst, in []byte) ([]byte, error) {
+	for len(in) > 0 {
+		rec, used, err := b.arena.DecodeMsgpack(in, record.Referenced)
+		if err != nil || used == 0 {
+			if dst, err = b.flush(dst, Msgpack); err != nil {
+				return dst, err
+			}
+			b.c.Malformed++
+			b.c.Out++
+			// An event whose extent its headers give is passed on and the
+			// next one read; without one there is no next boundary.
+			skip, ok := record.MsgpackLen(in)
+			if !ok || skip == 0 {
+				skip = len(in)
+			}
+			dst = append(dst, in[:skip]...)
+			in = in[skip:]
+			continue
+		}
+		in = in[used:]
+		b.recs = append(b.recs, rec)
+		if len(b.recs) == chunk {
+			if dst, err = b.flush(dst, Msgpack); err != nil {
+				return dst, err
+			}
+		}
+	}
+	return b.flush(dst, Msgpack)
+}
+
+// flush runs the pending records and appends the kept ones to dst, then
+// resets the arena for the next chunk.
+func (b *Batch) flush(dst []byte, f Format) ([]byte, error) {
+	if len(b.recs) == 0 {
+		return dst, nil
+	}
+	kept, err := b.run()
+	for _, r := range kept {
+		if f == Msgpack {
+			dst = r.AppendMsgpack(dst)
+		} else {
+			dst = append(r.AppendJSON(dst), '\n')
+		}
+	}
+	b.c.Out += uint64(len(kept))
+	clear(b.kept)
+	b.kept = b.kept[:0]
+	clear(b.recs)
+	b.recs = b.recs[:0]
+	b.arena.Reset()
+	return dst, err
+}
+
+func (b *Batch) otlp(dst, in []byte,
+	decode func([]byte, record.Mode, []*record.Record) ([]*record.Record, error),
+	encode func([]byte, []*record.Record) []byte) ([]byte, error) {
+	recs, err := decode(in, record.Referenced, b.recs[:0])
+	if err != nil {
+		return dst, fmt.Errorf("policyrun: the request is refused: %w", err)
+	}
+	b.recs = recs
+	kept, err := b.run()
+	b.c.Out += uint64(len(kept))
+	dst = encode(dst, kept)
+	clear(b.kept)
+	b.kept = b.kept[:0]
+	return dst, err
+}
+
+// run runs the policy over b.recs and returns the kept records, in order,
+// with those a run split a record into after it. A failure of the backend
+// itself passes the records it concerns on as they came in, counted as the
+// Lua error it is, and is returned after the batch is done.
+func (b *Batch) run() ([]*record.Record, error) {
+	if cap(b.results) < len(b.recs) {
+		b.results = make([]spec.Result, len(b.recs))
+	}
+	results := b.results[:len(b.recs)]
+	var failed error
+	fail := func(res *spec.Result, err error) {
+		if !res.Faulted() {
+			*res = spec.Result{Fault: spec.LuaError}
+			if failed == nil {
+				failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
+			}
+		}
+	}
+	var splits [][]*record.Record // by index, when a run split a record
+	switch prog := b.p.prog.(type) {
+	case backend.VM:
+		for i, r := range b.recs {
+			results[i] = b.machine.Run(r)
+		}
+	case backend.BatchProgram:
+		if err := prog.RunBatch(b.recs, results); err != nil {
+			for i := range results {
+				results[i] = spec.Result{}
+				fail(&results[i], err)
+			}
+		}
+	case backend.SplitProgram:
+		for i, r := range b.recs {
+			var extra []*record.Record
+			var err error
+			if results[i], extra, err = prog.RunSplit(r); err != nil {
+				fail(&results[i], err)
+			}
+			if len(extra) > 0 {
+				if splits == nil {
+					splits = make([][]*record.Record, len(b.recs))
+				}
+				splits[i] = extra
+			}
+		}
+	default:
+		for i, r := range b.recs {
+			var err error
+			if results[i], err = prog.Run(r); err != nil {
+				fail(&results[i], err)
+			}
+		}
+	}
+	for i, r := range b.recs {
+		b.c.Add(results[i])
+		if !results[i].Kept() {
+			continue
+		}
+		b.kept = append(b.kept, r)
+		if splits != nil {
+			b.kept = append(b.kept, splits[i]...)
+		}
+	}
+	return b.kept, failed
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package policyrun
+
+const raceEnabled = false
