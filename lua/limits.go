@@ -70,10 +70,11 @@ func (g *memGuard) hook(L *glua.LState, n int) {
 }
 
 // liveWalk measures what an LState holds: everything reachable from its
-// globals, its registry and its stack. Strings count their bytes (one
-// string held in many places once), tables a header and their entries,
-// closures a header and their upvalues; numbers and booleans live inside
-// the entries that hold them. It walks with a stack of its own, so that
+// globals, its registry and its stack, in bytes of Go's heap. Strings
+// count their bytes and their box (one string held in many places once),
+// tables their storage as gopher-lua keeps it (LTable.MemSize: a string
+// key costs a slot in three places), numbers their box, closures a header
+// and their upvalues. It walks with a stack of its own, so that
 // deeply nested tables cannot exhaust the goroutine's, and stops as soon
 // as the count passes the limit.
 type liveWalk struct {
@@ -112,9 +113,11 @@ func (w *liveWalk) live(L *glua.LState, limit int64) int64 {
 			if w.visit(v) {
 				continue
 			}
-			n += 64
+			n += int64(v.MemSize())
 			v.ForEach(func(k, x glua.LValue) {
-				n += 32
+				if _, ok := x.(glua.LNumber); ok {
+					n += 8 // a number in an interface is boxed
+				}
 				w.push(k)
 				w.push(x)
 			})
@@ -123,7 +126,8 @@ func (w *liveWalk) live(L *glua.LState, limit int64) int64 {
 			if w.visit(v) {
 				continue
 			}
-			n += 64 + 16*int64(len(v.Upvalues))
+			// The LFunction, its upvalue slice and each Upvalue.
+			n += 96 + 64*int64(len(v.Upvalues))
 			for _, uv := range v.Upvalues {
 				if uv != nil {
 					w.push(uv.Value())

@@ -2,10 +2,13 @@ package lua
 
 import (
 	"context"
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -246,6 +249,66 @@ func TestPatternTimeLimit(t *testing.T) {
 			if res, out := runScriptOn(t, s, `{"n":2}`); res.Fault != spec.NoFault || out != `{"n":2,"ok":true}` {
 				t.Errorf("the next call: %v %s", res, out)
 			}
+		})
+	}
+}
+
+// TestTailCallTimeLimit: a loop of tail calls stopped by the time limit
+// faults with timeout and the memory of one record. The traceback of the
+// error wrote a line for each tail call: a second's loop took 8 s and
+// 1.5 GB building it.
+func TestTailCallTimeLimit(t *testing.T) {
+	src := "function cb(tag, ts, record)\n  local function f() return f() end\n  f()\nend\n"
+	s, err := LoadScriptLimits("tail.lua", []byte(src), "cb", ScriptLimits{Time: 300 * time.Millisecond, Memory: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, out := runScript(t, s)
+	runtime.ReadMemStats(&after)
+	if res.Fault != spec.Timeout || out != `{"n":1}` {
+		t.Fatalf("got %v %s, want timeout and the record unchanged", res, out)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("the fault allocated %d MB", n>>20)
+	}
+}
+
+// TestLiveWalkMeasures holds the memory limit's measurement of what a
+// state holds to what Go's heap really spends on it, within a factor of
+// 1.5 either way: counted far below, a state at a 64 MB limit held
+// 500 MB of RSS.
+func TestLiveWalkMeasures(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is in the heap figures")
+	}
+	for name, body := range map[string]string{
+		"numbers":     `for i = 1, 200000 do t[i] = i end`,
+		"string keys": `for i = 1, 200000 do t["k" .. i] = i end`,
+		"tables":      `for i = 1, 100000 do t[i] = {i, i} end`,
+		"closures":    `for i = 1, 100000 do t[i] = function() return i end end`,
+		"strings":     `for i = 1, 100000 do t[i] = tostring(i) .. "-" .. string.rep("x", 40) end`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			L := glua.NewState()
+			defer L.Close()
+			var w liveWalk
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			live0 := w.live(L, math.MaxInt64)
+			if err := L.DoString("t = {}\n" + body); err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			live := w.live(L, math.MaxInt64) - live0
+			heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			if r := float64(live) / float64(heap); r < 1/1.5 || r > 1.5 {
+				t.Errorf("measured %d KB, the heap grew %d KB (%.2f)", live>>10, heap>>10, r)
+			}
+			runtime.KeepAlive(L)
 		})
 	}
 }

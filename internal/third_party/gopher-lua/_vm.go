@@ -316,7 +316,7 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)     //GETB
 			C := int(inst>>9) & 0x1ff  //GETC
-			L.chargeMem(memTableEntry) // policyrun patch
+			L.chargeTableSet(reg.Get(RA)) // policyrun patch
 			L.setField(reg.Get(RA), L.rkValue(B), L.rkValue(C))
 			return 0
 		},

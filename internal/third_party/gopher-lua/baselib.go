@@ -312,7 +312,7 @@ func baseRawGet(L *LState) int {
 }
 
 func baseRawSet(L *LState) int {
-	L.chargeMem(memTableEntry) // policyrun patch
+	L.chargeTableSet(L.Get(1)) // policyrun patch
 	L.RawSet(L.CheckTable(1), L.CheckAny(2), L.CheckAny(3))
 	return 0
 }

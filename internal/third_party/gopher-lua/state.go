@@ -802,10 +802,15 @@ func (ls *LState) stackTrace(level int) string {
 			cf := dbg.frame
 			buf = append(buf, fmt.Sprintf("\t%v in %v", ls.Where(i), ls.formattedFrameFuncName(cf)))
 			if !cf.Fn.IsG && cf.TailCall > 0 {
-				for tc := cf.TailCall; tc > 0; tc-- {
-					buf = append(buf, "\t(tailcall): ?")
-					i++
-				}
+				// policyrun patch: one line for a frame's tail calls, not one
+				// each: a loop of tail calls cut short by a time limit made
+				// a line of its hundreds of millions (GBs, seconds).
+				if cf.TailCall == 1 { // policyrun patch
+					buf = append(buf, "\t(tailcall): ?") // policyrun patch
+				} else { // policyrun patch
+					buf = append(buf, fmt.Sprintf("\t(...%d tail calls...)", cf.TailCall)) // policyrun patch
+				} // policyrun patch
+				i += cf.TailCall // policyrun patch
 			}
 			i++
 		}

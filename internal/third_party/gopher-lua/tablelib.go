@@ -89,7 +89,7 @@ func tableInsert(L *LState) int {
 		L.RaiseError("wrong number of arguments")
 	}
 
-	L.chargeMem(memTableEntry) // policyrun patch
+	L.chargeTableSet(tbl) // policyrun patch
 	if L.GetTop() == 2 {
 		tbl.Append(L.Get(2))
 		return 0

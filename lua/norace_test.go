@@ -1,0 +1,5 @@
+//go:build !race
+
+package lua
+
+const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package lua
+
+// raceEnabled: the race detector changes what the heap figures hold.
+const raceEnabled = true
