@@ -314,8 +314,8 @@ func init() {
 			lbase := cf.LocalBase
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
-			B := int(inst & 0x1ff)     //GETB
-			C := int(inst>>9) & 0x1ff  //GETC
+			B := int(inst & 0x1ff)        //GETB
+			C := int(inst>>9) & 0x1ff     //GETC
 			L.chargeTableSet(reg.Get(RA)) // policyrun patch
 			L.setField(reg.Get(RA), L.rkValue(B), L.rkValue(C))
 			return 0
