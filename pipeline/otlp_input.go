@@ -51,8 +51,11 @@ type otlpInput struct {
 	decoders map[string]contentenc.Decoder
 
 	in, bytes atomic.Int64
-	mu        sync.Mutex
-	status    map[int]int64 // requests by the status they were answered
+	// inflight is how many more bytes of bodies may be held at once
+	// (max_inflight_size less what the requests in hand reserved).
+	inflight atomic.Int64
+	mu       sync.Mutex
+	status   map[int]int64 // requests by the status they were answered
 }
 
 // otlpState is one request's room: reused from request to request.
@@ -68,6 +71,7 @@ type otlpState struct {
 
 func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
 	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields(), decoders: map[string]contentenc.Decoder{}}
+	in.inflight.Store(ic.OTLP.MaxInflightSize)
 	for _, name := range contentenc.Names() {
 		e, _ := contentenc.Lookup(name)
 		in.decoders[name] = e.NewDecoder(ic.OTLP.MaxRequestSize)
@@ -75,6 +79,14 @@ func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
 	tlsCfg, err := serverTLS(p.cfg.Dir, &ic.OTLP)
 	if err != nil {
 		return nil, err
+	}
+	if exposed(ic.OTLP.Listen) && ic.OTLP.ClientCAFile == "" {
+		// As the metrics endpoint warns: said at start and by run --check.
+		msg := "otlp input listens beyond loopback and authenticates no client (no tls.client_ca_file): anyone who reaches it can send records"
+		if tlsCfg == nil {
+			msg += ", in plain text (no tls.cert_file)"
+		}
+		p.log.Warn(msg, "input", ic.Alias, "listen", ic.OTLP.Listen)
 	}
 	if p.check {
 		return in, nil
@@ -89,8 +101,12 @@ func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
 	in.ln = ln
 	in.srv = &http.Server{
 		Handler:           in,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: min(10*time.Second, ic.OTLP.ReadTimeout),
+		// A request's headers and body within read_timeout: a client
+		// that stalls is answered 408 (handle) rather than holding its
+		// connection and its buffer for ever.
+		ReadTimeout: ic.OTLP.ReadTimeout,
+		IdleTimeout: 2 * time.Minute,
 		// Handshake failures and the like, at info: a port scan must
 		// not fill the log.
 		ErrorLog: slog.NewLogLogger(p.log.With("input", ic.Alias).Handler(), slog.LevelInfo),
@@ -219,15 +235,32 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, ct, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is %d bytes; max_request_size is %d", r.ContentLength, max))
 		return
 	}
+	// The body's bytes are reserved before it is read: as many as it
+	// says it has, or max_request_size when it does not say.
+	reserve := max
+	if r.ContentLength >= 0 {
+		reserve = r.ContentLength
+	}
+	if !in.take(reserve) {
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Connection", "close") // its body is not read
+		in.fail(w, ct, http.StatusServiceUnavailable, "too many request bodies in flight (max_inflight_size); retry later")
+		return
+	}
+	defer in.inflight.Add(reserve)
 	st, _ := in.states.Get().(*otlpState)
 	if st == nil {
 		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
+		st.arena.Limits.MaxRecords = in.cfg.OTLP.MaxRequestRecords
 	}
-	defer in.states.Put(st)
+	defer in.release(st)
 	status, msg := in.handle(st, r.Body, enc, ct)
 	if status != http.StatusOK {
-		if status == http.StatusServiceUnavailable {
+		switch status {
+		case http.StatusServiceUnavailable:
 			w.Header().Set("Retry-After", "1")
+		case http.StatusRequestTimeout:
+			w.Header().Set("Connection", "close")
 		}
 		in.fail(w, ct, status, msg)
 		return
@@ -245,6 +278,9 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string) (int,
 	max := in.cfg.OTLP.MaxRequestSize
 	st.body.Reset()
 	if n, err := st.body.ReadFrom(io.LimitReader(body, max+1)); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within read_timeout (%v)", in.cfg.OTLP.ReadTimeout)
+		}
 		return http.StatusBadRequest, "reading the request: " + err.Error()
 	} else if n > max {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is over max_request_size (%d bytes)", max)
@@ -272,6 +308,9 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string) (int,
 		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], in.keep)
 	}
 	st.recs = recs
+	if errors.Is(err, record.ErrTooManyRecords) {
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request holds more than max_request_records (%d) LogRecords", in.cfg.OTLP.MaxRequestRecords)
+	}
 	if err != nil {
 		return http.StatusBadRequest, "the request does not decode: " + err.Error()
 	}
@@ -338,6 +377,42 @@ func otlpSuccess(dst []byte, ct string, rejected int64, res output.Result) []byt
 	return append(dst, ps...)
 }
 
+// exposed reports whether a listen address reaches beyond loopback: every
+// interface (an empty host, 0.0.0.0, ::), an address that is not
+// loopback, or a name other than localhost.
+func exposed(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false // refused when the config was read
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return !ip.IsLoopback()
+	}
+	return host != "localhost"
+}
+
+// take reserves n bytes of max_inflight_size, if they are left.
+func (in *otlpInput) take(n int64) bool {
+	if in.inflight.Add(-n) < 0 {
+		in.inflight.Add(n)
+		return false
+	}
+	return true
+}
+
+// pooledState is the most memory a request's room keeps when it goes back
+// to the pool: a room that a large request grew is let go, so that the
+// input's memory at rest is not its largest request's times the rooms.
+const pooledState = 8 << 20
+
+// release returns st to the pool, unless a large request grew it.
+func (in *otlpInput) release(st *otlpState) {
+	if st.arena.Used() > pooledState || st.body.Cap() > pooledState || cap(st.plain) > pooledState {
+		return
+	}
+	in.states.Put(st)
+}
+
 // fail answers a request that is refused, with a google.rpc.Status in the
 // request's encoding (plain text when it has none we know).
 func (in *otlpInput) fail(w http.ResponseWriter, ct string, status int, msg string) {
@@ -369,6 +444,8 @@ func grpcCode(status int) int {
 		return 5 // NOT_FOUND
 	case http.StatusServiceUnavailable:
 		return 14 // UNAVAILABLE
+	case http.StatusRequestTimeout:
+		return 4 // DEADLINE_EXCEEDED
 	case http.StatusMethodNotAllowed:
 		return 12 // UNIMPLEMENTED
 	}

@@ -2,6 +2,7 @@ package record
 
 import (
 	"hash/maphash"
+	"strconv"
 	"unsafe"
 )
 
@@ -22,6 +23,24 @@ type Limits struct {
 	// RejectBigInts makes JSON integers outside int64 an ErrNumberRange
 	// error. By default they decode as floats, as in Fluent Bit and Vector.
 	RejectBigInts bool
+	// MaxRecords is the most LogRecords one OTLP request may decode to;
+	// more are an ErrTooManyRecords error. Bytes do not bound it: an
+	// empty LogRecord is two bytes on the wire. 0: no bound.
+	MaxRecords int
+}
+
+// recordLimit is the length of a decode's record list past which it
+// holds too many records, having started at n0; 0 for no bound.
+func (l *Limits) recordLimit(n0 int) int {
+	if l.MaxRecords <= 0 {
+		return 0
+	}
+	return n0 + l.MaxRecords
+}
+
+// tooMany is the error of a request with more than MaxRecords records.
+func (l *Limits) tooMany(off int) error {
+	return decodeErr(off, ErrTooManyRecords, "the request holds more than "+strconv.Itoa(l.MaxRecords)+" LogRecords")
 }
 
 func (l *Limits) maxDepth() int {

@@ -56,4 +56,6 @@ var (
 	// ErrFieldType is an OTLP/JSON field holding a JSON value its type
 	// does not take (a number for a string, "abc" for an integer, …).
 	ErrFieldType = errors.New("OTLP field of the wrong type")
+	// ErrTooManyRecords is a request past Limits.MaxRecords.
+	ErrTooManyRecords = errors.New("too many records")
 )

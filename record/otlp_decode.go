@@ -45,7 +45,7 @@ func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OT
 	if p.Wire {
 		keep |= 1<<vResource | 1<<vScope // the encoder groups by them
 	}
-	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep}
+	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep, recLimit: a.Limits.recordLimit(n0)}
 	d.built, d.wire = uint32(d.keep), p.Wire && d.keep != OTLPAllFields
 	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
 		d.attrKeys, d.someAttrs = p.Attributes, true
@@ -75,8 +75,11 @@ type otlpDecoder struct {
 	// buffer ref-1, or (ref 0) in its slab at base.
 	ref, base uint32
 	kref      uint32 // the buffer of viewKeys
-	maxDepth  int
-	recs      []*Record
+	// recLimit is the length of recs past which the request holds too
+	// many records (Limits.MaxRecords); 0 for no bound.
+	recLimit int
+	maxDepth int
+	recs     []*Record
 	// dirty is set when the LogRecord being decoded holds something its
 	// view does not say again: a field skipped (unknown, or replaced
 	// in a oneof), an occurrence merged, a duplicate key dropped. A
@@ -371,6 +374,9 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	w := d.w
 	a := d.a
+	if d.recLimit > 0 && len(d.recs) >= d.recLimit {
+		return a.Limits.tooMany(s)
+	}
 	start := len(a.scratch)
 	var (
 		vals          [numRootFields]Value

@@ -38,7 +38,7 @@ func (a *Arena) DecodeOTLPJSON(req []byte, mode Mode, dst []*Record) ([]*Record,
 		return dst, decodeErr(0, ErrTooLarge, "")
 	}
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
-	d := otlpJSONDecoder{a: a, recs: dst}
+	d := otlpJSONDecoder{a: a, recs: dst, recLimit: a.Limits.recordLimit(n0)}
 	d.j = jsonDecoder{a: a, b: req, maxDepth: a.Limits.maxDepth(), bigFloat: true}
 	if mode == Owned {
 		d.j.base = uint32(len(a.slab))
@@ -62,6 +62,8 @@ type otlpJSONDecoder struct {
 	j    jsonDecoder // reads strings and literals, and says where strings live
 	o    otlpDecoder // builds the view's maps (fixedMap, finish)
 	recs []*Record
+	// recLimit: as otlpDecoder's.
+	recLimit int
 	// path is where an error is, innermost part first: each field and
 	// element the error returns through adds itself.
 	path []string
@@ -435,6 +437,9 @@ func (d *otlpJSONDecoder) scopeLogs(i int) (int, error) {
 // set when their groups end.
 func (d *otlpJSONDecoder) logRecord(i int) (int, error) {
 	a := d.a
+	if d.recLimit > 0 && len(d.recs) >= d.recLimit {
+		return i, a.Limits.tooMany(i)
+	}
 	var (
 		vals                   [numRootFields]Value
 		unix, obs              uint64

@@ -86,6 +86,17 @@ type Input struct {
 type OTLPInput struct {
 	Listen         string // host:port, DefaultOTLPListen
 	MaxRequestSize int64  // the most bytes of a request's body, before and after decompression
+	// MaxRequestRecords is the most LogRecords a request may hold: bytes
+	// do not bound what a request expands to (an empty LogRecord is two
+	// bytes on the wire and a record in memory).
+	MaxRequestRecords int
+	// ReadTimeout bounds the reading of a request, its headers and body:
+	// a client that stalls is answered 408 and its connection closed.
+	ReadTimeout time.Duration
+	// MaxInflightSize bounds the bytes of the bodies read or being read
+	// at once, all requests together: a request that would pass it is
+	// answered 503 with Retry-After before its body is read.
+	MaxInflightSize int64
 	// TLS: a certificate and key make the server HTTPS; a client CA file
 	// makes it require client certificates signed by it (mutual TLS).
 	CertFile, KeyFile, ClientCAFile string
@@ -93,10 +104,17 @@ type OTLPInput struct {
 }
 
 // The otlp input's defaults, as the OpenTelemetry Collector's OTLP
-// receiver has them (but on loopback only until told otherwise).
+// receiver has them (but on loopback only until told otherwise), and the
+// bounds the Collector lacks: its read_timeout has no default (a stalled
+// body holds its connection for ever), ours is its write_timeout's; its
+// records per request are unbounded, ours four times the batch
+// processor's default batch (8,192).
 const (
-	DefaultOTLPListen         = "127.0.0.1:4318"
-	DefaultOTLPMaxRequestSize = 20 << 20
+	DefaultOTLPListen            = "127.0.0.1:4318"
+	DefaultOTLPMaxRequestSize    = 20 << 20
+	DefaultOTLPMaxRequestRecords = 32768
+	DefaultOTLPReadTimeout       = 30 * time.Second
+	DefaultOTLPMaxInflightSize   = 128 << 20
 )
 
 // Filter is one policy stage.
@@ -277,6 +295,7 @@ func (d *decoder) input(n *yaml.Node) Input {
 		in.Tag, in.Parser = "otlp", ""
 		o := &in.OTLP
 		o.Listen, o.MaxRequestSize = DefaultOTLPListen, DefaultOTLPMaxRequestSize
+		o.MaxRequestRecords, o.ReadTimeout, o.MaxInflightSize = DefaultOTLPMaxRequestRecords, DefaultOTLPReadTimeout, DefaultOTLPMaxInflightSize
 		keys["listen"] = func(v *yaml.Node) {
 			o.Listen, o.listenLine = d.str(v), v.Line
 			if _, port, err := net.SplitHostPort(o.Listen); err != nil || !validPort(port) {
@@ -286,6 +305,21 @@ func (d *decoder) input(n *yaml.Node) Input {
 		keys["max_request_size"] = func(v *yaml.Node) {
 			if o.MaxRequestSize = d.size(v); o.MaxRequestSize <= 0 {
 				d.errorf(v.Line, "max_request_size must be more than 0")
+			}
+		}
+		keys["max_request_records"] = func(v *yaml.Node) {
+			if o.MaxRequestRecords = d.intv(v); o.MaxRequestRecords <= 0 {
+				d.errorf(v.Line, "max_request_records must be more than 0")
+			}
+		}
+		keys["read_timeout"] = func(v *yaml.Node) {
+			if o.ReadTimeout = d.duration(v); o.ReadTimeout <= 0 {
+				d.errorf(v.Line, "read_timeout must be more than 0 (a stalled client would hold its connection for ever)")
+			}
+		}
+		keys["max_inflight_size"] = func(v *yaml.Node) {
+			if o.MaxInflightSize = d.size(v); o.MaxInflightSize <= 0 {
+				d.errorf(v.Line, "max_inflight_size must be more than 0")
 			}
 		}
 		tlsKeys := map[string]func(*yaml.Node){
@@ -309,6 +343,8 @@ func (d *decoder) input(n *yaml.Node) Input {
 		d.errorf(n.Line, "tls.cert_file and tls.key_file go together (the server's certificate and its key)")
 	case name == "otlp" && in.OTLP.ClientCAFile != "" && in.OTLP.CertFile == "":
 		d.errorf(n.Line, "tls.client_ca_file (mutual TLS) needs tls.cert_file and tls.key_file")
+	case name == "otlp" && in.OTLP.MaxInflightSize < in.OTLP.MaxRequestSize:
+		d.errorf(n.Line, "max_inflight_size (%d bytes) is less than max_request_size (%d): a request of the largest size could never be read", in.OTLP.MaxInflightSize, in.OTLP.MaxRequestSize)
 	}
 	return in
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,5 +85,45 @@ func TestDefaults(t *testing.T) {
 	// The exported defaults say the same.
 	if DefaultOTLPListen != "127.0.0.1:4318" || DefaultOTLPMaxRequestSize != 20<<20 || DefaultGrace != 5*time.Second {
 		t.Errorf("defaults %q, %d, %v", DefaultOTLPListen, DefaultOTLPMaxRequestSize, DefaultGrace)
+	}
+}
+
+// TestOTLPInputBounds: the otlp input's bounds on what a client can hold:
+// their defaults, their keys, and their errors.
+func TestOTLPInputBounds(t *testing.T) {
+	const outputs = "  outputs:\n    - name: stdout\n"
+	tests := []struct {
+		keys     string
+		records  int
+		timeout  time.Duration
+		inflight int64
+		err      string // a part of the error; "" for none
+	}{
+		{"", DefaultOTLPMaxRequestRecords, DefaultOTLPReadTimeout, DefaultOTLPMaxInflightSize, ""},
+		{"max_request_records: 10\n      read_timeout: 2s\n      max_inflight_size: 64M\n", 10, 2 * time.Second, 64 << 20, ""},
+		{"max_request_records: 0\n", 0, 0, 0, "p.yaml:5: max_request_records must be more than 0"},
+		{"read_timeout: 0s\n", 0, 0, 0, "p.yaml:5: read_timeout must be more than 0"},
+		{"max_inflight_size: 1M\n", 0, 0, 0, "max_inflight_size (1048576 bytes) is less than max_request_size (20971520)"},
+	}
+	for _, tt := range tests {
+		src := "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:4318\n"
+		if tt.keys != "" {
+			src += "      " + tt.keys
+		}
+		src += outputs
+		cfg, err := Parse("p.yaml", []byte(src))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: %v, want %q", tt.keys, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", tt.keys, err)
+		}
+		o := cfg.Inputs[0].OTLP
+		if o.MaxRequestRecords != tt.records || o.ReadTimeout != tt.timeout || o.MaxInflightSize != tt.inflight {
+			t.Errorf("%q: %d, %v, %d", tt.keys, o.MaxRequestRecords, o.ReadTimeout, o.MaxInflightSize)
+		}
 	}
 }
