@@ -32,11 +32,15 @@ func TestOTLPMaxRecords(t *testing.T) {
 		decode func(a *Arena, req []byte, dst []*Record) ([]*Record, error)
 		req    func(int) []byte
 	}{
-		{"protobuf", func(a *Arena, req []byte, dst []*Record) ([]*Record, error) { return a.DecodeOTLP(req, Referenced, dst) }, proto},
+		{"protobuf", func(a *Arena, req []byte, dst []*Record) ([]*Record, error) {
+			return a.DecodeOTLP(req, Referenced, dst)
+		}, proto},
 		{"projection", func(a *Arena, req []byte, dst []*Record) ([]*Record, error) {
 			return a.DecodeOTLPProjection(req, Referenced, dst, OTLPProjection{})
 		}, proto},
-		{"json", func(a *Arena, req []byte, dst []*Record) ([]*Record, error) { return a.DecodeOTLPJSON(req, Referenced, dst) }, json},
+		{"json", func(a *Arena, req []byte, dst []*Record) ([]*Record, error) {
+			return a.DecodeOTLPJSON(req, Referenced, dst)
+		}, json},
 	} {
 		a := NewArena()
 		a.Limits.MaxRecords = 3
