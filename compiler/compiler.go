@@ -51,11 +51,16 @@ func CompileFile(filename string, src []byte, opts ...Option) (*vm.Program, Diag
 	}
 	prog, err := Compile(f, info, opts...)
 	if err != nil {
-		d := Diagnostic{Code: check.CodeCompile, Severity: diag.Error, Pos: f.Pos(), End: f.Pos(),
-			Msg: err.Error(), Filename: filename}
-		return nil, append(diags, d)
+		return nil, append(diags, compileDiagnostic(filename, f, err))
 	}
 	return prog, diags
+}
+
+// compileDiagnostic is the E0900 diagnostic of a checked policy that does
+// not compile: its code goes past a limit of the VM.
+func compileDiagnostic(filename string, f *policy.File, err error) Diagnostic {
+	return Diagnostic{Code: check.CodeCompile, Severity: diag.Error, Pos: f.Pos(), End: f.Pos(),
+		Msg: err.Error(), Filename: filename}
 }
 
 // CheckFile parses and checks one policy file, for callers that compile
@@ -72,7 +77,8 @@ func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnost
 // Diagnose returns every diagnostic `policyrun check` reports for one
 // file, sorted: its syntax errors, then the checker's on what the parser
 // recovered, except on lines with a syntax error (where they would only
-// echo it). CheckFile stops at syntax errors; Diagnose is for showing a
+// echo it), and, when there are no errors, the E0900 of a policy whose code
+// goes past a limit of the VM, as CompileFile reports it. CheckFile stops at syntax errors; Diagnose is for showing a
 // user everything at once, as check and the Collector processor do.
 func Diagnose(filename string, src []byte) Diagnostics {
 	f, errs := policy.ParseFile(filename, src)
@@ -85,13 +91,20 @@ func Diagnose(filename string, src []byte) Diagnostics {
 		for _, d := range ds {
 			broken[d.Pos.Line] = true
 		}
-		_, more := check.Check(f)
+		info, more := check.Check(f)
 		for _, d := range more {
 			if broken[d.Pos.Line] {
 				continue
 			}
 			d.Filename = filename
 			ds = append(ds, d)
+		}
+		// What only lowering finds (a policy too large for the VM's
+		// registers) is an error too: check refuses what run refuses.
+		if !ds.HasErrors() {
+			if _, err := Compile(f, info); err != nil {
+				ds = append(ds, compileDiagnostic(filename, f, err))
+			}
 		}
 	}
 	return diag.Sort(ds)

@@ -27,4 +27,8 @@ func TestCompileLimit(t *testing.T) {
 	if !strings.Contains(ds[0].Msg, "too many constants") {
 		t.Errorf("message %q does not name the limit", ds[0].Msg)
 	}
+	// policyrun check reports it too: check refuses what run refuses.
+	if ds := Diagnose("big.policy", src); len(ds) != 1 || ds[0].Code != check.CodeCompile {
+		t.Errorf("Diagnose = %v; want one %s", ds, check.CodeCompile)
+	}
 }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/policyrun/policyrun/backend"
@@ -11,6 +10,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -25,7 +25,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 		return newScriptStage(f, dir)
 	}
 	path := resolve(dir, f.File)
-	src, err := os.ReadFile(path)
+	src, err := policy.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func newScriptStage(f config.Filter, dir string) (Processor, error) {
 		name, prefix = "fluentbit.lua", "fluentbit.lua"
 	} else {
 		var err error
-		if src, err = os.ReadFile(name); err != nil {
+		if src, err = policy.ReadFile(name); err != nil {
 			return nil, err
 		}
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/policy"
 )
 
 func init() {
@@ -52,7 +52,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var all diag.List
 	ioErr := false
 	for _, name := range files {
-		src, err := os.ReadFile(name)
+		src, err := policy.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun check: %v\n", err)
 			ioErr = true

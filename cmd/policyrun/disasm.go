@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/policy"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := fl.Arg(0)
-	src, err := os.ReadFile(name)
+	src, err := policy.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun disasm: %v\n", err)
 		return 2

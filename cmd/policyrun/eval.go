@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -132,7 +132,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
 func loadLuaScript(file, call string, lim lua.ScriptLimits, stderr io.Writer) (backend.Program, int) {
-	src, err := os.ReadFile(file)
+	src, err := policy.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
@@ -156,7 +156,7 @@ func loadPolicy(policyFile, name string, stderr io.Writer) (backend.Program, int
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}
-	src, err := os.ReadFile(policyFile)
+	src, err := policy.ReadFile(policyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2

@@ -79,7 +79,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			src, err = io.ReadAll(stdin)
 			name = "<stdin>"
 		} else {
-			src, err = os.ReadFile(name)
+			src, err = policy.ReadFile(name)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)

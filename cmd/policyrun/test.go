@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/policytest"
 )
 
@@ -54,7 +54,7 @@ func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	passed, failed := 0, 0
 	for _, name := range files {
-		src, err := os.ReadFile(name)
+		src, err := policy.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun test: %v\n", err)
 			return 2

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
+	policysrc "github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -52,7 +52,7 @@ func compilePolicies(files []string) ([]policy, string, error) {
 	var problems, warnings bytes.Buffer
 	nerr, nwarn, nbad := 0, 0, 0
 	for _, name := range files {
-		src, err := os.ReadFile(name)
+		src, err := policysrc.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(&problems, "%v\n\n", err)
 			nbad++
