@@ -563,7 +563,7 @@ func (d *decoder) validate(cfg *Config) {
 		}
 		abs := absClean(cfg.Dir, file)
 		for _, in := range cfg.Inputs {
-			if pat := matchesOutput(cfg.Dir, in.Paths, fo, path, abs); pat != "" {
+			if pat := matchesOutput(cfg.Dir, in, fo, path, abs); pat != "" {
 				d.errorf(o.Line, "output file %s would be read back by the input at line %d (path %s)", file, in.Line, pat)
 			}
 		}
@@ -630,12 +630,23 @@ func hasMeta(path string) bool { return strings.ContainsAny(path, `*?[\`) }
 
 // matchesOutput returns the pattern of patterns that matches the output
 // file, resolved (path) or only made absolute (abs), or one of the files
-// it writes beside it (its first rotated name, its state file), or "".
-func matchesOutput(dir string, patterns []string, fo output.FileSettings, path, abs string) string {
-	for _, pat := range patterns {
+// it writes beside it (its rotated names, its state file), or "", unless
+// the input excludes it (exclude_path).
+func matchesOutput(dir string, in Input, fo output.FileSettings, path, abs string) string {
+	excluded := func(name string) bool {
+		for _, x := range in.ExcludePaths {
+			for _, xp := range []string{canonicalPattern(dir, x), absClean(dir, x)} {
+				if ok, _ := filepath.Match(xp, name); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, pat := range in.Paths {
 		for _, m := range [][2]string{{canonicalPattern(dir, pat), path}, {absClean(dir, pat), abs}} {
 			for _, name := range append([]string{m[1]}, fo.Related(m[1])...) {
-				if ok, _ := filepath.Match(m[0], name); ok {
+				if ok, _ := filepath.Match(m[0], name); ok && !excluded(name) {
 					return pat
 				}
 			}

@@ -219,6 +219,18 @@ pipeline:
 			`p.yaml:13: output file ./out.log is already written by the output at line 11`,
 			`p.yaml:15: output file logs/app.log would be read back by the input at line 4 (path logs/*.log*)`,
 		}},
+		{"output read back through a later rotation", `
+pipeline:
+  inputs:
+    - name: tail
+      path: "logs/*.2"
+  outputs:
+    - name: file
+      path: logs/o.txt
+      max_size: 1k
+`, []string{
+			`p.yaml:7: output file logs/o.txt would be read back by the input at line 4 (path logs/*.2)`,
+		}},
 		{"patterns", "pipeline:\n  inputs:\n    - name: tail\n      path: /var/log/**/*.log\n      exclude_path: \"[a\"\n  outputs:\n    - name: null\n",
 			[]string{`p.yaml:4: pattern "/var/log/**/*.log": ** is not supported`, `p.yaml:5: pattern "[a": syntax error in pattern`}},
 		{"no outputs", "pipeline:\n  inputs:\n    - name: tail\n      path: x\n", []string{"the pipeline has no outputs"}},
@@ -483,5 +495,23 @@ func TestMetricsAddr(t *testing.T) {
 		if _, _, err := SplitMetricsAddr(s); err == nil {
 			t.Errorf("%s: accepted", s)
 		}
+	}
+}
+
+// TestOutputReadBackExcluded: an input whose pattern would match an
+// output's files but excludes them (exclude_path) does not read them back:
+// the config is accepted.
+func TestOutputReadBackExcluded(t *testing.T) {
+	for _, exclude := range []string{"[logs/o.txt*, logs/.o.txt*]", "[logs/o.txt, logs/o.txt.*, logs/.o.txt.policyrun-state]"} {
+		src := "pipeline:\n  inputs:\n    - name: tail\n      path: \"logs/*\"\n      exclude_path: " + exclude +
+			"\n  outputs:\n    - name: file\n      path: logs/o.txt\n      max_size: 1k\n"
+		if _, err := Parse("p.yaml", []byte(src)); err != nil {
+			t.Errorf("exclude_path %s: %v", exclude, err)
+		}
+	}
+	src := "pipeline:\n  inputs:\n    - name: tail\n      path: \"logs/*\"\n      exclude_path: logs/o.txt\n" +
+		"  outputs:\n    - name: file\n      path: logs/o.txt\n      max_size: 1k\n"
+	if _, err := Parse("p.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "would be read back") {
+		t.Errorf("the rotated names are not excluded: %v", err)
 	}
 }

@@ -46,11 +46,19 @@ func (c *FileConfig) Check(v Values, line int) {
 }
 
 // File and Related make the config check the file against inputs, their
-// checkpoint files and other outputs: its first rotated name and its
-// state file are its own too.
+// checkpoint files and other outputs: every rotated name it may make
+// (path.1 … path.MaxFiles) and its state file are its own too. An input
+// path of logs/*.2 beside an output logs/o.txt read its second rotation
+// back, each pass wrapping the lines in another layer of escaping.
 func (c *FileConfig) File() string { return c.Path }
 
-func (c *FileConfig) Related(path string) []string { return []string{path + ".1", StatePath(path)} }
+func (c *FileConfig) Related(path string) []string {
+	names := make([]string, 0, c.MaxFiles+1)
+	for i := 1; i <= max(c.MaxFiles, 1); i++ {
+		names = append(names, path+"."+strconv.Itoa(i))
+	}
+	return append(names, StatePath(path))
+}
 
 func init() {
 	Register(Factory{
