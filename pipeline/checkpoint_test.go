@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
@@ -134,5 +136,50 @@ func TestStaleCheckpointTempFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", name, err == nil, want)
 		}
+	}
+}
+
+// TestCheckpointSaveFailureStops: a checkpoint that cannot be saved stops
+// the run with an error naming the input: going on would deliver lines
+// that the next start delivers again, for as long as saves fail. It was a
+// warning, and a run out of file descriptors re-read its files three
+// times.
+func TestCheckpointSaveFailureStops(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.log", "one\n")
+	if err := os.Mkdir(filepath.Join(dir, "ckpt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := tailConfig(t, dir, toNull, "a.log", "db: ckpt/tail.db", "poll_interval: 10ms")
+	var log bytes.Buffer
+	p, err := New(cfg, Options{Logger: testLogger(&log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	for p.Summary().In < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // its checkpoint saved
+	// The checkpoint's directory goes: the next save fails.
+	if err := os.RemoveAll(filepath.Join(dir, "ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "a.log"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("two\n")
+	f.Close()
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "input tail.0: cannot save its checkpoint") {
+		t.Fatalf("Run: %v, want the save's error", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the run went on until the deadline")
 	}
 }

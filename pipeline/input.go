@@ -99,8 +99,12 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 // runInput is the loop of one input: poll, parse, process, deliver, commit,
 // checkpoint. The checkpoint is saved after every delivered batch, so a
 // crash re-reads at most the batch in flight.
-func (p *Pipeline) runInput(ctx context.Context, in *input) error {
-	defer p.saveCheckpoint(in)
+func (p *Pipeline) runInput(ctx context.Context, in *input) (err error) {
+	defer func() {
+		if serr := p.saveCheckpoint(in); err == nil {
+			err = serr
+		}
+	}()
 	for {
 		batch, err := in.tail.Poll(ctx)
 		if errors.Is(err, io.EOF) {
@@ -192,8 +196,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	}
 	in.tail.Commit(batch.Cursor)
 	in.uncommit = false
-	p.saveCheckpoint(in)
-	return nil
+	return p.saveCheckpoint(in)
 }
 
 // chunkInput is about how many bytes of input lines go through the stages
@@ -276,20 +279,25 @@ func (p *Pipeline) flushPending(in *input) error {
 	return nil
 }
 
-func (p *Pipeline) saveCheckpoint(in *input) {
+// saveCheckpoint saves the input's committed state. A failure stops the
+// run: going on would deliver lines whose progress no checkpoint holds, to
+// be delivered again after the next start, as long as saves fail (out of
+// file descriptors, a full disk).
+func (p *Pipeline) saveCheckpoint(in *input) error {
 	if in.store == nil {
-		return
+		return nil
 	}
 	// The store writes only the files that changed, and nothing after an
 	// idle poll cycle.
 	cp := in.tail.Checkpoint()
 	if cp == nil {
-		return
+		return nil
 	}
 	if err := in.store.Save(cp); err != nil {
 		p.stats.CheckpointErrors.Add(1)
-		p.log.Warn("cannot save checkpoint", "input", in.cfg.Alias, "err", err)
+		return fmt.Errorf("input %s: cannot save its checkpoint: %w", in.cfg.Alias, err)
 	}
+	return nil
 }
 
 // tagCache holds, per source file, the record tag and which stages and

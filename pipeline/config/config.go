@@ -287,7 +287,12 @@ func (d *decoder) input(n *yaml.Node) Input {
 			"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
 			"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
 			"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
-			"db":               func(v *yaml.Node) { in.DB = d.str(v) },
+			"max_concurrent_files": func(v *yaml.Node) {
+				if in.MaxConcurrentFiles = d.intv(v); in.MaxConcurrentFiles <= 0 {
+					d.errorf(v.Line, "max_concurrent_files must be more than 0")
+				}
+			},
+			"db": func(v *yaml.Node) { in.DB = d.str(v) },
 		} {
 			keys[k] = f
 		}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
@@ -21,6 +23,7 @@ var openFile = os.Open
 type candidate struct {
 	path string
 	id   fileID
+	size int64 // when the scan found it
 }
 
 // scan expands the patterns, opens new files and marks open files that no
@@ -51,7 +54,10 @@ func (t *Tail) scan(now time.Time) {
 			r.rotatedAt = time.Time{} // moved, but still matched: keep reading
 			continue
 		}
-		cands = append(cands, candidate{path, id})
+		if e, ok := t.parked[id]; ok && e.Offset == fi.Size() {
+			continue // parked at its end, and not grown since
+		}
+		cands = append(cands, candidate{path, id, fi.Size()})
 	}
 	for _, r := range t.readers {
 		if !seen[r.id] && r.rotatedAt.IsZero() {
@@ -59,10 +65,56 @@ func (t *Tail) scan(now time.Time) {
 		}
 	}
 	t.retired = slices.DeleteFunc(t.retired, func(e retired) bool { return now.After(e.until) })
+	// A parked file no pattern reaches any more is forgotten, as a
+	// rotated file is closed.
+	maps.DeleteFunc(t.parked, func(id fileID, _ checkpoint.File) bool { return !seen[id] })
+	if room := t.limit - len(t.readers); len(cands) > room {
+		// Files in turn: each scan starts where the last one's opening
+		// stopped, so that no file waits behind others for ever.
+		k := t.turn % len(cands)
+		cands = append(cands[k:], cands[:k]...)
+		t.turn += max(room, 1)
+	}
+	t.waiting = 0
 	t.openAll(cands, first && !t.resumed, now)
 	if first {
-		t.known = nil // entries with no file now are dropped
+		// Entries with no file now are dropped; those of files that wait
+		// their turn are kept for it.
+		if t.waiting > 0 {
+			waits := map[fileID]bool{}
+			for _, c := range cands {
+				waits[c.id] = t.byID[c.id] == nil
+			}
+			for _, e := range t.known {
+				if id := (fileID{e.Dev, e.Inode}); waits[id] {
+					t.parked[id] = e
+				}
+			}
+		}
+		t.known = nil
 	}
+}
+
+// park closes files read to their end while others wait to be opened,
+// keeping each one's state as a parked entry: a scan opens it again,
+// resuming there, when it has grown. The next cycle scans, so that the
+// files waiting are opened at once.
+func (t *Tail) park(now time.Time) {
+	if t.waiting == 0 {
+		return
+	}
+	n := 0
+	t.readers = slices.DeleteFunc(t.readers, func(r *reader) bool {
+		if n >= t.waiting || !r.eof || !r.rotatedAt.IsZero() || !r.pendingUntil.IsZero() {
+			return false
+		}
+		n++
+		t.parked[r.id] = r.entry()
+		r.file.Close()
+		delete(t.byID, r.id)
+		return true
+	})
+	t.nextScan = now
 }
 
 // match returns the paths matching the patterns and not excluded, sorted.
@@ -118,7 +170,7 @@ func (t *Tail) checkPaths(now time.Time) {
 			t.rotated(r, now)
 		}
 		if fi.Mode().IsRegular() && t.byID[id] == nil && !slices.ContainsFunc(cands, func(c candidate) bool { return c.id == id }) {
-			cands = append(cands, candidate{r.path, id})
+			cands = append(cands, candidate{r.path, id, fi.Size()})
 		}
 	}
 	t.openAll(cands, false, now)
@@ -171,8 +223,21 @@ type opened struct {
 // scan of a fresh start, without ReadFromHead) from its end.
 func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 	var files []*opened
-	for _, c := range cands {
+	for i, c := range cands {
+		if len(t.readers)+len(files) >= t.limit {
+			t.wait(cands[i:], fresh)
+			break
+		}
 		o, err := t.open(c)
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			// Out of file descriptors: read the files open so far, and
+			// the rest in turn, with room left for the outputs and the
+			// checkpoints.
+			t.limit = max(1, len(t.readers)+len(files)-fdReserve)
+			t.cfg.Logger.Warn("tail: out of file descriptors; reading files in turn", "open", len(t.readers)+len(files), "limit", t.limit)
+			t.wait(cands[i:], fresh)
+			break
+		}
 		if err != nil {
 			t.openError(c.path, err)
 			continue
@@ -188,9 +253,20 @@ func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 	// that two files with the same first bytes each get their own entry,
 	// then by fingerprint alone: a file copied (copy-truncate) while we were
 	// not running is the file we were reading, under a new inode.
+	// A parked file's entry is matched by identity alone: it was closed
+	// at its end by this run.
 	state := make([]*checkpoint.File, len(files))
 	sameIDChanged := make([]bool, len(files))
 	for i, o := range files {
+		if e, ok := t.parked[o.id]; ok {
+			delete(t.parked, o.id)
+			if hasPrefix(o.head, e.Fingerprint) {
+				state[i] = &e
+			} else {
+				sameIDChanged[i] = true
+			}
+			continue
+		}
 		for k := range t.known {
 			e := t.known[k]
 			if (fileID{e.Dev, e.Inode}) != o.id {
@@ -234,14 +310,34 @@ func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 			continue
 		}
 		r := t.newReader(o)
+		at, found := t.startAt[o.id]
+		delete(t.startAt, o.id)
 		switch {
 		case t.takeOver(r, o.head, o.size):
 		case t.mayBeCopy(r, o.head):
 			r.pendingUntil = now.Add(t.cfg.RotateWait)
 		case fresh && !t.cfg.ReadFromHead && !sameIDChanged[i]:
 			r.offset, r.lineStart = o.size, o.size
+		case found && at <= o.size:
+			// Found by a fresh start, opened in its turn: from where it
+			// was then, as if opened then.
+			r.offset, r.lineStart = at, at
 		}
 		t.add(r)
+	}
+}
+
+// wait counts the candidates that could not be opened: they are opened in
+// their turn. On a fresh start that reads from the end, where each one was
+// is kept, so that it is read from there.
+func (t *Tail) wait(rest []candidate, fresh bool) {
+	t.waiting += len(rest)
+	if fresh && !t.cfg.ReadFromHead {
+		for _, c := range rest {
+			if _, ok := t.startAt[c.id]; !ok {
+				t.startAt[c.id] = c.size
+			}
+		}
 	}
 }
 
@@ -265,7 +361,7 @@ func (t *Tail) open(c candidate) (*opened, error) {
 		return nil, errors.New("not a regular file")
 	}
 	// The path may have changed since it was listed: trust the open file.
-	o := &opened{candidate: candidate{c.path, idOf(fi, c.path)}, file: f, size: fi.Size()}
+	o := &opened{candidate: candidate{c.path, idOf(fi, c.path), fi.Size()}, file: f, size: fi.Size()}
 	if t.byID[o.id] != nil {
 		f.Close()
 		return nil, errors.New("already open")

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,8 @@ const (
 	DefaultMaxLineSize     = 1 << 20
 	DefaultMaxBatchBytes   = 4 << 20
 	DefaultMaxBatchLines   = 16 << 10
+	// DefaultMaxConcurrentFiles is the Collector's fileconsumer's default.
+	DefaultMaxConcurrentFiles = 1024
 )
 
 // DefaultAttributes are the attributes added to every line when
@@ -70,6 +73,12 @@ type Config struct {
 	// log.file.name, log.file.path, log.file.name_resolved and
 	// log.file.path_resolved. Nil means DefaultAttributes.
 	Attributes []string
+	// MaxConcurrentFiles bounds the files open at once. Past it — or past
+	// what the process's file descriptor limit leaves — the rest are read
+	// in turn: files read to their end are closed, their state (offset,
+	// fingerprint, identity) kept as a checkpoint entry keeps it, and are
+	// opened again, resuming there, when they grow.
+	MaxConcurrentFiles int
 	// Logger receives reports of files that cannot be opened or read. Nil
 	// discards them.
 	Logger *slog.Logger
@@ -104,6 +113,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxBatchLines <= 0 {
 		c.MaxBatchLines = DefaultMaxBatchLines
+	}
+	if c.MaxConcurrentFiles <= 0 {
+		c.MaxConcurrentFiles = DefaultMaxConcurrentFiles
 	}
 	if c.Attributes == nil {
 		c.Attributes = DefaultAttributes
@@ -180,6 +192,19 @@ type Tail struct {
 	retired []retired         // recently truncated content, for copy-truncate
 	failed  map[string]string // path → last open error, to report it once
 
+	// Files read in turn (MaxConcurrentFiles): parked are the files closed
+	// at their end while others waited, as checkpoint entries; waiting is
+	// how many files the last scan found and could not open; startAt is,
+	// for files a fresh start found but could not open yet, the size at
+	// which it found them (read from there, as if opened then); limit is
+	// the most files open at once, lowered when the process runs out of
+	// file descriptors.
+	parked  map[fileID]checkpoint.File
+	waiting int
+	startAt map[fileID]int64
+	limit   int
+	turn    int // where the next scan starts opening, when files wait
+
 	scanned   bool
 	resumed   bool // New was given a checkpoint
 	nextScan  time.Time
@@ -213,10 +238,13 @@ func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 		return nil, err
 	}
 	t := &Tail{
-		cfg:    cfg,
-		byID:   map[fileID]*reader{},
-		failed: map[string]string{},
-		rbuf:   make([]byte, 256<<10),
+		cfg:     cfg,
+		byID:    map[fileID]*reader{},
+		failed:  map[string]string{},
+		startAt: map[fileID]int64{},
+		parked:  map[fileID]checkpoint.File{},
+		rbuf:    make([]byte, 256<<10),
+		limit:   min(cfg.MaxConcurrentFiles, fdRoom()),
 	}
 	if cp != nil {
 		t.resumed = true
@@ -367,13 +395,18 @@ func (t *Tail) cycle(now time.Time) {
 		t.rr = (t.rr + 1) % n
 	}
 	t.closeRotated(now)
+	t.park(now)
 	t.stats.files.Store(int32(len(t.readers)))
 	t.seq++
 	t.batch.Cursor = Cursor{seq: t.seq, files: t.snapshot()}
 }
 
-// allRead reports whether every file has been read to its end.
+// allRead reports whether every file has been read to its end: none
+// waits to be opened, and every open one is at its end.
 func (t *Tail) allRead() bool {
+	if t.waiting > 0 {
+		return false
+	}
 	for _, r := range t.readers {
 		if !r.eof || len(r.partial) > 0 {
 			return false
@@ -383,30 +416,47 @@ func (t *Tail) allRead() bool {
 }
 
 func (t *Tail) snapshot() []checkpoint.File {
-	files := make([]checkpoint.File, 0, len(t.readers)+len(t.retired))
+	files := make([]checkpoint.File, 0, len(t.readers)+len(t.retired)+len(t.parked))
 	for _, r := range t.readers {
 		if !r.pendingUntil.IsZero() {
 			continue // not read yet; found afresh after a restart
 		}
-		files = append(files, checkpoint.File{
-			Fingerprint:  r.fp,
-			Offset:       r.offset,
-			RecordNum:    r.recordNum,
-			Path:         r.path,
-			Dev:          r.id.dev,
-			Inode:        r.id.ino,
-			Attributes:   r.info.Attributes,
-			Skipping:     r.skipping,
-			PartialSince: r.partialSince,
-		})
-		if len(r.partial) > 0 {
-			files[len(files)-1].Partial = append([]byte(nil), r.partial...)
-		}
+		files = append(files, r.entry())
 	}
 	for _, e := range t.retired {
 		files = append(files, checkpoint.File{
 			Fingerprint: e.fp, Offset: e.offset, RecordNum: e.recordNum, Path: e.path,
 		})
 	}
+	// A parked file resumes where it was closed, after a restart too.
+	n := len(files)
+	for _, e := range t.parked {
+		files = append(files, e)
+	}
+	slices.SortFunc(files[n:], func(a, b checkpoint.File) int { return strings.Compare(a.Path, b.Path) })
 	return files
 }
+
+// entry is r's state as a checkpoint entry.
+func (r *reader) entry() checkpoint.File {
+	e := checkpoint.File{
+		Fingerprint:  r.fp,
+		Offset:       r.offset,
+		RecordNum:    r.recordNum,
+		Path:         r.path,
+		Dev:          r.id.dev,
+		Inode:        r.id.ino,
+		Attributes:   r.info.Attributes,
+		Skipping:     r.skipping,
+		PartialSince: r.partialSince,
+	}
+	if len(r.partial) > 0 {
+		e.Partial = append([]byte(nil), r.partial...)
+	}
+	return e
+}
+
+// fdReserve is how many file descriptors the tail leaves to the rest of
+// the process when it bounds the files it holds open by the process's
+// limit: the outputs, the checkpoint saves, the connections.
+const fdReserve = 64
