@@ -121,6 +121,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_output_records_rejected_total", "Records the receiver refused (not retried), by output.", func(o *OutputSummary) int64 { return o.Rejected }},
 		{"policyrun_output_records_dropped_total", "Records dropped by a full buffer under when_full: drop_newest, by output.", func(o *OutputSummary) int64 { return o.Dropped }},
 		{"policyrun_output_records_failed_total", "Records whose retries ran out (retry.max_elapsed), by output.", func(o *OutputSummary) int64 { return o.Failed }},
+		{"policyrun_output_records_dead_lettered_total", "Records kept in the dead-letter directory (refused for good, or retries run out), by output.", func(o *OutputSummary) int64 { return o.DeadLettered }},
 		{"policyrun_output_records_lost_total", "Records still in a memory buffer when the output stopped, by output.", func(o *OutputSummary) int64 { return o.Lost }},
 		{"policyrun_output_buffer_corrupt_chunks_total", "Damaged chunk files found in a filesystem buffer, by output.", func(o *OutputSummary) int64 { return o.Corrupt }},
 	})

@@ -277,6 +277,9 @@ func (s Summary) Write(w io.Writer) {
 			if o.Corrupt > 0 {
 				fmt.Fprintf(w, ", %d damaged chunks", o.Corrupt)
 			}
+			if o.DeadLettered > 0 {
+				fmt.Fprintf(w, ", dead-lettered %d", o.DeadLettered)
+			}
 		}
 		fmt.Fprintln(w)
 	}

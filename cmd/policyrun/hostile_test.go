@@ -4,14 +4,19 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/otlptest"
 )
 
 // TestPolicyPathNotARegularFile: a policy path that names a FIFO or a
@@ -93,5 +98,71 @@ pipeline:
 		if k := strconv.Itoa(i); seen[k] != 1 {
 			t.Fatalf("%s arrived %d times (%d lines in all: %.200s)\n%s", k, seen[k], strings.Count(string(got), "\n"), got, out)
 		}
+	}
+}
+
+// TestDeadLetterReplay: records the input acknowledged and the receiver
+// refused (400) are kept in the output's dead_letter directory, counted in
+// the summary; `policyrun replay` sends them again once it takes them and
+// empties the directory. They were dropped.
+func TestDeadLetterReplay(t *testing.T) {
+	dir := t.TempDir()
+	var refuse atomic.Bool
+	refuse.Store(true)
+	rc := otlptest.New(t)
+	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if refuse.Load() {
+			http.Error(w, "schema violation", http.StatusBadRequest)
+			return true
+		}
+		return false
+	}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	var lines strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&lines, "{\"n\":%d}\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte(lines.String()), 0o644)
+	cfg := filepath.Join(dir, "p.yaml")
+	os.WriteFile(cfg, []byte(`service:
+  data_dir: data
+pipeline:
+  inputs:
+    - name: tail
+      path: a.log
+      parser: json
+      read_from_head: true
+      exit_on_eof: true
+  outputs:
+    - name: otlp
+      endpoint: `+srv.URL+`
+      buffer:
+        type: filesystem
+      dead_letter:
+        path: dead
+`), 0o644)
+	code, _, stderr := runWith("", "run", cfg)
+	if code != 0 || !strings.Contains(stderr, "dead-lettered 100") {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if rc.Count() != 0 {
+		t.Fatalf("the receiver took %d records", rc.Count())
+	}
+	code, stdout, stderr := runWith("", "replay", "--config", cfg, filepath.Join(dir, "dead"))
+	if code != 1 || !strings.Contains(stdout, "sent 0 requests") {
+		t.Errorf("replay while still refused: exit %d, %s%s", code, stdout, stderr)
+	}
+	refuse.Store(false)
+	code, stdout, stderr = runWith("", "replay", "--config", cfg, filepath.Join(dir, "dead"))
+	if code != 0 || !strings.Contains(stdout, "(100 records), 0 left") {
+		t.Fatalf("replay: exit %d, %s%s", code, stdout, stderr)
+	}
+	rc.Each(t, 100)
+	if ents, _ := os.ReadDir(filepath.Join(dir, "dead")); len(ents) != 0 {
+		t.Errorf("%d files left in the dead-letter directory", len(ents))
+	}
+	if code, _, stderr := runWith("", "replay", "--config", cfg, dir); code != 2 || !strings.Contains(stderr, "is the dead_letter directory of no output") {
+		t.Errorf("replay of another directory: exit %d, %s", code, stderr)
 	}
 }

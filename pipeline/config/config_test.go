@@ -515,3 +515,21 @@ func TestOutputReadBackExcluded(t *testing.T) {
 		t.Errorf("the rotated names are not excluded: %v", err)
 	}
 }
+
+// TestDeadLetterKeys: dead_letter is for a filesystem buffer, and its
+// max_size needs a path.
+func TestDeadLetterKeys(t *testing.T) {
+	const head = "service:\n  data_dir: d\npipeline:\n  inputs:\n    - name: tail\n      path: a.log\n  outputs:\n    - name: otlp\n      endpoint: http://127.0.0.1:4318\n"
+	for _, tt := range []struct{ keys, err string }{
+		{"      buffer: {type: filesystem}\n      dead_letter: {path: dead, max_size: 1G}\n", ""},
+		{"      buffer.type: filesystem\n      dead_letter.path: dead\n", ""},
+		{"      dead_letter: {path: dead}\n", "p.yaml:10: dead_letter is for buffer.type filesystem"},
+		{"      buffer: {type: filesystem}\n      dead_letter: {max_size: 1G}\n", "p.yaml:11: dead_letter needs path"},
+		{"      buffer: {type: filesystem}\n      dead_letter: {path: dead, max_size: 0}\n", "dead_letter.max_size must be more than 0"},
+	} {
+		_, err := Parse("p.yaml", []byte(head+tt.keys))
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%q: %v, want %q", tt.keys, err, tt.err)
+		}
+	}
+}

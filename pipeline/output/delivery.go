@@ -38,10 +38,11 @@ const (
 
 // DeliveryConfig is the keys every buffered output shares.
 type DeliveryConfig struct {
-	Workers int
-	Timeout time.Duration
-	Retry   RetryConfig
-	Buffer  BufferConfig
+	Workers    int
+	Timeout    time.Duration
+	Retry      RetryConfig
+	Buffer     BufferConfig
+	DeadLetter DeadLetterConfig
 }
 
 // RetryConfig is retry.*.
@@ -63,10 +64,11 @@ type BufferConfig struct {
 
 func defaultDelivery() DeliveryConfig {
 	return DeliveryConfig{
-		Workers: DefaultWorkers,
-		Timeout: DefaultTimeout,
-		Retry:   RetryConfig{InitialInterval: DefaultInitialInterval, MaxInterval: DefaultMaxInterval},
-		Buffer:  BufferConfig{Type: buffer.Memory, WhenFull: buffer.Block, Compression: "none"},
+		Workers:    DefaultWorkers,
+		Timeout:    DefaultTimeout,
+		Retry:      RetryConfig{InitialInterval: DefaultInitialInterval, MaxInterval: DefaultMaxInterval},
+		Buffer:     BufferConfig{Type: buffer.Memory, WhenFull: buffer.Block, Compression: "none"},
+		DeadLetter: DeadLetterConfig{MaxSize: DefaultDeadLetterMaxSize},
 	}
 }
 
@@ -108,6 +110,7 @@ func (c *DeliveryConfig) keys(keys map[string]func(*yaml.Node), v Values) {
 		"chunk_size": func(n *yaml.Node) { c.Buffer.ChunkSize = v.Size(n) },
 		"sync":       func(n *yaml.Node) { c.Buffer.Sync = v.OneOf(n, "buffer sync", buffer.SyncFull, buffer.SyncNormal) },
 	})
+	c.DeadLetter.keys(keys, v)
 }
 
 func (c *DeliveryConfig) check(v Values, line int) {
@@ -123,6 +126,7 @@ func (c *DeliveryConfig) check(v Values, line int) {
 	if c.Buffer.Type != buffer.Filesystem && c.Buffer.Sync != "" {
 		v.Errorf(line, "buffer.sync is for buffer.type filesystem")
 	}
+	c.DeadLetter.check(v, line, c.Buffer)
 }
 
 // NeedsDataDir reports whether the output keeps files under
@@ -184,6 +188,10 @@ type buffered struct {
 	states   sync.Pool // *writeState
 	send     sender
 	buf      buffer.Buffer
+	// dead keeps what the receiver refused for good, or whose retries
+	// ran out (nil without dead_letter); deadDir is its directory.
+	dead    *deadLetter
+	deadDir string
 
 	workers   sync.WaitGroup
 	stop      context.CancelFunc
@@ -191,7 +199,7 @@ type buffered struct {
 	shutdown  sync.Once
 	logLimits [3]rateLimit
 
-	records, bytes, retries, retried, rejected, dropped, failed, lost atomic.Int64
+	records, bytes, retries, retried, rejected, dropped, failed, lost, deadLettered atomic.Int64
 }
 
 func newBuffered(alias string, env Env, cfg DeliveryConfig, newCodec func() codec, send sender) (*buffered, error) {
@@ -200,8 +208,18 @@ func newBuffered(alias string, env Env, cfg DeliveryConfig, newCodec func() code
 		log = slog.New(slog.DiscardHandler)
 	}
 	o := &buffered{alias: alias, log: log, cfg: cfg, newCodec: newCodec, send: send}
+	if cfg.DeadLetter.Path != "" {
+		o.deadDir = Resolve(env.Dir, cfg.DeadLetter.Path)
+	}
 	if env.Check {
 		return o, nil
+	}
+	if o.deadDir != "" {
+		d, err := openDeadLetter(o.deadDir, cfg.DeadLetter.MaxSize)
+		if err != nil {
+			return nil, err
+		}
+		o.dead = d
 	}
 	bc := buffer.Config{Type: cfg.Buffer.Type, MaxSize: cfg.Buffer.MaxSize, WhenFull: cfg.Buffer.WhenFull,
 		ChunkSize: cfg.Buffer.ChunkSize, Sync: cfg.Buffer.Sync, Logger: log}
@@ -365,6 +383,9 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 			return true
 		case permanent:
 			o.rejected.Add(ch.Records)
+			if o.keepDead(ch, body, "the receiver refused a request", r.msg) {
+				return true
+			}
 			o.logLimited(1, "the receiver refused a request; its records are counted as rejected", "records", ch.Records, "msg", r.msg)
 			o.buf.Done(ch, ch.Records)
 			return true
@@ -375,6 +396,9 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 		}
 		if max := o.cfg.Retry.MaxElapsed; max > 0 && time.Since(start)+delay > max {
 			o.failed.Add(ch.Records)
+			if o.keepDead(ch, body, "delivery failed and its retries ran out (retry.max_elapsed)", r.msg) {
+				return true
+			}
 			o.log.Error("delivery failed and its retries ran out (retry.max_elapsed)", "records", ch.Records,
 				"attempts", attempt+1, "msg", r.msg, "kept", o.buf.Durable())
 			o.buf.Keep(ch)
@@ -391,6 +415,25 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 			return false
 		}
 	}
+}
+
+// keepDead writes a chunk that will not be delivered into the dead-letter
+// directory and finishes it, reporting whether it did: without one, or
+// when it is full or cannot be written, the caller does what it would do
+// without (the error is logged).
+func (o *buffered) keepDead(ch *buffer.Chunk, body []byte, why, msg string) bool {
+	if o.dead == nil {
+		return false
+	}
+	path, err := o.dead.put(body, ch.Records)
+	if err != nil {
+		o.log.Error(why+"; it cannot be kept in the dead-letter directory", "records", ch.Records, "msg", msg, "err", err)
+		return false
+	}
+	o.deadLettered.Add(ch.Records)
+	o.logLimited(1, why+"; kept in the dead-letter directory (policyrun replay sends it again)", "records", ch.Records, "file", path, "msg", msg)
+	o.buf.Done(ch, ch.Records)
+	return true
 }
 
 // backoff is the delay before retry attempt+1: exponential from the
@@ -441,7 +484,7 @@ func (o *buffered) Stats() Stats {
 	s := Stats{
 		Records: o.records.Load(), Bytes: o.bytes.Load(),
 		Retries: o.retries.Load(), RetriedRecords: o.retried.Load(), Rejected: o.rejected.Load(), Dropped: o.dropped.Load(),
-		Failed: o.failed.Load(), Lost: o.lost.Load(), Buffered: true,
+		Failed: o.failed.Load(), Lost: o.lost.Load(), DeadLettered: o.deadLettered.Load(), Buffered: true,
 	}
 	if o.buf != nil {
 		b := o.buf.Stats()

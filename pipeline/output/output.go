@@ -87,6 +87,9 @@ type Stats struct {
 	Dropped        int64 // records dropped by a full buffer under when_full: drop_newest
 	Failed         int64 // records whose retries ran out (retry.max_elapsed)
 	Lost           int64 // records still in a memory buffer when the output stopped
+	// DeadLettered counts the records written into the dead-letter
+	// directory (rejected or failed too).
+	DeadLettered int64
 	// BufferBytes and BufferChunks are what the buffer holds now; Corrupt
 	// counts damaged chunk files found in a filesystem buffer.
 	BufferBytes, BufferChunks, Corrupt int64

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/policyrun/policyrun/pipeline"
+	"github.com/policyrun/policyrun/pipeline/config"
+)
+
+func init() {
+	register(command{
+		name:    "replay",
+		summary: "send the requests of an output's dead-letter directory again",
+		run:     runReplay,
+	})
+}
+
+const replayUsage = `
+usage: policyrun replay --config pipeline.yaml DIR
+
+Sends the requests kept in DIR, the dead_letter directory of one of the
+config's outputs (refused by its receiver for good, or whose retries ran
+out), again through that output: its endpoint, TLS, headers, compression
+and retries. Each request delivered is removed; one refused again is left
+and the next tried. Exit 0 when DIR is empty at the end, 1 when requests
+are left, 2 on a usage or config error.
+`
+
+// runReplay is `policyrun replay --config FILE DIR`.
+func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fl := newFlags("replay", replayUsage, stderr)
+	cfgFile := fl.String("config", "", "the pipeline config whose output owns DIR")
+	if code, ok := parseFlags(fl, args); !ok {
+		return code
+	}
+	if fl.NArg() != 1 || *cfgFile == "" {
+		fl.Usage()
+		return 2
+	}
+	cfg, err := config.Load(*cfgFile)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	alias, st, err := pipeline.Replay(ctx, cfg, fl.Arg(0), log)
+	if alias != "" {
+		fmt.Fprintf(stdout, "output %s: sent %d requests (%d records), %d left\n", alias, st.Files, st.Records, st.Left)
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "policyrun replay: %v\n", err)
+		return 2
+	case st.Left > 0:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,127 @@
+package output
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/buffer"
+)
+
+// TestDeadLetter: with a filesystem buffer and dead_letter, a request its
+// receiver refuses for good (400, 413, 500), or whose retries run out, is
+// written to the dead-letter directory rather than dropped, counted and
+// logged; Replay sends the files again once the receiver takes them, and
+// removes each one delivered. Without it the records were dropped though
+// the input had acknowledged them.
+func TestDeadLetter(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		status int
+		mod    func(*OTLPConfig)
+	}{
+		{"400", http.StatusBadRequest, nil},
+		{"413", http.StatusRequestEntityTooLarge, nil},
+		{"500", http.StatusInternalServerError, nil},
+		{"retries run out", http.StatusServiceUnavailable, func(c *OTLPConfig) { c.Retry.MaxElapsed = 100 * time.Millisecond }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := newReceiver(t)
+			var refuse atomic.Bool
+			refuse.Store(true)
+			rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+				if refuse.Load() {
+					http.Error(w, "no", tt.status)
+					return true
+				}
+				return false
+			}
+			srv := httptest.NewServer(rc)
+			defer srv.Close()
+			dir := t.TempDir()
+			dead := filepath.Join(dir, "dead")
+			o, log := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
+				c.Buffer.Type = buffer.Filesystem
+				c.DeadLetter.Path = dead
+				if tt.mod != nil {
+					tt.mod(c)
+				}
+			}), Env{Dir: dir})
+			write(t, o, numbered(t, 0, 10))
+			write(t, o, numbered(t, 10, 10))
+			if !eventually(func() bool { return o.Stats().DeadLettered == 20 }) {
+				t.Fatalf("stats = %+v", o.Stats())
+			}
+			if s := o.Stats(); s.BufferChunks != 0 {
+				t.Errorf("the buffer still holds %d chunks", s.BufferChunks)
+			}
+			if !strings.Contains(log.String(), "kept in the dead-letter directory") {
+				t.Errorf("log:\n%s", log)
+			}
+			files, _ := deadLetterFiles(dead)
+			if len(files) == 0 {
+				t.Fatal("nothing in the dead-letter directory")
+			}
+			refuse.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			st, err := o.Replay(ctx, o.log)
+			if err != nil || st.Records != 20 || st.Left != 0 || st.Files != int64(len(files)) {
+				t.Fatalf("Replay = %+v, %v", st, err)
+			}
+			rc.Each(t, 20)
+			if left, _ := deadLetterFiles(dead); len(left) != 0 {
+				t.Errorf("left after the replay: %v", left)
+			}
+		})
+	}
+}
+
+// TestDeadLetterFullAndDamaged: past dead_letter.max_size a refused
+// request is counted as before (rejected) and logged, not written; a
+// damaged file is left by Replay and reported, the others sent.
+func TestDeadLetterFullAndDamaged(t *testing.T) {
+	rc := newReceiver(t)
+	var refuse atomic.Bool
+	refuse.Store(true)
+	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if refuse.Load() {
+			http.Error(w, "no", 400)
+			return true
+		}
+		return false
+	}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	dir := t.TempDir()
+	o, log := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
+		c.Buffer.Type = buffer.Filesystem
+		c.DeadLetter = DeadLetterConfig{Path: "dead", MaxSize: 2500}
+	}), Env{Dir: dir})
+	for i := range 4 { // one request each
+		write(t, o, numbered(t, 10*i, 10))
+		if !eventually(func() bool { return o.Stats().Rejected == int64(10*(i+1)) }) {
+			t.Fatalf("stats = %+v", o.Stats())
+		}
+	}
+	s := o.Stats()
+	if s.DeadLettered == 0 || s.DeadLettered == 40 {
+		t.Errorf("dead-lettered %d of 40, want some, the rest past max_size\n%s", s.DeadLettered, log)
+	}
+	if !strings.Contains(log.String(), "max_size") {
+		t.Errorf("log does not say the directory is full:\n%s", log)
+	}
+	files, _ := deadLetterFiles(filepath.Join(dir, "dead"))
+	os.WriteFile(filepath.Join(dir, "dead", "0-000000"+deadLetterExt), []byte("PRDL1\n\x05\x00\x00\x00\x00garbage"), 0o644)
+	refuse.Store(false)
+	st, err := o.Replay(context.Background(), o.log)
+	if err != nil || st.Files != int64(len(files)) || st.Records != s.DeadLettered || st.Left != 1 {
+		t.Errorf("Replay = %+v, %v; want %d files, %d records, the damaged one left", st, err, len(files), s.DeadLettered)
+	}
+}
