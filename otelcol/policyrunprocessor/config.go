@@ -37,6 +37,10 @@ func (c *Config) Validate() error {
 type policy struct {
 	name string
 	prog *vm.Program
+	// plan is the policy compiled for pdata (plan.go), nil when a
+	// statement needs the general path, which why names.
+	plan *plan
+	why  string
 }
 
 // compilePolicies reads and compiles the policies of a config. The error
@@ -90,7 +94,8 @@ func compilePolicies(files []string) ([]policy, string, error) {
 		if pname == "" {
 			pname = strings.TrimSuffix(filepath.Base(name), ".policy")
 		}
-		out = append(out, policy{name: pname, prog: prog})
+		pl, why := compilePlan(f, info)
+		out = append(out, policy{name: pname, prog: prog, plan: pl, why: why})
 	}
 	if nbad > 0 {
 		return nil, "", fmt.Errorf("policies do not load (%s, %s in %s):\n\n%s",

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.uber.org/zap"
 )
 
 // Type is the processor's type, as configs name it.
@@ -56,6 +57,12 @@ func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
 	names := make([]string, len(pols))
 	for i, p := range pols {
 		names[i] = p.name
+		// Which path the policy takes (docs/collector.md, "Two paths").
+		if p.plan != nil {
+			set.Logger.Info("policy runs on pdata directly (the plan)", zap.String("policy", p.name))
+		} else {
+			set.Logger.Info("policy runs on the general path (projection, VM, write-back)", zap.String("policy", p.name), zap.String("because", p.why))
+		}
 	}
 	tel, err := newTelemetry(set.MeterProvider, set.ID.String(), names)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 )
 
 // logsProcessor runs the policies over plog.Logs without converting whole
-// records (docs/collector.md, "The fast path"): the programs' paths are
+// records (docs/collector.md, "Two paths"): plans (plan.go) where the
+// policies allow, else the general path: the programs' paths are
 // static, so it reads from pdata only what they read or write, into one
 // small arena record per log record, and writes back only what they
 // changed. A record they leave alone is not touched.
@@ -77,6 +78,7 @@ type batch struct {
 	d        *vm.Differ
 	leaves   []leafEdit
 	c        counts
+	plans    runner
 
 	// Records to take out of their group (dropped, or moved to another),
 	// by their index in the batch; and the shape the batch came in.
@@ -156,6 +158,10 @@ func (b *batch) run(ld plog.Logs) {
 			sl := sls.At(si)
 			lrs := sl.LogRecords()
 			b.slLen = append(b.slLen, int32(lrs.Len()))
+			if b.dropGroup(rl, sl, lrs.Len(), g) {
+				g += int32(lrs.Len())
+				continue
+			}
 			for li := 0; li < lrs.Len(); li++ {
 				b.record(ld, src{rl, sl, lrs.At(li)}, int32(ri), int32(si), g)
 				g++
@@ -168,8 +174,33 @@ func (b *batch) run(ld plog.Logs) {
 	}
 }
 
-// record runs the policies over the log record of s, the batch's g-th.
+// record runs the policies over the log record of s, the batch's g-th:
+// each policy's plan while it has one and decides, the general path from
+// the first policy that has none or gives up.
 func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
+	for i := range b.p.policies {
+		pl := b.p.policies[i].plan
+		if pl == nil {
+			b.general(ld, s, ri, si, g, i)
+			return
+		}
+		switch b.plans.decide(pl, s) {
+		case dDrop:
+			b.c.drops[i*int(spec.NumReasons)]++
+			b.c.dropped++
+			b.rm = append(b.rm, g)
+			return
+		case dBail:
+			b.general(ld, s, ri, si, g, i)
+			return
+		}
+		b.plans.apply(s)
+	}
+}
+
+// general runs the policies from the from-th over the log record of s on
+// the general path: its projection, the VM, the Differ, the write-back.
+func (b *batch) general(ld plog.Logs, s src, ri, si, g int32, from int) {
 	p := b.p
 	if b.a.Used() > arenaReset {
 		b.a.Reset()
@@ -181,6 +212,9 @@ func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
 	}
 	b.d.Mark(rec)
 	for i, m := range b.machines {
+		if i < from {
+			continue // its plan ran
+		}
 		res := m.Run(rec)
 		at := i*int(spec.NumReasons) + int(res.Fault)
 		if res.Fault != spec.NoFault {
@@ -229,6 +263,26 @@ func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) {
 	if moves && b.move(ld, s, ri, si) {
 		b.rm = append(b.rm, g)
 	}
+}
+
+// dropGroup evaluates, once for a scope group, a first statement `drop
+// when C` whose C reads only the resource and the scope, and drops the
+// group's n records (the first the batch's g-th) when it holds.
+func (b *batch) dropGroup(rl plog.ResourceLogs, sl plog.ScopeLogs, n int, g int32) bool {
+	pl := b.p.policies[0].plan
+	if pl == nil || pl.groupDrop == nil || n == 0 {
+		return false
+	}
+	v, ok := b.plans.eval(pl.groupDrop, src{rl: rl, sl: sl})
+	if !ok || v.k != vBool || !v.b {
+		return false
+	}
+	for k := range int32(n) {
+		b.rm = append(b.rm, g+k)
+	}
+	b.c.drops[0] += int64(n)
+	b.c.dropped += int64(n)
+	return true
 }
 
 // remove takes the records of b.rm out of their groups, then the groups

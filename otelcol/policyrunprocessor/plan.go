@@ -1,0 +1,418 @@
+package policyrunprocessor
+
+import (
+	"fmt"
+
+	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/types"
+	policysrc "github.com/policyrun/policyrun/policy"
+)
+
+// A plan is a policy compiled for pdata (docs/collector.md, "Two paths"):
+// its statements, when every one is of the kinds below, turned into a tree
+// that reads the log record's pdata directly and writes to it directly.
+// A record runs in two steps: deciding walks the statements and reads
+// what they read, collecting the writes and removals, and may give up
+// (bail) where the engine could fault or where pdata holds what the plan
+// does not handle (a map where a scalar is read, a type the schema does
+// not declare); applying then makes the writes. Nothing is written before
+// the decision, so giving up leaves the record as it came and the general
+// path (projection, VM, Differ) runs it: faults, and everything the plan
+// does not know, keep the engine's exact semantics, and no undo log is
+// needed. Compiling refuses a policy that reads a path an earlier
+// statement writes, so deciding may read the record as it came.
+//
+// The kinds: set (= and ?=) and remove of an attribute or a body-map key
+// by a constant key; drop and stop, with or without when; if/else. Their
+// expressions: literals, reads of severity_number, severity_text, an
+// attribute, a body-map key, a resource or scope attribute and the scope's
+// name and version, ??, ==, !=, <, <=, >, >=, &&, || and !.
+type plan struct {
+	stmts []pstmt
+	// groupDrop is the condition of a first statement `drop when C` whose
+	// C reads only the resource and the scope: evaluated once per group.
+	groupDrop *pexpr
+}
+
+type stmtKind uint8
+
+const (
+	sSet stmtKind = iota
+	sSetIfNull
+	sRemove
+	sDrop
+	sStop
+	sIf
+)
+
+type pstmt struct {
+	kind    stmtKind
+	cond    *pexpr // drop, stop (nil: always), if
+	test    cond   // cond, compiled
+	targets []ploc // set: one; remove: each
+	value   *pexpr // set
+	then    []pstmt
+	els     []pstmt
+}
+
+// where is the part of a log record a path reads or writes.
+type where uint8
+
+const (
+	wAttributes where = iota // .attributes.K
+	wBody                    // .body.K, the body a map
+	wResAttributes
+	wScopeAttributes
+	wSeverityNumber
+	wSeverityText
+	wScopeName
+	wScopeVersion
+)
+
+// ploc is a location: a part of the record and, for the maps, a key.
+type ploc struct {
+	w   where
+	key string
+}
+
+// group reports whether l is in the resource or the scope: the same for
+// every record of a group.
+func (l ploc) group() bool {
+	switch l.w {
+	case wResAttributes, wScopeAttributes, wScopeName, wScopeVersion:
+		return true
+	}
+	return false
+}
+
+type exprOp uint8
+
+const (
+	eLit exprOp = iota
+	eRead
+	eCoalesce
+	eCmp
+	eAnd
+	eOr
+	eNot
+)
+
+type pexpr struct {
+	op   exprOp
+	lit  pval
+	loc  ploc
+	cmp  policysrc.Token
+	x, y *pexpr
+	// For a read: what the engine requires of the stored value (the
+	// checker's guard): its kind, and whether absent or null pass.
+	want     types.Kind
+	optional bool
+	// container is, for a body-map key, what the body must be: a body
+	// that is neither a map nor absent gives up (a fault, or a read the
+	// plan does not make).
+	bodyOptional bool
+	// asFloat: the value is used as a float (an int literal where the
+	// checker typed it float, a float field read as an int).
+	asFloat bool
+	group   bool // reads only the resource and the scope
+}
+
+// compilePlan compiles f for pdata, or says why it cannot: the first
+// statement or expression of a kind the plan does not run.
+func compilePlan(f *policysrc.File, info *check.Info) (*plan, string) {
+	c := planCompiler{info: info, written: map[ploc]bool{}}
+	stmts := c.stmts(f.Stmts)
+	if c.why != "" {
+		return nil, c.why
+	}
+	compileTests(stmts)
+	p := &plan{stmts: stmts}
+	if len(stmts) > 0 && stmts[0].kind == sDrop && stmts[0].cond != nil && stmts[0].cond.group {
+		p.groupDrop = stmts[0].cond
+	}
+	return p, ""
+}
+
+// compileTests compiles the statements' conditions to closures.
+func compileTests(stmts []pstmt) {
+	for i := range stmts {
+		st := &stmts[i]
+		if st.cond != nil {
+			st.test = compileCond(st.cond)
+		}
+		compileTests(st.then)
+		compileTests(st.els)
+	}
+}
+
+type planCompiler struct {
+	info    *check.Info
+	written map[ploc]bool
+	body    bool // a body-map key was written
+	why     string
+}
+
+func (c *planCompiler) refuse(n policysrc.Node, format string, args ...any) {
+	if c.why == "" {
+		c.why = fmt.Sprintf("line %d: ", n.Pos().Line) + fmt.Sprintf(format, args...)
+	}
+}
+
+func (c *planCompiler) stmts(ss []policysrc.Stmt) []pstmt {
+	var out []pstmt
+	for _, s := range ss {
+		if c.why != "" {
+			return nil
+		}
+		out = append(out, c.stmt(s))
+	}
+	return out
+}
+
+func (c *planCompiler) stmt(s policysrc.Stmt) pstmt {
+	switch s := s.(type) {
+	case *policysrc.SetStmt:
+		kind := sSet
+		if s.Op == policysrc.QASSIGN {
+			kind = sSetIfNull
+		}
+		// The value is read before the target is written; ?= reads the
+		// target too.
+		v := c.expr(s.Value)
+		loc, ok := c.target(s.Target)
+		if kind == sSetIfNull {
+			c.noteRead(s.Target, loc)
+		}
+		if ok && (loc.w == wAttributes || loc.w == wBody) {
+			c.noteWrite(loc)
+			return pstmt{kind: kind, targets: []ploc{loc}, value: v}
+		}
+		c.refuse(s, "set writes what the plan does not")
+	case *policysrc.RemoveStmt:
+		st := pstmt{kind: sRemove}
+		for _, t := range s.Targets {
+			loc, ok := c.target(t)
+			if !ok || loc.w != wAttributes && loc.w != wBody {
+				c.refuse(s, "remove of what the plan does not write")
+				break
+			}
+			c.noteWrite(loc)
+			st.targets = append(st.targets, loc)
+		}
+		return st
+	case *policysrc.DropStmt:
+		st := pstmt{kind: sDrop}
+		if s.Cond != nil {
+			st.cond = c.expr(s.Cond)
+		}
+		return st
+	case *policysrc.StopStmt:
+		st := pstmt{kind: sStop}
+		if s.Cond != nil {
+			st.cond = c.expr(s.Cond)
+		}
+		return st
+	case *policysrc.IfStmt:
+		st := pstmt{kind: sIf, cond: c.expr(s.Cond), then: c.stmts(s.Body.Stmts)}
+		switch e := s.Else.(type) {
+		case nil:
+		case *policysrc.Block:
+			st.els = c.stmts(e.Stmts)
+		default:
+			st.els = []pstmt{c.stmt(e)}
+		}
+		return st
+	default:
+		c.refuse(s, "%s runs on the general path", nodeName(s))
+	}
+	return pstmt{}
+}
+
+// nodeName names a statement or expression the plan does not run.
+func nodeName(n policysrc.Node) string {
+	switch n := n.(type) {
+	case *policysrc.LiftStmt:
+		return "lift"
+	case *policysrc.RenameStmt:
+		return "rename"
+	case *policysrc.LetStmt:
+		return "let"
+	case *policysrc.ForStmt:
+		return "for"
+	case *policysrc.CallExpr:
+		return n.Fun.Name + "()"
+	case *policysrc.MetaExpr:
+		return "%" + n.Name
+	case *policysrc.Ident:
+		return "a variable"
+	case *policysrc.ListLit:
+		return "a list"
+	case *policysrc.MapLit:
+		return "a map"
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func (c *planCompiler) noteWrite(l ploc) {
+	c.written[l] = true
+	if l.w == wBody {
+		c.body = true
+	}
+}
+
+// noteRead refuses a read of what an earlier statement wrote: deciding
+// reads the record as it came.
+func (c *planCompiler) noteRead(n policysrc.Node, l ploc) {
+	if c.written[l] || l.w == wBody && c.body {
+		c.refuse(n, "a read of a path an earlier statement writes")
+	}
+}
+
+// target resolves a path the plan can write or read: .K.K2 with constant
+// keys.
+func (c *planCompiler) target(e policysrc.Expr) (ploc, bool) {
+	keys, ok := pathKeys(e)
+	if !ok {
+		return ploc{}, false
+	}
+	switch {
+	case len(keys) == 1 && keys[0] == "severity_number":
+		return ploc{w: wSeverityNumber}, true
+	case len(keys) == 1 && keys[0] == "severity_text":
+		return ploc{w: wSeverityText}, true
+	case len(keys) == 2 && keys[0] == "attributes":
+		return ploc{w: wAttributes, key: keys[1]}, true
+	case len(keys) == 2 && keys[0] == "body":
+		return ploc{w: wBody, key: keys[1]}, true
+	case len(keys) == 3 && keys[0] == "resource" && keys[1] == "attributes":
+		return ploc{w: wResAttributes, key: keys[2]}, true
+	case len(keys) == 3 && keys[0] == "scope" && keys[1] == "attributes":
+		return ploc{w: wScopeAttributes, key: keys[2]}, true
+	case len(keys) == 2 && keys[0] == "scope" && keys[1] == "name":
+		return ploc{w: wScopeName}, true
+	case len(keys) == 2 && keys[0] == "scope" && keys[1] == "version":
+		return ploc{w: wScopeVersion}, true
+	}
+	return ploc{}, false
+}
+
+// pathKeys returns the keys of a record path of constant keys.
+func pathKeys(e policysrc.Expr) ([]string, bool) {
+	switch e := e.(type) {
+	case *policysrc.RootExpr:
+		return nil, true
+	case *policysrc.FieldExpr:
+		keys, ok := pathKeys(e.X)
+		return append(keys, e.Name), ok
+	case *policysrc.IndexExpr:
+		lit, isLit := e.Index.(*policysrc.BasicLit)
+		if !isLit || lit.Kind != policysrc.LitString {
+			return nil, false
+		}
+		keys, ok := pathKeys(e.X)
+		return append(keys, lit.Str), ok
+	case *policysrc.ParenExpr:
+		return pathKeys(e.X)
+	}
+	return nil, false
+}
+
+func (c *planCompiler) expr(e policysrc.Expr) *pexpr {
+	if c.why != "" {
+		return &pexpr{}
+	}
+	asFloat := false
+	if t := c.info.Types[e]; t != nil && types.NonOptional(t).Kind == types.Float {
+		asFloat = true
+	}
+	switch e := e.(type) {
+	case *policysrc.ParenExpr:
+		return c.expr(e.X)
+	case *policysrc.BasicLit:
+		x := &pexpr{op: eLit, group: true}
+		switch e.Kind {
+		case policysrc.LitNull:
+			x.lit = pval{k: vNull}
+		case policysrc.LitBool:
+			x.lit = pval{k: vBool, b: e.Bool}
+		case policysrc.LitInt:
+			x.lit = pval{k: vInt, i: e.Int}
+			if asFloat {
+				x.lit = pval{k: vFloat, f: float64(e.Int)}
+			}
+		case policysrc.LitFloat:
+			x.lit = pval{k: vFloat, f: e.Float}
+		case policysrc.LitString:
+			x.lit = pval{k: vStr, s: e.Str}
+		}
+		return x
+	case *policysrc.FieldExpr, *policysrc.IndexExpr:
+		loc, ok := c.target(e)
+		if !ok {
+			c.refuse(e, "a read of what the plan does not read")
+			return &pexpr{}
+		}
+		c.noteRead(e, loc)
+		g := c.info.Guards[e]
+		if g == nil {
+			c.refuse(e, "a read without a guard")
+			return &pexpr{}
+		}
+		x := &pexpr{op: eRead, loc: loc, optional: g.IsOptional(), want: types.NonOptional(g).Kind, asFloat: asFloat, group: loc.group()}
+		if !scalarKind(x.want) {
+			c.refuse(e, "a read of a %s", x.want)
+		}
+		if loc.w == wBody {
+			// The body itself, read on the way: its guard says whether
+			// absent passes.
+			switch v := e.(type) {
+			case *policysrc.FieldExpr:
+				x.bodyOptional = bodyOptional(c.info, v.X)
+			case *policysrc.IndexExpr:
+				x.bodyOptional = bodyOptional(c.info, v.X)
+			}
+		}
+		return x
+	case *policysrc.BinaryExpr:
+		x := &pexpr{x: c.expr(e.X), y: c.expr(e.Y)}
+		switch e.Op {
+		case policysrc.COALESCE:
+			x.op = eCoalesce
+		case policysrc.LAND:
+			x.op = eAnd
+		case policysrc.LOR:
+			x.op = eOr
+		case policysrc.EQL, policysrc.NEQ, policysrc.LSS, policysrc.LEQ, policysrc.GTR, policysrc.GEQ:
+			x.op, x.cmp = eCmp, e.Op
+		default:
+			c.refuse(e, "operator %s runs on the general path", e.Op)
+		}
+		x.group = x.x.group && x.y.group
+		return x
+	case *policysrc.UnaryExpr:
+		if e.Op != policysrc.NOT {
+			c.refuse(e, "operator %s runs on the general path", e.Op)
+			return &pexpr{}
+		}
+		x := &pexpr{op: eNot, x: c.expr(e.X)}
+		x.group = x.x.group
+		return x
+	}
+	c.refuse(e, "%s runs on the general path", nodeName(e))
+	return &pexpr{}
+}
+
+// bodyOptional reports whether the body read on the way to a body-map
+// key may be absent or null without a fault.
+func bodyOptional(info *check.Info, body policysrc.Expr) bool {
+	g := info.Guards[body]
+	return g == nil || g.IsOptional() || g.Kind == types.Any
+}
+
+func scalarKind(k types.Kind) bool {
+	switch k {
+	case types.Bool, types.Int, types.Float, types.String, types.Null, types.Any:
+		return true
+	}
+	return false
+}

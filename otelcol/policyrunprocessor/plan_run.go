@@ -1,0 +1,439 @@
+package policyrunprocessor
+
+import (
+	"cmp"
+	"math"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/policyrun/policyrun/compiler/types"
+	policysrc "github.com/policyrun/policyrun/policy"
+)
+
+// Running a plan over one log record: decide, then apply (plan.go).
+
+type valKind uint8
+
+const (
+	vAbsent valKind = iota
+	vNull
+	vBool
+	vInt
+	vFloat
+	vStr
+	vOther // a map, an array, bytes: the plan gives up on them
+)
+
+// pval is a scalar read from pdata or a literal. Strings read from pdata
+// are pdata's own, which are immutable: written elsewhere they are shared.
+type pval struct {
+	k valKind
+	b bool
+	i int64
+	f float64
+	s string
+}
+
+func (v pval) nullish() bool { return v.k == vAbsent || v.k == vNull }
+
+// outcome of deciding a record.
+type decision uint8
+
+const (
+	dKeep decision = iota // apply the actions and go on
+	dDrop
+	dBail // give up: the general path runs the record
+)
+
+// action is a write deciding collected.
+type action struct {
+	loc    ploc
+	remove bool
+	v      pval
+}
+
+// runner decides and applies plans; one per batch.
+type runner struct {
+	acts []action
+	// newKeys counts, per map, the keys the actions may add, so that the
+	// map grows once by that (not by append's doubling).
+	newAttrs, newBody int
+}
+
+// decide walks p's statements over s, collecting r.acts.
+func (r *runner) decide(p *plan, s src) decision {
+	r.acts = r.acts[:0]
+	d, _ := r.block(p.stmts, s)
+	return d
+}
+
+// block runs stmts; stopped reports a stop.
+func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
+	for i := range stmts {
+		st := &stmts[i]
+		switch st.kind {
+		case sSet, sSetIfNull:
+			v, ok := r.eval(st.value, s)
+			if !ok {
+				return dBail, false
+			}
+			if st.kind == sSetIfNull {
+				cur, ok := r.read(&pexpr{loc: st.targets[0], want: types.Any, optional: true, bodyOptional: true}, s)
+				if !ok {
+					return dBail, false
+				}
+				if !cur.nullish() {
+					continue
+				}
+			}
+			if !r.writable(st.targets[0], s) {
+				return dBail, false
+			}
+			r.acts = append(r.acts, action{loc: st.targets[0], remove: v.k == vAbsent, v: v})
+		case sRemove:
+			for _, t := range st.targets {
+				r.acts = append(r.acts, action{loc: t, remove: true})
+			}
+		case sDrop, sStop:
+			if st.test != nil {
+				b, ok := st.test(r, s)
+				if !ok {
+					return dBail, false
+				}
+				if !b {
+					continue
+				}
+			}
+			if st.kind == sDrop {
+				return dDrop, false
+			}
+			return dKeep, true
+		case sIf:
+			b, ok := st.test(r, s)
+			if !ok {
+				return dBail, false
+			}
+			body := st.els
+			if b {
+				body = st.then
+			}
+			if d, stopped := r.block(body, s); d != dKeep || stopped {
+				return d, stopped
+			}
+		}
+	}
+	return dKeep, false
+}
+
+// writable reports whether a set of l can be made as the engine makes it:
+// the body must be a map, or absent or null (made a map); a scalar body is
+// a path_conflict fault.
+func (r *runner) writable(l ploc, s src) bool {
+	if l.w != wBody {
+		return true
+	}
+	switch s.lr.Body().Type() {
+	case pcommon.ValueTypeMap, pcommon.ValueTypeEmpty:
+		return true
+	}
+	return false
+}
+
+// eval evaluates e over s; false means give up.
+func (r *runner) eval(e *pexpr, s src) (pval, bool) {
+	switch e.op {
+	case eLit:
+		return e.lit, true
+	case eRead:
+		return r.read(e, s)
+	case eCoalesce:
+		x, ok := r.eval(e.x, s)
+		if !ok {
+			return x, false
+		}
+		if !x.nullish() {
+			return x, true
+		}
+		return r.eval(e.y, s)
+	case eAnd, eOr:
+		x, ok := r.eval(e.x, s)
+		if !ok || x.k != vBool {
+			return x, false
+		}
+		if x.b == (e.op == eOr) {
+			return x, true
+		}
+		y, ok := r.eval(e.y, s)
+		return y, ok && y.k == vBool
+	case eNot:
+		x, ok := r.eval(e.x, s)
+		if !ok || x.k != vBool {
+			return x, false
+		}
+		return pval{k: vBool, b: !x.b}, true
+	case eCmp:
+		x, ok := r.eval(e.x, s)
+		if !ok {
+			return x, false
+		}
+		y, ok := r.eval(e.y, s)
+		if !ok {
+			return y, false
+		}
+		return compare(e.cmp, x, y)
+	}
+	return pval{}, false
+}
+
+// compare is the engine's comparison of scalars: absent equals null, an
+// int equals the float of its value; the ordered operators take numbers
+// or strings, never absent or null (the checker makes sure; anything
+// else gives up, as does NaN).
+func compare(op policysrc.Token, x, y pval) (pval, bool) {
+	if op == policysrc.EQL || op == policysrc.NEQ {
+		eq, ok := equal(x, y)
+		return pval{k: vBool, b: eq == (op == policysrc.EQL)}, ok
+	}
+	var c int
+	switch {
+	case x.k == vStr && y.k == vStr:
+		c = strings.Compare(x.s, y.s)
+	case x.k == vInt && y.k == vInt:
+		c = cmp.Compare(x.i, y.i)
+	case numeric(x) && numeric(y):
+		a, b := asFloat(x), asFloat(y)
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return pval{}, false
+		}
+		c = cmp.Compare(a, b)
+	default:
+		return pval{}, false
+	}
+	var b bool
+	switch op {
+	case policysrc.LSS:
+		b = c < 0
+	case policysrc.LEQ:
+		b = c <= 0
+	case policysrc.GTR:
+		b = c > 0
+	case policysrc.GEQ:
+		b = c >= 0
+	}
+	return pval{k: vBool, b: b}, true
+}
+
+func equal(x, y pval) (bool, bool) {
+	switch {
+	case x.nullish() || y.nullish():
+		return x.nullish() && y.nullish(), true
+	case x.k == vOther || y.k == vOther:
+		return false, false
+	case numeric(x) && numeric(y):
+		if x.k == vInt && y.k == vInt {
+			return x.i == y.i, true
+		}
+		a, b := asFloat(x), asFloat(y)
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return false, false
+		}
+		return a == b, true
+	case x.k != y.k:
+		return false, true
+	case x.k == vStr:
+		return x.s == y.s, true
+	}
+	return x.b == y.b, true
+}
+
+func numeric(v pval) bool { return v.k == vInt || v.k == vFloat }
+
+func asFloat(v pval) float64 {
+	if v.k == vInt {
+		return float64(v.i)
+	}
+	return v.f
+}
+
+// read reads e's location in s and checks it against e's guard: a kind the
+// schema does not declare, or absent or null where it is required, is a
+// fault in the engine, and the plan gives up.
+func (r *runner) read(e *pexpr, s src) (pval, bool) {
+	var v pval
+	switch e.loc.w {
+	case wSeverityNumber:
+		v = pval{k: vInt, i: int64(s.lr.SeverityNumber())}
+	case wSeverityText:
+		v = pval{k: vStr, s: s.lr.SeverityText()}
+	case wScopeName:
+		v = pval{k: vStr, s: s.sl.Scope().Name()}
+	case wScopeVersion:
+		v = pval{k: vStr, s: s.sl.Scope().Version()}
+	case wAttributes:
+		v = mapValue(s.lr.Attributes(), e.loc.key)
+	case wResAttributes:
+		v = mapValue(s.rl.Resource().Attributes(), e.loc.key)
+	case wScopeAttributes:
+		v = mapValue(s.sl.Scope().Attributes(), e.loc.key)
+	case wBody:
+		switch b := s.lr.Body(); b.Type() {
+		case pcommon.ValueTypeMap:
+			v = mapValue(b.Map(), e.loc.key)
+		case pcommon.ValueTypeEmpty:
+			if !e.bodyOptional {
+				return v, false
+			}
+		default:
+			return v, false // a fault, or a read through a scalar
+		}
+	}
+	return guard(e, v)
+}
+
+// guard checks v against what e's read requires, converting an int read
+// as a float.
+func guard(e *pexpr, v pval) (pval, bool) {
+	if v.nullish() {
+		return v, e.optional || e.want == types.Any || e.want == types.Null
+	}
+	if v.k == vOther {
+		return v, false
+	}
+	switch e.want {
+	case types.Any:
+		return v, true
+	case types.Bool:
+		return v, v.k == vBool
+	case types.Int:
+		return v, v.k == vInt
+	case types.Float:
+		if v.k == vInt {
+			return pval{k: vFloat, f: float64(v.i)}, true
+		}
+		return v, v.k == vFloat
+	case types.String:
+		return v, v.k == vStr
+	}
+	return v, false
+}
+
+func mapValue(m pcommon.Map, key string) pval {
+	x, ok := m.Get(key)
+	if !ok {
+		return pval{}
+	}
+	switch x.Type() {
+	case pcommon.ValueTypeStr:
+		return pval{k: vStr, s: x.Str()}
+	case pcommon.ValueTypeInt:
+		return pval{k: vInt, i: x.Int()}
+	case pcommon.ValueTypeDouble:
+		return pval{k: vFloat, f: x.Double()}
+	case pcommon.ValueTypeBool:
+		return pval{k: vBool, b: x.Bool()}
+	case pcommon.ValueTypeEmpty:
+		return pval{k: vNull}
+	}
+	return pval{k: vOther}
+}
+
+// apply makes the actions of the last decision and reports whether it
+// wrote anything. Of the actions on one key the last counts; removals go
+// first (they make room), then the writes, in order, as the general path
+// writes back a run's edits.
+func (r *runner) apply(s src) bool {
+	if len(r.acts) == 0 {
+		return false
+	}
+	r.newAttrs, r.newBody = 0, 0
+	for i := range r.acts {
+		if a := &r.acts[i]; !a.remove && r.last(i) {
+			if a.loc.w == wAttributes {
+				r.newAttrs++
+			} else {
+				r.newBody++
+			}
+		}
+	}
+	wrote := false
+	for _, removals := range [2]bool{true, false} {
+		for i := range r.acts {
+			a := &r.acts[i]
+			if a.remove != removals || !r.last(i) {
+				continue
+			}
+			m, ok := r.mapOf(a, s)
+			if !ok {
+				continue
+			}
+			if a.remove {
+				wrote = m.Remove(a.loc.key) || wrote
+				continue
+			}
+			putValue(m, a.loc.key, a.v)
+			wrote = true
+		}
+	}
+	return wrote
+}
+
+// last reports whether the i-th action is the last on its key.
+func (r *runner) last(i int) bool {
+	for _, b := range r.acts[i+1:] {
+		if b.loc == r.acts[i].loc {
+			return false
+		}
+	}
+	return true
+}
+
+// mapOf returns the map an action writes, grown once by the keys the
+// actions add: a body that is not a map becomes one for a write, and is
+// left alone by a removal (through absent or a scalar: nothing to do).
+func (r *runner) mapOf(a *action, s src) (pcommon.Map, bool) {
+	if a.loc.w == wAttributes {
+		m := s.lr.Attributes()
+		if r.newAttrs > 0 {
+			ensureRoom(m, a.loc.key, &r.newAttrs)
+		}
+		return m, true
+	}
+	b := s.lr.Body()
+	if b.Type() != pcommon.ValueTypeMap {
+		if a.remove {
+			return pcommon.Map{}, false
+		}
+		b.SetEmptyMap()
+	}
+	m := b.Map()
+	if r.newBody > 0 {
+		ensureRoom(m, a.loc.key, &r.newBody)
+	}
+	return m, true
+}
+
+// ensureRoom grows m once by the keys the actions may add, the first time
+// one of them is new.
+func ensureRoom(m pcommon.Map, key string, n *int) {
+	if _, ok := m.Get(key); !ok {
+		m.EnsureCapacity(m.Len() + *n)
+		*n = 0
+	}
+}
+
+// putValue sets m[key] to v: null is Empty.
+func putValue(m pcommon.Map, key string, v pval) {
+	switch v.k {
+	case vStr:
+		m.PutStr(key, v.s)
+	case vInt:
+		m.PutInt(key, v.i)
+	case vFloat:
+		m.PutDouble(key, v.f)
+	case vBool:
+		m.PutBool(key, v.b)
+	default:
+		m.PutEmpty(key)
+	}
+}
