@@ -31,6 +31,7 @@ func (p *Pipeline) ServeMetrics(ctx context.Context, addr string) (net.Addr, err
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		p.WriteMetrics(w)
 	})
+	p.healthHandlers(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

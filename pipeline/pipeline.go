@@ -119,6 +119,8 @@ type Pipeline struct {
 	// started and ended are UnixNano times of Run, read by the metrics
 	// server while it runs.
 	started, ended atomic.Int64
+	// stopping is set when the run's context ends (readiness).
+	stopping atomic.Bool
 
 	// writeCtx is the context of output Writes: it ends service.grace
 	// after the run is stopped, so that a Write waiting on an output that
@@ -247,6 +249,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			return
 		}
 		stopped.Store(time.Now().UnixNano())
+		p.stopping.Store(true)
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {

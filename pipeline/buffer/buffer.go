@@ -158,7 +158,14 @@ type Stats struct {
 	Corrupt int64
 	// Replayed counts the chunks found at start.
 	Replayed int64
+	// Full is set while the buffer has no room: the last Put found none
+	// (it waited, or was refused or dropped), and no Put has found room
+	// since. A readiness probe reads it.
+	Full bool
 }
+
+// fullFlag is a buffer's Stats.Full, set by its Puts.
+type fullFlag struct{ atomic.Bool }
 
 // New opens the buffer cfg describes; a filesystem buffer finds the chunks
 // a previous run left and queues them, oldest first.
@@ -217,7 +224,8 @@ func await(ctx context.Context, ch chan struct{}) error {
 
 // memory is a memory buffer: a queue of chunks, one per Put.
 type memory struct {
-	cfg Config
+	cfg  Config
+	full fullFlag
 
 	mu     sync.Mutex
 	queue  []*Chunk
@@ -249,8 +257,10 @@ func (m *memory) Put(ctx context.Context, data []byte, records int, noWait bool)
 			return nil, ErrClosed
 		}
 		if m.bytes+size <= m.cfg.MaxSize {
+			m.full.Store(false)
 			break
 		}
+		m.full.Store(true)
 		if m.cfg.WhenFull == DropNewest {
 			m.mu.Unlock()
 			return nil, ErrDropped
@@ -387,5 +397,5 @@ func (m *memory) Close() int64 {
 
 func (m *memory) Stats() Stats {
 	n := m.chunks.Load()
-	return Stats{Bytes: m.nbytes.Load(), Chunks: n, Pending: n}
+	return Stats{Bytes: m.nbytes.Load(), Chunks: n, Pending: n, Full: m.full.Load()}
 }

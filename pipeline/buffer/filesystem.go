@@ -50,6 +50,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type filesystem struct {
 	cfg  Config
+	full fullFlag
 	dir  *os.File // synced when a chunk file is created
 	lock *os.File
 
@@ -187,7 +188,7 @@ func (b *filesystem) publish() {
 
 func (b *filesystem) Stats() Stats {
 	return Stats{Bytes: b.statBytes.Load(), Chunks: b.statChunks.Load(), Pending: b.statPending.Load(),
-		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load()}
+		Corrupt: b.corrupt.Load(), Replayed: b.replayed.Load(), Full: b.full.Load()}
 }
 
 // frameEncodings are the content encodings a frame may be compressed
@@ -242,6 +243,7 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 		if !b.noSpace && b.bytes+need <= b.cfg.MaxSize {
 			err := b.write(data, records, flags, payloadCRC)
 			if err == nil {
+				b.full.Store(false)
 				break
 			}
 			if !errors.Is(err, syscall.ENOSPC) {
@@ -256,6 +258,7 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 			b.cfg.Logger.Warn("buffer: the disk is full; the buffer is full until a chunk is delivered", "dir", b.cfg.Dir)
 			continue
 		}
+		b.full.Store(true)
 		if b.cfg.WhenFull == DropNewest {
 			b.mu.Unlock()
 			return nil, ErrDropped

@@ -488,7 +488,7 @@ func (o *buffered) Stats() Stats {
 	}
 	if o.buf != nil {
 		b := o.buf.Stats()
-		s.BufferBytes, s.BufferChunks, s.Corrupt = b.Bytes, b.Chunks, b.Corrupt
+		s.BufferBytes, s.BufferChunks, s.Corrupt, s.BufferFull = b.Bytes, b.Chunks, b.Corrupt, b.Full
 	}
 	return s
 }

@@ -93,6 +93,8 @@ type Stats struct {
 	// BufferBytes and BufferChunks are what the buffer holds now; Corrupt
 	// counts damaged chunk files found in a filesystem buffer.
 	BufferBytes, BufferChunks, Corrupt int64
+	// BufferFull is set while the buffer has no room (buffer.Stats.Full).
+	BufferFull bool
 	// Buffered is set for outputs with a buffer, whose counts above mean
 	// something.
 	Buffered bool

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+func init() {
+	register(command{
+		name:    "version",
+		summary: "print the version, the VCS revision and the Go version",
+		run:     runVersion,
+	})
+}
+
+// runVersion is `policyrun version` (and `policyrun --version`): what the
+// build info says — the module version ("(devel)" for a build from a
+// checkout), the VCS revision and its time, whether the tree had changes,
+// and the Go version.
+func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: policyrun version")
+		return 2
+	}
+	fmt.Fprint(stdout, versionText())
+	return 0
+}
+
+func versionText() string {
+	version, revision, when, modified := "unknown", "", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	out := "policyrun " + version + "\n"
+	if revision != "" {
+		if modified {
+			revision += " (with uncommitted changes)"
+		}
+		out += "revision " + revision + "\n"
+	}
+	if when != "" {
+		out += "time " + when + "\n"
+	}
+	return out + fmt.Sprintf("go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
