@@ -18,6 +18,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/contentenc"
 	"github.com/policyrun/policyrun/internal/gen"
+	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -260,8 +261,7 @@ func (b *otlpBench) run(records, batch int) (benchResult, error) {
 }
 
 // post sends one request; it returns the status, the Retry-After asked
-// for, and the records a partial success rejected (JSON answers only:
-// in protobuf a non-empty answer counts as one rejection).
+// for, and the records a partial success rejected.
 func (b *otlpBench) post(ctx context.Context, c *http.Client, ct string, body []byte) (int, time.Duration, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.url, bytes.NewReader(body))
 	if err != nil {
@@ -281,16 +281,10 @@ func (b *otlpBench) post(ctx context.Context, c *http.Client, ct string, body []
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		wait = time.Duration(s) * time.Second
 	}
-	var rej int64
-	if resp.StatusCode == 200 && len(data) > 0 && !bytes.Equal(data, []byte("{}")) {
-		rej = 1
-		if i := bytes.Index(data, []byte(`"rejectedLogRecords":"`)); i >= 0 {
-			rest := data[i+len(`"rejectedLogRecords":"`):]
-			if j := bytes.IndexByte(rest, '"'); j > 0 {
-				rej, _ = strconv.ParseInt(string(rest[:j]), 10, 64)
-			}
-		}
-	}
+	// The records a partial success rejected, read from the answer in
+	// either encoding: the Collector answers an ExportLogsServiceResponse
+	// with an empty partial_success, which rejects nothing.
+	rej, _ := output.OTLPResponse(resp.StatusCode, resp.Header.Get("Content-Type"), data)
 	return resp.StatusCode, wait, rej, nil
 }
 

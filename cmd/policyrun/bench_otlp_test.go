@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -70,6 +71,35 @@ func TestBenchOTLP(t *testing.T) {
 		if !strings.Contains(out, "records 2000, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
 			!strings.Contains(out, "p99") || strings.Contains(out, "retries 0,") {
 			t.Errorf("%v: report %q", args, out)
+		}
+	}
+}
+
+// TestBenchOTLPRejected: only the records a partial success rejects count
+// as rejected, in either encoding: the Collector's receiver answers an
+// ExportLogsServiceResponse with an empty partial_success, which every
+// answer counted as one rejection.
+func TestBenchOTLPRejected(t *testing.T) {
+	for _, tt := range []struct {
+		ct, body string
+		want     int64
+	}{
+		{"application/x-protobuf", "", 0},
+		{"application/x-protobuf", "\x0a\x00", 0},                  // partial_success {}
+		{"application/x-protobuf", "\x0a\x05\x08\x03\x12\x01x", 3}, // rejected 3, "x"
+		{"application/json", `{}`, 0},
+		{"application/json", `{"partialSuccess":{}}`, 0},
+		{"application/json", `{"partialSuccess":{"rejectedLogRecords":"2"}}`, 2},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", tt.ct)
+			io.WriteString(w, tt.body)
+		}))
+		b := &otlpBench{url: srv.URL}
+		status, _, rej, err := b.post(context.Background(), srv.Client(), tt.ct, []byte("x"))
+		srv.Close()
+		if err != nil || status != 200 || rej != tt.want {
+			t.Errorf("%s %q: status %d, rejected %d, %v; want %d", tt.ct, tt.body, status, rej, err, tt.want)
 		}
 	}
 }

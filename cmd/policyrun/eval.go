@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -395,22 +396,31 @@ func (e *evaluator) otlpInput(r io.Reader, format string) error {
 	if format == "otlp" {
 		return e.otlpRequest(data, 0, e.arena.DecodeOTLP)
 	}
-	for lineNo := 1; len(data) > 0; lineNo++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+	// OTLP/JSON: a stream of requests, as jq reads JSON values, whatever
+	// the whitespace between and inside them (one a line, or pretty-printed).
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for prev := 0; ; {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return nil
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		if err != nil {
+			// Not JSON: the OTLP/JSON decoder says why, and where in the
+			// request that starts there.
+			rest := bytes.TrimLeft(data[prev:], " \t\r\n")
+			return e.otlpRequest(rest, lineOf(data, len(data)-len(rest)), e.arena.DecodeOTLPJSON)
 		}
-		if err := e.otlpRequest(line, lineNo, e.arena.DecodeOTLPJSON); err != nil {
+		end := int(dec.InputOffset())
+		if err := e.otlpRequest(raw, lineOf(data, end-len(raw)), e.arena.DecodeOTLPJSON); err != nil {
 			return err
 		}
+		prev = end
 	}
-	return nil
 }
+
+// lineOf is the line (from 1) of the byte at off.
+func lineOf(data []byte, off int) int { return 1 + bytes.Count(data[:off], []byte{'\n'}) }
 
 func (e *evaluator) otlpRequest(req []byte, lineNo int, decode func([]byte, record.Mode, []*record.Record) ([]*record.Record, error)) error {
 	recs, err := decode(req, record.Referenced, nil)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,5 +97,35 @@ func TestExamplesPass(t *testing.T) {
 	code, out, errs := runWith("", "test", "../../examples")
 	if code != 0 || !strings.Contains(out+errs, " passed, 0 failed") {
 		t.Fatalf("policyrun test examples: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestEvalOTLPJSONStream: --in otlp-json reads a stream of JSON values, as
+// jq does: one a line, pretty-printed over many, or several on one line.
+// A pretty-printed request was refused ("unexpected end of input at byte
+// 1"). A bad request is refused with the line it starts on.
+func TestEvalOTLPJSONStream(t *testing.T) {
+	p := writePolicy(t, otlpPolicy)
+	code, req, errs := runWith(otlpViews, "eval", "--policy", p, "--out", "otlp-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(strings.TrimSpace(req)), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{
+		"lines":  req + req,
+		"pretty": pretty.String() + "\n" + pretty.String(),
+		"joined": strings.TrimSpace(req) + " " + strings.TrimSpace(req),
+	} {
+		code, _, errs := runWith(in, "eval", "--policy", p, "--in", "otlp-json", "--out", "otlp-json")
+		if code != 0 || !strings.Contains(errs, "4 in, 4 out") {
+			t.Errorf("%s: exit %d, %s", name, code, errs)
+		}
+	}
+	code, _, errs = runWith(pretty.String()+"\n{\n  \"resourceLogs\": [ {bad\n", "eval", "--policy", p, "--in", "otlp-json")
+	if code != 1 || !strings.Contains(errs, "request is refused") || !strings.Contains(errs, fmt.Sprintf("line %d:", strings.Count(pretty.String(), "\n")+2)) {
+		t.Errorf("a bad request: exit %d, %s", code, errs)
 	}
 }

@@ -292,10 +292,10 @@ func TestRefusals(t *testing.T) {
 	}
 	// A protobuf partial success and Status.
 	ps := []byte{0x0a, 0x07, 0x08, 0x03, 0x12, 0x03, 'o', 'l', 'd'}
-	if n, msg := otlpResponse(200, "application/x-protobuf", ps); n != 3 || msg != "old" {
+	if n, msg := OTLPResponse(200, "application/x-protobuf", ps); n != 3 || msg != "old" {
 		t.Errorf("protobuf partial success = %d, %q", n, msg)
 	}
-	if _, msg := otlpResponse(400, "application/x-protobuf", []byte{0x08, 0x03, 0x12, 0x02, 'n', 'o'}); msg != "no" {
+	if _, msg := OTLPResponse(400, "application/x-protobuf", []byte{0x08, 0x03, 0x12, 0x02, 'n', 'o'}); msg != "no" {
 		t.Errorf("protobuf status message = %q", msg)
 	}
 }
@@ -579,5 +579,36 @@ func TestPlainMappingBadID(t *testing.T) {
 	}
 	if got := string(recs[0].AppendJSON(nil)); !strings.Contains(got, `"trace_id":""`) {
 		t.Errorf("%s", got)
+	}
+}
+
+// TestBrokenAnswer: a 2xx answer whose body breaks off partway is not a
+// delivery (it may have held a partial success): the request is sent
+// again. Its records were counted as delivered.
+func TestBrokenAnswer(t *testing.T) {
+	rc := newReceiver(t)
+	var broke atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broke.CompareAndSwap(false, true) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Length", "100")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			io.WriteString(w, `{"partialSuc`)
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		rc.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	o, _ := start(t, "otlp", otlpTo(srv.URL, nil), Env{})
+	write(t, o, numbered(t, 0, 5))
+	rc.Each(t, 5)
+	if s := o.Stats(); s.Retries != 1 || s.Records != 5 {
+		t.Errorf("stats = %+v, want one retry and 5 delivered", s)
 	}
 }

@@ -204,9 +204,15 @@ func (s *httpSender) send(ctx context.Context, body []byte) sendResult {
 		}
 		return sendResult{kind: retryable, msg: msg}
 	}
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // so that the connection is reused
 	resp.Body.Close()
+	if rerr != nil && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		// An answer that broke off may have held a partial success: the
+		// records are not known to be taken, and are sent again (the
+		// receiver may have them: at-least-once).
+		return sendResult{kind: retryable, msg: fmt.Sprintf("%s, but its answer broke off: %v", resp.Status, rerr)}
+	}
 	r := sendResult{sent: len(body)}
 	var rejected int64
 	var msg string

@@ -61,7 +61,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			snd.message = otlpResponse
+			snd.message = OTLPResponse
 			return newBuffered(env.Alias, env, c.DeliveryConfig, newCodec, snd)
 		},
 	})
@@ -140,10 +140,10 @@ func (c *otlpCodec) join(dst []byte, payloads [][]byte) []byte {
 	return append(dst, jsonTail...)
 }
 
-// otlpResponse reads an OTLP/HTTP response: on success an
+// OTLPResponse reads an OTLP/HTTP response: on success an
 // ExportLogsServiceResponse, whose partial_success says how many records
 // were rejected and why; on failure a google.rpc.Status with a message.
-func otlpResponse(status int, contentType string, body []byte) (int64, string) {
+func OTLPResponse(status int, contentType string, body []byte) (int64, string) {
 	if len(body) == 0 {
 		return 0, ""
 	}
