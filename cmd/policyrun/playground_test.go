@@ -200,6 +200,23 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if st.Share != link {
 		t.Errorf("the page's share link is\n%s\nnot the link it was opened with\n%s", st.Share, link)
 	}
+	// The same link with its base64 padded and the padding
+	// percent-encoded (%3D), as many tools write it: the same page. It was
+	// ignored without a word, and the example shown.
+	enc := base64.URLEncoding.EncodeToString
+	padded := base + "#policy=" + strings.ReplaceAll(enc([]byte(policySrc)), "=", "%3D") +
+		"&input=" + strings.ReplaceAll(enc([]byte(input)), "=", "%3D")
+	if !strings.Contains(padded, "%3D") {
+		t.Fatal("the test's link has no padding")
+	}
+	if st := open("padded", padded); st.Output != wantOutput {
+		t.Errorf("the padded link shows %+v", st)
+	}
+	// A link that cannot be read says so, and shows the example.
+	if st := open("bad link", base+"#policy=%%%&input="); !strings.Contains(st.Status, "cannot be read") {
+		t.Errorf("a bad link's status is %q", st.Status)
+	}
+	open("shared again", link)
 
 	// An edit runs again: the output and the share link follow it.
 	if err := p.Eval(ctx, `(() => { const e = document.getElementById("input");

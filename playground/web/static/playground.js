@@ -142,8 +142,15 @@ function shareHash() {
   return "#policy=" + encode(policyEl.value) + "&input=" + encode(inputEl.value);
 }
 
+// linkError says why the URL's fragment could not be read, "" when it
+// could (or had no policy): shown with the first run's status, which
+// would otherwise replace it.
+let linkError = "";
+
 // fromHash fills the editors from the URL's fragment; false when it
-// carries no policy.
+// carries no policy, or one that cannot be read (linkError says why).
+// Many tools percent-encode a link's base64 padding (%3D): the values are
+// percent-decoded first.
 function fromHash() {
   const params = {};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
@@ -152,12 +159,16 @@ function fromHash() {
   }
   if (params.policy === undefined) return false;
   try {
-    policyEl.value = decode(params.policy);
-    inputEl.value = params.input !== undefined ? decode(params.input) : "";
+    const policy = decode(decodeURIComponent(params.policy));
+    const input = params.input !== undefined ? decode(decodeURIComponent(params.input)) : "";
+    policyEl.value = policy;
+    inputEl.value = input;
   } catch (e) {
-    setStatus("the link's policy or input is not base64url: " + e.message, true);
+    linkError = "the link's policy or input cannot be read (" + e.message + "): showing the example instead";
+    setStatus(linkError, true);
     return false;
   }
+  linkError = "";
   return true;
 }
 
@@ -248,6 +259,10 @@ function show(res) {
   }
 
   setStatus(res.ran ? `ran ${res.name ? '"' + res.name + '"' : "the policy"} on the VM` : "the policy has errors");
+  if (linkError) {
+    setStatus(linkError, true);
+    linkError = ""; // once: the next run is the user's
+  }
   document.body.dataset.state = res.ran ? "ran" : "errors";
   document.body.dataset.runs = String(Number(document.body.dataset.runs) + 1);
 }
