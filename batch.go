@@ -68,6 +68,10 @@ type Batch struct {
 	kept    []*record.Record
 	enc     record.OTLPEncoder
 	c       Counts
+	// failed is the first failure of the backend in this call: the
+	// records it concerns go on as they came, and so does the rest of
+	// the input; Process returns it at the end.
+	failed error
 	// machine is the VM's per-run state, the batch's own: the VM's pool
 	// of them is emptied at every garbage collection.
 	machine *vm.Machine
@@ -88,7 +92,7 @@ func (p *Policy) NewBatch() *Batch {
 // run), an unknown format, or a failure of the backend itself; a record's
 // fault is not an error but a count.
 func (b *Batch) Process(dst, in []byte, f Format) ([]byte, Counts, error) {
-	b.c = Counts{}
+	b.c, b.failed = Counts{}, nil
 	var err error
 	switch f {
 	case JSON:
@@ -105,6 +109,9 @@ func (b *Batch) Process(dst, in []byte, f Format) ([]byte, Counts, error) {
 	b.arena.Reset()
 	clear(b.recs)
 	b.recs = b.recs[:0]
+	if err == nil {
+		err = b.failed
+	}
 	return dst, b.c, err
 }
 
@@ -128,9 +135,7 @@ func (b *Batch) jsonLines(dst, in []byte) ([]byte, error) {
 		}
 		if err != nil {
 			// The records before it go out first, so that order holds.
-			if dst, err = b.flush(dst, JSON); err != nil {
-				return dst, err
-			}
+			dst = b.flush(dst, JSON)
 			b.c.Malformed++
 			b.c.Out++
 			dst = append(append(dst, line...), '\n')
@@ -138,21 +143,17 @@ func (b *Batch) jsonLines(dst, in []byte) ([]byte, error) {
 		}
 		b.recs = append(b.recs, rec)
 		if len(b.recs) == chunk {
-			if dst, err = b.flush(dst, JSON); err != nil {
-				return dst, err
-			}
+			dst = b.flush(dst, JSON)
 		}
 	}
-	return b.flush(dst, JSON)
+	return b.flush(dst, JSON), nil
 }
 
 func (b *Batch) msgpack(dst, in []byte) ([]byte, error) {
 	for len(in) > 0 {
 		rec, used, err := b.arena.DecodeMsgpack(in, record.Referenced)
 		if err != nil || used == 0 {
-			if dst, err = b.flush(dst, Msgpack); err != nil {
-				return dst, err
-			}
+			dst = b.flush(dst, Msgpack)
 			b.c.Malformed++
 			b.c.Out++
 			// An event whose extent its headers give is passed on and the
@@ -168,21 +169,19 @@ func (b *Batch) msgpack(dst, in []byte) ([]byte, error) {
 		in = in[used:]
 		b.recs = append(b.recs, rec)
 		if len(b.recs) == chunk {
-			if dst, err = b.flush(dst, Msgpack); err != nil {
-				return dst, err
-			}
+			dst = b.flush(dst, Msgpack)
 		}
 	}
-	return b.flush(dst, Msgpack)
+	return b.flush(dst, Msgpack), nil
 }
 
 // flush runs the pending records and appends the kept ones to dst, then
 // resets the arena for the next chunk.
-func (b *Batch) flush(dst []byte, f Format) ([]byte, error) {
+func (b *Batch) flush(dst []byte, f Format) []byte {
 	if len(b.recs) == 0 {
-		return dst, nil
+		return dst
 	}
-	kept, err := b.run()
+	kept := b.run()
 	for _, r := range kept {
 		if f == Msgpack {
 			dst = r.AppendMsgpack(dst)
@@ -196,7 +195,7 @@ func (b *Batch) flush(dst []byte, f Format) ([]byte, error) {
 	clear(b.recs)
 	b.recs = b.recs[:0]
 	b.arena.Reset()
-	return dst, err
+	return dst
 }
 
 func (b *Batch) otlp(dst, in []byte,
@@ -207,29 +206,28 @@ func (b *Batch) otlp(dst, in []byte,
 		return dst, fmt.Errorf("policyrun: the request is refused: %w", err)
 	}
 	b.recs = recs
-	kept, err := b.run()
+	kept := b.run()
 	b.c.Out += uint64(len(kept))
 	dst = encode(dst, kept)
 	clear(b.kept)
 	b.kept = b.kept[:0]
-	return dst, err
+	return dst, nil
 }
 
 // run runs the policy over b.recs and returns the kept records, in order,
 // with those a run split a record into after it. A failure of the backend
 // itself passes the records it concerns on as they came in, counted as the
-// Lua error it is, and is returned after the batch is done.
-func (b *Batch) run() ([]*record.Record, error) {
+// Lua error it is, and is kept in b.failed for Process to return.
+func (b *Batch) run() []*record.Record {
 	if cap(b.results) < len(b.recs) {
 		b.results = make([]spec.Result, len(b.recs))
 	}
 	results := b.results[:len(b.recs)]
-	var failed error
 	fail := func(res *spec.Result, err error) {
 		if !res.Faulted() {
 			*res = spec.Result{Fault: spec.LuaError}
-			if failed == nil {
-				failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
+			if b.failed == nil {
+				b.failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
 			}
 		}
 	}
@@ -278,5 +276,5 @@ func (b *Batch) run() ([]*record.Record, error) {
 			b.kept = append(b.kept, splits[i]...)
 		}
 	}
-	return b.kept, failed
+	return b.kept
 }

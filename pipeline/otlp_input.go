@@ -247,14 +247,17 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, ct, http.StatusServiceUnavailable, "too many request bodies in flight (max_inflight_size); retry later")
 		return
 	}
-	defer in.inflight.Add(reserve)
+	// The body decompressed is reserved too, once its size is known
+	// (handle): a compressed body's Content-Length is not what it holds.
+	var plain int64
+	defer func() { in.inflight.Add(reserve + plain) }()
 	st, _ := in.states.Get().(*otlpState)
 	if st == nil {
 		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
 		st.arena.Limits.MaxRecords = in.cfg.OTLP.MaxRequestRecords
 	}
 	defer in.release(st)
-	status, msg := in.handle(st, r.Body, enc, ct)
+	status, msg := in.handle(st, r.Body, enc, ct, &plain)
 	if status != http.StatusOK {
 		switch status {
 		case http.StatusServiceUnavailable:
@@ -274,7 +277,10 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // handle reads, decodes, runs and writes one request; on success st.resp
 // is the answer's body.
 // enc is the body's content encoding, "" for none.
-func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string) (int, string) {
+//
+// plain is set to the bytes of the decompressed body it reserved of
+// max_inflight_size, which the caller gives back.
+func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, plain *int64) (int, string) {
 	max := in.cfg.OTLP.MaxRequestSize
 	st.body.Reset()
 	if n, err := st.body.ReadFrom(io.LimitReader(body, max+1)); err != nil {
@@ -297,6 +303,11 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string) (int,
 		if err != nil {
 			return http.StatusBadRequest, "the body is not " + enc + ": " + err.Error()
 		}
+		n := int64(len(st.plain))
+		if !in.take(n) {
+			return http.StatusServiceUnavailable, "too many request bodies in flight (max_inflight_size); retry later"
+		}
+		*plain = n
 		data = st.plain
 	}
 	st.arena.Reset()

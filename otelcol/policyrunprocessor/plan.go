@@ -115,6 +115,9 @@ type pexpr struct {
 	// checker typed it float, a float field read as an int).
 	asFloat bool
 	group   bool // reads only the resource and the scope
+	// present is, for a body-map key whose body is declared optional, the
+	// guard where the body is there (check.Info.PresentGuards).
+	present *pexpr
 }
 
 // compilePlan compiles f for pdata, or says why it cannot: the first
@@ -361,6 +364,19 @@ func (c *planCompiler) expr(e policysrc.Expr) *pexpr {
 		x := &pexpr{op: eRead, loc: loc, optional: g.IsOptional(), want: types.NonOptional(g).Kind, asFloat: asFloat, group: loc.group()}
 		if !scalarKind(x.want) {
 			c.refuse(e, "a read of a %s", x.want)
+		}
+		// Through an optional container the guard is optional; where the
+		// container is there, the schema's own type holds (a required
+		// key of an optional body must be there).
+		if pg := c.info.PresentGuards[e]; pg != nil {
+			if loc.w != wBody {
+				c.refuse(e, "a read through an optional container")
+				return &pexpr{}
+			}
+			x.present = &pexpr{op: eRead, loc: loc, optional: pg.IsOptional(), want: types.NonOptional(pg).Kind, asFloat: asFloat}
+			if !scalarKind(x.present.want) {
+				c.refuse(e, "a read of a %s", x.present.want)
+			}
 		}
 		if loc.w == wBody {
 			// The body itself, read on the way: its guard says whether

@@ -68,7 +68,7 @@ func readVsConst(e *pexpr) cond {
 	if rd.op == eCoalesce && rd.y.op == eLit && !rd.y.lit.nullish() {
 		dflt, rd = &rd.y.lit, rd.x
 	}
-	if rd.op != eRead {
+	if rd.op != eRead || rd.present != nil {
 		return nil
 	}
 	c := k.lit

@@ -87,12 +87,15 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 					continue
 				}
 			}
-			if !r.writable(st.targets[0], s) {
+			if !r.writable(st.targets[0], s) || !r.scalarAt(st.targets[0], s) {
 				return dBail, false
 			}
 			r.acts = append(r.acts, action{loc: st.targets[0], remove: v.k == vAbsent, v: v})
 		case sRemove:
 			for _, t := range st.targets {
+				if !r.scalarAt(t, s) {
+					return dBail, false
+				}
 				r.acts = append(r.acts, action{loc: t, remove: true})
 			}
 		case sDrop, sStop:
@@ -138,6 +141,34 @@ func (r *runner) writable(l ploc, s src) bool {
 		return true
 	}
 	return false
+}
+
+// scalarAt reports whether what l holds now is absent or a scalar: a map
+// or an array there (which the general path may refuse to read, too deep)
+// leaves the write to it.
+func (r *runner) scalarAt(l ploc, s src) bool {
+	var m pcommon.Map
+	switch l.w {
+	case wAttributes:
+		m = s.lr.Attributes()
+	case wBody:
+		b := s.lr.Body()
+		if b.Type() != pcommon.ValueTypeMap {
+			return true
+		}
+		m = b.Map()
+	default:
+		return true
+	}
+	v, ok := m.Get(l.key)
+	if !ok {
+		return true
+	}
+	switch v.Type() {
+	case pcommon.ValueTypeMap, pcommon.ValueTypeSlice, pcommon.ValueTypeBytes:
+		return false
+	}
+	return true
 }
 
 // eval evaluates e over s; false means give up.
@@ -280,6 +311,9 @@ func (r *runner) read(e *pexpr, s src) (pval, bool) {
 		switch b := s.lr.Body(); b.Type() {
 		case pcommon.ValueTypeMap:
 			v = mapValue(b.Map(), e.loc.key)
+			if e.present != nil {
+				return guard(e.present, v)
+			}
 		case pcommon.ValueTypeEmpty:
 			if !e.bodyOptional {
 				return v, false

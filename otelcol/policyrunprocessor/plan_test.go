@@ -43,6 +43,7 @@ func planRecords() plog.Logs {
 		lrec(map[string]any{"f": 3, "n": []any{1}}, map[string]any{"req": "y", "f": math.NaN(), "m": "Z", "hit": true}, sev("INFO", 10)),
 		lrec(map[string]any{}, map[string]any{"req": "z", "code": 500.0, "added": "old", "copy": 1}, sev("FATAL", 21)),
 		lrec(nil, nil, sev("INFO", 9)),
+		lrec(map[string]any{"user": map[string]any{"deep": 1}}, map[string]any{"added": []any{1}, "code": map[string]any{"x": 1}, "req": "q"}, sev("INFO", 9)),
 	}
 	return build(
 		rgroup{attrs: map[string]any{"env": "prod"}, scopes: []sgroup{{name: "a", recs: recs}, {name: "b", recs: recs[:3]}}},
@@ -57,6 +58,11 @@ func TestPlanEquivalent(t *testing.T) {
 		cases = append(cases, []string{planHead + p})
 	}
 	// Two policies: the second sees the first's edits, on either path.
+	// A required key of an optional body: a fault where the body is there
+	// without it (check.Info.PresentGuards).
+	required := "policy \"r\"\nschema otlp {\n  body: { user: string, ... }?\n}\n"
+	cases = append(cases, []string{required + "drop when .body.user == \"u\"\n"},
+		[]string{strings.Replace(required, "policy \"r\"", "policy \"r\" on_fault drop", 1) + "set .attributes.u = .body.user\n"})
 	cases = append(cases, []string{planHead + planPolicies[5], planHead + planPolicies[2]},
 		[]string{planHead + planPolicies[1], planHead + "set .attributes.m2 = .attributes.m ?? \"none\"\n", planHead + planPolicies[3]})
 	for _, srcs := range cases {

@@ -159,8 +159,9 @@ type Stats struct {
 	// Replayed counts the chunks found at start.
 	Replayed int64
 	// Full is set while the buffer has no room: the last Put found none
-	// (it waited, or was refused or dropped), and no Put has found room
-	// since. A readiness probe reads it.
+	// (it waited, or was refused or dropped), and neither has a Put found
+	// room since nor a chunk been finished (which makes room). A
+	// readiness probe reads it.
 	Full bool
 }
 
@@ -338,7 +339,8 @@ func (m *memory) finish(c *Chunk, notDelivered int64) {
 	}
 	delete(m.held, c)
 	m.release(c)
-	copies.Put(c.copy) // its worker is done with it
+	m.full.Store(false) // room was made: the next Put finds out
+	copies.Put(c.copy)  // its worker is done with it
 	c.copy, c.one[0] = nil, nil
 	c.notDelivered = notDelivered
 	close(c.done)

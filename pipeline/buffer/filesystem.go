@@ -473,6 +473,7 @@ func (b *filesystem) remove(fc *fsChunk) {
 	b.bytes -= fc.size
 	b.nchunks--
 	b.noSpace = false
+	b.full.Store(false) // room was made: the next Put finds out
 	b.publish()
 	b.room.notify()
 }

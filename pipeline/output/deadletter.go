@@ -83,16 +83,32 @@ func openDeadLetter(dir string, max int64) (*deadLetter, error) {
 		return nil, fmt.Errorf("dead_letter: %w", err)
 	}
 	d := &deadLetter{dir: dir, max: max}
-	names, err := deadLetterFiles(dir)
-	if err != nil {
+	// A file a crash left half written was never acknowledged as kept.
+	if tmps, err := filepath.Glob(filepath.Join(dir, "*"+deadLetterExt+".tmp")); err == nil {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
+	if err := d.measure(); err != nil {
 		return nil, err
 	}
+	return d, nil
+}
+
+// measure sets size to what the directory's files hold now: policyrun
+// replay, another process, removes the files it delivers.
+func (d *deadLetter) measure() error {
+	names, err := deadLetterFiles(d.dir)
+	if err != nil {
+		return err
+	}
+	d.size = 0
 	for _, name := range names {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+		if fi, err := os.Stat(filepath.Join(d.dir, name)); err == nil {
 			d.size += fi.Size()
 		}
 	}
-	return d, nil
+	return nil
 }
 
 var errDeadLetterFull = errors.New("the dead-letter directory is at its max_size")
@@ -108,7 +124,10 @@ func (d *deadLetter) put(body []byte, records int64) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.size+n > d.max {
-		return "", errDeadLetterFull
+		// Measured again before it says no: a replay may have emptied it.
+		if d.measure(); d.size+n > d.max {
+			return "", errDeadLetterFull
+		}
 	}
 	d.seq++
 	name := fmt.Sprintf("%d-%06d%s", time.Now().UnixNano(), d.seq, deadLetterExt)
@@ -231,7 +250,7 @@ func (o *buffered) Replay(ctx context.Context, log *slog.Logger) (ReplayStats, e
 			continue
 		}
 		r := o.sendRetrying(ctx, body)
-		if ctx.Err() != nil {
+		if r.kind != delivered && ctx.Err() != nil {
 			st.Left += int64(len(names) - i)
 			return st, ctx.Err()
 		}

@@ -32,6 +32,13 @@ func (t *Tail) scan(now time.Time) {
 	first := !t.scanned
 	t.scanned = true
 	t.nextScan = now.Add(t.cfg.RefreshInterval)
+	if len(t.parked) > 0 {
+		// A parked file is seen to grow only by a scan.
+		t.nextScan = now.Add(min(t.cfg.RefreshInterval, parkedScan))
+	}
+	// The descriptors may have been freed since running out lowered the
+	// limit: try again; running out again lowers it again.
+	t.limit = min(t.cfg.MaxConcurrentFiles, fdRoom())
 
 	seen := map[fileID]bool{}
 	var cands []candidate
@@ -105,7 +112,9 @@ func (t *Tail) park(now time.Time) {
 	}
 	n := 0
 	t.readers = slices.DeleteFunc(t.readers, func(r *reader) bool {
-		if n >= t.waiting || !r.eof || !r.rotatedAt.IsZero() || !r.pendingUntil.IsZero() {
+		// A file with an unfinished last line stays open until
+		// flush_timeout emits it: parked, nothing would.
+		if n >= t.waiting || !r.eof || len(r.partial) > 0 || !r.rotatedAt.IsZero() || !r.pendingUntil.IsZero() {
 			return false
 		}
 		n++
@@ -223,9 +232,11 @@ type opened struct {
 // scan of a fresh start, without ReadFromHead) from its end.
 func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 	var files []*opened
+	var waiting []candidate
 	for i, c := range cands {
 		if len(t.readers)+len(files) >= t.limit {
-			t.wait(cands[i:], fresh)
+			waiting = cands[i:]
+			t.wait(waiting, fresh)
 			break
 		}
 		o, err := t.open(c)
@@ -233,9 +244,13 @@ func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 			// Out of file descriptors: read the files open so far, and
 			// the rest in turn, with room left for the outputs and the
 			// checkpoints.
-			t.limit = max(1, len(t.readers)+len(files)-fdReserve)
-			t.cfg.Logger.Warn("tail: out of file descriptors; reading files in turn", "open", len(t.readers)+len(files), "limit", t.limit)
-			t.wait(cands[i:], fresh)
+			t.limit = max(1, (len(t.readers)+len(files))*3/4)
+			if !t.fdWarned {
+				t.fdWarned = true
+				t.cfg.Logger.Warn("tail: out of file descriptors; reading files in turn", "open", len(t.readers)+len(files), "limit", t.limit)
+			}
+			waiting = cands[i:]
+			t.wait(waiting, fresh)
 			break
 		}
 		if err != nil {
@@ -281,11 +296,20 @@ func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 			break
 		}
 	}
+	// An entry of a file that waits its turn is that file's, whatever
+	// another's first bytes say.
+	waits := map[fileID]bool{}
+	for _, c := range waiting {
+		waits[c.id] = true
+	}
 	for i, o := range files {
 		if state[i] != nil {
 			continue
 		}
 		for k := range t.known {
+			if waits[fileID{t.known[k].Dev, t.known[k].Inode}] {
+				continue
+			}
 			if hasPrefix(o.head, t.known[k].Fingerprint) {
 				e := t.known[k]
 				state[i] = &e

@@ -204,6 +204,8 @@ type Tail struct {
 	startAt map[fileID]int64
 	limit   int
 	turn    int // where the next scan starts opening, when files wait
+	// fdWarned: running out of descriptors was logged (once a run).
+	fdWarned bool
 
 	scanned   bool
 	resumed   bool // New was given a checkpoint
@@ -455,6 +457,10 @@ func (r *reader) entry() checkpoint.File {
 	}
 	return e
 }
+
+// parkedScan is the longest between two scans while files are parked: a
+// parked file is seen to grow only by a scan.
+const parkedScan = time.Second
 
 // fdReserve is how many file descriptors the tail leaves to the rest of
 // the process when it bounds the files it holds open by the process's

@@ -114,3 +114,42 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		t.Errorf("%d open errors counted", e)
 	}
 }
+
+// TestParkedKeepsUnfinishedLine: a file whose last line is unfinished is
+// not closed for another's turn: flush_timeout emits the line. Parked, it
+// waited for the file to grow, for ever.
+func TestParkedKeepsUnfinishedLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.log"), []byte("a1\nlast"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.log"), []byte("b1\n"), 0o644)
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	cfg.MaxConcurrentFiles = 1
+	h := newHarness(t, cfg, nil)
+	h.until("every line", func() bool {
+		c := h.count()
+		return c["a1"] == 1 && c["last"] == 1 && c["b1"] == 1
+	})
+}
+
+// TestRestartWaitingFileKeepsItsEntry: after a restart with files waiting
+// their turn, a new file that starts with the bytes of a waiting file does
+// not take that file's checkpoint entry: each file's lines once. The new
+// file resumed past its own first line, and the waiting one was read
+// again.
+func TestRestartWaitingFileKeepsItsEntry(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f001.log"), []byte("same\n"), 0o644)
+	cfg := fastConfig(filepath.Join(dir, "*.log"))
+	cfg.MaxConcurrentFiles = 1
+	h := newHarness(t, cfg, nil)
+	h.until("f001", func() bool { return len(h.lines) == 1 })
+	cp := h.tail.Checkpoint()
+	h.tail.Close()
+	os.WriteFile(filepath.Join(dir, "f000.log"), []byte("same\nx1\n"), 0o644)
+	cfg.ExitOnEOF = true
+	h2 := newHarness(t, cfg, cp)
+	h2.drain()
+	if got := fmt.Sprint(h2.text()); got != "[f000.log:same f000.log:x1]" {
+		t.Errorf("after the restart: %s", got)
+	}
+}
