@@ -73,7 +73,6 @@ func TestPlanEquivalent(t *testing.T) {
 			}
 			general.policies[i].plan = nil
 		}
-		general.planned = false
 		x, y := planRecords(), planRecords()
 		ca, cb := runCounts(t, planned, x), runCounts(t, general, y)
 		if a, b := sortedDump(x), sortedDump(y); a != b {
@@ -180,7 +179,7 @@ func FuzzPlanEquivalent(f *testing.F) {
 		pair, ok := procs[i]
 		if !ok {
 			pair = [2]*logsProcessor{newTest(t, planHead+planPolicies[i]), newTest(t, planHead+planPolicies[i])}
-			pair[1].policies[0].plan, pair[1].planned = nil, false
+			pair[1].policies[0].plan = nil
 			procs[i] = pair
 		}
 		rec := fuzzRecord(data, sevNum)

@@ -27,7 +27,6 @@ type logsProcessor struct {
 	resolved []resolved    // writes, resolved
 	withTime bool          // some policy reads or sets %time
 	setsTime bool
-	planned  bool // every policy has a plan (runPlanned)
 	tel      *telemetry
 	// The state of batches, reused: ConsumeLogs may be called from many
 	// goroutines at once, and each call takes one. A free list, not a
@@ -56,10 +55,6 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		withTime: u.ReadsTime || u.SetsTime,
 		setsTime: u.SetsTime,
 		tel:      tel,
-		planned:  true,
-	}
-	for _, pol := range policies {
-		p.planned = p.planned && pol.plan != nil
 	}
 	return p
 }
@@ -152,10 +147,6 @@ func (b *batch) reset() {
 // dropped and moved ones. Groups made for moved records go at the end,
 // where the loops over the groups that came in do not reach.
 func (b *batch) run(ld plog.Logs) {
-	if b.p.planned {
-		b.runPlanned(ld)
-		return
-	}
 	rls := ld.ResourceLogs()
 	var g int32
 	for ri, nrl := 0, rls.Len(); ri < nrl; ri++ {
@@ -290,35 +281,6 @@ func (b *batch) dropGroup(rl plog.ResourceLogs, sl plog.ScopeLogs, n int) bool {
 	b.c.drops[0] += int64(n)
 	b.c.dropped += int64(n)
 	return true
-}
-
-// runPlanned is run when every policy has a plan: no record moves (a plan
-// writes no resource or scope, nor does the general path for a record a
-// plan gave up on), so each scope's records are run and the dropped ones
-// taken out in one pass, as a hand-written processor would, and the groups
-// that this empties after them.
-func (b *batch) runPlanned(ld plog.Logs) {
-	ld.ResourceLogs().RemoveIf(func(rl plog.ResourceLogs) bool {
-		emptied := false
-		sls := rl.ScopeLogs()
-		sls.RemoveIf(func(sl plog.ScopeLogs) bool {
-			lrs := sl.LogRecords()
-			n := lrs.Len()
-			b.c.in += int64(n)
-			if n == 0 {
-				return false // came empty: stays
-			}
-			if b.dropGroup(rl, sl, n) {
-				emptied = true
-				return true
-			}
-			lrs.RemoveIf(func(lr plog.LogRecord) bool { return b.record(ld, src{rl, sl, lr}, 0, 0, 0) })
-			out := lrs.Len() == 0
-			emptied = emptied || out
-			return out
-		})
-		return emptied && sls.Len() == 0
-	})
 }
 
 // remove takes the records of b.rm out of their groups, then the groups
