@@ -37,6 +37,9 @@ type input struct {
 	cursor   tail.Cursor
 	uncommit bool
 	stats    inputStats
+	// kube is each file's Kubernetes metadata (kubernetes_path), nil
+	// without it.
+	kube map[*tail.File]kubeMeta
 }
 
 func (p *Pipeline) newInput(ic config.Input) (*input, error) {
@@ -93,6 +96,7 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		arena:  record.NewArena(),
 		tags:   newTagCache(ic.Tag, p.stages, p.outputs),
 		held:   map[string]heldJoin{},
+		kube:   kubeCache(ic.KubernetesPath),
 	}, nil
 }
 
@@ -250,6 +254,9 @@ func (p *Pipeline) flushSource(in *input, src string, now int64) {
 
 func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64) {
 	r.SetTagValue(in.tags.tagValue(in.arena, f, len(in.recs) == 0))
+	if in.kube != nil {
+		in.addKubernetes(r, f)
+	}
 	if r.Time() == 0 {
 		r.SetTime(now)
 	}

@@ -69,6 +69,10 @@ type Input struct {
 	Tag    string
 	Parser string // json | cri | docker | logfmt | raw
 	DB     string // checkpoint file; empty means no checkpoints
+	// KubernetesPath sets .kubernetes.pod_name, namespace_name,
+	// container_name, container_id and pod_id from a container log's
+	// path, where the record has none of its own (kubernetes_path).
+	KubernetesPath bool
 
 	// Config is the tail's part of the section, with the tail's defaults
 	// where the section says nothing. Paths and ExcludePaths are the glob
@@ -292,7 +296,8 @@ func (d *decoder) input(n *yaml.Node) Input {
 					d.errorf(v.Line, "max_concurrent_files must be more than 0")
 				}
 			},
-			"db": func(v *yaml.Node) { in.DB = d.str(v) },
+			"db":              func(v *yaml.Node) { in.DB = d.str(v) },
+			"kubernetes_path": func(v *yaml.Node) { in.KubernetesPath = d.boolv(v) },
 		} {
 			keys[k] = f
 		}
