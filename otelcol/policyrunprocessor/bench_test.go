@@ -197,7 +197,7 @@ func TestB7Allocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
-	most := map[string]float64{"add_attribute": 2, "edit": 1, "read5_edit": 0.02, "drop": 0.01, "k8s": 15}
+	most := map[string]float64{"add_attribute": 2, "edit": 1, "read5_edit": 0.02, "drop": 0.01, "k8s": 6}
 	for _, c := range b7Cases {
 		t.Run(c.name, func(t *testing.T) {
 			pr, ottl := b7Processors(t, c)

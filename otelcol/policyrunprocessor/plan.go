@@ -23,7 +23,8 @@ import (
 // statement writes, so deciding may read the record as it came.
 //
 // The kinds: set (= and ?=) and remove of an attribute or a body-map key
-// by a constant key; drop and stop, with or without when; if/else. Their
+// by a constant key; lift of one holding a flat map; drop and stop, with
+// or without when; if/else. Their
 // expressions: literals, reads of severity_number, severity_text, an
 // attribute, a body-map key, a resource or scope attribute and the scope's
 // name and version, ??, ==, !=, <, <=, >, >=, &&, || and !.
@@ -40,6 +41,7 @@ const (
 	sSet stmtKind = iota
 	sSetIfNull
 	sRemove
+	sLift
 	sDrop
 	sStop
 	sIf
@@ -47,6 +49,7 @@ const (
 
 type pstmt struct {
 	kind    stmtKind
+	prefix  string // lift
 	cond    *pexpr // drop, stop (nil: always), if
 	test    cond   // cond, compiled
 	targets []ploc // set: one; remove: each
@@ -152,6 +155,7 @@ type planCompiler struct {
 	info    *check.Info
 	written map[ploc]bool
 	body    bool // a body-map key was written
+	attrs   bool // a lift wrote attribute keys it cannot name
 	why     string
 }
 
@@ -203,6 +207,24 @@ func (c *planCompiler) stmt(s policysrc.Stmt) pstmt {
 			st.targets = append(st.targets, loc)
 		}
 		return st
+	case *policysrc.LiftStmt:
+		loc, ok := c.target(s.Target)
+		if !ok || loc.w != wAttributes && loc.w != wBody {
+			c.refuse(s, "lift of what the plan does not write")
+			break
+		}
+		// It reads the key and writes any key of its map: no later read
+		// of that map is of the record as it came.
+		c.noteRead(s.Target, loc)
+		c.noteWrite(loc)
+		if loc.w == wAttributes {
+			c.attrs = true
+		}
+		st := pstmt{kind: sLift, targets: []ploc{loc}}
+		if s.Prefix != nil {
+			st.prefix = s.Prefix.Str
+		}
+		return st
 	case *policysrc.DropStmt:
 		st := pstmt{kind: sDrop}
 		if s.Cond != nil {
@@ -234,8 +256,6 @@ func (c *planCompiler) stmt(s policysrc.Stmt) pstmt {
 // nodeName names a statement or expression the plan does not run.
 func nodeName(n policysrc.Node) string {
 	switch n := n.(type) {
-	case *policysrc.LiftStmt:
-		return "lift"
 	case *policysrc.RenameStmt:
 		return "rename"
 	case *policysrc.LetStmt:
@@ -266,7 +286,7 @@ func (c *planCompiler) noteWrite(l ploc) {
 // noteRead refuses a read of what an earlier statement wrote: deciding
 // reads the record as it came.
 func (c *planCompiler) noteRead(n policysrc.Node, l ploc) {
-	if c.written[l] || l.w == wBody && c.body {
+	if c.written[l] || l.w == wBody && c.body || l.w == wAttributes && c.attrs {
 		c.refuse(n, "a read of a path an earlier statement writes")
 	}
 }

@@ -56,6 +56,7 @@ type action struct {
 // runner decides and applies plans; one per batch.
 type runner struct {
 	acts []action
+	keys map[[2]string]string // prefixed's
 	// newKeys counts, per map, the keys the actions may add, so that the
 	// map grows once by that (not by append's doubling).
 	newAttrs, newBody int
@@ -98,6 +99,10 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 				}
 				r.acts = append(r.acts, action{loc: t, remove: true})
 			}
+		case sLift:
+			if !r.lift(st, s) {
+				return dBail, false
+			}
 		case sDrop, sStop:
 			if st.test != nil {
 				b, ok := st.test(r, s)
@@ -127,6 +132,71 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 		}
 	}
 	return dKeep, false
+}
+
+// lift collects a lift's actions: the key removed, then each key of its
+// map written to the map that holds it with the prefix, in order. It gives
+// up where the engine could fault or the general path refuse to read: a
+// value that is not a map (or absent or null, which lift leaves alone), a
+// map holding maps, arrays or bytes.
+func (r *runner) lift(st *pstmt, s src) bool {
+	l := st.targets[0]
+	var parent pcommon.Map
+	switch l.w {
+	case wAttributes:
+		parent = s.lr.Attributes()
+	default:
+		b := s.lr.Body()
+		switch b.Type() {
+		case pcommon.ValueTypeEmpty:
+			return true // absent: nothing
+		case pcommon.ValueTypeMap:
+			parent = b.Map()
+		default:
+			return false
+		}
+	}
+	v, ok := parent.Get(l.key)
+	if !ok || v.Type() == pcommon.ValueTypeEmpty {
+		return true // absent or null: nothing
+	}
+	if v.Type() != pcommon.ValueTypeMap {
+		return false
+	}
+	start := len(r.acts)
+	r.acts = append(r.acts, action{loc: l, remove: true})
+	flat := true
+	v.Map().Range(func(k string, x pcommon.Value) bool {
+		pv := scalarValue(x)
+		if pv.k == vOther {
+			flat = false
+			return false
+		}
+		r.acts = append(r.acts, action{loc: ploc{w: l.w, key: r.prefixed(st.prefix, k)}, v: pv})
+		return true
+	})
+	if !flat {
+		r.acts = r.acts[:start]
+	}
+	return flat
+}
+
+// prefixed is prefix+key, kept: a policy lifts the same keys record after
+// record, and pdata keys are immutable strings records may share.
+func (r *runner) prefixed(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	k := [2]string{prefix, key}
+	if s, ok := r.keys[k]; ok {
+		return s
+	}
+	if r.keys == nil || len(r.keys) >= maxInterned {
+		r.keys = make(map[[2]string]string, 64)
+	}
+	s := prefix + key
+	r.keys[k] = s
+	return s
 }
 
 // writable reports whether a set of l can be made as the engine makes it:
@@ -357,6 +427,11 @@ func mapValue(m pcommon.Map, key string) pval {
 	if !ok {
 		return pval{}
 	}
+	return scalarValue(x)
+}
+
+// scalarValue is x as a pval: vOther for a map, an array or bytes.
+func scalarValue(x pcommon.Value) pval {
 	switch x.Type() {
 	case pcommon.ValueTypeStr:
 		return pval{k: vStr, s: x.Str()}

@@ -32,6 +32,8 @@ var planPolicies = []string{
 	"if .attributes.req != \"x\" {\n  set .attributes.r = true\n} else if (.attributes.f ?? 0.0) < 1.5 {\n  stop\n} else {\n  set .attributes.r = false\n}\nset .attributes.after = 1\n",
 	"stop when !(.attributes.hit ?? false) || (.attributes.m ?? \"\") > \"M\"\nset .body.n = .body.n ?? 0\n",
 	"drop when .attributes.code != null && .attributes.code == 404\n",
+	"set .attributes.pod = .resource.attributes.env ?? \"\"\nlift .attributes.labels prefix \"k8s.label.\"\n",
+	"lift .body.meta\nset .attributes.after = true\n",
 }
 
 func planRecords() plog.Logs {
@@ -44,6 +46,10 @@ func planRecords() plog.Logs {
 		lrec(map[string]any{}, map[string]any{"req": "z", "code": 500.0, "added": "old", "copy": 1}, sev("FATAL", 21)),
 		lrec(nil, nil, sev("INFO", 9)),
 		lrec(map[string]any{"user": map[string]any{"deep": 1}}, map[string]any{"added": []any{1}, "code": map[string]any{"x": 1}, "req": "q"}, sev("INFO", 9)),
+		lrec(map[string]any{"meta": map[string]any{"k": "v", "n": 2, "meta": true}}, map[string]any{"req": "l", "labels": map[string]any{"app": "web", "tier": 1, "k8s.label.app": "old"}, "k8s.label.tier": "x"}, sev("INFO", 9)),
+		lrec(map[string]any{"meta": "str"}, map[string]any{"req": "l", "labels": "not a map"}, sev("INFO", 9)),
+		lrec(map[string]any{"meta": map[string]any{"deep": map[string]any{"x": 1}}}, map[string]any{"req": "l", "labels": map[string]any{"nested": []any{1}}}, sev("INFO", 9)),
+		lrec(map[string]any{"meta": nil}, map[string]any{"req": "l", "labels": nil}, sev("INFO", 9)),
 	}
 	return build(
 		rgroup{attrs: map[string]any{"env": "prod"}, scopes: []sgroup{{name: "a", recs: recs}, {name: "b", recs: recs[:3]}}},
@@ -154,7 +160,8 @@ func itoa(n int64) string {
 // line.
 func TestPlanWhy(t *testing.T) {
 	for _, tt := range []struct{ src, why string }{
-		{"lift .attributes.labels prefix \"l.\"\n", "line 7: lift runs on the general path"},
+		{"rename .attributes.a to .attributes.b\n", "line 7: rename runs on the general path"},
+		{"lift .attributes.labels\nset .attributes.x = .attributes.y\n", "line 8: a read of a path an earlier statement writes"},
 		{"set .attributes.a = upper(.attributes.m ?? \"\")\n", "line 7: upper() runs on the general path"},
 		{"set .attributes.m = \"x\"\ndrop when .attributes.m == \"x\"\n", "line 8: a read of a path an earlier statement writes"},
 		{"set .severity_text = \"x\"\n", "line 7: set writes what the plan does not"},
@@ -230,7 +237,7 @@ func fuzzRecord(data []byte, sevNum uint8) func(plog.LogRecord) {
 		return math.NaN(), true
 	}
 	attrs := map[string]any{}
-	for _, k := range []string{"m", "code", "hit", "f", "req", "added", "copy", "d"} {
+	for _, k := range []string{"m", "code", "hit", "f", "req", "added", "copy", "d", "labels"} {
 		if v, ok := value(); ok {
 			attrs[k] = v
 		}
@@ -239,7 +246,7 @@ func fuzzRecord(data []byte, sevNum uint8) func(plog.LogRecord) {
 	switch next() % 4 {
 	case 0:
 		body = map[string]any{}
-		for _, k := range []string{"user", "n", "f"} {
+		for _, k := range []string{"user", "n", "f", "meta"} {
 			if v, ok := value(); ok {
 				body.(map[string]any)[k] = v
 			}
