@@ -74,14 +74,31 @@ func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnost
 	return f, info, diags
 }
 
-// Diagnose returns every diagnostic `policyrun check` reports for one
-// file, sorted: its syntax errors, then the checker's on what the parser
-// recovered, except on lines with a syntax error (where they would only
-// echo it), and, when there are no errors, the E0900 of a policy whose code
-// goes past a limit of the VM, as CompileFile reports it. CheckFile stops at syntax errors; Diagnose is for showing a
-// user everything at once, as check and the Collector processor do.
-func Diagnose(filename string, src []byte) Diagnostics {
+// Analysis is what the parser, the checker and the compiler made of one
+// policy file, for the tools that show a user everything at once (check,
+// the playground, the language server, the Collector processor's errors).
+type Analysis struct {
+	// File is what the parser made of the text, with Bad nodes where it is
+	// broken; nil only when nothing could be parsed.
+	File *policy.File
+	// Info is what the checker learned of File (nil when File is).
+	Info *check.Info
+	// Diagnostics are every one `policyrun check` reports, sorted: the
+	// syntax errors, then the checker's on what the parser recovered,
+	// except on lines with a syntax error (where they would only echo it),
+	// and, when there are no errors, the E0900 of a policy whose code goes
+	// past a limit of the VM, as CompileFile reports it.
+	Diagnostics Diagnostics
+	// Program is the policy compiled with opts, nil when Diagnostics has
+	// errors.
+	Program *vm.Program
+}
+
+// Analyze parses, checks and compiles one policy file, and reports
+// everything it found at once. CheckFile stops at syntax errors.
+func Analyze(filename string, src []byte, opts ...Option) *Analysis {
 	f, errs := policy.ParseFile(filename, src)
+	an := &Analysis{File: f}
 	ds := diag.FromSyntax(filename, errs)
 	if f != nil {
 		// The checker sees what the parser made of a broken line (drop
@@ -92,6 +109,7 @@ func Diagnose(filename string, src []byte) Diagnostics {
 			broken[d.Pos.Line] = true
 		}
 		info, more := check.Check(f)
+		an.Info = info
 		for _, d := range more {
 			if broken[d.Pos.Line] {
 				continue
@@ -102,13 +120,19 @@ func Diagnose(filename string, src []byte) Diagnostics {
 		// What only lowering finds (a policy too large for the VM's
 		// registers) is an error too: check refuses what run refuses.
 		if !ds.HasErrors() {
-			if _, err := Compile(f, info); err != nil {
+			prog, err := Compile(f, info, opts...)
+			if err != nil {
 				ds = append(ds, compileDiagnostic(filename, f, err))
 			}
+			an.Program = prog
 		}
 	}
-	return diag.Sort(ds)
+	an.Diagnostics = diag.Sort(ds)
+	return an
 }
+
+// Diagnose returns the diagnostics of Analyze.
+func Diagnose(filename string, src []byte) Diagnostics { return Analyze(filename, src).Diagnostics }
 
 // Compile lowers f, checked without errors into info, to a Program.
 func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program, err error) {

@@ -17,9 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -102,19 +100,16 @@ func Run(policySrc, input string) (res Result) {
 	res.Records = []Outcome{}
 	res.Output = []string{}
 	src := []byte(policySrc)
-	f, info, ds := checkPolicy(src)
-	if f != nil {
-		res.Name, res.OTLP = f.Name, f.IsOTLP()
+	// Every diagnostic, as `policyrun check` reports them (one
+	// compiler.Analyze), and the program when there are no errors.
+	an := compiler.Analyze(Filename, src)
+	ds := an.Diagnostics
+	if an.File != nil {
+		res.Name, res.OTLP = an.File.Name, an.File.IsOTLP()
 	}
-	if ds.Err() == nil {
-		prog, err := compiler.Compile(f, info)
-		if err != nil {
-			ds = append(ds, diag.Diagnostic{Code: check.CodeCompile, Severity: diag.Error,
-				Pos: f.Pos(), End: f.Pos(), Msg: err.Error(), Filename: Filename})
-		} else {
-			res.Ran = true
-			runRecords(&res, prog, input)
-		}
+	if an.Program != nil {
+		res.Ran = true
+		runRecords(&res, an.Program, input)
 	}
 	var text strings.Builder
 	diag.WriteText(&text, src, ds)
@@ -132,32 +127,6 @@ func Run(policySrc, input string) (res Result) {
 		})
 	}
 	return res
-}
-
-// checkPolicy parses and checks the policy as `policyrun check` does:
-// the syntax errors first, then (on whatever the parser recovered) the
-// checker's, except on the lines with a syntax error, where they would
-// only echo it. The File and Info are for the compiler when there are no
-// errors.
-func checkPolicy(src []byte) (*policy.File, *check.Info, diag.List) {
-	f, errs := policy.ParseFile(Filename, src)
-	ds := diag.FromSyntax(Filename, errs)
-	if f == nil {
-		return nil, nil, diag.Sort(ds)
-	}
-	broken := make(map[int]bool, len(ds))
-	for _, d := range ds {
-		broken[d.Pos.Line] = true
-	}
-	info, more := check.Check(f)
-	for _, d := range more {
-		if broken[d.Pos.Line] {
-			continue
-		}
-		d.Filename = Filename
-		ds = append(ds, d)
-	}
-	return f, info, diag.Sort(ds)
 }
 
 // runRecords runs prog over the lines of input, as eval's JSON input does.

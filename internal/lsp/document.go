@@ -6,7 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -145,17 +147,18 @@ func (d *document) filename() string {
 }
 
 // analysis is what the parser and the checker made of a text: a File,
-// with Bad nodes where the text is broken, and what the checker learned
-// of it.
+// with Bad nodes where the text is broken, what the checker learned of
+// it, and every diagnostic `policyrun check` reports (one
+// compiler.Analyze: the text is parsed and checked once).
 type analysis struct {
-	file *policy.File
-	info *check.Info
+	file  *policy.File
+	info  *check.Info
+	diags diag.List
 }
 
 func analyze(filename, text string) *analysis {
-	f, _ := policy.ParseFile(filename, []byte(text))
-	info, _ := check.Check(f)
-	return &analysis{file: f, info: info}
+	an := compiler.Analyze(filename, []byte(text))
+	return &analysis{file: an.File, info: an.Info, diags: an.Diagnostics}
 }
 
 // analysis returns the analysis of d's text, made once per text.

@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"unicode/utf8"
 
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 )
 
@@ -291,7 +290,7 @@ func (s *server) publish(d *document) {
 	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{
 		URI:         d.uri,
 		Version:     &version,
-		Diagnostics: d.diagnostics(compiler.Diagnose(d.filename(), []byte(d.text))),
+		Diagnostics: d.diagnostics(d.analysis().diags),
 	})
 }
 
