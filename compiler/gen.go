@@ -152,10 +152,8 @@ func (g *gen) constant(v vm.Reg) reg {
 	return r
 }
 
-func (g *gen) constInt(i int64) reg     { return g.constant(vm.Int(i)) }
 func (g *gen) constFloat(f float64) reg { return g.constant(vm.Float(f)) }
 func (g *gen) constStr(s string) reg    { return g.constant(vm.String(s)) }
-func (g *gen) constBool(b bool) reg     { return g.constant(vm.Bool(b)) }
 
 // constValue returns the constant held in r, if r is a constant register.
 func (g *gen) constValue(r reg) (vm.Reg, bool) {

@@ -153,15 +153,6 @@ func (a *Arena) newFramed(pre, s, post string, flags uint32) Value {
 	return v
 }
 
-// reserved returns the bytes the arena has reserved: node and slab capacity
-// plus the Record structs.
-func (a *Arena) reserved() int {
-	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
-		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
-		cap(a.pos)*4 +
-		len(a.recs)*int(unsafe.Sizeof(Record{}))
-}
-
 // newRecord returns a cleared Record from the arena's pool.
 func (a *Arena) newRecord() *Record {
 	if a.nrec == len(a.recs) {
@@ -340,15 +331,6 @@ func (a *Arena) Index(v Value, i int) (Value, bool) {
 		return Value{}, false
 	}
 	return a.nodes[int(v.off())+i], true
-}
-
-// entry returns entry i (in order) of a map.
-func (a *Arena) entry(v Value, i int) (key, val Value) {
-	if v.kind() != Map || uint(i) >= uint(v.n()) {
-		return Value{}, Value{}
-	}
-	j := int(v.off()) + 2*i
-	return a.nodes[j], a.nodes[j+1]
 }
 
 // Key looks key up in a map.

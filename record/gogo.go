@@ -1,8 +1,6 @@
 package record
 
 import (
-	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -45,121 +43,6 @@ func (a *Arena) toGo(v Value) any {
 		return out
 	}
 	return nil
-}
-
-// newRecordFromGo returns a new record holding m (keys in sorted order, as
-// Go maps have none).
-func (a *Arena) newRecordFromGo(m map[string]any) (*Record, error) {
-	v, err := a.fromGo(m)
-	if err != nil {
-		return nil, err
-	}
-	r := a.newRecord()
-	r.base, r.root = v, v
-	return r, nil
-}
-
-// fromGo converts a Go value to a Value of the arena. It accepts nil, bool,
-// every int and uint type (uints above MaxInt64 become floats), float32 and
-// float64, string, []byte, time.Time, []any, []string, map[string]any and
-// map[string]string. Map keys are added in sorted order.
-func (a *Arena) fromGo(x any) (Value, error) {
-	switch x := x.(type) {
-	case nil:
-		return NullValue(), nil
-	case Value:
-		return x, nil
-	case bool:
-		return BoolValue(x), nil
-	case int:
-		return IntValue(int64(x)), nil
-	case int8:
-		return IntValue(int64(x)), nil
-	case int16:
-		return IntValue(int64(x)), nil
-	case int32:
-		return IntValue(int64(x)), nil
-	case int64:
-		return IntValue(x), nil
-	case uint:
-		return uintValue(uint64(x)), nil
-	case uint8:
-		return IntValue(int64(x)), nil
-	case uint16:
-		return IntValue(int64(x)), nil
-	case uint32:
-		return IntValue(int64(x)), nil
-	case uint64:
-		return uintValue(x), nil
-	case float32:
-		return FloatValue(float64(x)), nil
-	case float64:
-		return FloatValue(x), nil
-	case string:
-		return a.NewStringFrom(x), nil
-	case []byte:
-		return a.NewBytes(x), nil
-	case time.Time:
-		return TimestampValue(x.UnixNano()), nil
-	case []string:
-		b := a.BeginArray(len(x))
-		for _, s := range x {
-			b.Append(a.NewStringFrom(s))
-		}
-		return b.Finish(), nil
-	case []any:
-		b := a.BeginArray(len(x))
-		for _, e := range x {
-			v, err := a.fromGo(e)
-			if err != nil {
-				return Value{}, err
-			}
-			b.Append(v)
-		}
-		return b.Finish(), nil
-	case map[string]string:
-		keys := sortedKeys(x)
-		b := a.BeginMap(len(x))
-		for _, k := range keys {
-			b.Add(a.NewStringFrom(k), a.NewStringFrom(x[k]))
-		}
-		return b.Finish(), nil
-	case map[string]any:
-		keys := sortedKeys(x)
-		b := a.BeginMap(len(x))
-		for _, k := range keys {
-			v, err := a.fromGo(x[k])
-			if err != nil {
-				return Value{}, err
-			}
-			b.Add(a.NewStringFrom(k), v)
-		}
-		return b.Finish(), nil
-	}
-	return Value{}, fmt.Errorf("record: cannot convert %T", x)
-}
-
-func uintValue(u uint64) Value {
-	if u > math.MaxInt64 {
-		return FloatValue(float64(u))
-	}
-	return IntValue(int64(u))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// equal reports whether the record maps, tags and times of r and o are
-// equal (see ValueEqual).
-func (r *Record) equal(o *Record) bool {
-	return r.time == o.time && string(r.Tag()) == string(o.Tag()) &&
-		ValueEqual(r.a, r.root, o.a, o.root)
 }
 
 // ValueEqual reports whether x (of arena xa) and y (of arena ya) are deeply

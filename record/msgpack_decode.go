@@ -52,26 +52,6 @@ func (a *Arena) own(m mark, ref uint32, in []byte) error {
 	return nil
 }
 
-// decodeMsgpackValue decodes one msgpack value from the start of b (strings
-// copied into the slab) and returns it and the bytes consumed.
-func (a *Arena) decodeMsgpackValue(b []byte) (Value, int, error) {
-	m := a.mark()
-	d := a.newMsgpackDecoder(b, Owned)
-	v, n, err := d.value(0, 0)
-	if err == nil {
-		err = a.own(m, d.ref, b[:n])
-		if v.kind() == String || v.kind() == Bytes {
-			v.ref = 0
-			v.u += uint64(len(a.slab)-n) << 32
-		}
-	}
-	if err != nil {
-		a.rollback(m)
-		return Value{}, 0, d.fixLimit(err)
-	}
-	return v, n, nil
-}
-
 type msgpackDecoder struct {
 	a        *Arena
 	b        []byte

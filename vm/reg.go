@@ -45,8 +45,6 @@ func Timestamp(ns int64) Reg { return Reg{K: record.Timestamp, N: uint64(ns)} }
 
 func (r *Reg) int() int64     { return int64(r.N) }
 func (r *Reg) float() float64 { return math.Float64frombits(r.N) }
-func (r *Reg) bool() bool     { return r.N != 0 }
-func (r *Reg) isNull() bool   { return r.K <= record.Null }
 
 func setBool(r *Reg, b bool) {
 	r.K = record.Bool

@@ -1,0 +1,238 @@
+package record
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+)
+
+// Helpers only the tests use: the edits and converters they check the
+// record against, kept out of the package proper.
+
+// rename moves the value at from to to, overwriting to; it is a no-op when
+// from is absent or to is the same place. Both paths must end in a map
+// key. On error the record is unchanged.
+func (r *Record) rename(from, to Path) error {
+	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
+		return ErrNotContainer
+	}
+	l := r.a.locs(len(from) + len(to))
+	lf, lt := l[:len(from)], l[len(from):]
+	v, ok := r.locate(from, lf)
+	if !ok {
+		return nil
+	}
+	if _, err := r.locateSet(to, lt); err != nil {
+		return err
+	}
+	// Compare where the paths lead, not how they are spelled: .a[0] and
+	// .a[-1] may be the same element.
+	common := 0
+	for common < len(from) && common < len(to) && lt[common] >= 0 && lt[common] == lf[common] {
+		common++
+	}
+	switch {
+	case common == len(from) && len(to) == len(from):
+		return nil // the same place
+	case common == len(from):
+		// to lies inside the value that moves: once it is removed, the
+		// rest of to is created, which only keys can be.
+		for i := range to[common:] {
+			if to[common+i].isIndex {
+				return ErrIndexRange
+			}
+		}
+	case common == len(from)-1 && len(to) == len(from) && lt[len(to)-1] < 0:
+		// Same map, new name free: rename the key where it stands.
+		s := r.open(from, lf, len(from)-1)
+		k := r.a.newKey(&to[len(to)-1])
+		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = k
+		if s == rootSlot {
+			r.addRootKey(k)
+			r.noteChanged(int(lf[len(from)-1]))
+		}
+		return nil
+	}
+	// v is detached by the remove, so it needs no copy. The remove may
+	// move entries, so set locates to again; it cannot fail now.
+	r.removeAt(from, lf)
+	return r.set(to, v)
+}
+
+// copyRecord copies r (edits included, as its decoded state) into a new
+// record of a.
+func (a *Arena) copyRecord(r *Record) *Record {
+	c := a.newRecord()
+	c.base = a.copyValue(r.a, r.root)
+	c.root = c.base
+	if r.tag.kind() == String {
+		c.tag = a.copyValue(r.a, r.tag)
+	}
+	c.baseTag = c.tag
+	if r.passThrough() || r.text.kind() == Bytes && r.root == r.decoded {
+		// The copy still stands for its line or msgpack body: keep it.
+		c.decoded, c.text = c.base, a.NewString(r.a.raw(r.text))
+		c.text.setKind(r.text.kind())
+	}
+	c.time, c.baseTime = r.time, r.time
+	if r.meta.kind() == Map {
+		c.meta = a.copyValue(r.a, r.meta)
+	}
+	c.layout, c.timeFmt = r.layout, r.timeFmt
+	return c
+}
+
+// newRecordFromGo returns a new record holding m (keys in sorted order, as
+// Go maps have none).
+func (a *Arena) newRecordFromGo(m map[string]any) (*Record, error) {
+	v, err := a.fromGo(m)
+	if err != nil {
+		return nil, err
+	}
+	r := a.newRecord()
+	r.base, r.root = v, v
+	return r, nil
+}
+
+// fromGo converts a Go value to a Value of the arena. It accepts nil, bool,
+// every int and uint type (uints above MaxInt64 become floats), float32 and
+// float64, string, []byte, time.Time, []any, []string, map[string]any and
+// map[string]string. Map keys are added in sorted order.
+func (a *Arena) fromGo(x any) (Value, error) {
+	switch x := x.(type) {
+	case nil:
+		return NullValue(), nil
+	case Value:
+		return x, nil
+	case bool:
+		return BoolValue(x), nil
+	case int:
+		return IntValue(int64(x)), nil
+	case int8:
+		return IntValue(int64(x)), nil
+	case int16:
+		return IntValue(int64(x)), nil
+	case int32:
+		return IntValue(int64(x)), nil
+	case int64:
+		return IntValue(x), nil
+	case uint:
+		return uintValue(uint64(x)), nil
+	case uint8:
+		return IntValue(int64(x)), nil
+	case uint16:
+		return IntValue(int64(x)), nil
+	case uint32:
+		return IntValue(int64(x)), nil
+	case uint64:
+		return uintValue(x), nil
+	case float32:
+		return FloatValue(float64(x)), nil
+	case float64:
+		return FloatValue(x), nil
+	case string:
+		return a.NewStringFrom(x), nil
+	case []byte:
+		return a.NewBytes(x), nil
+	case time.Time:
+		return TimestampValue(x.UnixNano()), nil
+	case []string:
+		b := a.BeginArray(len(x))
+		for _, s := range x {
+			b.Append(a.NewStringFrom(s))
+		}
+		return b.Finish(), nil
+	case []any:
+		b := a.BeginArray(len(x))
+		for _, e := range x {
+			v, err := a.fromGo(e)
+			if err != nil {
+				return Value{}, err
+			}
+			b.Append(v)
+		}
+		return b.Finish(), nil
+	case map[string]string:
+		keys := sortedKeys(x)
+		b := a.BeginMap(len(x))
+		for _, k := range keys {
+			b.Add(a.NewStringFrom(k), a.NewStringFrom(x[k]))
+		}
+		return b.Finish(), nil
+	case map[string]any:
+		keys := sortedKeys(x)
+		b := a.BeginMap(len(x))
+		for _, k := range keys {
+			v, err := a.fromGo(x[k])
+			if err != nil {
+				return Value{}, err
+			}
+			b.Add(a.NewStringFrom(k), v)
+		}
+		return b.Finish(), nil
+	}
+	return Value{}, fmt.Errorf("record: cannot convert %T", x)
+}
+
+func uintValue(u uint64) Value {
+	if u > math.MaxInt64 {
+		return FloatValue(float64(u))
+	}
+	return IntValue(int64(u))
+}
+
+// equal reports whether the record maps, tags and times of r and o are
+// equal (see ValueEqual).
+func (r *Record) equal(o *Record) bool {
+	return r.time == o.time && string(r.Tag()) == string(o.Tag()) &&
+		ValueEqual(r.a, r.root, o.a, o.root)
+}
+
+// decodeMsgpackValue decodes one msgpack value from the start of b (strings
+// copied into the slab) and returns it and the bytes consumed.
+func (a *Arena) decodeMsgpackValue(b []byte) (Value, int, error) {
+	m := a.mark()
+	d := a.newMsgpackDecoder(b, Owned)
+	v, n, err := d.value(0, 0)
+	if err == nil {
+		err = a.own(m, d.ref, b[:n])
+		if v.kind() == String || v.kind() == Bytes {
+			v.ref = 0
+			v.u += uint64(len(a.slab)-n) << 32
+		}
+	}
+	if err != nil {
+		a.rollback(m)
+		return Value{}, 0, d.fixLimit(err)
+	}
+	return v, n, nil
+}
+
+// reserved returns the bytes the arena has reserved: node and slab capacity
+// plus the Record structs.
+func (a *Arena) reserved() int {
+	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
+		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
+		cap(a.pos)*4 +
+		len(a.recs)*int(unsafe.Sizeof(Record{}))
+}
+
+// entry returns entry i (in order) of a map.
+func (a *Arena) entry(v Value, i int) (key, val Value) {
+	if v.kind() != Map || uint(i) >= uint(v.n()) {
+		return Value{}, Value{}
+	}
+	j := int(v.off()) + 2*i
+	return a.nodes[j], a.nodes[j+1]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
