@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/policyrun/policyrun/internal/lsp"
+	"github.com/policyrun/policyrun/lsp"
 )
 
 func init() {

@@ -17,6 +17,7 @@ import (
 	_ "github.com/policyrun/policyrun/compiler/diag"
 	_ "github.com/policyrun/policyrun/compiler/types"
 	_ "github.com/policyrun/policyrun/conformance"
+	_ "github.com/policyrun/policyrun/lsp"
 	"github.com/policyrun/policyrun/lua"
 	_ "github.com/policyrun/policyrun/pipeline"
 	_ "github.com/policyrun/policyrun/pipeline/buffer"

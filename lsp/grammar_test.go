@@ -15,7 +15,7 @@ import (
 
 // The VS Code extension lives in editors/vscode, beside no Go code: its
 // files are held here to the language they describe.
-var vscodeDir = filepath.Join("..", "..", "editors", "vscode")
+var vscodeDir = filepath.Join("..", "editors", "vscode")
 
 func readJSON(t *testing.T, name string) map[string]any {
 	t.Helper()

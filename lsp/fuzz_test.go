@@ -99,7 +99,7 @@ func FuzzFeatures(f *testing.F) {
 	f.Add("policy \"p\"\nfor k, v in . {\n  let x = k\n  set .y = x.\n}\n", 3, 13)
 	f.Add("policy \"p\"\nset .a = .b[\"c\"].\"d e\".\n", 1, 23)
 	f.Add("set . = {\"a\": parse_url(.u).}\n", 0, 28)
-	for _, name := range []string{"../../examples/k8s/k8s.policy", "../../examples/otlp/otlp.policy"} {
+	for _, name := range []string{"../examples/k8s/k8s.policy", "../examples/otlp/otlp.policy"} {
 		if src, err := os.ReadFile(filepath.FromSlash(name)); err == nil {
 			f.Add(string(src), 20, 12)
 		}

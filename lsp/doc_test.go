@@ -11,7 +11,7 @@ import (
 // docs/lsp.md shows the messages a client sees for a broken policy: they
 // are what the server sends.
 func TestDocExample(t *testing.T) {
-	b, err := os.ReadFile("../../docs/lsp.md")
+	b, err := os.ReadFile("../docs/lsp.md")
 	if err != nil {
 		t.Fatal(err)
 	}
