@@ -10,7 +10,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The Go helpers of the string built-ins of §12 (trim_prefix, trim_suffix
+// The Go helpers of the string built-ins (trim_prefix, trim_suffix
 // and index_of are Lua, in runtime_strings.lua).
 
 func init() { registrars = append(registrars, (*state).registerStrings) }

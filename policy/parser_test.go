@@ -431,7 +431,7 @@ func TestParseSchemaOTLP(t *testing.T) {
 	}
 }
 
-// The contextual keywords (LANGUAGE.md §12) are keywords only where the
+// The contextual keywords (docs/language.md) are keywords only where the
 // grammar expects them, and name locals everywhere else.
 func TestParseContextualKeywords(t *testing.T) {
 	tests := []struct{ src, want string }{

@@ -8,7 +8,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The encoding built-ins of §12 (docs/semantics.md, "Encoding"): each
+// The encoding built-ins (docs/semantics.md, "Encoding"): each
 // writes its result to m.buf with package textenc, which the Lua backend
 // calls too, and copies it into the arena.
 func init() {

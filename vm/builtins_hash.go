@@ -8,7 +8,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The hashing built-ins of §12 (docs/semantics.md, "Hashing"), all in
+// The hashing built-ins (docs/semantics.md, "Hashing"), all in
 // package digest, which the Lua backend calls too. Hex digests go from an
 // array on the stack straight into the arena.
 func init() {

@@ -11,7 +11,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The log-format built-ins of §12 (docs/semantics.md, "Log formats"): each
+// The log-format built-ins (docs/semantics.md, "Log formats"): each
 // parser is an internal package that the Lua backend calls too.
 func init() {
 	builtins[builtin.ParseCommonLog] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {

@@ -10,7 +10,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The network built-ins of §12 (docs/semantics.md, "Network"): the
+// The network built-ins (docs/semantics.md, "Network"): the
 // addresses are package netaddr's, the URLs package urltext's, both shared
 // with the Lua backend.
 func init() {

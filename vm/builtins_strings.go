@@ -13,7 +13,7 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-// The string built-ins of §12: format, truncate, trim_prefix, trim_suffix,
+// The string built-ins: format, truncate, trim_prefix, trim_suffix,
 // index_of (docs/semantics.md, Strings).
 
 func init() {

@@ -97,7 +97,7 @@ func TestSignatures(t *testing.T) {
 		{"coalesce", []*T.Type{strOpt, i64}, "", badType, false},
 		{"coalesce", []*T.Type{strOpt}, "", badCount, false},
 
-		// §12, part A
+		// time, maps, arrays, strings, numbers, OTLP, identity
 		{"unix_seconds", []*T.Type{T.TimestampType}, "int", 0, true},
 		{"unix_millis", []*T.Type{T.TimestampType}, "int", 0, true},
 		{"unix_millis", []*T.Type{i64}, "", badType, false},

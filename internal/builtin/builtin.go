@@ -82,7 +82,7 @@ const (
 	Keys
 	Coalesce
 
-	// §12, part B
+	// encoding, hashing, network, log formats
 	EncodeBase64
 	DecodeBase64
 	EncodeHex
@@ -104,7 +104,7 @@ const (
 	ParseSyslog
 	ParseGrok
 
-	// §12, part A
+	// time, maps, arrays, strings, numbers, OTLP, identity
 	UnixSeconds
 	UnixMillis
 	FromUnix
@@ -278,7 +278,7 @@ var table = [NumIDs]Func{
 	Keys:     {Sig: "keys(m map|object) array<string>", Doc: "the keys of m, in the record's order"},
 	Coalesce: {Sig: "coalesce(a T?, b T?, ..., c T) T", Doc: "the first argument that is present and not null (a chain of ??)"},
 
-	// §12, part B
+	// encoding, hashing, network, log formats
 	EncodeBase64: {Sig: "encode_base64(s string) string", Doc: "the bytes of s in standard base64 (RFC 4648, with padding)"},
 	DecodeBase64: {Sig: "decode_base64(s string) string?", Doc: "the bytes standard base64 s holds (padding optional), or null when s is not base64"},
 	EncodeHex:    {Sig: "encode_hex(s string) string", Doc: "the bytes of s in lower-case hex"},
@@ -303,7 +303,7 @@ var table = [NumIDs]Func{
 	ParseGrok:      {Sig: "parse_grok(s string, pattern string) map<string>?", Doc: "the named fields of the first match in s of the constant grok pattern (%{NAME:field} over the built-in library), or null when it does not match", Grok: true},
 	ParseCSV:       {Sig: `parse_csv(s string, sep string = ",") array<string>?`, Doc: "the fields of one CSV record (RFC 4180 quoting) separated by the one byte sep, or null when s is not one"},
 
-	// §12, part A
+	// time, maps, arrays, strings, numbers, OTLP, identity
 	UnixSeconds:   {Sig: "unix_seconds(t timestamp) int", Doc: "whole seconds since 1970-01-01T00:00:00Z, rounded down"},
 	UnixMillis:    {Sig: "unix_millis(t timestamp) int", Doc: "whole milliseconds since 1970-01-01T00:00:00Z, rounded down"},
 	FromUnix:      {Sig: `from_unix(n int|float, unit string = "s") timestamp`, Doc: "the time n units after 1970-01-01T00:00:00Z, unit the constant s, ms, us or ns", Const: "unit"},

@@ -1,7 +1,7 @@
 package calc
 
 // SeverityNumber is the OTLP severity number of a level name, as
-// LANGUAGE.md §12 maps them, ASCII letters in any case; 0 when the name is
+// docs/language.md maps them, ASCII letters in any case; 0 when the name is
 // none of them.
 func SeverityNumber(s string) int64 {
 	var b [13]byte // the longest name, "informational"

@@ -4,7 +4,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// Each record owns its resource and scope (docs/otlp.md, §1): a policy's
+// Each record owns its resource and scope (docs/otlp.md): a policy's
 // write to .resource or .scope changes that record's only, so the record
 // moves to a group whose resource and scope are its new ones, and its
 // siblings stay where they were. The batch makes each new group once:

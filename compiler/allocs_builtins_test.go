@@ -8,7 +8,7 @@ import (
 	"github.com/policyrun/policyrun/vm"
 )
 
-// TestPartAAllocateNothing: the built-ins of LANGUAGE.md §12, part A, whose
+// TestPartAAllocateNothing: the built-ins of docs/language.md's first groups, whose
 // results fit the arena allocate nothing per record on the VM once the
 // arena and the machine have grown.
 func TestPartAAllocateNothing(t *testing.T) {

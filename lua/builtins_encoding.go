@@ -12,7 +12,7 @@ import (
 	"github.com/policyrun/policyrun/internal/urltext"
 )
 
-// The built-ins of §12, part B (encoding, hashing, network, log formats)
+// The encoding, hashing, network and log-format built-ins (docs/language.md) (encoding, hashing, network, log formats)
 // take and give plain values: strings, ints, maps and arrays, never a
 // float, so no argument or result needs a box.
 func init() {

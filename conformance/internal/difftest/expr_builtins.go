@@ -6,7 +6,7 @@ import (
 )
 
 // exprA returns, about one time in four, an expression of type t that calls
-// a built-in of LANGUAGE.md §12, part A, with well-typed arguments (ok is
+// a built-in of docs/language.md's first groups, with well-typed arguments (ok is
 // false otherwise, and expr goes on as before). d is the depth already
 // reached.
 func (g *Gen) exprA(t string, d int) (string, bool) {

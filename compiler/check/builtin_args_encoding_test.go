@@ -2,7 +2,7 @@ package check
 
 import T "github.com/policyrun/policyrun/compiler/types"
 
-// partBSignatures are TestSignatures' cases for the built-ins of §12, part B.
+// partBSignatures are TestSignatures' cases for the encoding, hashing, network and log-format built-ins (docs/language.md).
 var partBSignatures = []struct {
 	name   string
 	args   []*T.Type

@@ -1,7 +1,7 @@
 package difftest
 
-// exprB returns an expression of type t that calls a built-in of §12,
-// part B (encoding, hashing, network, log formats), or "" when it has
+// exprB returns an expression of type t that calls a built-in of the encoding,
+// hashing, network or log-format groups (docs/language.md), or "" when it has
 // none of that type. expr asks it first, one time in eight, so that the
 // other built-ins keep their share.
 func (g *Gen) exprB(t string, d int) string {

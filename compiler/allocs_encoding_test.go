@@ -9,7 +9,7 @@ import (
 	"github.com/policyrun/policyrun/vm"
 )
 
-// TestPartBAllocateNothing: the built-ins of §12, part B build their
+// TestPartBAllocateNothing: the encoding, hashing, network and log-format built-ins (docs/language.md) build their
 // strings, maps and arrays in the record's arena, so a policy of them
 // allocates nothing per record once the arena and the machine have grown.
 func TestPartBAllocateNothing(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/policyrun/policyrun/policy"
 )
 
-// The typing of the built-ins of LANGUAGE.md §12, part A (time, maps,
+// The typing of the built-ins of docs/language.md's first groups (time, maps,
 // arrays, strings, numbers, OTLP, identity): those whose types depend on
 // their arguments', the arguments that must be constants, and the
 // defaults of left-out arguments.
