@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/vm"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // TestPartAAllocateNothing: the built-ins of docs/language.md's first groups, whose
@@ -54,24 +53,7 @@ schema {
 				lines = append(lines, fmt.Appendf(nil, `{"user":"User_%d_X","n":%d,"f":%d.5,"ts":"2026-07-0%d 12:00:00","d":"%dms","tags":["a","b%d","a"],"m":{"a.b":"%d","c":"x"}}`,
 					i, i, i, i%9+1, i, i, i))
 			}
-			a := record.NewArena()
-			m := vm.NewMachine(prog)
-			run := func() {
-				a.Reset()
-				for _, l := range lines {
-					rec, err := a.DecodeJSON(l, record.Referenced)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if res := m.Run(rec); res.Faulted() {
-						t.Fatal(res)
-					}
-				}
-			}
-			run()
-			if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
-				t.Errorf("%.1f allocations per batch, want 0", allocs)
-			}
+			noAllocs(t, prog, lines, func(res spec.Result) bool { return !res.Faulted() })
 		})
 	}
 }

@@ -3,10 +3,6 @@ package compiler
 import (
 	"fmt"
 	"testing"
-
-	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/spec"
-	"github.com/policyrun/policyrun/vm"
 )
 
 // TestPartBAllocateNothing: the encoding, hashing, network and log-format built-ins (docs/language.md) build their
@@ -49,24 +45,7 @@ set .l = parse_common_log(.user)`, func(i int) string {
 			for i := range 50 {
 				lines = append(lines, []byte(tc.line(i)))
 			}
-			a := record.NewArena()
-			m := vm.NewMachine(prog)
-			run := func() {
-				a.Reset()
-				for _, l := range lines {
-					rec, err := a.DecodeJSON(l, record.Referenced)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if res := m.Run(rec); res != (spec.Result{}) {
-						t.Fatal(res)
-					}
-				}
-			}
-			run()
-			if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
-				t.Errorf("%.1f allocations per batch, want 0", allocs)
-			}
+			noAllocs(t, prog, lines, clean)
 		})
 	}
 }
