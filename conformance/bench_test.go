@@ -15,7 +15,7 @@ import (
 )
 
 // The B1 policy-stage benchmarks: each policy of policies/ over a batch of
-// B1 records from pipeline/gen, decoded before the clock runs.
+// B1 records from internal/gen, decoded before the clock runs.
 
 const benchBatch = 1000
 

@@ -14,9 +14,9 @@ import (
 )
 
 // The OTLP codecs against protobuf-go's generated types (the oracle of
-// otlp_oracle_test.go) on the B5 requests of pipeline/gen: 100 records of
+// otlp_oracle_test.go) on the B5 requests of internal/gen: 100 records of
 // one resource and 3 scopes each. This file is package record_test because
-// pipeline/gen imports record.
+// internal/gen imports record.
 
 const benchRequests = 8 // distinct requests, used in turn
 

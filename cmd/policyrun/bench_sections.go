@@ -388,7 +388,7 @@ func b5Section(set *benchSet) *reportSection {
 		return s
 	}
 	s.intro = []string{
-		"The OTLP protobuf codecs on B5's requests (pipeline/gen: 100 log records of one resource and 3 scopes each): decode from the request's bytes, encode from the same decoded records including the regrouping by resource and scope; policyrun's arena codec against protobuf-go's generated types. This is the codec part of B5 only; B5's whole-server figures (records/s, server CPU per million over OTLP/HTTP) are not measured here.",
+		"The OTLP protobuf codecs on B5's requests (internal/gen: 100 log records of one resource and 3 scopes each): decode from the request's bytes, encode from the same decoded records including the regrouping by resource and scope; policyrun's arena codec against protobuf-go's generated types. This is the codec part of B5 only; B5's whole-server figures (records/s, server CPU per million over OTLP/HTTP) are not measured here.",
 	}
 	c := newChart("b5", "B5", "B5: ns per OTLP log record, protobuf decode and encode", "ns/record", "ns per record (requests of 100) — lower is better", "direction")
 	t := newTable("case", "ns/record", "ns/request", "B/request", "allocs/request")
