@@ -74,13 +74,28 @@ func (g *memGuard) hook(L *glua.LState, n int) {
 // count their bytes and their box (one string held in many places once),
 // tables their storage as gopher-lua keeps it (LTable.MemSize: a string
 // key costs a slot in three places), numbers their box, closures a header
-// and their upvalues. It walks with a stack of its own, so that
-// deeply nested tables cannot exhaust the goroutine's, and stops as soon
-// as the count passes the limit.
+// and their upvalues. It walks with a stack of its own, so that deeply
+// nested tables cannot exhaust the goroutine's, and stops as soon as the
+// count passes the limit. What the walk itself holds is kept small, since
+// it is held beside a state at its limit: containers are marked in place
+// (LTable.Mark) rather than remembered in a set, and the stack holds one
+// position in each container the walk is inside rather than every value
+// still to visit (a set and a queue made a state of short strings at a
+// 64 MB limit reach 196 MB of RSS).
 type liveWalk struct {
-	seen    map[any]struct{}
-	strs    map[*byte]struct{}
-	pending []glua.LValue
+	gen   uint32
+	strs  map[*byte]struct{}
+	stack []walkFrame
+	n     int64
+}
+
+// walkFrame is a container being walked and the place in it to go on
+// from: an entry of a table (then its metatable), an upvalue of a
+// function (then its environment), or a userdata's metatable and
+// environment.
+type walkFrame struct {
+	v glua.LValue
+	i int
 }
 
 // bigString is the length from which a string is counted once however
@@ -88,81 +103,92 @@ type liveWalk struct {
 const bigString = 256
 
 func (w *liveWalk) live(L *glua.LState, limit int64) int64 {
-	if w.seen == nil {
-		w.seen, w.strs = map[any]struct{}{}, map[*byte]struct{}{}
+	if w.strs == nil {
+		w.strs = map[*byte]struct{}{}
 	}
-	clear(w.seen)
 	clear(w.strs)
-	w.pending = append(w.pending[:0], L.G.Global, L.G.Registry)
-	L.ForEachStackValue(func(v glua.LValue) { w.pending = append(w.pending, v) })
-	var n int64
-	for len(w.pending) > 0 && n <= limit {
-		v := w.pending[len(w.pending)-1]
-		w.pending = w.pending[:len(w.pending)-1]
-		switch v := v.(type) {
-		case glua.LString:
-			if len(v) >= bigString {
-				p := unsafe.StringData(string(v))
-				if _, ok := w.strs[p]; ok {
+	w.gen, w.n = glua.NewMarkGeneration(), 0
+	w.add(L.G.Global)
+	w.add(L.G.Registry)
+	L.ForEachStackValue(w.add)
+	for len(w.stack) > 0 && w.n <= limit {
+		f := &w.stack[len(w.stack)-1]
+		i := f.i
+		f.i++
+		switch v := f.v.(type) {
+		case *glua.LTable:
+			switch n := v.HeldLen(); {
+			case i < n:
+				k, x := v.HeldAt(i)
+				if x == glua.LNil {
 					continue
 				}
-				w.strs[p] = struct{}{}
-			}
-			n += int64(len(v)) + 16
-		case *glua.LTable:
-			if w.visit(v) {
-				continue
-			}
-			n += int64(v.MemSize())
-			v.ForEach(func(k, x glua.LValue) {
-				if _, ok := x.(glua.LNumber); ok {
-					n += 8 // a number in an interface is boxed
+				if k != nil {
+					w.add(k)
 				}
-				w.push(k)
-				w.push(x)
-			})
-			w.push(v.Metatable)
+				w.add(x)
+			case i == n:
+				w.pop()
+				w.add(v.Metatable)
+			}
 		case *glua.LFunction:
-			if w.visit(v) {
-				continue
-			}
-			// The LFunction, its upvalue slice and each Upvalue.
-			n += 96 + 64*int64(len(v.Upvalues))
-			for _, uv := range v.Upvalues {
-				if uv != nil {
-					w.push(uv.Value())
+			switch n := len(v.Upvalues); {
+			case i < n:
+				if uv := v.Upvalues[i]; uv != nil {
+					w.add(uv.Value())
 				}
-			}
-			if v.Env != nil {
-				w.push(v.Env)
+			case i == n:
+				w.pop()
+				if v.Env != nil {
+					w.add(v.Env)
+				}
 			}
 		case *glua.LUserData:
-			if w.visit(v) {
-				continue
-			}
-			n += 32 + int64(glua.UserDataSize(v))
-			w.push(v.Metatable)
+			w.pop()
+			w.add(v.Metatable)
 			if v.Env != nil {
-				w.push(v.Env)
+				w.add(v.Env)
 			}
 		}
 	}
-	w.pending = w.pending[:0]
-	return n
+	w.stack = w.stack[:0]
+	return w.n
 }
 
-func (w *liveWalk) visit(v any) (seen bool) {
-	if _, seen = w.seen[v]; !seen {
-		w.seen[v] = struct{}{}
-	}
-	return seen
-}
+func (w *liveWalk) pop() { w.stack = w.stack[:len(w.stack)-1] }
 
-// push queues the values that can hold memory.
-func (w *liveWalk) push(v glua.LValue) {
-	switch v.(type) {
-	case glua.LString, *glua.LTable, *glua.LFunction, *glua.LUserData:
-		w.pending = append(w.pending, v)
+// add counts a value where it is found: a string or a number at once, a
+// container (its own storage) the first time it is found, after which it
+// is walked.
+func (w *liveWalk) add(v glua.LValue) {
+	switch v := v.(type) {
+	case glua.LString:
+		if len(v) >= bigString {
+			p := unsafe.StringData(string(v))
+			if _, ok := w.strs[p]; ok {
+				return
+			}
+			w.strs[p] = struct{}{}
+		}
+		w.n += int64(len(v)) + 16
+	case glua.LNumber:
+		w.n += 8 // a number in an interface is boxed
+	case *glua.LTable:
+		if !v.Mark(w.gen) {
+			w.n += int64(v.MemSize())
+			w.stack = append(w.stack, walkFrame{v: v})
+		}
+	case *glua.LFunction:
+		if !v.Mark(w.gen) {
+			// The LFunction, its upvalue slice and each Upvalue.
+			w.n += 96 + 64*int64(len(v.Upvalues))
+			w.stack = append(w.stack, walkFrame{v: v})
+		}
+	case *glua.LUserData:
+		if !v.Mark(w.gen) {
+			w.n += 32 + int64(glua.UserDataSize(v))
+			w.stack = append(w.stack, walkFrame{v: v})
+		}
 	}
 }
 

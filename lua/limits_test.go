@@ -284,11 +284,13 @@ func TestLiveWalkMeasures(t *testing.T) {
 		t.Skip("the race detector's shadow memory is in the heap figures")
 	}
 	for name, body := range map[string]string{
-		"numbers":     `for i = 1, 200000 do t[i] = i end`,
-		"string keys": `for i = 1, 200000 do t["k" .. i] = i end`,
-		"tables":      `for i = 1, 100000 do t[i] = {i, i} end`,
-		"closures":    `for i = 1, 100000 do t[i] = function() return i end end`,
-		"strings":     `for i = 1, 100000 do t[i] = tostring(i) .. "-" .. string.rep("x", 40) end`,
+		"numbers":       `for i = 1, 200000 do t[i] = i end`,
+		"string keys":   `for i = 1, 200000 do t["k" .. i] = i end`,
+		"tables":        `for i = 1, 100000 do t[i] = {i, i} end`,
+		"closures":      `for i = 1, 100000 do t[i] = function() return i end end`,
+		"strings":       `for i = 1, 100000 do t[i] = tostring(i) .. "-" .. string.rep("x", 40) end`,
+		"short strings": `for i = 1, 200000 do t[i] = "k" .. i end`,
+		"string maps":   `for i = 1, 100000 do t["k" .. i] = {i} end`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			L := glua.NewState()
@@ -305,10 +307,43 @@ func TestLiveWalkMeasures(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			live := w.live(L, math.MaxInt64) - live0
 			heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-			if r := float64(live) / float64(heap); r < 1/1.5 || r > 1.5 {
+			r := float64(live) / float64(heap)
+			t.Logf("measured %d KB, the heap grew %d KB (%.2f)", live>>10, heap>>10, r)
+			if r < 1/1.5 || r > 1.5 {
 				t.Errorf("measured %d KB, the heap grew %d KB (%.2f)", live>>10, heap>>10, r)
 			}
 			runtime.KeepAlive(L)
+		})
+	}
+}
+
+// TestLiveWalkHoldsLittle holds what a measurement allocates for itself to
+// a small part of what it measures: it runs beside a state at its limit,
+// and a set of every table seen and a queue of every string made a state
+// of short strings at a 64 MB limit reach 196 MB of RSS.
+func TestLiveWalkHoldsLittle(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is in the heap figures")
+	}
+	for _, body := range []string{
+		`for i = 1, 100000 do t[i] = {i} end`,
+		`for i = 1, 200000 do t[i] = "k" .. i end`,
+		`for i = 1, 100000 do t["k" .. i] = {s = "v" .. i} end`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			L := glua.NewState()
+			defer L.Close()
+			if err := L.DoString("t = {}\n" + body); err != nil {
+				t.Fatal(err)
+			}
+			var w liveWalk
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			live := w.live(L, math.MaxInt64)
+			runtime.ReadMemStats(&after)
+			if n := int64(after.TotalAlloc - before.TotalAlloc); n > live/8 {
+				t.Errorf("measuring %d KB allocated %d KB", live>>10, n>>10)
+			}
 		})
 	}
 }

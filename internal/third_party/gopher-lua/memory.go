@@ -11,6 +11,7 @@ package lua
 import (
 	"math"
 	"strings"
+	"sync/atomic"
 )
 
 // Sizes charged for the VM's allocations, near what Go's heap really
@@ -26,6 +27,59 @@ const (
 	memTableEntry = 96
 	memFunction   = 96
 )
+
+// Mark marks the table for a walk of what a state holds and reports
+// whether it was marked already: a walker takes a generation no other walk
+// uses (NewMarkGeneration) and needs no set of its own of what it has
+// seen, which for a state of a million tables would take tens of
+// megabytes itself.
+func (tb *LTable) Mark(gen uint32) (seen bool) {
+	seen, tb.mark = tb.mark == gen, gen
+	return seen
+}
+
+// Mark is LTable.Mark for a function.
+func (fn *LFunction) Mark(gen uint32) (seen bool) {
+	seen, fn.mark = fn.mark == gen, gen
+	return seen
+}
+
+// Mark is LTable.Mark for a userdata.
+func (ud *LUserData) Mark(gen uint32) (seen bool) {
+	seen, ud.mark = ud.mark == gen, gen
+	return seen
+}
+
+// HeldLen is the number of places HeldAt reads: the array's slots, then
+// the keys of the hash part.
+func (tb *LTable) HeldLen() int { return len(tb.array) + len(tb.keys) }
+
+// HeldAt returns the i-th entry of the table for a walk of a state's
+// memory: a nil key for an array slot, and LNil for a value that was
+// deleted. A walk that keeps its place in each table by index holds one
+// position per table it is inside, where a queue of every table's entries
+// would hold (and, growing, allocate several times) as many entries as the
+// largest table.
+func (tb *LTable) HeldAt(i int) (key, value LValue) {
+	if i < len(tb.array) {
+		return nil, tb.array[i]
+	}
+	key = tb.keys[i-len(tb.array)]
+	return key, tb.RawGetH(key)
+}
+
+var markGeneration atomic.Uint32
+
+// NewMarkGeneration returns a generation for Mark that no walk since the
+// process started has used (but for the 0 a new value holds, and after 2³²
+// walks).
+func NewMarkGeneration() uint32 {
+	for {
+		if g := markGeneration.Add(1); g != 0 {
+			return g
+		}
+	}
+}
 
 // MemSize estimates the bytes the table's own storage takes on Go's heap:
 // its header, its array and key slices by capacity, and its maps by

@@ -148,6 +148,7 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+	mark    uint32 // policyrun patch: see Mark
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
@@ -159,6 +160,7 @@ type LFunction struct {
 	Proto     *FunctionProto
 	GFunction LGFunction
 	Upvalues  []*Upvalue
+	mark      uint32 // policyrun patch: see Mark
 }
 type LGFunction func(*LState) int
 
@@ -209,6 +211,7 @@ type LUserData struct {
 	Value     interface{}
 	Env       *LTable
 	Metatable LValue
+	mark      uint32 // policyrun patch: see Mark
 }
 
 func (ud *LUserData) String() string   { return fmt.Sprintf("userdata: %p", ud) }
