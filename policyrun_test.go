@@ -12,6 +12,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/internal/gen"
+	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -251,7 +252,7 @@ func TestProcessConcurrent(t *testing.T) {
 // TestBatchAllocs holds the batch path to no allocation per record in the
 // steady state: JSON lines, msgpack events and OTLP requests.
 func TestBatchAllocs(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	p, err := Compile("k8s.policy", k8sPolicy(t), clock)

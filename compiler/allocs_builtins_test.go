@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -11,7 +12,7 @@ import (
 // results fit the arena allocate nothing per record on the VM once the
 // arena and the machine have grown.
 func TestPartAAllocateNothing(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("allocation counts do not hold under the race detector (sync.Pool drops items)")
 	}
 	for _, tt := range []struct{ name, stmts string }{

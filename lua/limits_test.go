@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/racedetect"
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -280,7 +281,7 @@ func TestTailCallTimeLimit(t *testing.T) {
 // 1.5 either way: counted far below, a state at a 64 MB limit held
 // 500 MB of RSS.
 func TestLiveWalkMeasures(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector's shadow memory is in the heap figures")
 	}
 	for name, body := range map[string]string{
@@ -322,7 +323,7 @@ func TestLiveWalkMeasures(t *testing.T) {
 // and a set of every table seen and a queue of every string made a state
 // of short strings at a 64 MB limit reach 196 MB of RSS.
 func TestLiveWalkHoldsLittle(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("the race detector's shadow memory is in the heap figures")
 	}
 	for _, body := range []string{

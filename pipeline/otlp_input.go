@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type otlpInput struct {
 	// inflight is how many more bytes of bodies may be held at once
 	// (max_inflight_size less what the requests in hand reserved).
 	inflight atomic.Int64
+	// decoding holds a token for each request being decoded, run and
+	// written (decodeSlots).
+	decoding chan struct{}
 	mu       sync.Mutex
 	status   map[int]int64 // requests by the status they were answered
 }
@@ -70,7 +74,8 @@ type otlpState struct {
 }
 
 func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
-	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields(), decoders: map[string]contentenc.Decoder{}}
+	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields(), decoders: map[string]contentenc.Decoder{},
+		decoding: make(chan struct{}, decodeSlots())}
 	in.inflight.Store(ic.OTLP.MaxInflightSize)
 	for _, name := range contentenc.Names() {
 		e, _ := contentenc.Lookup(name)
@@ -247,17 +252,18 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, ct, http.StatusServiceUnavailable, "too many request bodies in flight (max_inflight_size); retry later")
 		return
 	}
-	// The body decompressed is reserved too, once its size is known
-	// (handle): a compressed body's Content-Length is not what it holds.
-	var plain int64
-	defer func() { in.inflight.Add(reserve + plain) }()
+	// The body decompressed and the records it decodes to are reserved
+	// too, once their size is known (handle): a compressed body's
+	// Content-Length is not what it holds.
+	var held int64
+	defer func() { in.inflight.Add(reserve + held) }()
 	st, _ := in.states.Get().(*otlpState)
 	if st == nil {
 		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
 		st.arena.Limits.MaxRecords = in.cfg.OTLP.MaxRequestRecords
 	}
 	defer in.release(st)
-	status, msg := in.handle(st, r.Body, enc, ct, &plain)
+	status, msg := in.handle(st, r.Body, enc, ct, &held)
 	if status != http.StatusOK {
 		switch status {
 		case http.StatusServiceUnavailable:
@@ -278,9 +284,9 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // is the answer's body.
 // enc is the body's content encoding, "" for none.
 //
-// plain is set to the bytes of the decompressed body it reserved of
-// max_inflight_size, which the caller gives back.
-func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, plain *int64) (int, string) {
+// held is set to the bytes of the decompressed body and of the decoded
+// records it reserved of max_inflight_size, which the caller gives back.
+func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, held *int64) (int, string) {
 	max := in.cfg.OTLP.MaxRequestSize
 	st.body.Reset()
 	if n, err := st.body.ReadFrom(io.LimitReader(body, max+1)); err != nil {
@@ -307,9 +313,17 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, plain
 		if !in.take(n) {
 			return http.StatusServiceUnavailable, "too many request bodies in flight (max_inflight_size); retry later"
 		}
-		*plain = n
+		*held = n
 		data = st.plain
 	}
+	// A body is small beside what it decodes to (an empty LogRecord is two
+	// bytes on the wire and hundreds in an arena), so what it decoded to
+	// is reserved of max_inflight_size too, once it is known; and, since
+	// that is known only once the arena holds it, only decodeSlots
+	// requests decode at once. (The slot is not held past the decode: a
+	// request may wait for its delivery, and the others must not wait
+	// behind it.)
+	in.decoding <- struct{}{}
 	st.arena.Reset()
 	var recs []*record.Record
 	var err error
@@ -319,12 +333,18 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, plain
 		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], in.keep)
 	}
 	st.recs = recs
+	decoded := int64(st.arena.Reserved())
+	<-in.decoding
 	if errors.Is(err, record.ErrTooManyRecords) {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request holds more than max_request_records (%d) LogRecords", in.cfg.OTLP.MaxRequestRecords)
 	}
 	if err != nil {
 		return http.StatusBadRequest, "the request does not decode: " + err.Error()
 	}
+	if !in.take(decoded) {
+		return http.StatusServiceUnavailable, "too many requests in hand (max_inflight_size); retry later"
+	}
+	*held += decoded
 	in.bytes.Add(int64(len(data)))
 	n := int64(len(recs))
 	if n > 0 {
@@ -401,6 +421,12 @@ func exposed(listen string) bool {
 	}
 	return host != "localhost"
 }
+
+// decodeSlots is how many requests are decoded at once; the others wait
+// with their bodies read. Decoding is all CPU, so more than twice the
+// processors would gain no throughput and only grow more arenas before
+// max_inflight_size can count them.
+func decodeSlots() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // take reserves n bytes of max_inflight_size, if they are left.
 func (in *otlpInput) take(n int64) bool {

@@ -7,10 +7,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/internal/testcert"
 )
 
@@ -116,6 +121,74 @@ func TestOTLPInputMaxRecords(t *testing.T) {
 	s := p.Summary()
 	if s.In != 200 || s.Inputs[0].Requests[http.StatusRequestEntityTooLarge] != 3 {
 		t.Errorf("in %d, requests %v; want 200 in and three 413", s.In, s.Inputs[0].Requests)
+	}
+}
+
+// TestOTLPInputDecodesBounded: many small requests that each expand a
+// hundredfold (32,000 empty LogRecords in 64 KB) at once: what they decode
+// to counts against max_inflight_size, and only decodeSlots decode at once,
+// so those past the bound are answered 503 and taken when retried. When
+// max_inflight_size counted the bodies alone, 64 of them at once took the
+// heap up by 1.7 GB.
+func TestOTLPInputDecodesBounded(t *testing.T) {
+	if racedetect.Enabled {
+		t.Skip("the race detector's memory is in the heap figures")
+	}
+	url, p, _ := otlpServer(t, toNull, "max_inflight_size: 32M")
+	body := emptyLogRecords(32000)
+	const clients = 64
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			s := []metrics.Sample{{Name: sample[0].Name}}
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	statuses := make([]int, clients)
+	for i := range clients {
+		wg.Go(func() {
+			for {
+				statuses[i] = post(t, &http.Client{}, url, ctProtobuf, "", body).status
+				if statuses[i] != http.StatusServiceUnavailable {
+					return
+				}
+				time.Sleep(10 * time.Millisecond) // sooner than Retry-After
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	for i, st := range statuses {
+		if st != http.StatusOK {
+			t.Fatalf("request %d: %d", i, st)
+		}
+	}
+	if s := p.Summary(); s.In != clients*32000 {
+		t.Errorf("in %d, want %d", s.In, clients*32000)
+	}
+	// max_inflight_size, with decodeSlots arenas of about 20 MB that
+	// may pass it before they are counted, and three times as much again for
+	// the garbage their growth leaves and the collector's lag: bounded
+	// however many clients there are.
+	limit := 4 * (32<<20 + uint64(decodeSlots())*20<<20)
+	grew := peak.Load() - min(base, peak.Load())
+	t.Logf("the heap grew by %d MB", grew>>20)
+	if grew > limit {
+		t.Errorf("the heap grew by %d MB with %d requests at once; want at most %d MB (%d decodes at once)", grew>>20, clients, limit>>20, decodeSlots())
 	}
 }
 

@@ -132,6 +132,16 @@ func (a *Arena) Generation() uint64 { return a.gen }
 // slab, what a run's values cost, garbage included, until Reset.
 func (a *Arena) Used() int { return len(a.nodes)*int(unsafe.Sizeof(Value{})) + len(a.slab) }
 
+// Reserved returns the bytes the arena holds: its nodes, slab and scratch
+// by capacity, and its Record structs. The otlp input counts them against
+// its bound on the memory of requests in hand.
+func (a *Arena) Reserved() int {
+	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
+		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
+		cap(a.pos)*4 +
+		len(a.recs)*int(unsafe.Sizeof(Record{}))
+}
+
 // NewConstString copies s into the slab, as NewStringFrom, for a string
 // that many records will share (a program's constant): it is marked for
 // the JSON encoder when it needs no escapes, at the cost of a scan now.

@@ -41,7 +41,7 @@ func BenchmarkRecordDecode(b *testing.B) {
 		for i := 0; i < batch; i++ {
 			decode(a)
 		}
-		b.ReportMetric(float64(a.reserved())/batch, "arena-B/record")
+		b.ReportMetric(float64(a.Reserved())/batch, "arena-B/record")
 	}
 	msg := func(mode Mode) func(a *Arena) {
 		return func(a *Arena) {

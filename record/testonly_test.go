@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"time"
-	"unsafe"
 )
 
 // Helpers only the tests use: the edits and converters they check the
@@ -208,15 +207,6 @@ func (a *Arena) decodeMsgpackValue(b []byte) (Value, int, error) {
 		return Value{}, 0, d.fixLimit(err)
 	}
 	return v, n, nil
-}
-
-// reserved returns the bytes the arena has reserved: node and slab capacity
-// plus the Record structs.
-func (a *Arena) reserved() int {
-	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
-		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
-		cap(a.pos)*4 +
-		len(a.recs)*int(unsafe.Sizeof(Record{}))
 }
 
 // entry returns entry i (in order) of a map.

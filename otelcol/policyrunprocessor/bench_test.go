@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/policyrun/policyrun/internal/gen"
+	"github.com/policyrun/policyrun/internal/racedetect"
 )
 
 // B7 (BENCHMARKS.md): the same plog.Logs batches through the policyrun
@@ -194,7 +195,7 @@ func TestB7Equivalent(t *testing.T) {
 // append's doubling), and to the counts it has now, which a change
 // should not raise unnoticed.
 func TestB7Allocations(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
 	most := map[string]float64{"add_attribute": 2, "edit": 1, "read5_edit": 0.02, "drop": 0.01, "k8s": 6}

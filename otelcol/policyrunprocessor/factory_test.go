@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -192,7 +193,7 @@ func TestUnchangedAllocatesNothing(t *testing.T) {
 		}
 	}
 	run()
-	if n := testing.AllocsPerRun(200, run); n != 0 && !raceEnabled {
+	if n := testing.AllocsPerRun(200, run); n != 0 && !racedetect.Enabled {
 		t.Errorf("%v allocations per batch", n)
 	}
 	if got := dump(in); got != want {

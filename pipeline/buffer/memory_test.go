@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/racedetect"
 )
 
 func TestMemoryDeliveryAndWait(t *testing.T) {
@@ -102,7 +104,7 @@ func TestMemoryCopies(t *testing.T) {
 		cycle(b, payload)
 	}
 	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 1<<10 && !raceEnabled {
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 1<<10 && !racedetect.Enabled {
 		t.Errorf("a Put, Get and Done of %d bytes allocate %d bytes; the payload's copy should be reused", len(payload), per)
 	}
 

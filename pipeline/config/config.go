@@ -97,9 +97,10 @@ type OTLPInput struct {
 	// ReadTimeout bounds the reading of a request, its headers and body:
 	// a client that stalls is answered 408 and its connection closed.
 	ReadTimeout time.Duration
-	// MaxInflightSize bounds the bytes of the bodies read or being read
-	// at once, all requests together: a request that would pass it is
-	// answered 503 with Retry-After before its body is read.
+	// MaxInflightSize bounds the bytes of the requests in hand, all
+	// together: their bodies (reserved before they are read), the bodies
+	// decompressed and the records they decode to. A request that would
+	// pass it is answered 503 with Retry-After.
 	MaxInflightSize int64
 	// TLS: a certificate and key make the server HTTPS; a client CA file
 	// makes it require client certificates signed by it (mutual TLS).

@@ -1,5 +1,0 @@
-//go:build !race
-
-package lua
-
-const raceEnabled = false

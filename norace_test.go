@@ -1,5 +1,0 @@
-//go:build !race
-
-package policyrun
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package policyrunprocessor
-
-const raceEnabled = false

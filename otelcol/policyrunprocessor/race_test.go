@@ -1,7 +1,0 @@
-//go:build race
-
-package policyrunprocessor
-
-// raceEnabled: under the race detector sync.Pool drops some of what is
-// put in it, so allocation counts mean nothing.
-const raceEnabled = true
