@@ -37,8 +37,9 @@ func (c *Config) Validate() error {
 type policy struct {
 	name string
 	prog *vm.Program
-	// plan is the policy compiled for pdata (plan.go), nil when a
-	// statement needs the general path, which why names.
+	// plan is the policy compiled for pdata (plan.go), nil when every
+	// record would reach a statement that needs the general path; why
+	// names the first such statement.
 	plan *plan
 	why  string
 }

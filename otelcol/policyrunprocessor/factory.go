@@ -58,9 +58,12 @@ func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
 	for i, p := range pols {
 		names[i] = p.name
 		// Which path the policy takes (docs/collector.md, "Two paths").
-		if p.plan != nil {
+		switch {
+		case p.plan != nil && p.why == "":
 			set.Logger.Info("policy runs on pdata directly (the plan)", zap.String("policy", p.name))
-		} else {
+		case p.plan != nil:
+			set.Logger.Info("policy runs on pdata directly (the plan), and records that reach a statement it does not run take the general path", zap.String("policy", p.name), zap.String("statement", p.why))
+		default:
 			set.Logger.Info("policy runs on the general path (projection, VM, write-back)", zap.String("policy", p.name), zap.String("because", p.why))
 		}
 	}

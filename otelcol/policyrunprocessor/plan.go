@@ -45,6 +45,10 @@ const (
 	sDrop
 	sStop
 	sIf
+	// sGeneral is a statement the plan does not run: a record that
+	// reaches it gives up, and the general path runs it from the policy's
+	// start. What follows it in its block is not compiled.
+	sGeneral
 )
 
 type pstmt struct {
@@ -123,20 +127,43 @@ type pexpr struct {
 	present *pexpr
 }
 
-// compilePlan compiles f for pdata, or says why it cannot: the first
-// statement or expression of a kind the plan does not run.
-func compilePlan(f *policysrc.File, info *check.Info) (*plan, string) {
+// compilePlan compiles f for pdata. A statement of a kind the plan does
+// not run becomes sGeneral, so that only the records that reach it take
+// the general path (a policy that drops most records first, or does the
+// rare thing in a branch); why names the first such statement. When every
+// record would reach one (nothing before it can end the run) there is no
+// plan: deciding would only add to the general path's work.
+func compilePlan(f *policysrc.File, info *check.Info) (p *plan, why string) {
 	c := planCompiler{info: info, written: map[ploc]bool{}}
 	stmts := c.stmts(f.Stmts)
-	if c.why != "" {
-		return nil, c.why
+	if !mayFinish(stmts, true) {
+		return nil, c.general
 	}
 	compileTests(stmts)
-	p := &plan{stmts: stmts}
+	p = &plan{stmts: stmts}
 	if len(stmts) > 0 && stmts[0].kind == sDrop && stmts[0].cond != nil && stmts[0].cond.group {
 		p.groupDrop = stmts[0].cond
 	}
-	return p, ""
+	return p, c.general
+}
+
+// mayFinish reports whether a run of stmts can end without reaching an
+// sGeneral that its block reaches whatever the record: it ends (atEnd) or
+// some statement before it may drop or stop the record.
+func mayFinish(stmts []pstmt, atEnd bool) bool {
+	for i := range stmts {
+		switch st := &stmts[i]; st.kind {
+		case sGeneral:
+			return false
+		case sDrop, sStop:
+			return true
+		case sIf:
+			if mayFinish(st.then, false) || mayFinish(st.els, false) {
+				return true
+			}
+		}
+	}
+	return atEnd
 }
 
 // compileTests compiles the statements' conditions to closures.
@@ -156,7 +183,9 @@ type planCompiler struct {
 	written map[ploc]bool
 	body    bool // a body-map key was written
 	attrs   bool // a lift wrote attribute keys it cannot name
-	why     string
+	// why is what keeps the statement being compiled from the plan;
+	// general is the first such reason, for the log.
+	why, general string
 }
 
 func (c *planCompiler) refuse(n policysrc.Node, format string, args ...any) {
@@ -165,13 +194,20 @@ func (c *planCompiler) refuse(n policysrc.Node, format string, args ...any) {
 	}
 }
 
+// stmts compiles a block up to and including its first statement the
+// plan does not run, as sGeneral.
 func (c *planCompiler) stmts(ss []policysrc.Stmt) []pstmt {
 	var out []pstmt
 	for _, s := range ss {
+		st := c.stmt(s)
 		if c.why != "" {
-			return nil
+			if c.general == "" {
+				c.general = c.why
+			}
+			c.why = ""
+			return append(out, pstmt{kind: sGeneral})
 		}
-		out = append(out, c.stmt(s))
+		out = append(out, st)
 	}
 	return out
 }
@@ -238,13 +274,17 @@ func (c *planCompiler) stmt(s policysrc.Stmt) pstmt {
 		}
 		return st
 	case *policysrc.IfStmt:
-		st := pstmt{kind: sIf, cond: c.expr(s.Cond), then: c.stmts(s.Body.Stmts)}
+		st := pstmt{kind: sIf, cond: c.expr(s.Cond)}
+		if c.why != "" {
+			break
+		}
+		st.then = c.stmts(s.Body.Stmts)
 		switch e := s.Else.(type) {
 		case nil:
 		case *policysrc.Block:
 			st.els = c.stmts(e.Stmts)
-		default:
-			st.els = []pstmt{c.stmt(e)}
+		default: // else if: a block of one
+			st.els = c.stmts([]policysrc.Stmt{e})
 		}
 		return st
 	default:

@@ -129,6 +129,8 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 			if d, stopped := r.block(body, s); d != dKeep || stopped {
 				return d, stopped
 			}
+		case sGeneral:
+			return dBail, false
 		}
 	}
 	return dKeep, false
