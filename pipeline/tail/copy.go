@@ -45,6 +45,7 @@ func (t *Tail) takeOver(r *reader, head []byte, size int64) bool {
 		r.partialSince, r.skipping, r.last = old.partialSince, old.skipping, old.last
 		t.stats.truncations.Add(1)
 		old.offset, old.lineStart, old.recordNum = 0, 0, 0
+		old.gen++
 		old.partialSince, old.skipping, old.fp, old.last = time.Time{}, false, nil, nil
 		return true
 	}

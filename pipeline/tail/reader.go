@@ -23,6 +23,10 @@ type reader struct {
 	offset    int64 // next byte to read
 	lineStart int64 // offset of the first byte of the current line
 	recordNum int64 // lines emitted
+	// gen counts the times the file's content started again (truncated,
+	// or taken over by its copy): a Mark of older content is not where
+	// the file's lines are now.
+	gen uint32
 
 	partial      []byte // the current line's bytes so far
 	partialSince time.Time
@@ -131,6 +135,7 @@ func (t *Tail) restart(r *reader, now time.Time) {
 		})
 	}
 	r.offset, r.lineStart, r.recordNum = 0, 0, 0
+	r.gen++
 	r.skipping = false
 	r.fp, r.last = nil, nil
 }
@@ -252,6 +257,7 @@ func (t *Tail) emit(r *reader, line []byte, truncated bool) {
 		Offset:    r.lineStart,
 		RecordNum: r.recordNum,
 		Truncated: truncated,
+		gen:       r.gen,
 	})
 	t.stats.lines.Add(1)
 	t.stats.bytes.Add(int64(len(line)))

@@ -149,6 +149,7 @@ type Line struct {
 	Offset    int64  // of the line's first byte in the file
 	RecordNum int64  // 1 for the first line read from the file
 	Truncated bool   // longer than MaxLineSize, cut to it
+	gen       uint32 // the file's content generation (reader.gen), for Mark
 }
 
 // A Batch is what one poll cycle read.
@@ -163,6 +164,9 @@ type Batch struct {
 type Cursor struct {
 	seq   uint64
 	files []checkpoint.File
+	// from is, for each entry of files, the open file it was taken from
+	// (nil for entries of closed files), so that Before finds a mark's.
+	from []origin
 }
 
 // Stats counts what the tail did. All fields only grow, except Files.
@@ -316,10 +320,12 @@ func (t *Tail) Poll(ctx context.Context) (*Batch, error) {
 // Commit records that the lines of the batch with cursor c, and of every
 // batch before it, were delivered. Only committed state reaches
 // Checkpoint, so a checkpoint never covers a line that was not delivered.
+// A cursor of the batch last committed replaces it: the batch's own after
+// one that Before set back, once the lines held are delivered.
 func (t *Tail) Commit(c Cursor) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c.seq > t.commitSeq {
+	if c.seq >= t.commitSeq {
 		t.commitSeq = c.seq
 		t.committed = c.files
 	}
@@ -400,7 +406,8 @@ func (t *Tail) cycle(now time.Time) {
 	t.park(now)
 	t.stats.files.Store(int32(len(t.readers)))
 	t.seq++
-	t.batch.Cursor = Cursor{seq: t.seq, files: t.snapshot()}
+	files, from := t.snapshot()
+	t.batch.Cursor = Cursor{seq: t.seq, files: files, from: from}
 }
 
 // allRead reports whether every file has been read to its end: none
@@ -417,13 +424,15 @@ func (t *Tail) allRead() bool {
 	return true
 }
 
-func (t *Tail) snapshot() []checkpoint.File {
+func (t *Tail) snapshot() ([]checkpoint.File, []origin) {
 	files := make([]checkpoint.File, 0, len(t.readers)+len(t.retired)+len(t.parked))
+	from := make([]origin, 0, len(t.readers))
 	for _, r := range t.readers {
 		if !r.pendingUntil.IsZero() {
 			continue // not read yet; found afresh after a restart
 		}
 		files = append(files, r.entry())
+		from = append(from, origin{r.info, r.gen})
 	}
 	for _, e := range t.retired {
 		files = append(files, checkpoint.File{
@@ -436,7 +445,7 @@ func (t *Tail) snapshot() []checkpoint.File {
 		files = append(files, e)
 	}
 	slices.SortFunc(files[n:], func(a, b checkpoint.File) int { return strings.Compare(a.Path, b.Path) })
-	return files
+	return files, from
 }
 
 // entry is r's state as a checkpoint entry.
