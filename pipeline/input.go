@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,15 +28,18 @@ type input struct {
 	recs   []*record.Record
 	sc     scratch // for stages that match part of a batch
 	tags   *tagCache
-	// held are the sources whose parser holds parts of a line (CRI P),
-	// with when it started to: they are emitted after flush_timeout, so
-	// that a line that never ends neither stays in memory nor holds the
-	// checkpoint back for ever.
-	held map[string]heldJoin
-	// cursor is the last batch's cursor while it is not committed (held
-	// parts), so that the flush at the end of input can commit it.
+	// held are the sources whose parser holds lines back (the parts of a
+	// CRI or Docker line, a multiline record), with how long they have
+	// waited: they are emitted after holdTimeout, so that what never ends
+	// does not stay in memory for ever.
+	held        map[string]heldJoin
+	holdTimeout time.Duration
+	// cursor is the last batch's cursor while it is not committed (lines
+	// held), so that the flush at the end of input can commit it; until
+	// then the commits stand before the first line held (commitHeld).
 	cursor   tail.Cursor
 	uncommit bool
+	marks    []tail.Mark // commitHeld's
 	stats    inputStats
 	// kube is each file's Kubernetes metadata (kubernetes_path), nil
 	// without it.
@@ -44,6 +48,11 @@ type input struct {
 
 func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 	parser, err := parse.NewSized(ic.Parser, ic.MaxLineSize)
+	holdTimeout := cmp.Or(ic.FlushTimeout, tail.DefaultFlushTimeout)
+	if ml := ic.Multiline; ml != nil {
+		parser, err = parse.NewMultiline(ic.Parser, ic.MaxLineSize, parse.Multiline{Rules: ml.Rules, MaxLines: ml.MaxLines})
+		holdTimeout = cmp.Or(ml.Flush, config.DefaultMultilineFlush)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +106,8 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		tags:   newTagCache(ic.Tag, p.stages, p.outputs),
 		held:   map[string]heldJoin{},
 		kube:   kubeCache(ic.KubernetesPath),
+
+		holdTimeout: holdTimeout,
 	}, nil
 }
 
@@ -149,19 +160,22 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	for i := range batch.Lines {
 		l := &batch.Lines[i]
 		bytesIn += int64(len(l.Bytes)) + 1
-		r, err := in.parser.Parse(in.arena, l.File.Path, l.Bytes)
+		n := len(in.recs)
+		var err error
+		in.recs, err = in.parser.Parse(in.arena, in.recs, l.File.Path, l.Bytes, l.Mark())
 		if err != nil {
 			p.stats.Unparsed.Add(1)
 			in.stats.unparsed.Add(1)
 		}
-		if r == nil || len(in.held) > 0 {
-			in.noteHeld(l.File.Path, wall)
+		if h, ok := in.parser.Held(l.File.Path); ok || len(in.held) > 0 {
+			in.noteHeld(l.File, h, ok, wall)
 		}
-		if r == nil {
+		if len(in.recs) == n {
 			continue
 		}
-		p.addMeta(in, r, l.File, now)
-		in.recs = append(in.recs, r)
+		for j := n; j < len(in.recs); j++ {
+			p.addMeta(in, in.recs[j], l.File, now, j == 0)
+		}
 		if chunkBytes += len(l.Bytes); chunkBytes >= chunkInput {
 			if err := p.processChunk(in, chunk); err != nil {
 				return err
@@ -176,12 +190,8 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 			in.recs, chunk, chunkBytes = in.recs[:0], 0, 0
 		}
 	}
-	timeout := in.cfg.FlushTimeout
-	if timeout <= 0 {
-		timeout = tail.DefaultFlushTimeout
-	}
 	for src, h := range in.held {
-		if wall.Sub(h.since) >= timeout {
+		if wall.Sub(h.since) >= in.holdTimeout {
 			p.flushSource(in, src, now)
 		}
 	}
@@ -191,12 +201,13 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 	if err := p.processChunk(in, chunk); err != nil {
 		return err
 	}
-	// A held-back partial line (CRI P) lives only in memory: committing
-	// past it would lose it in a crash. Commit when nothing is held; the
-	// next such commit covers this batch too.
+	// Lines held back live only in memory: committing past the first one
+	// would lose them in a crash. While some are, the commit stands just
+	// before the first line each source holds; the batch's own cursor is
+	// committed with the next batch that leaves nothing held.
 	if pending {
 		in.cursor, in.uncommit = batch.Cursor, true
-		return nil
+		return p.commitHeld(in, batch.Cursor)
 	}
 	in.tail.Commit(batch.Cursor)
 	in.uncommit = false
@@ -220,40 +231,77 @@ func (p *Pipeline) processChunk(in *input, from int) error {
 	return p.process(recs, in.tags, &in.sc)
 }
 
-// heldJoin is the oldest join a parser holds for a source, and since when.
+// heldJoin is what a parser holds for a source: its wait (parse.Hold) and
+// since when, and the file of the source's lines meanwhile.
 type heldJoin struct {
-	id    uint64
+	wait  uint64
 	since time.Time
+	file  *tail.File
+	// mixed: lines of another file with the same path (a file rotated
+	// away and the new one) came while the source held lines, so the
+	// first line held does not tell where each file's commit may stand.
+	mixed bool
 }
 
-// noteHeld updates what is known of src's held join after one of its
-// lines: a new oldest join starts its own wait; lines that do not end it
-// (the other stream's, unparsed ones) do not.
-func (in *input) noteHeld(src string, now time.Time) {
-	id, ok := in.parser.Held(src)
-	h, had := in.held[src]
+// noteHeld updates what is known of the source of a line of f, which the
+// parser holds h of (ok) or nothing: a wait that changes starts again;
+// lines that do not change it (the other stream's, unparsed ones) do not.
+func (in *input) noteHeld(f *tail.File, h parse.Hold, ok bool, now time.Time) {
+	src := f.Path
+	held, had := in.held[src]
 	switch {
 	case !ok:
 		if had {
 			delete(in.held, src)
 		}
-	case !had || h.id != id:
-		in.held[src] = heldJoin{id: id, since: now}
+	case !had:
+		in.held[src] = heldJoin{wait: h.Wait, since: now, file: f}
+	default:
+		if held.wait != h.Wait {
+			held.wait, held.since = h.Wait, now
+		}
+		held.mixed = held.mixed || held.file != f
+		in.held[src] = held
 	}
+}
+
+// commitHeld commits the batch's cursor set back to the first line each
+// source holds, so that a crash loses none of them and reads again only
+// from there. When that cannot be told (a source mixes two files, or a
+// file was truncated or closed since its first line held), nothing is
+// committed until nothing is held.
+func (p *Pipeline) commitHeld(in *input, c tail.Cursor) error {
+	in.marks = in.marks[:0]
+	for src, h := range in.held {
+		hold, ok := in.parser.Held(src)
+		if h.mixed || !ok {
+			return nil
+		}
+		in.marks = append(in.marks, hold.First)
+	}
+	c, ok := c.Before(in.marks...)
+	if !ok {
+		return nil
+	}
+	in.tail.Commit(c)
+	return p.saveCheckpoint(in)
 }
 
 // flushSource moves what the parser holds for src into the batch.
 func (p *Pipeline) flushSource(in *input, src string, now int64) {
 	f := &tail.File{Path: src}
-	for r := in.parser.Flush(in.arena, src); r != nil; r = in.parser.Flush(in.arena, src) {
-		p.addMeta(in, r, f, now)
-		in.recs = append(in.recs, r)
+	n := len(in.recs)
+	in.recs = in.parser.Flush(in.arena, in.recs, src)
+	for j := n; j < len(in.recs); j++ {
+		p.addMeta(in, in.recs[j], f, now, j == 0)
 	}
 	delete(in.held, src)
 }
 
-func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64) {
-	r.SetTagValue(in.tags.tagValue(in.arena, f, len(in.recs) == 0))
+// addMeta sets r's tag, Kubernetes metadata and time; first says r is the
+// first record since the arena's reset.
+func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64, first bool) {
+	r.SetTagValue(in.tags.tagValue(in.arena, f, first))
 	if in.kube != nil {
 		in.addKubernetes(r, f)
 	}

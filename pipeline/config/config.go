@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/pipeline/parse"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
@@ -55,6 +56,9 @@ type Service struct {
 	// CPUs the process may use, or the GOMAXPROCS variable). The process
 	// that runs the pipeline sets it: a library embedding one does not.
 	Threads int
+	// MultilineParsers are the user's multiline rules, which inputs name
+	// in multiline.parsers beside the built-in ones.
+	MultilineParsers []*parse.Rule
 }
 
 // DefaultGrace is service.grace's default, as Fluent Bit's.
@@ -73,6 +77,9 @@ type Input struct {
 	// container_name, container_id and pod_id from a container log's
 	// path, where the record has none of its own (kubernetes_path).
 	KubernetesPath bool
+	// Multiline joins the lines of a stack trace into one record, after
+	// Parser (raw, cri or docker); nil: each line is a record.
+	Multiline *Multiline
 
 	// Config is the tail's part of the section, with the tail's defaults
 	// where the section says nothing. Paths and ExcludePaths are the glob
@@ -222,6 +229,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if root.Kind == yaml.MappingNode && len(cfg.Inputs) == 0 && !d.hasKey(root, "pipeline") {
 		d.errorf(root.Line, "no pipeline section: write pipeline: {inputs: [...], outputs: [...]}")
 	}
+	d.resolveMultiline(cfg)
 	d.aliases(cfg)
 	cfg.Dir = filepath.Dir(filename)
 	d.validate(cfg)
@@ -239,6 +247,8 @@ func (d *decoder) service(n *yaml.Node, s *Service) {
 		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
 		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
 		"threads":    func(v *yaml.Node) { s.Threads = d.intv(v) },
+
+		"multiline_parsers": func(v *yaml.Node) { d.multilineParsers(v, s) },
 	})
 }
 
@@ -299,6 +309,7 @@ func (d *decoder) input(n *yaml.Node) Input {
 			},
 			"db":              func(v *yaml.Node) { in.DB = d.str(v) },
 			"kubernetes_path": func(v *yaml.Node) { in.KubernetesPath = d.boolv(v) },
+			"multiline":       func(v *yaml.Node) { in.Multiline = d.multiline(v) },
 		} {
 			keys[k] = f
 		}

@@ -21,6 +21,8 @@ import (
 type decoder struct {
 	file string
 	errs ErrorList
+	// ruleLines is the line of each rule of service.multiline_parsers.
+	ruleLines map[string]int
 }
 
 func (d *decoder) errorf(line int, format string, args ...any) {

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/policyrun/policyrun/internal/kvtext"
+	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -21,7 +22,12 @@ type logfmtParser struct {
 
 var errLogfmtEmpty = errors.New("logfmt: no key=value pairs")
 
-func (p *logfmtParser) Parse(a *record.Arena, _ string, line []byte) (*record.Record, error) {
+func (p *logfmtParser) Parse(a *record.Arena, out []*record.Record, _ string, line []byte, _ tail.Mark) ([]*record.Record, error) {
+	r, err := p.parse(a, line)
+	return append(out, r), err
+}
+
+func (p *logfmtParser) parse(a *record.Arena, line []byte) (*record.Record, error) {
 	// The scan only reads line, and every key and value is copied into the
 	// arena, so viewing the bytes as a string without a copy is safe.
 	p.sc.Init(unsafe.String(unsafe.SliceData(line), len(line)))

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -105,16 +106,15 @@ func TestParsers(t *testing.T) {
 			errs := 0
 			for _, l := range tt.lines {
 				buf := []byte(l)
-				r, err := p.Parse(a, "f", buf)
+				n := len(got)
+				var err error
+				got, err = p.Parse(a, got, "f", buf, tail.Mark{})
 				if err != nil {
 					errs++
 				}
-				if r != nil {
-					got = append(got, r)
-				}
 				// Held-back parts must not keep references into the
 				// caller's buffer: the F line comes in a later batch.
-				if r == nil {
+				if len(got) == n {
 					for i := range buf {
 						buf[i] = '#'
 					}
@@ -135,15 +135,15 @@ func TestParsers(t *testing.T) {
 					t.Errorf("record %d time = %d, want %d", i, r.Time(), tt.time[i])
 				}
 			}
-			if p.Pending("f") != tt.pending {
-				t.Errorf("Pending = %v, want %v", p.Pending("f"), tt.pending)
+			if _, held := p.Held("f"); held != tt.pending {
+				t.Errorf("Held = %v, want %v", held, tt.pending)
 			}
 			if tt.pending {
-				r := p.Flush(a, "f")
-				if r == nil || p.Pending("f") {
+				flushed := p.Flush(a, nil, "f")
+				if _, held := p.Held("f"); len(flushed) != 1 || held {
 					t.Fatal("Flush did not emit the held line")
 				}
-				if js := string(r.AppendJSON(nil)); tt.parser == "cri" && !strings.Contains(js, `"logtag":"P"`) {
+				if js := string(flushed[0].AppendJSON(nil)); tt.parser == "cri" && !strings.Contains(js, `"logtag":"P"`) {
 					t.Errorf("flushed = %s, want logtag P", js)
 				}
 			}
@@ -159,11 +159,14 @@ func TestCRISourcesAreSeparate(t *testing.T) {
 	a := record.NewArena()
 	parse := func(source, line string) *record.Record {
 		t.Helper()
-		r, err := p.Parse(a, source, []byte(line))
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
+		out, err := p.Parse(a, nil, source, []byte(line), tail.Mark{})
+		if err != nil || len(out) > 1 {
+			t.Fatalf("%s: %d records, %v", line, len(out), err)
 		}
-		return r
+		if len(out) == 0 {
+			return nil
+		}
+		return out[0]
 	}
 	if r := parse("a", "2026-11-29T21:00:00Z stdout P a1 "); r != nil {
 		t.Fatal("partial line emitted")
@@ -200,14 +203,15 @@ func FuzzParse(f *testing.F) {
 				t.Fatal(err)
 			}
 			a := record.NewArena()
-			r, err := p.Parse(a, "s", line)
-			if r == nil && err == nil && !p.Pending("s") {
+			out, err := p.Parse(a, nil, "s", line, tail.Mark{})
+			_, held := p.Held("s")
+			if len(out) == 0 && err == nil && !held {
 				t.Fatalf("%s: line neither emitted nor held", name)
 			}
-			if r == nil && p.Flush(a, "s") == nil {
+			if len(out) == 0 && len(p.Flush(a, nil, "s")) == 0 {
 				t.Fatalf("%s: held line lost at Flush", name)
 			}
-			if r != nil {
+			for _, r := range out {
 				_ = r.AppendJSON(nil)
 			}
 		}
@@ -323,18 +327,18 @@ func TestCRIStreams(t *testing.T) {
 			a := record.NewArena()
 			var got, flushed []string
 			for _, l := range tt.lines {
-				r, err := p.Parse(a, "f", []byte(l))
+				out, err := p.Parse(a, nil, "f", []byte(l), tail.Mark{})
 				if err != nil && l != "not json" {
 					t.Fatalf("Parse(%q): %v", l, err)
 				}
-				if r != nil {
+				for _, r := range out {
 					got = append(got, string(r.AppendJSON(nil)))
 				}
 			}
-			if p.Pending("f") != (len(tt.flushed) > 0) {
-				t.Errorf("Pending = %v", p.Pending("f"))
+			if _, held := p.Held("f"); held != (len(tt.flushed) > 0) {
+				t.Errorf("Held = %v", held)
 			}
-			for r := p.Flush(a, "f"); r != nil; r = p.Flush(a, "f") {
+			for _, r := range p.Flush(a, nil, "f") {
 				flushed = append(flushed, string(r.AppendJSON(nil)))
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {

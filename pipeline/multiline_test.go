@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/checkpoint"
+)
+
+// A trace and the lines around it, as each parser's runtime writes them.
+var (
+	traceLines = []string{
+		"java.lang.IllegalStateException: payment declined",
+		"\tat com.example.shop.PaymentService.charge(PaymentService.java:87)",
+		"\tat com.example.shop.OrderService.submit(OrderService.java:142)",
+		"Caused by: java.io.IOException: gateway timed out",
+		"\tat com.example.shop.GatewayClient.post(GatewayClient.java:211)",
+		"\t... 2 more",
+	}
+	traceLog = strings.Join(traceLines, "\n")
+)
+
+// writeAs writes lines as parser's runtime does, on stream.
+func writeAs(parser, stream string, lines ...string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		switch parser {
+		case "cri":
+			b.WriteString("2026-11-29T21:00:00Z " + stream + " F " + l + "\n")
+		case "docker":
+			js, _ := json.Marshal(map[string]string{"log": l + "\n", "stream": stream})
+			b.Write(js)
+			b.WriteByte('\n')
+		default:
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// outLogs reads the logs of the records in dir/out.log, with their stream
+// before them when they have one ("stderr: ").
+func outLogs(t *testing.T, dir string) []string {
+	t.Helper()
+	var logs []string
+	for _, l := range strings.Split(strings.TrimSuffix(readFile(t, dir, "out.log"), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var r struct{ Log, Stream string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("out.log: %q: %v", l, err)
+		}
+		log := strings.TrimSuffix(strings.ReplaceAll(r.Log, "\n", "|"), "|")
+		if r.Stream == "stderr" {
+			log = "stderr: " + log
+		}
+		logs = append(logs, log)
+	}
+	return logs
+}
+
+// bar is a record's log as outLogs gives it.
+func bar(log string) string { return strings.ReplaceAll(log, "\n", "|") }
+
+// TestMultiline runs a trace among ordinary lines through a pipeline
+// with the built-in rules, as each parser reads it, to the end of input.
+func TestMultiline(t *testing.T) {
+	for _, parser := range []string{"raw", "cri", "docker"} {
+		t.Run(parser, func(t *testing.T) {
+			dir := t.TempDir()
+			lines := append(append([]string{"started"}, traceLines...), "order 81724 submitted")
+			writeFile(t, dir, "app.log", writeAs(parser, "stdout", lines...))
+			cfg := tailConfig(t, dir, toFile, "app.log", "parser: "+parser, "exit_on_eof: true",
+				"poll_interval: 10ms", "multiline: {parsers: [java, python, go]}")
+			p := runPipeline(t, cfg, Options{})
+			want := []string{"started", bar(traceLog), "order 81724 submitted"}
+			if got := outLogs(t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if s := p.Summary(); s.In != 3 {
+				t.Errorf("records in = %d, want 3", s.In)
+			}
+		})
+	}
+}
+
+// TestMultilineFlush checks that a trace that gets no more lines is
+// emitted after multiline.flush, while the pipeline runs, and that the
+// checkpoint then covers it: a second run reads nothing again.
+func TestMultilineFlush(t *testing.T) {
+	for _, parser := range []string{"raw", "cri", "docker"} {
+		t.Run(parser, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "app.log", writeAs(parser, "stdout", append([]string{"started"}, traceLines...)...))
+			cfg := tailConfig(t, dir, toFile, "app.log", "parser: "+parser, "poll_interval: 10ms", "db: tail.db",
+				"multiline: {parsers: [java], flush: 100ms}")
+			for run := 0; run < 2; run++ {
+				stop := startPipeline(t, cfg, Options{})
+				if run == 0 && !eventually(10*time.Second, func() bool { return len(outLogs(t, dir)) == 2 }) {
+					t.Fatal("the trace was not flushed")
+				}
+				time.Sleep(100 * time.Millisecond) // the second run has time to read again, if it would
+				stop()
+			}
+			want := []string{"started", bar(traceLog)}
+			if got := outLogs(t, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("after two runs, records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestMultilineCrash stops a pipeline while a trace is held (a stop does
+// not flush: the held lines are lost as in a crash), appends the rest of
+// the trace and runs again from the saved checkpoint. The checkpoint must
+// stand just before the trace's first line: every record arrives, the
+// trace whole, and only the records after the trace's first line on the
+// other stream (which share the file's one offset) arrive twice.
+func TestMultilineCrash(t *testing.T) {
+	tests := []struct {
+		name   string
+		parser string
+		before string // written before the stop
+		after  string // written after it
+		want   []string
+		twice  []string // records that arrive twice
+	}{
+		{
+			name:   "raw",
+			parser: "raw",
+			before: writeAs("raw", "", "one", "two", traceLines[0], traceLines[1]),
+			after:  writeAs("raw", "", append(traceLines[2:], "three")...),
+			want:   []string{"one", "two", bar(traceLog), "three"},
+		},
+		{
+			name:   "cri, stopped inside a line's parts",
+			parser: "cri",
+			before: writeAs("cri", "stdout", "one", traceLines[0]) +
+				"2026-11-29T21:00:00Z stdout P \tat com.example.shop.Payment\n",
+			after: "2026-11-29T21:00:00Z stdout F Service.charge(PaymentService.java:87)\n" +
+				writeAs("cri", "stdout", append(traceLines[2:], "three")...),
+			want: []string{"one", bar(traceLog), "three"},
+		},
+		{
+			name:   "cri, the other stream",
+			parser: "cri",
+			before: writeAs("cri", "stdout", "one", traceLines[0]) + writeAs("cri", "stderr", "err one", "err two") +
+				writeAs("cri", "stdout", traceLines[1]),
+			after: writeAs("cri", "stdout", append(traceLines[2:], "three")...),
+			want:  []string{"one", "stderr: err one", "stderr: err two", bar(traceLog), "three"},
+			twice: []string{"stderr: err one", "stderr: err two"},
+		},
+		{
+			name:   "docker",
+			parser: "docker",
+			before: writeAs("docker", "stdout", "one", traceLines[0], traceLines[1]),
+			after:  writeAs("docker", "stdout", append(traceLines[2:], "three")...),
+			want:   []string{"one", bar(traceLog), "three"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "app.log", tt.before)
+			// The trace's first line starts where the last line before it ends.
+			held := strings.Index(tt.before, traceLines[0])
+			held = strings.LastIndexByte(tt.before[:held], '\n') + 1
+			settings := []string{"parser: " + tt.parser, "poll_interval: 10ms", "db: tail.db",
+				"multiline: {parsers: [java], flush: 1h}"}
+			stop := startPipeline(t, tailConfig(t, dir, toFile, "app.log", settings...), Options{})
+			saved := eventually(10*time.Second, func() bool {
+				cp, _, err := checkpoint.Decode([]byte(readFile(t, dir, "tail.db")))
+				return err == nil && cp != nil && len(cp.Files) == 1 && cp.Files[0].Offset == int64(held)
+			})
+			stop()
+			if !saved {
+				t.Fatalf("the checkpoint never stood at the trace's first line (offset %d): %q", held, readFile(t, dir, "tail.db"))
+			}
+			appendFile(t, dir, "app.log", tt.after)
+			runPipeline(t, tailConfig(t, dir, toFile, "app.log", append(settings, "exit_on_eof: true")...), Options{})
+			count := map[string]int{}
+			for _, l := range outLogs(t, dir) {
+				count[l]++
+			}
+			for _, w := range tt.want {
+				n := 1
+				for _, d := range tt.twice {
+					if d == w {
+						n = 2
+					}
+				}
+				if count[w] != n {
+					t.Errorf("%q arrived %d times, want %d", w, count[w], n)
+				}
+				delete(count, w)
+			}
+			for l, n := range count {
+				t.Errorf("%q arrived %d times, want none", l, n)
+			}
+			if t.Failed() {
+				t.Logf("records:\n%s", strings.Join(outLogs(t, dir), "\n"))
+			}
+		})
+	}
+}
