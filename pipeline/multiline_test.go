@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
+	"github.com/policyrun/policyrun/pipeline/config"
 )
 
 // A trace and the lines around it, as each parser's runtime writes them.
@@ -204,5 +206,48 @@ func TestMultilineCrash(t *testing.T) {
 				t.Logf("records:\n%s", strings.Join(outLogs(t, dir), "\n"))
 			}
 		})
+	}
+}
+
+// TestMultilineExample runs examples/multiline: its 40 CRI lines (a P
+// part inside the Java trace, a Python traceback on stderr among stdout's
+// lines) are 9 records, each trace and the report one record.
+func TestMultilineExample(t *testing.T) {
+	cfg, err := config.Load("../examples/multiline/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	runPipeline(t, cfg, Options{Stdout: &out})
+	want := []struct {
+		stream, first string
+		lines         int
+	}{
+		{"stdout", "2026-11-29 21:00:00.101  INFO 1 --- [main] c.e.shop.ShopApplication : Started ShopApplication in 4.212 seconds", 1},
+		{"stdout", "2026-11-29 21:00:01.456 ERROR 1 --- [nio-8080-exec-3] c.e.shop.order.OrderController : order 81723 failed", 1},
+		{"stderr", "2026-11-29 21:00:01,460 WARNING shop.worker: queue is 80% full", 1},
+		{"stdout", "java.lang.IllegalStateException: payment declined for order 81723", 7},
+		{"stdout", "2026-11-29 21:00:01.470  WARN 1 --- [nio-8080-exec-3] c.e.shop.order.OrderController : order 81723 left pending", 1},
+		{"stderr", "Traceback (most recent call last):", 13},
+		{"stderr", "2026-11-29 21:00:03,131 INFO shop.worker: picked job 5522", 1},
+		{"stdout", "=== report 2026-11-29T21:00:04Z", 3},
+		{"stdout", "panic: runtime error: index out of range [5] with length 3", 11},
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d records, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, l := range lines {
+		var r struct{ Stream, Log string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(r.Log, "\n")
+		if w := want[i]; r.Stream != w.stream || first != w.first || strings.Count(r.Log, "\n")+1 != w.lines {
+			t.Errorf("record %d: %s, %d lines, %q; want %s, %d lines, %q", i, r.Stream, strings.Count(r.Log, "\n")+1, first, w.stream, w.lines, w.first)
+		}
+	}
+	if !strings.Contains(out.String(), `processRequest(FrameworkServlet.java:1014)`) {
+		t.Error("the P parts of the long frame were not joined")
 	}
 }
