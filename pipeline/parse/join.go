@@ -99,7 +99,10 @@ func newJoiner(maxJoined int, ml *multiline, emit func(*record.Arena, int64, []b
 // record. That is the way of every line when nothing is held and no rule
 // starts a record with it: a map lookup and the rules' start tests.
 func (j *joiner) take(a *record.Arena, out []*record.Record, key streamKey, partial bool, time int64, head, msg []byte, at tail.Mark) ([]*record.Record, bool) {
-	st := j.streams[key]
+	var st *stream
+	if len(j.streams) > 0 {
+		st = j.streams[key]
+	}
 	if st == nil {
 		if !partial && (j.ml == nil || !j.ml.starts(j.text(msg))) {
 			return out, false

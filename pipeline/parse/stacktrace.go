@@ -38,15 +38,11 @@ func (javaRule) next(_ uint8, line []byte) (verdict, uint8) {
 	return end, 0
 }
 
-var javaThrowables = [...][]byte{[]byte("Exception"), []byte("Error"), []byte("Throwable")}
-
 func javaException(line []byte) bool {
 	for rest := line; ; {
 		word, after, found := bytes.Cut(rest, colon)
-		for _, s := range javaThrowables {
-			if bytes.HasSuffix(word, s) {
-				return true
-			}
+		if javaThrowable(word) {
+			return true
 		}
 		if !found {
 			return false
@@ -55,7 +51,28 @@ func javaException(line []byte) bool {
 	}
 }
 
+// javaThrowable reports whether word ends in Exception, Error or
+// Throwable. Most words end otherwise: their last byte tells.
+func javaThrowable(word []byte) bool {
+	if len(word) == 0 {
+		return false
+	}
+	switch word[len(word)-1] {
+	case 'n':
+		return bytes.HasSuffix(word, javaExceptionWord)
+	case 'r':
+		return bytes.HasSuffix(word, javaErrorWord)
+	case 'e':
+		return bytes.HasSuffix(word, javaThrowableWord)
+	}
+	return false
+}
+
 var (
+	javaExceptionWord = []byte("Exception")
+	javaErrorWord     = []byte("Error")
+	javaThrowableWord = []byte("Throwable")
+
 	colon          = []byte(":")
 	javaAt         = []byte("at ")
 	javaEllipsis   = []byte("... ")
