@@ -97,7 +97,8 @@ func newJoiner(maxJoined int, ml *multiline, emit func(*record.Arena, int64, []b
 // it ends), and reports whether it took the part: when not, the part is a
 // whole line of its own that nothing holds, and the caller appends its
 // record. That is the way of every line when nothing is held and no rule
-// starts a record with it: a map lookup and the rules' start tests.
+// starts a record with it: the rules' start tests, and a map lookup if
+// another stream holds something.
 func (j *joiner) take(a *record.Arena, out []*record.Record, key streamKey, partial bool, time int64, head, msg []byte, at tail.Mark) ([]*record.Record, bool) {
 	var st *stream
 	if len(j.streams) > 0 {

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,18 +188,25 @@ func TestUnknownParser(t *testing.T) {
 	}
 }
 
-// FuzzParse feeds any line to every parser: no panic, and every line yields
-// a record (now or at Flush) or is accounted as held back.
+// FuzzParse feeds any line to every parser, and to those that take them
+// with the built-in multiline rules: no panic, and every line yields a
+// record (now or at Flush) or is accounted as held back.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"a":1}`, `{"log":"x","time":"2026-11-29T21:00:00Z"}`, `{"log":"x\n","stream":"stderr"}`, `2026-11-29T21:00:00Z stdout P x`,
 		`2026-11-29T21:00:00Z stdout F`, `a=1 b="x\"y" c`, `msg="`, "\xff\xfe", ``,
+		`{"log":"java.lang.Error: x\n","stream":"stdout"}`, `2026-11-29T21:00:00Z stderr F panic: x`, `Traceback (most recent call last):`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		for _, name := range Names {
+		names := append(slices.Clone(Names), MultilineParsers...)
+		for i, name := range names {
 			p, err := New(name)
+			if i >= len(Names) {
+				name += " multiline"
+				p, err = NewMultiline(names[i], 0, Multiline{Rules: builtins})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
