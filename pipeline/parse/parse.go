@@ -1,7 +1,6 @@
-// Package parse turns raw log lines into records: json, cri (containerd and
-// CRI-O, joining partial lines), docker (json-file), logfmt and raw, and
-// joins the lines of a stack trace into one record (multiline rules).
-// A line that does not parse becomes a raw record with an error field.
+// Package parse turns raw log lines into records (json, cri, docker, logfmt,
+// raw), joining a long line's parts and a stack trace's lines into one; a
+// line that does not parse becomes a raw record with an error field.
 package parse
 
 import (
@@ -45,8 +44,8 @@ type Parser interface {
 	// Parse decodes line, read from source, where at marks its start, and
 	// appends to out the records it completes: none when the line was
 	// held back (a CRI P part, the start of a stack trace), which a later
-	// line of the same source completes; the line's own and a record the
-	// line ends (a stack trace the line is not part of), in that order. On
+	// line of the same source completes; or a record the line ends (a
+	// stack trace the line is not part of), then the line's own. On
 	// a parse error it appends the line as a raw record carrying the error
 	// in parse_error, and returns the error, so that the caller counts it
 	// and nothing is lost.

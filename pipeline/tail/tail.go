@@ -164,8 +164,8 @@ type Batch struct {
 type Cursor struct {
 	seq   uint64
 	files []checkpoint.File
-	// from is, for each entry of files, the open file it was taken from
-	// (nil for entries of closed files), so that Before finds a mark's.
+	// from is the open file each of the first entries of files was taken
+	// from (the rest are closed files'), so that Before finds a mark's.
 	from []origin
 }
 
