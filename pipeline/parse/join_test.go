@@ -104,6 +104,25 @@ func TestMultilineRules(t *testing.T) {
 			want:  []string{"panic: x\n\ngoroutine 1 [running]:\nmain.main()\n\ngoroutine 2 [select]:\nmain.wait()", "exit status 2"},
 		},
 		{
+			name: "java: Node.js, and logback's reversed traces",
+			lines: []string{
+				"TypeError: Cannot read properties of undefined (reading 'id')",
+				"    at Object.handler (/app/src/orders.js:42:17)",
+				"    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+				"java.io.IOException: disk",
+				"\tat com.example.Disk.read(Disk.java:9)",
+				"Wrapped by: java.lang.IllegalStateException: read failed",
+				"\tat com.example.Store.load(Store.java:30)",
+				"\t... 3 common frames omitted",
+				"done",
+			},
+			want: []string{
+				"TypeError: Cannot read properties of undefined (reading 'id')\n    at Object.handler (/app/src/orders.js:42:17)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+				"java.io.IOException: disk\n\tat com.example.Disk.read(Disk.java:9)\nWrapped by: java.lang.IllegalStateException: read failed\n\tat com.example.Store.load(Store.java:30)\n\t... 3 common frames omitted",
+				"done",
+			},
+		},
+		{
 			name:  "rules in order: the first start wins, and owns the record",
 			lines: []string{"Traceback (most recent call last):", "  File x", "ValueError: y", "\tat z", "done"},
 			want:  []string{"Traceback (most recent call last):\n  File x\nValueError: y", "\tat z", "done"},

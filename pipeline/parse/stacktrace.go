@@ -263,8 +263,8 @@ func (goRule) next(state uint8, line []byte) (verdict, uint8) {
 	return end, 0
 }
 
-// goroutineHeader reports whether line is "goroutine N [...]:" (with
-// Go 1.23's "gp=… m=…" before the brackets, or without).
+// goroutineHeader reports whether line is "goroutine N [...]:", with the
+// "gp=… m=…" of a GOTRACEBACK=system dump before the brackets or without.
 func goroutineHeader(line []byte) bool {
 	rest, ok := bytes.CutPrefix(line, goGoroutine)
 	if !ok {
