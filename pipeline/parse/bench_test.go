@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
 )
@@ -121,7 +122,7 @@ func BenchmarkMultiline(b *testing.B) {
 // a line that no rule holds costs no allocation, with the built-in rules
 // on any parser that takes them, as without them.
 func TestMultilinePlainLinesDoNotAllocate(t *testing.T) {
-	if raceEnabled {
+	if racedetect.Enabled {
 		t.Skip("allocation counts mean nothing under the race detector")
 	}
 	for _, parser := range MultilineParsers {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package parse
-
-const raceEnabled = false
