@@ -33,6 +33,9 @@ type plan struct {
 	// groupDrop is the condition of a first statement `drop when C` whose
 	// C reads only the resource and the scope: evaluated once per group.
 	groupDrop *pexpr
+	// distinct: no two statements write one location and nothing lifts,
+	// so a decision's actions are each on a key of their own.
+	distinct bool
 }
 
 type stmtKind uint8
@@ -140,7 +143,7 @@ func compilePlan(f *policysrc.File, info *check.Info) (p *plan, why string) {
 		return nil, c.general
 	}
 	compileTests(stmts)
-	p = &plan{stmts: stmts}
+	p = &plan{stmts: stmts, distinct: distinctTargets(stmts, map[ploc]bool{})}
 	if len(stmts) > 0 && stmts[0].kind == sDrop && stmts[0].cond != nil && stmts[0].cond.group {
 		p.groupDrop = stmts[0].cond
 	}
@@ -164,6 +167,27 @@ func mayFinish(stmts []pstmt, atEnd bool) bool {
 		}
 	}
 	return atEnd
+}
+
+// distinctTargets reports whether no two of stmts (and the blocks in
+// them) write one location, and none lifts, adding their targets to seen.
+func distinctTargets(stmts []pstmt, seen map[ploc]bool) bool {
+	for i := range stmts {
+		st := &stmts[i]
+		if st.kind == sLift {
+			return false
+		}
+		for _, t := range st.targets {
+			if seen[t] {
+				return false
+			}
+			seen[t] = true
+		}
+		if !distinctTargets(st.then, seen) || !distinctTargets(st.els, seen) {
+			return false
+		}
+	}
+	return true
 }
 
 // compileTests compiles the statements' conditions to closures.

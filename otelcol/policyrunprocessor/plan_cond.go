@@ -16,13 +16,13 @@ import (
 // constant (`.severity_number < 9`, `.attributes.k == "GET"`, `(.x ?? 0) >=
 // 500`), and &&, || and ! of them — read pdata and compare without
 // building a pval; the rest go through eval. ok false gives up, as eval's.
-type cond func(r *runner, s src) (b, ok bool)
+type cond func(r *runner, s *src) (b, ok bool)
 
 func compileCond(e *pexpr) cond {
 	switch e.op {
 	case eAnd:
 		x, y := compileCond(e.x), compileCond(e.y)
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			if b, ok := x(r, s); !ok || !b {
 				return false, ok
 			}
@@ -30,7 +30,7 @@ func compileCond(e *pexpr) cond {
 		}
 	case eOr:
 		x, y := compileCond(e.x), compileCond(e.y)
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			if b, ok := x(r, s); !ok || b {
 				return b, ok
 			}
@@ -38,7 +38,7 @@ func compileCond(e *pexpr) cond {
 		}
 	case eNot:
 		x := compileCond(e.x)
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			b, ok := x(r, s)
 			return !b, ok
 		}
@@ -47,7 +47,7 @@ func compileCond(e *pexpr) cond {
 			return c
 		}
 	}
-	return func(r *runner, s src) (bool, bool) {
+	return func(r *runner, s *src) (bool, bool) {
 		v, ok := r.eval(e, s)
 		return v.b, ok && v.k == vBool
 	}
@@ -75,7 +75,7 @@ func readVsConst(e *pexpr) cond {
 	if rd.loc.w == wSeverityNumber && (c.k == vInt || c.k == vFloat) {
 		// Always there, always an int32.
 		cf := asFloat(c)
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			if c.k == vInt {
 				return cmpResult(op, cmp.Compare(int64(s.lr.SeverityNumber()), c.i)), true
 			}
@@ -88,7 +88,7 @@ func readVsConst(e *pexpr) cond {
 	}
 	switch {
 	case c.k == vStr && rd.want == types.String:
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			x, st := get(s)
 			switch st {
 			case pcommon.ValueTypeStr:
@@ -102,7 +102,7 @@ func readVsConst(e *pexpr) cond {
 			return false, false
 		}
 	case c.k == vBool && rd.want == types.Bool:
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			x, st := get(s)
 			switch st {
 			case pcommon.ValueTypeBool:
@@ -117,7 +117,7 @@ func readVsConst(e *pexpr) cond {
 		}
 	case (c.k == vInt || c.k == vFloat) && (rd.want == types.Int || rd.want == types.Float):
 		cf := asFloat(c)
-		return func(r *runner, s src) (bool, bool) {
+		return func(r *runner, s *src) (bool, bool) {
 			x, st := get(s)
 			var v pval
 			switch st {
@@ -152,7 +152,7 @@ func readVsConst(e *pexpr) cond {
 // reader returns a function that reads rd's location: the pdata value and
 // its type, 0 when absent (or Empty: null, which the callers take as
 // absent only where that is the engine's answer; see nullCmp).
-func reader(rd *pexpr) func(s src) (pcommon.Value, pcommon.ValueType) {
+func reader(rd *pexpr) func(s *src) (pcommon.Value, pcommon.ValueType) {
 	key := rd.loc.key
 	fromMap := func(m pcommon.Map) (pcommon.Value, pcommon.ValueType) {
 		v, ok := m.Get(key)
@@ -163,14 +163,14 @@ func reader(rd *pexpr) func(s src) (pcommon.Value, pcommon.ValueType) {
 	}
 	switch rd.loc.w {
 	case wAttributes:
-		return func(s src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.lr.Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.lr.Attributes()) }
 	case wResAttributes:
-		return func(s src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.rl.Resource().Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.rl.Resource().Attributes()) }
 	case wScopeAttributes:
-		return func(s src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.sl.Scope().Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.sl.Scope().Attributes()) }
 	case wBody:
 		opt := rd.bodyOptional
-		return func(s src) (pcommon.Value, pcommon.ValueType) {
+		return func(s *src) (pcommon.Value, pcommon.ValueType) {
 			b := s.lr.Body()
 			switch b.Type() {
 			case pcommon.ValueTypeMap:

@@ -51,26 +51,42 @@ type action struct {
 	loc    ploc
 	remove bool
 	v      pval
+	// held is what deciding found at loc: unknown (a lift's keys),
+	// absent, or present in at, so that applying need not look again.
+	held heldState
+	at   pcommon.Value
 }
+
+type heldState uint8
+
+const (
+	heldUnknown heldState = iota
+	heldAbsent
+	heldPresent
+	heldGone // applied, or not the last action on its key
+)
 
 // runner decides and applies plans; one per batch.
 type runner struct {
 	acts []action
-	keys map[[2]string]string // prefixed's
+	// distinct: no two actions of the decision are on one key
+	// (plan.distinct), so each is the last on its key.
+	distinct bool
+	keys     map[[2]string]string // prefixed's
 	// newKeys counts, per map, the keys the actions may add, so that the
 	// map grows once by that (not by append's doubling).
 	newAttrs, newBody int
 }
 
 // decide walks p's statements over s, collecting r.acts.
-func (r *runner) decide(p *plan, s src) decision {
-	r.acts = r.acts[:0]
+func (r *runner) decide(p *plan, s *src) decision {
+	r.acts, r.distinct = r.acts[:0], p.distinct
 	d, _ := r.block(p.stmts, s)
 	return d
 }
 
 // block runs stmts; stopped reports a stop.
-func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
+func (r *runner) block(stmts []pstmt, s *src) (d decision, stopped bool) {
 	for i := range stmts {
 		st := &stmts[i]
 		switch st.kind {
@@ -88,16 +104,21 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 					continue
 				}
 			}
-			if !r.writable(st.targets[0], s) || !r.scalarAt(st.targets[0], s) {
+			if !r.writable(st.targets[0], s) {
 				return dBail, false
 			}
-			r.acts = append(r.acts, action{loc: st.targets[0], remove: v.k == vAbsent, v: v})
+			a := r.act(st.targets[0])
+			a.remove, a.v = v.k == vAbsent, v
+			if !r.scalarAt(a, s) {
+				return dBail, false
+			}
 		case sRemove:
 			for _, t := range st.targets {
-				if !r.scalarAt(t, s) {
+				a := r.act(t)
+				a.remove = true
+				if !r.scalarAt(a, s) {
 					return dBail, false
 				}
-				r.acts = append(r.acts, action{loc: t, remove: true})
 			}
 		case sLift:
 			if !r.lift(st, s) {
@@ -141,7 +162,7 @@ func (r *runner) block(stmts []pstmt, s src) (d decision, stopped bool) {
 // up where the engine could fault or the general path refuse to read: a
 // value that is not a map (or absent or null, which lift leaves alone), a
 // map holding maps, arrays or bytes.
-func (r *runner) lift(st *pstmt, s src) bool {
+func (r *runner) lift(st *pstmt, s *src) bool {
 	l := st.targets[0]
 	var parent pcommon.Map
 	switch l.w {
@@ -204,7 +225,7 @@ func (r *runner) prefixed(prefix, key string) string {
 // writable reports whether a set of l can be made as the engine makes it:
 // the body must be a map, or absent or null (made a map); a scalar body is
 // a path_conflict fault.
-func (r *runner) writable(l ploc, s src) bool {
+func (r *runner) writable(l ploc, s *src) bool {
 	if l.w != wBody {
 		return true
 	}
@@ -215,36 +236,47 @@ func (r *runner) writable(l ploc, s src) bool {
 	return false
 }
 
-// scalarAt reports whether what l holds now is absent or a scalar: a map
-// or an array there (which the general path may refuse to read, too deep)
-// leaves the write to it.
-func (r *runner) scalarAt(l ploc, s src) bool {
+// act adds an action on l, made in place (an action is a hundred bytes).
+func (r *runner) act(l ploc) *action {
+	r.acts = append(r.acts, action{})
+	a := &r.acts[len(r.acts)-1]
+	a.loc = l
+	return a
+}
+
+// scalarAt reports whether what a's location holds now is absent or a
+// scalar, noting which in a: a map or an array there (which the general
+// path may refuse to read, too deep) leaves the write to it.
+func (r *runner) scalarAt(a *action, s *src) bool {
 	var m pcommon.Map
-	switch l.w {
+	switch a.loc.w {
 	case wAttributes:
 		m = s.lr.Attributes()
 	case wBody:
 		b := s.lr.Body()
 		if b.Type() != pcommon.ValueTypeMap {
+			a.held = heldAbsent
 			return true
 		}
 		m = b.Map()
 	default:
 		return true
 	}
-	v, ok := m.Get(l.key)
+	v, ok := m.Get(a.loc.key)
 	if !ok {
+		a.held = heldAbsent
 		return true
 	}
 	switch v.Type() {
 	case pcommon.ValueTypeMap, pcommon.ValueTypeSlice, pcommon.ValueTypeBytes:
 		return false
 	}
+	a.held, a.at = heldPresent, v
 	return true
 }
 
 // eval evaluates e over s; false means give up.
-func (r *runner) eval(e *pexpr, s src) (pval, bool) {
+func (r *runner) eval(e *pexpr, s *src) (pval, bool) {
 	switch e.op {
 	case eLit:
 		return e.lit, true
@@ -362,7 +394,7 @@ func asFloat(v pval) float64 {
 // read reads e's location in s and checks it against e's guard: a kind the
 // schema does not declare, or absent or null where it is required, is a
 // fault in the engine, and the plan gives up.
-func (r *runner) read(e *pexpr, s src) (pval, bool) {
+func (r *runner) read(e *pexpr, s *src) (pval, bool) {
 	var v pval
 	switch e.loc.w {
 	case wSeverityNumber:
@@ -450,40 +482,47 @@ func scalarValue(x pcommon.Value) pval {
 }
 
 // apply makes the actions of the last decision and reports whether it
-// wrote anything. Of the actions on one key the last counts; removals go
-// first (they make room), then the writes, in order, as the general path
-// writes back a run's edits.
-func (r *runner) apply(s src) bool {
+// wrote anything. Of the actions on one key the last counts. Values that
+// deciding found are written in place first, while no removal or growth
+// has moved a map's entries; then the removals (which make room); then
+// the new keys, the map grown once by their number.
+func (r *runner) apply(s *src) bool {
 	if len(r.acts) == 0 {
 		return false
 	}
 	r.newAttrs, r.newBody = 0, 0
+	wrote := false
 	for i := range r.acts {
-		if a := &r.acts[i]; !a.remove && r.last(i) {
-			if a.loc.w == wAttributes {
-				r.newAttrs++
-			} else {
-				r.newBody++
+		a := &r.acts[i]
+		if !r.distinct && !r.last(i) {
+			a.held = heldGone
+			continue
+		}
+		switch {
+		case a.remove:
+		case a.held == heldPresent && a.v.k != vNull:
+			setValue(a.at, a.v)
+			wrote = true
+			a.held = heldGone
+		case a.loc.w == wAttributes:
+			r.newAttrs++
+		default:
+			r.newBody++
+		}
+	}
+	for i := range r.acts {
+		if a := &r.acts[i]; a.remove && a.held != heldGone && a.held != heldAbsent {
+			if m, ok := r.mapOf(a, s); ok {
+				wrote = m.Remove(a.loc.key) || wrote
 			}
 		}
 	}
-	wrote := false
-	for _, removals := range [2]bool{true, false} {
-		for i := range r.acts {
-			a := &r.acts[i]
-			if a.remove != removals || !r.last(i) {
-				continue
+	for i := range r.acts {
+		if a := &r.acts[i]; !a.remove && a.held != heldGone {
+			if m, ok := r.mapOf(a, s); ok {
+				putValue(m, a.loc.key, a.v)
+				wrote = true
 			}
-			m, ok := r.mapOf(a, s)
-			if !ok {
-				continue
-			}
-			if a.remove {
-				wrote = m.Remove(a.loc.key) || wrote
-				continue
-			}
-			putValue(m, a.loc.key, a.v)
-			wrote = true
 		}
 	}
 	return wrote
@@ -502,11 +541,11 @@ func (r *runner) last(i int) bool {
 // mapOf returns the map an action writes, grown once by the keys the
 // actions add: a body that is not a map becomes one for a write, and is
 // left alone by a removal (through absent or a scalar: nothing to do).
-func (r *runner) mapOf(a *action, s src) (pcommon.Map, bool) {
+func (r *runner) mapOf(a *action, s *src) (pcommon.Map, bool) {
 	if a.loc.w == wAttributes {
 		m := s.lr.Attributes()
 		if r.newAttrs > 0 {
-			ensureRoom(m, a.loc.key, &r.newAttrs)
+			ensureRoom(m, a, &r.newAttrs)
 		}
 		return m, true
 	}
@@ -519,17 +558,38 @@ func (r *runner) mapOf(a *action, s src) (pcommon.Map, bool) {
 	}
 	m := b.Map()
 	if r.newBody > 0 {
-		ensureRoom(m, a.loc.key, &r.newBody)
+		ensureRoom(m, a, &r.newBody)
 	}
 	return m, true
 }
 
 // ensureRoom grows m once by the keys the actions may add, the first time
 // one of them is new.
-func ensureRoom(m pcommon.Map, key string, n *int) {
-	if _, ok := m.Get(key); !ok {
-		m.EnsureCapacity(m.Len() + *n)
-		*n = 0
+func ensureRoom(m pcommon.Map, a *action, n *int) {
+	if a.remove {
+		return
+	}
+	if a.held != heldAbsent {
+		if _, ok := m.Get(a.loc.key); ok {
+			return
+		}
+	}
+	m.EnsureCapacity(m.Len() + *n)
+	*n = 0
+}
+
+// setValue sets a value found in a map to v, not null (pcommon.Value has
+// no setter for Empty: putValue writes it).
+func setValue(x pcommon.Value, v pval) {
+	switch v.k {
+	case vStr:
+		x.SetStr(v.s)
+	case vInt:
+		x.SetInt(v.i)
+	case vFloat:
+		x.SetDouble(v.f)
+	case vBool:
+		x.SetBool(v.b)
 	}
 }
 

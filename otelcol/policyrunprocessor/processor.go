@@ -79,6 +79,9 @@ type batch struct {
 	leaves   []leafEdit
 	c        counts
 	plans    runner
+	// s is the record being run, passed by reference to the plan's
+	// closures (kept here so that it is not allocated per group).
+	s src
 
 	// Records to take out of their group (dropped, or moved to another),
 	// by their index in the batch; and the shape the batch came in.
@@ -165,8 +168,10 @@ func (b *batch) run(ld plog.Logs) {
 				}
 				continue
 			}
+			b.s = src{rl: rl, sl: sl}
 			for li := 0; li < lrs.Len(); li++ {
-				if b.record(ld, src{rl, sl, lrs.At(li)}, int32(ri), int32(si), g) {
+				b.s.lr = lrs.At(li)
+				if b.record(ld, &b.s, int32(ri), int32(si), g) {
 					b.rm = append(b.rm, g)
 				}
 				g++
@@ -183,11 +188,11 @@ func (b *batch) run(ld plog.Logs) {
 // each policy's plan while it has one and decides, the general path from
 // the first policy that has none or gives up. It reports whether the
 // record leaves its group: dropped, or moved to another.
-func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) bool {
+func (b *batch) record(ld plog.Logs, s *src, ri, si, g int32) bool {
 	for i := range b.p.policies {
 		pl := b.p.policies[i].plan
 		if pl == nil {
-			return b.general(ld, s, ri, si, g, i)
+			return b.general(ld, *s, ri, si, g, i)
 		}
 		switch b.plans.decide(pl, s) {
 		case dDrop:
@@ -195,7 +200,7 @@ func (b *batch) record(ld plog.Logs, s src, ri, si, g int32) bool {
 			b.c.dropped++
 			return true
 		case dBail:
-			return b.general(ld, s, ri, si, g, i)
+			return b.general(ld, *s, ri, si, g, i)
 		}
 		b.plans.apply(s)
 	}
@@ -274,7 +279,8 @@ func (b *batch) dropGroup(rl plog.ResourceLogs, sl plog.ScopeLogs, n int) bool {
 	if pl == nil || pl.groupDrop == nil || n == 0 {
 		return false
 	}
-	v, ok := b.plans.eval(pl.groupDrop, src{rl: rl, sl: sl})
+	b.s = src{rl: rl, sl: sl}
+	v, ok := b.plans.eval(pl.groupDrop, &b.s)
 	if !ok || v.k != vBool || !v.b {
 		return false
 	}
