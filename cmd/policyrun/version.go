@@ -28,6 +28,19 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// What the linker may set, for a build that has no VCS information of
+// its own: one with -buildvcs=false, or from a tree without its .git, as
+// the container image is built (Containerfile, docs/deploy.md):
+//
+//	go build -ldflags "-X main.buildRevision=$(git rev-parse HEAD) …" ./cmd/policyrun
+//
+// The build info's own values win: they describe the tree that was built,
+// these only what the builder said, and are read only when the build info
+// has no revision. buildVersion replaces only the "(devel)" of a build
+// from a checkout (a release is built with -X main.buildVersion=v1.2.3);
+// buildModified is "true" for a tree with uncommitted changes.
+var buildVersion, buildRevision, buildTime, buildModified string
+
 func versionText() string {
 	version, revision, when, modified := "unknown", "", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -42,6 +55,12 @@ func versionText() string {
 				modified = s.Value == "true"
 			}
 		}
+	}
+	if buildVersion != "" && (version == "(devel)" || version == "" || version == "unknown") {
+		version = buildVersion
+	}
+	if revision == "" && buildRevision != "" {
+		revision, when, modified = buildRevision, buildTime, buildModified == "true"
 	}
 	out := "policyrun " + version + "\n"
 	if revision != "" {
