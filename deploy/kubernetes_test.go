@@ -624,7 +624,8 @@ func TestKubernetesAgent(t *testing.T) {
 	if len(got) != 1 || got[0].body != "written while the backend was down" {
 		t.Errorf("after the restart the receiver got %v, want the one line written while it was down", got)
 	}
-	a.stop(t, syscall.SIGTERM, grace)
+	took = a.stop(t, syscall.SIGTERM, grace)
+	t.Logf("stopped in %v with the backend up", took.Round(time.Millisecond))
 }
 
 // waitBuffered waits until the agent's metrics say its outputs' buffers

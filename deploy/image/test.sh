@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Builds the image (build.sh) and runs it as deployments do
+# (docs/deploy.md, "The image"):
+#
+#  1. `policyrun version` says this checkout's revision;
+#  2. the node agent's config (deploy/kubernetes) runs as the DaemonSet
+#     runs it: root with every capability dropped, a read-only root, the
+#     kubelet's log directories mounted read-only and the state directory
+#     writable. A CRI line written to a container's log reaches
+#  3. the image's default pipeline (OTLP/HTTP in, JSON lines out), run
+#     as the image's non-root user on a read-only root, with its pod's
+#     names; `policyrun bench otlp` in a third container sends it 1,000
+#     records more. Both stop on SIGTERM with exit status 0.
+#
+# ENGINE and IMAGE as for build.sh. BUILD_FLAGS go to build.sh, RUN_FLAGS
+# to every `run` (a machine whose runtime cannot set rlimits or use its
+# cgroups needs some: docs/deploy.md). SKIP_BUILD=1 tests IMAGE as it is.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+image=${IMAGE:-ghcr.io/policyrun/policyrun:dev}
+engine=${ENGINE:-}
+if [ -z "$engine" ]; then
+  for e in podman docker; do
+    if command -v "$e" >/dev/null 2>&1; then engine=$e; break; fi
+  done
+fi
+[ -n "$engine" ] || { echo "test.sh: neither podman nor docker is installed (set ENGINE)" >&2; exit 2; }
+read -r -a run_flags <<<"${RUN_FLAGS:-}"
+read -r -a build_flags <<<"${BUILD_FLAGS:-}"
+
+fail() { echo "test.sh: FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d)
+receiver="" agent=""
+cleanup() {
+  for c in $agent $receiver; do "$engine" rm -f "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  IMAGE=$image ENGINE=$engine deploy/image/build.sh "${build_flags[@]}"
+fi
+
+# 1. The version the build was given.
+revision=$(git rev-parse HEAD)
+version=$("$engine" run --rm "${run_flags[@]}" "$image" version)
+echo "$version"
+grep -q "^revision $revision" <<<"$version" || fail "policyrun version does not say revision $revision"
+
+# waitlog CONTAINER PATTERN: wait up to 30 s for PATTERN in its output.
+waitlog() {
+  for _ in $(seq 300); do
+    if "$engine" logs "$1" 2>&1 | grep -q -- "$2"; then return 0; fi
+    sleep 0.1
+  done
+  "$engine" logs "$1" >&2 || true
+  fail "$1 never said $2"
+}
+# stop CONTAINER: SIGTERM, then its exit status must be 0.
+stop() {
+  "$engine" stop -t 30 "$1" >/dev/null
+  code=$("$engine" inspect "$1" --format '{{.State.ExitCode}}')
+  [ "$code" = 0 ] || { "$engine" logs "$1" >&2; fail "$1 exited $code after SIGTERM"; }
+}
+
+# 3. The default pipeline, as built: its user, a read-only root.
+receiver=$("$engine" run -d --read-only "${run_flags[@]}" "$image")
+waitlog "$receiver" "metrics at http://"
+user=$("$engine" inspect "$receiver" --format '{{.Config.User}}')
+[ "$user" != "" ] && [ "${user%%:*}" != 0 ] || fail "the default pipeline runs as user '$user'"
+
+# 2. The node agent, in the receiver's network namespace: its metrics
+# moved off the receiver's port, its endpoint the receiver.
+mkdir -p "$work/config" "$work/containers" "$work/pods" "$work/state"
+cp deploy/kubernetes/node-agent.policy "$work/config/"
+sed -e 's#^\(  metrics:\) .*#\1 127.0.0.1:2022#' \
+    -e 's#^\(      endpoint:\) .*#\1 http://127.0.0.1:4318#' \
+    deploy/kubernetes/pipeline.yaml >"$work/config/pipeline.yaml"
+id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+pod_dir=shop_checkout-7d9f_9a3c1e52-0d7e-4d6b-8d0f-2f1f3b9e6c11/app
+mkdir -p "$work/pods/$pod_dir"
+install -m 0640 /dev/null "$work/pods/$pod_dir/0.log"
+ln -s "/var/log/pods/$pod_dir/0.log" "$work/containers/checkout-7d9f_shop_app-$id.log"
+agent=$("$engine" run -d --network "container:$receiver" \
+  --user 0:0 --cap-drop ALL --security-opt no-new-privileges --read-only \
+  -v "$work/config:/etc/policyrun:ro" \
+  -v "$work/containers:/var/log/containers:ro" \
+  -v "$work/pods:/var/log/pods:ro" \
+  -v "$work/state:/var/lib/policyrun" \
+  "${run_flags[@]}" "$image" run /etc/policyrun/pipeline.yaml)
+waitlog "$agent" "metrics at http://"
+echo "2026-12-01T10:00:00.000000000Z stdout F order 1234 paid" >>"$work/pods/$pod_dir/0.log"
+waitlog "$receiver" '"order 1234 paid"'
+"$engine" logs "$receiver" 2>/dev/null | grep '"order 1234 paid"' | grep -q '"k8s.pod.name":"checkout-7d9f"' ||
+  fail "the line reached the receiver without its pod's name"
+
+"$engine" run --rm --network "container:$receiver" "${run_flags[@]}" "$image" \
+  bench otlp --records 1000 --warmup 0 --clients 2 --wait 10s
+stop "$agent"
+[ -s "$work/state/tail.db" ] || fail "the agent saved no checkpoint in its state directory"
+stop "$receiver"
+"$engine" logs "$receiver" 2>&1 | grep -q "^input otlp.0: in 1001," ||
+  { "$engine" logs "$receiver" 2>&1 | tail -8 >&2; fail "the receiver did not take the agent's line and the 1,000 records"; }
+echo "test.sh: ok ($engine, $image)"
