@@ -2,7 +2,8 @@
 # Builds the image (build.sh) and runs it as deployments do
 # (docs/deploy.md, "The image"):
 #
-#  1. `policyrun version` says this checkout's revision;
+#  1. `policyrun version` says this checkout's revision, and the platform
+#     the image is labelled with;
 #  2. the node agent's config (deploy/kubernetes) runs as the DaemonSet
 #     runs it: root with every capability dropped, a read-only root, the
 #     kubelet's log directories mounted read-only and the state directory
@@ -42,26 +43,36 @@ if [ "${SKIP_BUILD:-}" != 1 ]; then
   IMAGE=$image ENGINE=$engine deploy/image/build.sh "${build_flags[@]}"
 fi
 
-# 1. The version the build was given.
-revision=$(git rev-parse HEAD)
+# 1. The version the build was given: the revision of the image's label
+# (this checkout's, when this script built it), and the platform the
+# image says it is for.
+revision=$("$engine" image inspect "$image" --format '{{index .Labels "org.opencontainers.image.revision"}}')
+if [ "${SKIP_BUILD:-}" != 1 ] && [ "$revision" != "$(git rev-parse HEAD)" ]; then
+  fail "the image is labelled revision '$revision', not this checkout's"
+fi
 version=$("$engine" run --rm "${run_flags[@]}" "$image" version)
 echo "$version"
 grep -q "^revision $revision" <<<"$version" || fail "policyrun version does not say revision $revision"
+platform=$("$engine" image inspect "$image" --format '{{.Os}}/{{.Architecture}}')
+grep -q "^go .* $platform\$" <<<"$version" || fail "the image says it is for $platform, its binary: $(tail -1 <<<"$version")"
 
+# logs CONTAINER: its output, whole (grep -q on a pipe would end the
+# engine's write early, which pipefail counts as a failure).
+logs() { "$engine" logs "$1" 2>&1; }
 # waitlog CONTAINER PATTERN: wait up to 30 s for PATTERN in its output.
 waitlog() {
   for _ in $(seq 300); do
-    if "$engine" logs "$1" 2>&1 | grep -q -- "$2"; then return 0; fi
+    if grep -q -- "$2" <<<"$(logs "$1")"; then return 0; fi
     sleep 0.1
   done
-  "$engine" logs "$1" >&2 || true
+  logs "$1" >&2 || true
   fail "$1 never said $2"
 }
 # stop CONTAINER: SIGTERM, then its exit status must be 0.
 stop() {
   "$engine" stop -t 30 "$1" >/dev/null
   code=$("$engine" inspect "$1" --format '{{.State.ExitCode}}')
-  [ "$code" = 0 ] || { "$engine" logs "$1" >&2; fail "$1 exited $code after SIGTERM"; }
+  [ "$code" = 0 ] || { logs "$1" >&2; fail "$1 exited $code after SIGTERM"; }
 }
 
 # 3. The default pipeline, as built: its user, a read-only root.
@@ -92,14 +103,14 @@ agent=$("$engine" run -d --network "container:$receiver" \
 waitlog "$agent" "metrics at http://"
 echo "2026-12-01T10:00:00.000000000Z stdout F order 1234 paid" >>"$work/pods/$pod_dir/0.log"
 waitlog "$receiver" '"order 1234 paid"'
-"$engine" logs "$receiver" 2>/dev/null | grep '"order 1234 paid"' | grep -q '"k8s.pod.name":"checkout-7d9f"' ||
-  fail "the line reached the receiver without its pod's name"
+line=$(grep '"order 1234 paid"' <<<"$(logs "$receiver")")
+grep -q '"k8s.pod.name":"checkout-7d9f"' <<<"$line" || fail "the line reached the receiver without its pod's name: $line"
 
 "$engine" run --rm --network "container:$receiver" "${run_flags[@]}" "$image" \
   bench otlp --records 1000 --warmup 0 --clients 2 --wait 10s
 stop "$agent"
 [ -s "$work/state/tail.db" ] || fail "the agent saved no checkpoint in its state directory"
 stop "$receiver"
-"$engine" logs "$receiver" 2>&1 | grep -q "^input otlp.0: in 1001," ||
-  { "$engine" logs "$receiver" 2>&1 | tail -8 >&2; fail "the receiver did not take the agent's line and the 1,000 records"; }
+grep -q "^input otlp.0: in 1001," <<<"$(logs "$receiver")" ||
+  { logs "$receiver" | tail -8 >&2; fail "the receiver did not take the agent's line and the 1,000 records"; }
 echo "test.sh: ok ($engine, $image)"
