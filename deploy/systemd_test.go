@@ -117,6 +117,16 @@ func TestSystemdUnit(t *testing.T) {
 	if u.one(t, "Service", "Restart") != "on-failure" {
 		t.Errorf("Restart=%s, want on-failure", u.one(t, "Service", "Restart"))
 	}
+	// systemd restarts a failed ExecStartPre whatever its status
+	// (RestartPreventExitStatus is the main process's): only the start
+	// limit ends the loop of a bad config, which fails at once, so it
+	// must be reached within its interval.
+	burst, _ := strconv.Atoi(u.one(t, "Unit", "StartLimitBurst"))
+	interval := seconds(t, u.one(t, "Unit", "StartLimitIntervalSec"))
+	if restart := seconds(t, u.one(t, "Service", "RestartSec")); burst == 0 || time.Duration(burst)*restart >= interval {
+		t.Errorf("StartLimitBurst=%d starts every RestartSec=%v do not fit in StartLimitIntervalSec=%v: a bad config would be retried for ever",
+			burst, restart, interval)
+	}
 
 	for key, want := range map[string]string{"DynamicUser": "yes", "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes"} {
 		if got := u.one(t, "Service", key); got != want {
@@ -153,10 +163,11 @@ func TestSystemdUnit(t *testing.T) {
 }
 
 // TestSystemdCommands runs the unit's commands on the example config in
-// a root made of the unit's directories: ExecStartPre passes, and fails
-// on a bad config with a status that RestartPreventExitStatus keeps
-// from restarting; ExecStart runs and stops on KillSignal within
-// TimeoutStopSec, with its output's receiver unreachable.
+// a root made of the unit's directories: ExecStartPre passes; a bad
+// config exits with a status that RestartPreventExitStatus keeps from
+// restarting (should the main process find it); ExecStart runs and
+// stops on KillSignal within TimeoutStopSec, with its output's receiver
+// unreachable.
 func TestSystemdCommands(t *testing.T) {
 	bin := binary(t)
 	t.Parallel()
@@ -185,7 +196,7 @@ func TestSystemdCommands(t *testing.T) {
 	}
 	code, out := runPolicyrun(t, bin, checkArgs(t, append(args[:len(args)-1:len(args)-1], bad))...)
 	if code == 0 || !slices.Contains(strings.Fields(u.one(t, "Service", "RestartPreventExitStatus")), strconv.Itoa(code)) {
-		t.Errorf("ExecStartPre on a bad config: exit %d, which RestartPreventExitStatus=%s does not keep from restarting:\n%s",
+		t.Errorf("a bad config: exit %d, which RestartPreventExitStatus=%s does not keep from restarting:\n%s",
 			code, u.one(t, "Service", "RestartPreventExitStatus"), out)
 	}
 
