@@ -72,13 +72,14 @@ func readVsConst(e *pexpr) cond {
 		return nil
 	}
 	c := k.lit
-	if rd.loc.w == wSeverityNumber && (c.k == vInt || c.k == vFloat) {
-		// Always there, always an int32.
-		cf := asFloat(c)
+	if rd.loc.w == wSeverityNumber && c.k == vInt {
+		// Always there, always an int32: the filter processor's most
+		// common condition, compiled per operator.
+		return severityCmp(op, c.i)
+	}
+	if rd.loc.w == wSeverityNumber && c.k == vFloat {
+		cf := c.f
 		return func(r *runner, s *src) (bool, bool) {
-			if c.k == vInt {
-				return cmpResult(op, cmp.Compare(int64(s.lr.SeverityNumber()), c.i)), true
-			}
 			return cmpResult(op, cmp.Compare(float64(s.lr.SeverityNumber()), cf)), !math.IsNaN(cf)
 		}
 	}
@@ -87,6 +88,21 @@ func readVsConst(e *pexpr) cond {
 		return nil
 	}
 	switch {
+	case c.k == vStr && rd.want == types.String && (op == policysrc.EQL || op == policysrc.NEQ):
+		eq := op == policysrc.EQL
+		return func(r *runner, s *src) (bool, bool) {
+			x, st := get(s)
+			switch st {
+			case pcommon.ValueTypeStr:
+				return (x.Str() == c.s) == eq, true
+			case 0: // absent
+				if dflt == nil {
+					return nullCmp(op, rd.optional)
+				}
+				return (dflt.s == c.s) == eq, dflt.k == vStr
+			}
+			return false, false
+		}
 	case c.k == vStr && rd.want == types.String:
 		return func(r *runner, s *src) (bool, bool) {
 			x, st := get(s)
@@ -147,6 +163,23 @@ func readVsConst(e *pexpr) cond {
 		}
 	}
 	return nil
+}
+
+// severityCmp is `.severity_number op c`.
+func severityCmp(op policysrc.Token, c int64) cond {
+	switch op {
+	case policysrc.LSS:
+		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) < c, true }
+	case policysrc.LEQ:
+		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) <= c, true }
+	case policysrc.GTR:
+		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) > c, true }
+	case policysrc.GEQ:
+		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) >= c, true }
+	case policysrc.EQL:
+		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) == c, true }
+	}
+	return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) != c, true }
 }
 
 // reader returns a function that reads rd's location: the pdata value and

@@ -27,6 +27,10 @@ type logsProcessor struct {
 	resolved []resolved    // writes, resolved
 	withTime bool          // some policy reads or sets %time
 	setsTime bool
+	// dropWhen is the condition of a policy that is one `drop when C` on
+	// the plan, alone: the filter processor's case, run without the
+	// statement walk (dropScope).
+	dropWhen cond
 	tel      *telemetry
 	// The state of batches, reused: ConsumeLogs may be called from many
 	// goroutines at once, and each call takes one. A free list, not a
@@ -55,6 +59,12 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		withTime: u.ReadsTime || u.SetsTime,
 		setsTime: u.SetsTime,
 		tel:      tel,
+	}
+	if len(policies) == 1 {
+		if pl := policies[0].plan; pl != nil && pl.groupDrop == nil && len(pl.stmts) == 1 &&
+			pl.stmts[0].kind == sDrop && pl.stmts[0].test != nil {
+			p.dropWhen = pl.stmts[0].test
+		}
 	}
 	return p
 }
@@ -169,6 +179,10 @@ func (b *batch) run(ld plog.Logs) {
 				continue
 			}
 			b.s = src{rl: rl, sl: sl}
+			if b.p.dropWhen != nil && b.dropScope(lrs, g) {
+				g += int32(lrs.Len())
+				continue
+			}
 			for li := 0; li < lrs.Len(); li++ {
 				b.s.lr = lrs.At(li)
 				if b.record(ld, &b.s, int32(ri), int32(si), g) {
@@ -269,6 +283,30 @@ func (b *batch) general(ld plog.Logs, s src, ri, si, g int32, from int) bool {
 		s.lr.SetTimestamp(obs0)
 	}
 	return moves && b.move(ld, s, ri, si)
+}
+
+// dropScope runs the one policy `drop when C` over the records of a scope
+// group, the g-th of the batch first, and reports whether it decided every
+// one: when it gives up on one, it has changed nothing, and the group
+// takes the way of every policy.
+func (b *batch) dropScope(lrs plog.LogRecordSlice, g int32) bool {
+	mark := len(b.rm)
+	var dropped int64
+	for li, n := 0, lrs.Len(); li < n; li++ {
+		b.s.lr = lrs.At(li)
+		d, ok := b.p.dropWhen(&b.plans, &b.s)
+		if !ok {
+			b.rm = b.rm[:mark]
+			return false
+		}
+		if d {
+			b.rm = append(b.rm, g+int32(li))
+			dropped++
+		}
+	}
+	b.c.drops[0] += dropped
+	b.c.dropped += dropped
+	return true
 }
 
 // dropGroup evaluates, once for a scope group, a first statement `drop
