@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/nopexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
@@ -57,6 +58,7 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
+		nopexporter.NewFactory(),
 	); err != nil {
 		return f, err
 	}
@@ -74,7 +76,7 @@ func components() (otelcol.Factories, error) {
 		"policyrun": "github.com/policyrun/policyrun/otelcol (this repository)"})
 	f.ExporterModules = modulesOf(f.Exporters, map[string]string{
 		"debug": core + "exporter/debugexporter" + release, "file": contrib + "exporter/fileexporter" + release,
-		"otlp_http": core + "exporter/otlphttpexporter" + release})
+		"otlp_http": core + "exporter/otlphttpexporter" + release, "nop": core + "exporter/nopexporter" + release})
 	f.ExtensionModules = modulesOf(f.Extensions, map[string]string{
 		"file_storage": contrib + "extension/storage/filestorage" + release})
 	return f, nil

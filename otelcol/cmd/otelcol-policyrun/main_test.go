@@ -21,7 +21,7 @@ func TestComponents(t *testing.T) {
 	for kind, want := range map[string][]string{
 		"receivers":  {"file_log", "otlp"},
 		"processors": {"batch", "filter", "memory_limiter", "policyrun", "transform"},
-		"exporters":  {"debug", "file", "otlp_http"},
+		"exporters":  {"debug", "file", "nop", "otlp_http"},
 		"extensions": {"file_storage"},
 	} {
 		var got []string
@@ -52,6 +52,49 @@ func TestComponents(t *testing.T) {
 	}
 	if f.Telemetry == nil {
 		t.Error("no telemetry factory")
+	}
+}
+
+// builder-config.yaml lists the components of the distribution, each at
+// the module and version the components command names: ocb builds the
+// same Collector as go build (the processor, from this checkout, aside).
+func TestBuilderConfig(t *testing.T) {
+	f, err := components()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, modules := range []map[component.Type]string{f.ReceiverModules, f.ProcessorModules, f.ExporterModules, f.ExtensionModules} {
+		for _, mod := range modules {
+			if !strings.Contains(mod, "(this repository)") {
+				want[mod] = true
+			}
+		}
+	}
+	src, err := os.ReadFile("../../builder-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	section := ""
+	for _, line := range strings.Split(string(src), "\n") {
+		if line != "" && line[0] != ' ' && line[0] != '#' {
+			section = strings.TrimSuffix(line, ":")
+		}
+		mod, ok := strings.CutPrefix(strings.TrimSpace(line), "- gomod: ")
+		if ok && section != "providers" && !strings.HasPrefix(mod, "github.com/policyrun/") {
+			got[mod] = true
+		}
+	}
+	for mod := range want {
+		if !got[mod] {
+			t.Errorf("builder-config.yaml lacks %s", mod)
+		}
+	}
+	for mod := range got {
+		if !want[mod] {
+			t.Errorf("builder-config.yaml has %s, which the distribution lacks", mod)
+		}
 	}
 }
 
