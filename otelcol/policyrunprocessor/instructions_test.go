@@ -15,7 +15,7 @@ import (
 // record costs under valgrind, which timings on a shared machine are too
 // noisy for (docs/collector.md, "Counting instructions"). It runs only
 // when B7_CASE names a case; B7_SIDE is policyrun (the default),
-// transform (or filter) or handwritten. The count is callgrind's, taken
+// transform (or filter), handwritten or handwritten_in_order. The count is callgrind's, taken
 // inside processorhelper's ConsumeLogs alone, so the copies made here and
 // the test's set-up do not count:
 //
@@ -52,6 +52,11 @@ func TestB7Instructions(t *testing.T) {
 		_, p = b7Processors(t, *c)
 	case "handwritten":
 		p = handwrittenLogs(t, c.hand)
+	case "handwritten_in_order":
+		if c.inOrder == nil {
+			t.Fatalf("B7_SIDE: case %q has no in-order floor", name)
+		}
+		p = handwrittenLogs(t, c.inOrder)
 	default:
 		t.Fatalf("B7_SIDE: no side %q", side)
 	}

@@ -21,12 +21,28 @@ type cond func(r *runner, s *src) (b, ok bool)
 func compileCond(e *pexpr) cond {
 	switch e.op {
 	case eAnd:
-		x, y := compileCond(e.x), compileCond(e.y)
-		return func(r *runner, s *src) (bool, bool) {
-			if b, ok := x(r, s); !ok || !b {
-				return false, ok
+		// A chain a && b && c is one loop, not closures nested as deep
+		// as the chain is long.
+		var cs []cond
+		for _, x := range conjuncts(e, nil) {
+			cs = append(cs, compileCond(x))
+		}
+		if len(cs) == 2 {
+			x, y := cs[0], cs[1]
+			return func(r *runner, s *src) (bool, bool) {
+				if b, ok := x(r, s); !ok || !b {
+					return false, ok
+				}
+				return y(r, s)
 			}
-			return y(r, s)
+		}
+		return func(r *runner, s *src) (bool, bool) {
+			for _, c := range cs {
+				if b, ok := c(r, s); !ok || !b {
+					return false, ok
+				}
+			}
+			return true, true
 		}
 	case eOr:
 		x, y := compileCond(e.x), compileCond(e.y)
@@ -51,6 +67,14 @@ func compileCond(e *pexpr) cond {
 		v, ok := r.eval(e, s)
 		return v.b, ok && v.k == vBool
 	}
+}
+
+// conjuncts appends the operands of a chain of && to dst, in order.
+func conjuncts(e *pexpr, dst []*pexpr) []*pexpr {
+	if e.op != eAnd {
+		return append(dst, e)
+	}
+	return conjuncts(e.y, conjuncts(e.x, dst))
 }
 
 // readVsConst compiles `R op K` and `K op R`, R a read of a number,
@@ -187,27 +211,20 @@ func severityCmp(op policysrc.Token, c int64) cond {
 // absent only where that is the engine's answer; see nullCmp).
 func reader(rd *pexpr) func(s *src) (pcommon.Value, pcommon.ValueType) {
 	key := rd.loc.key
-	fromMap := func(m pcommon.Map) (pcommon.Value, pcommon.ValueType) {
-		v, ok := m.Get(key)
-		if !ok || v.Type() == pcommon.ValueTypeEmpty {
-			return v, 0
-		}
-		return v, v.Type()
-	}
 	switch rd.loc.w {
 	case wAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.lr.Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.lr.Attributes(), key) }
 	case wResAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.rl.Resource().Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.rl.Resource().Attributes(), key) }
 	case wScopeAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.sl.Scope().Attributes()) }
+		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.sl.Scope().Attributes(), key) }
 	case wBody:
 		opt := rd.bodyOptional
 		return func(s *src) (pcommon.Value, pcommon.ValueType) {
 			b := s.lr.Body()
 			switch b.Type() {
 			case pcommon.ValueTypeMap:
-				return fromMap(b.Map())
+				return fromMap(b.Map(), key)
 			case pcommon.ValueTypeEmpty:
 				if opt {
 					return b, 0
@@ -217,6 +234,20 @@ func reader(rd *pexpr) func(s *src) (pcommon.Value, pcommon.ValueType) {
 		}
 	}
 	return nil
+}
+
+// fromMap reads m[key]: the value and its type, 0 when absent or Empty.
+// A function of its own, small enough to inline into the readers.
+func fromMap(m pcommon.Map, key string) (pcommon.Value, pcommon.ValueType) {
+	v, ok := m.Get(key)
+	if !ok {
+		return v, 0
+	}
+	t := v.Type()
+	if t == pcommon.ValueTypeEmpty {
+		t = 0
+	}
+	return v, t
 }
 
 // nullCmp is a comparison of absent or null with a constant that is

@@ -147,6 +147,9 @@ func (r *runner) block(stmts []pstmt, s *src) (d decision, stopped bool) {
 			if b {
 				body = st.then
 			}
+			if len(body) == 0 {
+				continue
+			}
 			if d, stopped := r.block(body, s); d != dKeep || stopped {
 				return d, stopped
 			}

@@ -31,7 +31,9 @@ type logsProcessor struct {
 	// the plan, alone: the filter processor's case, run without the
 	// statement walk (dropScope).
 	dropWhen cond
-	tel      *telemetry
+	// only is the plan of a policy that runs alone (planScope).
+	only *plan
+	tel  *telemetry
 	// The state of batches, reused: ConsumeLogs may be called from many
 	// goroutines at once, and each call takes one. A free list, not a
 	// sync.Pool: a pool is emptied at every GC, which pdata makes
@@ -61,6 +63,7 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		tel:      tel,
 	}
 	if len(policies) == 1 {
+		p.only = policies[0].plan
 		if pl := policies[0].plan; pl != nil && pl.groupDrop == nil && len(pl.stmts) == 1 &&
 			pl.stmts[0].kind == sDrop && pl.stmts[0].test != nil {
 			p.dropWhen = pl.stmts[0].test
@@ -183,6 +186,10 @@ func (b *batch) run(ld plog.Logs) {
 				g += int32(lrs.Len())
 				continue
 			}
+			if pl := b.p.only; pl != nil {
+				g = b.planScope(ld, pl, lrs, int32(ri), int32(si), g)
+				continue
+			}
 			for li := 0; li < lrs.Len(); li++ {
 				b.s.lr = lrs.At(li)
 				if b.record(ld, &b.s, int32(ri), int32(si), g) {
@@ -283,6 +290,31 @@ func (b *batch) general(ld plog.Logs, s src, ri, si, g int32, from int) bool {
 		s.lr.SetTimestamp(obs0)
 	}
 	return moves && b.move(ld, s, ri, si)
+}
+
+// planScope runs the one policy's plan over the records of a scope group,
+// the g-th of the batch first, as record does for any number of policies,
+// and returns the index of the group's next record.
+func (b *batch) planScope(ld plog.Logs, pl *plan, lrs plog.LogRecordSlice, ri, si, g int32) int32 {
+	for li := 0; li < lrs.Len(); li++ {
+		b.s.lr = lrs.At(li)
+		out := false
+		switch b.plans.decide(pl, &b.s) {
+		case dDrop:
+			b.c.drops[0]++
+			b.c.dropped++
+			out = true
+		case dBail:
+			out = b.general(ld, b.s, ri, si, g, 0)
+		default:
+			b.plans.apply(&b.s)
+		}
+		if out {
+			b.rm = append(b.rm, g)
+		}
+		g++
+	}
+	return g
 }
 
 // dropScope runs the one policy `drop when C` over the records of a scope
