@@ -1,7 +1,16 @@
+// Package deploy holds what runs policyrun as a log agent, and its tests
+// (only tests: nothing here is for a program to import):
+// the container image's default pipeline (image/, built by the
+// Containerfile at the repository's root), the Kubernetes manifests of a
+// node agent (kubernetes/) and a systemd unit (systemd/). The tests hold
+// them to the code: the configs pass `policyrun run --check`, the
+// manifests mount every path their config reads or writes and probe the
+// port it serves, the image's build command makes a static binary that
+// says its revision, and a stop fits in the time the unit and the pod
+// give it. docs/deploy.md is the operator's guide.
 package deploy
 
 import (
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -23,6 +32,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/policyrun/policyrun/internal/testsync"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
 )
@@ -335,7 +345,7 @@ func setScalars(t *testing.T, src []byte, value string, path ...string) []byte {
 // An agent is a `policyrun run` process of a test.
 type agent struct {
 	cmd    *exec.Cmd
-	stderr syncBuffer
+	stderr testsync.Buffer
 	done   chan struct{}
 	err    error // once done
 }
@@ -437,23 +447,6 @@ func (a *agent) stop(t *testing.T, sig os.Signal, limit time.Duration) time.Dura
 		t.Fatalf("the agent's stop: %v\n%s", a.err, a.stderr.String())
 	}
 	return took
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A receiver is an OTLP/HTTP logs endpoint that keeps what it is sent.

@@ -2,15 +2,15 @@ package lsp
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testsync"
 )
 
 // A client is the editor's end of a session with an in-process server:
@@ -23,7 +23,7 @@ type client struct {
 	queue  []wireMsg      // notifications read while waiting for a response
 	nextID int
 	done   chan error // Serve's result
-	log    *syncBuffer
+	log    *testsync.Buffer
 }
 
 type rawMsg struct {
@@ -41,28 +41,11 @@ type wireMsg struct {
 	Error   *ResponseError  `json:"error"`
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func startServer(t *testing.T) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, msgs: make(chan rawMsg, 100), done: make(chan error, 1), log: &syncBuffer{}}
+	c := &client{t: t, in: inW, msgs: make(chan rawMsg, 100), done: make(chan error, 1), log: &testsync.Buffer{}}
 	go func() {
 		err := Serve(inR, outW, c.log)
 		inR.Close()

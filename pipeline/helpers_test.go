@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testsync"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
@@ -91,16 +92,7 @@ func startPipeline(t *testing.T, cfg *config.Config, opts Options) (stop func())
 	}
 }
 
-// eventually polls cond every 10 ms until it holds or d has passed, and
-// reports whether it held.
-func eventually(d time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
+func eventually(d time.Duration, cond func() bool) bool { return testsync.Eventually(d, cond) }
 
 // summaryText is the run summary as policyrun run prints it.
 func summaryText(s Summary) string {

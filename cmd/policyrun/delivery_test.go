@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/otlptest"
+	"github.com/policyrun/policyrun/internal/testsync"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -148,30 +149,13 @@ func writeLines(t *testing.T, path string, from, n, burst int, pause time.Durati
 // child is a policyrun run in the background.
 type child struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testsync.Buffer
 	done   chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func startRun(t *testing.T, dir, cfg string) *child {
 	t.Helper()
-	c := &child{cmd: cliCommand(dir, "run", cfg), stderr: &syncBuffer{}, done: make(chan error, 1)}
+	c := &child{cmd: cliCommand(dir, "run", cfg), stderr: &testsync.Buffer{}, done: make(chan error, 1)}
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -261,21 +261,9 @@ func (m *memory) Put(ctx context.Context, data []byte, records int, noWait bool)
 			m.full.Store(false)
 			break
 		}
-		m.full.Store(true)
-		if m.cfg.WhenFull == DropNewest {
-			m.mu.Unlock()
-			return nil, ErrDropped
-		}
-		if noWait {
-			m.mu.Unlock()
-			return nil, ErrFull
-		}
-		ch := m.room.wait()
-		m.mu.Unlock()
-		if err := await(ctx, ch); err != nil {
+		if err := noRoom(ctx, &m.mu, &m.full, &m.room, m.cfg.WhenFull, noWait); err != nil {
 			return nil, err
 		}
-		m.mu.Lock()
 	}
 	m.seq++
 	c := &Chunk{Seq: m.seq, Records: int64(records), size: size, done: make(chan struct{})}
@@ -289,6 +277,29 @@ func (m *memory) Put(ctx context.Context, data []byte, records int, noWait bool)
 	m.ready.notify()
 	m.mu.Unlock()
 	return (*memReceipt)(c), nil
+}
+
+// noRoom is what a Put that found the buffer full does, with mu held:
+// under drop_newest it returns ErrDropped, with noWait ErrFull, else it
+// waits for room and returns nil with mu held again, to look once more.
+// It returns an error with mu released.
+func noRoom(ctx context.Context, mu *sync.Mutex, full *fullFlag, room *signal, whenFull string, noWait bool) error {
+	full.Store(true)
+	if whenFull == DropNewest {
+		mu.Unlock()
+		return ErrDropped
+	}
+	if noWait {
+		mu.Unlock()
+		return ErrFull
+	}
+	ch := room.wait()
+	mu.Unlock()
+	if err := await(ctx, ch); err != nil {
+		return err
+	}
+	mu.Lock()
+	return nil
 }
 
 type memReceipt Chunk

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testsync"
 )
 
 func payload(i int) []byte { return []byte(fmt.Sprintf("payload %04d %s", i, strings.Repeat("x", 50))) }
@@ -463,14 +465,7 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-func waitFor(cond func() bool) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
+func waitFor(cond func() bool) bool { return testsync.Eventually(5*time.Second, cond) }
 
 // TestFilesystemMemoryCopies: a worker reads a chunk from its copy in
 // memory (here its file is gone by then), and the copies of delivered

@@ -258,21 +258,9 @@ func (b *filesystem) Put(ctx context.Context, data []byte, records int, noWait b
 			b.cfg.Logger.Warn("buffer: the disk is full; the buffer is full until a chunk is delivered", "dir", b.cfg.Dir)
 			continue
 		}
-		b.full.Store(true)
-		if b.cfg.WhenFull == DropNewest {
-			b.mu.Unlock()
-			return nil, ErrDropped
-		}
-		if noWait {
-			b.mu.Unlock()
-			return nil, ErrFull
-		}
-		ch := b.room.wait()
-		b.mu.Unlock()
-		if err := await(ctx, ch); err != nil {
+		if err := noRoom(ctx, &b.mu, &b.full, &b.room, b.cfg.WhenFull, noWait); err != nil {
 			return nil, err
 		}
-		b.mu.Lock()
 	}
 	c, end := b.open, b.open.size
 	c.writers++

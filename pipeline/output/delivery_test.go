@@ -20,6 +20,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/otlptest"
 	"github.com/policyrun/policyrun/internal/testcert"
+	"github.com/policyrun/policyrun/internal/testsync"
 	"github.com/policyrun/policyrun/pipeline/buffer"
 	"github.com/policyrun/policyrun/record"
 )
@@ -494,14 +495,7 @@ func TestWhenFullNoWait(t *testing.T) {
 // quietLog keeps a test server's expected handshake errors off the output.
 var quietLog = stdlog.New(io.Discard, "", 0)
 
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
+func eventually(cond func() bool) bool { return testsync.Eventually(10*time.Second, cond) }
 
 // TestNullOutputs: encode: false counts records only; a null output with a
 // buffer puts OTLP payloads in it and delivers them by counting.
