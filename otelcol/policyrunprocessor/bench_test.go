@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/rusage"
 )
 
 // B7 (BENCHMARKS.md): the same plog.Logs batches through the policyrun
@@ -335,9 +335,6 @@ func benchLogs(b *testing.B, p processor.Logs, in plog.Logs) {
 
 // cpuTime is the user and system time of the process so far.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := rusage.CPU()
+	return d
 }

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/rusage"
 )
 
 // benchPayload is B5's request: 100 records as protobuf, about 52 KB.
@@ -134,9 +135,6 @@ func benchFloor(b *testing.B, group int) {
 
 // processCPU is the user+sys CPU time of the process so far.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := rusage.CPU()
+	return d
 }

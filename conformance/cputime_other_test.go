@@ -1,5 +1,0 @@
-//go:build !unix
-
-package conformance
-
-func processCPU() (int64, bool) { return 0, false }
