@@ -430,7 +430,7 @@ func TestOTLPInputStopDrains(t *testing.T) {
 	}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	url, _, stop := otlpServer(t, otlpOutput(srv.URL))
+	url, p, stop := otlpServer(t, otlpOutput(srv.URL))
 	c := &http.Client{}
 	var wg sync.WaitGroup
 	statuses := make([]int, 5)
@@ -441,7 +441,11 @@ func TestOTLPInputStopDrains(t *testing.T) {
 			statuses[i] = post(t, c, url, ctProtobuf, "", otlpRequest(t, i*10, 10, false)).status
 		}()
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Every request in hand (its records counted in), none answered yet
+	// (the receiver holds each delivery 300 ms): then the stop.
+	if !eventually(5*time.Second, func() bool { return p.Summary().In == 50 }) {
+		t.Fatalf("in %d, want 50", p.Summary().In)
+	}
 	stop()
 	wg.Wait()
 	for i, s := range statuses {

@@ -55,11 +55,10 @@ func TestDeadLetter(t *testing.T) {
 			}), Env{Dir: dir})
 			write(t, o, numbered(t, 0, 10))
 			write(t, o, numbered(t, 10, 10))
-			if !eventually(func() bool { return o.Stats().DeadLettered == 20 }) {
-				t.Fatalf("stats = %+v", o.Stats())
-			}
-			if s := o.Stats(); s.BufferChunks != 0 {
-				t.Errorf("the buffer still holds %d chunks", s.BufferChunks)
+			// The chunks are counted dead-lettered before they leave the
+			// buffer: wait for both.
+			if !eventually(func() bool { s := o.Stats(); return s.DeadLettered == 20 && s.BufferChunks == 0 }) {
+				t.Fatalf("stats = %+v, want 20 records dead-lettered and no chunk left in the buffer", o.Stats())
 			}
 			if !strings.Contains(log.String(), "kept in the dead-letter directory") {
 				t.Errorf("log:\n%s", log)
