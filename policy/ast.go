@@ -22,6 +22,14 @@ type Stmt interface {
 	stmtNode()
 }
 
+// Decl is a declaration of a name at the top of a file: a ConstDecl or a
+// FuncDecl.
+type Decl interface {
+	Node
+	declNode()
+	DeclName() *Ident
+}
+
 // TypeExpr is any type written in a schema.
 type TypeExpr interface {
 	Node
@@ -39,7 +47,11 @@ type File struct {
 	// OnFaultPos is the position of the on_fault action word, invalid if absent.
 	OnFaultPos Pos
 
-	Schema   *Schema // nil when the file has no schema block
+	Schema *Schema // nil when the file has no schema block
+	// Decls are the const and fn declarations, in source order; with the
+	// schema they come after the header and before the statements, in
+	// any order.
+	Decls    []Decl
 	Stmts    []Stmt
 	Tests    []*Test
 	Comments []*Comment // every comment, in source order
@@ -494,6 +506,71 @@ func (*Block) stmtNode()      {}
 func (*LetStmt) stmtNode()    {}
 func (*ForStmt) stmtNode()    {}
 func (*BadStmt) stmtNode()    {}
+
+// ReturnStmt is `return Value`, in the body of a function.
+type ReturnStmt struct {
+	Return Pos
+	Value  Expr
+}
+
+func (s *ReturnStmt) Pos() Pos { return s.Return }
+func (s *ReturnStmt) End() Pos {
+	if s.Value != nil {
+		return s.Value.End()
+	}
+	return s.Return.Advance("return")
+}
+func (*ReturnStmt) stmtNode() {}
+
+// ---------------------------------------------------------- declarations
+
+// ConstDecl is `const Name = Value`: a name for a constant expression.
+type ConstDecl struct {
+	Const Pos
+	Name  *Ident
+	Value Expr
+}
+
+// FuncDecl is `fn Name(Params) Result { Body }`: a pure function of its
+// parameters, whose body holds let, if and return.
+type FuncDecl struct {
+	Fn     Pos
+	Name   *Ident
+	Lparen Pos
+	Params []*Param
+	Rparen Pos
+	Result TypeExpr
+	Body   *Block
+}
+
+// Param is one `name: T` or `name: T = default` of a function; Default is
+// nil when the parameter has none.
+type Param struct {
+	Name    *Ident
+	Type    TypeExpr
+	Default Expr
+}
+
+func (d *ConstDecl) Pos() Pos { return d.Const }
+func (d *ConstDecl) End() Pos { return d.Value.End() }
+func (d *FuncDecl) Pos() Pos  { return d.Fn }
+func (d *FuncDecl) End() Pos  { return d.Body.End() }
+func (p *Param) Pos() Pos     { return p.Name.Pos() }
+func (p *Param) End() Pos {
+	if p.Default != nil {
+		return p.Default.End()
+	}
+	return p.Type.End()
+}
+
+func (*ConstDecl) declNode() {}
+func (*FuncDecl) declNode()  {}
+
+// DeclName is the name the declaration declares.
+func (d *ConstDecl) DeclName() *Ident { return d.Name }
+
+// DeclName is the name the declaration declares.
+func (d *FuncDecl) DeclName() *Ident { return d.Name }
 
 // ----------------------------------------------------------------- tests
 

@@ -42,6 +42,8 @@ const (
 	CodeUnexpectedStmt     = "E0028" // a statement keyword where none can start (else without if, stray })
 	CodeTooDeep            = "E0029" // expressions, types or blocks nested over 1000 deep
 	CodeSchemaName         = "E0030" // schema followed by a name other than otlp
+	CodeReturnOutside      = "E0031" // return outside the body of a function
+	CodeFuncHeader         = "E0032" // a fn header that is not fn name(p: T, ...) R {
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -55,7 +57,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeInvalidChar, "invalid character, or source that is not UTF-8"},
 	{CodeBadNumber, "malformed number: '_' must separate digits; an exponent needs digits"},
 	{CodeDuplicateHeader, "a file has exactly one policy header"},
-	{CodeSectionOrder, "sections out of order: header, then at most one schema, then statements, then tests"},
+	{CodeSectionOrder, "sections out of order: header, then the declarations (at most one schema, const, fn), then statements, then tests"},
 	{CodeExpectedBrace, "missing '{': if, else, for, schema and test bodies go in braces"},
 	{CodeUnclosed, "unclosed '{', '(' or '['"},
 	{CodeAssignOp, "set and let assign with = (or ?= for set); == compares"},
@@ -77,6 +79,8 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeUnexpectedStmt, "this cannot start a statement here"},
 	{CodeTooDeep, "nesting deeper than 1000 levels (brackets, operators, types or blocks)"},
 	{CodeSchemaName, "unknown schema name: the only named schema is otlp (schema otlp { ... })"},
+	{CodeReturnOutside, "return is a statement of function bodies only; a policy ends with drop or stop"},
+	{CodeFuncHeader, "a function is declared fn name(p: T, q: U = constant) R { ... }"},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -283,15 +284,24 @@ func (p *printer) file(f *File) {
 			p.tok(f.OnFaultPos, "keep")
 		}
 	}
+	// The declarations in source order, the schema among them: a blank
+	// line around a schema or a function, consecutive constants together.
+	var decls []Node
 	if f.Schema != nil {
-		p.item(f.Schema.Pos(), 0, true)
-		p.tok(f.Schema.Schema, "schema ")
-		if f.Schema.IsOTLP() {
-			p.tok(f.Schema.OTLP, "otlp ")
+		decls = append(decls, f.Schema)
+	}
+	for _, d := range f.Decls {
+		decls = append(decls, d)
+	}
+	slices.SortStableFunc(decls, func(a, b Node) int { return a.Pos().Offset - b.Pos().Offset })
+	for i, d := range decls {
+		_, isConst := d.(*ConstDecl)
+		prevConst := false
+		if i > 0 {
+			_, prevConst = decls[i-1].(*ConstDecl)
 		}
-		if f.Schema.Type != nil {
-			p.objectType(f.Schema.Type, 0)
-		}
+		p.item(d.Pos(), 0, !isConst || !prevConst)
+		p.decl(d)
 	}
 	for i, s := range f.Stmts {
 		p.item(s.Pos(), 0, i == 0)
@@ -300,6 +310,44 @@ func (p *printer) file(f *File) {
 	for _, t := range f.Tests {
 		p.item(t.Pos(), 0, true)
 		p.test(t)
+	}
+}
+
+func (p *printer) decl(d Node) {
+	switch d := d.(type) {
+	case *Schema:
+		p.tok(d.Schema, "schema ")
+		if d.IsOTLP() {
+			p.tok(d.OTLP, "otlp ")
+		}
+		if d.Type != nil {
+			p.objectType(d.Type, 0)
+		}
+	case *ConstDecl:
+		p.tok(d.Const, "const ")
+		p.tok(d.Name.NamePos, d.Name.Name)
+		p.text(" = ")
+		p.expr(d.Value)
+	case *FuncDecl:
+		p.tok(d.Fn, "fn ")
+		p.tok(d.Name.NamePos, d.Name.Name)
+		p.tok(d.Lparen, "(")
+		for i, prm := range d.Params {
+			if i > 0 {
+				p.text(", ")
+			}
+			p.tok(prm.Name.NamePos, prm.Name.Name)
+			p.text(": ")
+			p.inlineType(prm.Type)
+			if prm.Default != nil {
+				p.text(" = ")
+				p.expr(prm.Default)
+			}
+		}
+		p.tok(d.Rparen, ")")
+		p.text(" ")
+		p.inlineType(d.Result)
+		p.block(d.Body)
 	}
 }
 
@@ -332,6 +380,51 @@ func (p *printer) objectType(t *ObjectType, indent int) {
 	}
 	p.closer(t.Rbrace, indent, "}")
 	p.base = indent
+}
+
+// inlineType writes a type of a function's header on one line, an object
+// type as {a: int, b: string, ...}, unless comments inside it need lines.
+func (p *printer) inlineType(t TypeExpr) {
+	switch t := t.(type) {
+	case *ObjectType:
+		if p.pending(t.Rbrace) {
+			p.typ(t, p.base)
+			return
+		}
+		p.tok(t.Lbrace, "{")
+		for i, fd := range t.Fields {
+			if i > 0 {
+				p.text(", ")
+			}
+			if fd.Quoted {
+				p.tok(fd.NamePos, Quote(fd.Name))
+			} else {
+				p.tok(fd.NamePos, fd.Name)
+			}
+			p.text(": ")
+			p.inlineType(fd.Type)
+		}
+		if t.Open {
+			if len(t.Fields) > 0 {
+				p.text(", ")
+			}
+			p.tok(t.Ellipsis, "...")
+		}
+		p.tok(t.Rbrace, "}")
+	case *ArrayType:
+		p.tok(t.Array, "array<")
+		p.inlineType(t.Elem)
+		p.tok(t.Rangle, ">")
+	case *MapType:
+		p.tok(t.Map, "map<")
+		p.inlineType(t.Elem)
+		p.tok(t.Rangle, ">")
+	case *OptionalType:
+		p.inlineType(t.Elem)
+		p.tok(t.Question, "?")
+	default:
+		p.typ(t, p.base)
+	}
 }
 
 func (p *printer) typ(t TypeExpr, indent int) {

@@ -55,6 +55,9 @@ func (p *printer) stmt(s Stmt) {
 		p.text(" in ")
 		p.expr(s.X)
 		p.block(s.Body)
+	case *ReturnStmt:
+		p.tok(s.Return, "return ")
+		p.expr(s.Value)
 	case *Block:
 		// Not produced by the parser as a statement of its own.
 		p.block(s)

@@ -137,6 +137,14 @@ func sameTree(a, b *File) string {
 	if (a.Schema == nil) != (b.Schema == nil) || a.Schema != nil && (dump(a.Schema.Type) != dump(b.Schema.Type) || a.Schema.IsOTLP() != b.Schema.IsOTLP()) {
 		return "schema"
 	}
+	if len(a.Decls) != len(b.Decls) {
+		return "declaration count"
+	}
+	for i := range a.Decls {
+		if x, y := dump(a.Decls[i]), dump(b.Decls[i]); x != y {
+			return "declaration " + x + " became " + y
+		}
+	}
 	if len(a.Stmts) != len(b.Stmts) {
 		return "statement count"
 	}

@@ -46,6 +46,7 @@ type parser struct {
 	exprLev int
 	nest    int  // recursion depth, bounded by maxNest
 	inDecl  bool // inside a schema or test block, where there are no statements
+	inFunc  bool // inside the body of a function, where return is a statement
 	// reservedNames holds the reserved words a let or for declared as a
 	// name (E0021, reported there): their uses read as that name, so that
 	// the one mistake gives one error.
@@ -232,6 +233,11 @@ func (p *parser) nextWord() {
 // schema field test: int, schema.x). No statement begins with a name, so
 // the words are free everywhere else: let test = 1, set .x = schema.
 func (p *parser) stmtTok() Token {
+	if p.word(RETURN) {
+		// return E: whatever follows (.x, -1, (a)), no statement begins
+		// with a name.
+		return RETURN
+	}
 	w := p.sectionWord()
 	if w == IDENT {
 		return p.t.tok
@@ -245,14 +251,18 @@ func (p *parser) stmtTok() Token {
 	return IDENT
 }
 
-// sectionWord is SCHEMA or TEST when the current token is that word, and
-// IDENT otherwise.
+// sectionWord is SCHEMA, TEST, CONST or FN when the current token is that
+// word, and IDENT otherwise.
 func (p *parser) sectionWord() Token {
 	switch {
 	case p.word(SCHEMA):
 		return SCHEMA
 	case p.word(TEST):
 		return TEST
+	case p.word(CONST):
+		return CONST
+	case p.word(FN):
+		return FN
 	}
 	return IDENT
 }
@@ -267,6 +277,8 @@ func (p *parser) opensSection() bool {
 		return n.tok == LBRACE || n.tok == IDENT || n.tok == NEWLINE && p.nextLineOpensBrace()
 	case TEST:
 		return n.tok == STRING || n.tok == RAWSTRING || n.tok == IDENT || n.tok == LBRACE
+	case CONST, FN:
+		return n.tok == IDENT
 	}
 	return false
 }
@@ -284,7 +296,7 @@ func (p *parser) atStmtEnd() bool {
 // isStmtStart reports whether tok begins a statement or a top-level section.
 func isStmtStart(tok Token) bool {
 	switch tok {
-	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY:
+	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY, CONST, FN, RETURN:
 		return true
 	}
 	return false
@@ -365,9 +377,11 @@ func (p *parser) parseFile() {
 	}
 
 	// The sections come in a fixed order; state says how far the file got.
+	// The declarations (schema, const, fn) come in any order among
+	// themselves.
 	const (
 		inHeader = iota
-		inSchema
+		inDecls
 		inStmts
 		inTests
 	)
@@ -387,14 +401,36 @@ func (p *parser) parseFile() {
 			switch {
 			case f.Schema != nil:
 				p.errorAt(s.Schema, s.Schema.Advance("schema"), CodeSectionOrder, "merge the two schema blocks into one", "second schema block; the first is at %s", f.Schema.Schema)
-			case state > inSchema:
+			case state > inDecls:
 				p.errorAt(s.Schema, s.Schema.Advance("schema"), CodeSectionOrder, "move the schema block up, right after the policy header", "schema must come before the statements and tests")
 				f.Schema = s
 			default:
 				f.Schema = s
 			}
-			if state < inSchema {
-				state = inSchema
+			if state < inDecls {
+				state = inDecls
+			}
+		case CONST, FN:
+			var d Decl
+			if p.stmtTok() == CONST {
+				d = p.parseConst()
+			} else {
+				d = p.parseFunc()
+			}
+			if d == nil {
+				break
+			}
+			if state > inDecls {
+				what := "const"
+				if _, ok := d.(*FuncDecl); ok {
+					what = "fn"
+				}
+				p.errorAt(d.Pos(), d.Pos().Advance(what), CodeSectionOrder, "move the declaration up, above the first statement",
+					"%s declarations come before the statements and tests", what)
+			}
+			f.Decls = append(f.Decls, d)
+			if state < inDecls {
+				state = inDecls
 			}
 		case TEST:
 			f.Tests = append(f.Tests, p.parseTest())

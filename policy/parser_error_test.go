@@ -55,6 +55,17 @@ func TestParseErrors(t *testing.T) {
 		{h + "schema int", "2:8 E0030", "unknown schema int", "the only named schema is otlp"},
 		{h + "schema otel {\n  body: string\n}", "2:8 E0030", "unknown schema otel", "the only named schema is otlp"},
 		{h + "schema OTLP", "2:8 E0030", "unknown schema OTLP", "the only named schema is otlp"},
+		{h + "return 1", "2:1 E0031", "return outside a function", "drop or stop"},
+		{h + "if .a {\n  return 1\n}", "3:3 E0031", "return outside a function", ""},
+		{h + "fn f string {\n  return \"\"\n}", "2:6 E0032", "expected '(' after the function's name", "fn f(s: string) string"},
+		{h + "fn f(s) string {\n  return s\n}", "2:7 E0032", "expected ':' and a type after the parameter s", "s: string"},
+		{h + "fn f(s: string) {\n  return s\n}", "2:17 E0032", "expected the result type", "fn f(...) string"},
+		{h + "fn f(a: int b: int) int {\n  return a\n}", "2:13 E0032", "expected ',' or ')'", "commas"},
+		{h + "set .a = 1\nconst c = 1", "3:1 E0009", "const declarations come before the statements", "above the first statement"},
+		{h + "set .a = 1\nfn f() int {\n  return 1\n}", "3:1 E0009", "fn declarations come before the statements", ""},
+		{h + "const = 1", "2:1 E0028", "expected a statement", ""},
+		{h + "const c == 1", "2:9 E0012", "expected '=' after the name in const", ""},
+		{h + "fn if() int {\n  return 1\n}", "2:4 E0021", "reserved word", ""},
 		{h + "test \"t\" input {}", "2:10 E0010", "after the test name", ""},
 		{h + "if .a {\n  drop\n", "2:7 E0011", "never closed", "add a }"},
 		{h + "set .a = f(.b\nset .c = 1", "2:14 E0011", "expected ')' to close the argument list opened at 2:11, found newline", ""},
@@ -187,7 +198,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nlet if = 1", "policy \"p\"\nset .a = 1 2", "policy \"p\"\nset .a =", "policy \"p\"\nfor v in .a {\n}",
 		"policy \"p\"\nschema {\n  a int\n}", "policy p", "policy \"p\"\nset .a = .b(1)", "policy \"p\"\nelse {\n}",
 		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
-		"policy \"p\"\nschema otel {\n}",
+		"policy \"p\"\nschema otel {\n}", "policy \"p\"\nreturn 1", "policy \"p\"\nfn f {\n}",
 	} {
 		_, errs := ParseFile("x", []byte(src))
 		for _, e := range errs {

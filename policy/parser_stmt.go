@@ -6,6 +6,9 @@ import "fmt"
 // BadStmt for a line it cannot make sense of, after reporting it.
 func (p *parser) parseStmt() Stmt {
 	p.exprLev, p.afterNL = 0, false
+	if p.word(RETURN) {
+		return p.parseReturn()
+	}
 	switch p.t.tok {
 	case SET:
 		return p.parseSet()
@@ -288,7 +291,9 @@ func (p *parser) parseBlockBody() *Block {
 }
 
 // startsDecl reports whether tok starts what only the top level holds.
-func startsDecl(tok Token) bool { return tok == TEST || tok == SCHEMA || tok == POLICY }
+func startsDecl(tok Token) bool {
+	return tok == TEST || tok == SCHEMA || tok == POLICY || tok == CONST || tok == FN
+}
 
 // bodyEnd is called before each item of a {...} body (a block, a test, an
 // object type) whose '{' is at lbrace, and skips the blank lines before

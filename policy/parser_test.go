@@ -146,6 +146,28 @@ func dumpTo(b *strings.Builder, n Node) {
 		sexp("for "+n.Key.Name+" "+n.Value.Name, n.X, n.Body)
 	case *BadStmt:
 		w("BADSTMT")
+	case *ReturnStmt:
+		sexp("return", n.Value)
+	case *ConstDecl:
+		sexp("const "+n.Name.Name, n.Value)
+	case *FuncDecl:
+		w("(fn %s (", n.Name.Name)
+		for i, prm := range n.Params {
+			if i > 0 {
+				w(" ")
+			}
+			w("%s:", prm.Name.Name)
+			dumpTo(b, prm.Type)
+			if prm.Default != nil {
+				w("=")
+				dumpTo(b, prm.Default)
+			}
+		}
+		w(") ")
+		dumpTo(b, n.Result)
+		w(" ")
+		dumpTo(b, n.Body)
+		w(")")
 	case *NamedType:
 		w("%s", n.Name)
 	case *ArrayType:
@@ -453,6 +475,10 @@ func TestParseContextualKeywords(t *testing.T) {
 		{"drop when\n  .a == 1", "(drop (== (field . a) int:1))"},
 		{"lift .k prefix\n  \"p_\"", `(lift (field . k) "p_")`},
 		{"rename .a to\n  .b", "(rename (field . a) (field . b))"},
+		// const, fn and return are names where no declaration or return
+		// can start
+		{"let const = 1\nlet fn = const\nlet return = fn", "(let const int:1); (let fn const); (let return fn)"},
+		{"set .x = fn(const)", "(set (field . x) = (call fn const))"},
 	}
 	for _, tt := range tests {
 		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\n"))
@@ -476,6 +502,44 @@ func TestParseContextualKeywords(t *testing.T) {
 	f := mustParse(t, "policy \"p\"\nlet tag = 1\n\ntest \"t\" {\n  input\n    {\"a\": 1}\n  tag \"k\"\n  expect\n    dropped\n}\n")
 	if len(f.Tests) != 1 || dump(f.Tests[0].Input) != `{"a":int:1}` || f.Tests[0].Tag.Str != "k" || f.Tests[0].Expect != ExpectDropped {
 		t.Errorf("test block: %+v", f.Tests)
+	}
+}
+
+// Declarations come after the header, in any order with the schema, and
+// keep their source order.
+func TestParseDecls(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"const a = 1", "(const a int:1)"},
+		{"const re = `\\d+`\nconst l = [1, 2]", `(const re str:"\\d+"); (const l [int:1 int:2])`},
+		{"fn f() int {\n  return 1\n}", "(fn f () int {(return int:1)})"},
+		{"fn f(s: string, n: int = 3) string {\n  let t = truncate(s, n)\n  return t\n}",
+			"(fn f (s:string n:int=int:3) string {(let t (call truncate s n)); (return t)})"},
+		{"fn f(\n  s: string?,\n  m: map<int>\n) {a: int} {\n  return {\"a\": 1}\n}",
+			`(fn f (s:string? m:map<int>) {a:int} {(return {"a":int:1})})`},
+		{"fn f(x: int) bool {\n  if x > 1 {\n    return true\n  } else {\n    return false\n  }\n}",
+			"(fn f (x:int) bool {(if (> x int:1) {(return true)} else {(return false)})})"},
+		{"fn f(x: int) int {\n  return -x\n}\nconst c = f", "(fn f (x:int) int {(return (-x))}); (const c f)"},
+	}
+	for _, tt := range tests {
+		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\nset .x = 1\n"))
+		if len(errs) > 0 {
+			t.Errorf("%q: %v", tt.src, errs.Report("x"))
+			continue
+		}
+		var parts []string
+		for _, d := range f.Decls {
+			parts = append(parts, dump(d))
+		}
+		if got := strings.Join(parts, "; "); got != tt.want {
+			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
+		}
+		if len(f.Stmts) != 1 {
+			t.Errorf("%q: %d statements, want 1", tt.src, len(f.Stmts))
+		}
+	}
+	f := mustParse(t, "policy \"p\"\nconst a = 1\nschema {\n  x: int\n}\nfn f() int {\n  return a\n}\nset .x = f()\n")
+	if f.Schema == nil || len(f.Decls) != 2 {
+		t.Errorf("schema between declarations: schema %v, %d declarations", f.Schema != nil, len(f.Decls))
 	}
 }
 

@@ -74,7 +74,9 @@ const (
 	// only. The scanner returns them as IDENT, and the parser reads them as
 	// keywords where the grammar expects them (lift .k prefix "p_", drop
 	// when C, rename .a to .b, a test's input, tag and expect, the header's
-	// on_fault, schema otlp); anywhere else they are names: let tag = 1.
+	// on_fault, schema otlp, const and fn at the start of a declaration,
+	// return at the start of a statement); anywhere else they are names:
+	// let tag = 1, let fn = 2.
 	contextualBeg
 	SCHEMA
 	PREFIX
@@ -89,6 +91,9 @@ const (
 	ONFAULT
 	KEEP
 	OTLP
+	CONST
+	FN
+	RETURN
 	contextualEnd
 )
 
@@ -157,6 +162,9 @@ var tokens = [...]string{
 	ONFAULT:   "on_fault",
 	KEEP:      "keep",
 	OTLP:      "otlp",
+	CONST:     "const",
+	FN:        "fn",
+	RETURN:    "return",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",

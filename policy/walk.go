@@ -12,6 +12,9 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Schema != nil {
 			Inspect(n.Schema, f)
 		}
+		for _, d := range n.Decls {
+			Inspect(d, f)
+		}
 		for _, s := range n.Stmts {
 			Inspect(s, f)
 		}
@@ -20,6 +23,26 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 	case *Schema:
 		Inspect(n.Type, f)
+	case *ConstDecl:
+		Inspect(n.Name, f)
+		Inspect(n.Value, f)
+	case *FuncDecl:
+		Inspect(n.Name, f)
+		for _, prm := range n.Params {
+			Inspect(prm, f)
+		}
+		Inspect(n.Result, f)
+		Inspect(n.Body, f)
+	case *Param:
+		Inspect(n.Name, f)
+		Inspect(n.Type, f)
+		if n.Default != nil {
+			Inspect(n.Default, f)
+		}
+	case *ReturnStmt:
+		if n.Value != nil {
+			Inspect(n.Value, f)
+		}
 	case *ArrayType:
 		Inspect(n.Elem, f)
 	case *MapType:

@@ -326,8 +326,8 @@ func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
 // constant is a string literal, and that it means something: a zone
 // name, a unit (a format is checked with the arguments, in formatArgs).
 func (c *checker) constParam(f *builtin.Func, a policy.Expr) {
-	lit, ok := policy.Unparen(a).(*policy.BasicLit)
-	if !ok || lit.Kind != policy.LitString {
+	lit, ok := c.constLit(a)
+	if !ok {
 		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
 			what := map[string]string{"tz": "zone", "fmt": "format"}[f.Const]
 			if what == "" {
@@ -335,7 +335,7 @@ func (c *checker) constParam(f *builtin.Func, a policy.Expr) {
 			}
 			c.report(diag.Errorf(a, CodeNotConst, "the %s of %s must be a constant string", what, f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("%s", constHint(f)))
+				WithHint("%s", c.constHintFor(a, constHint(f))))
 		}
 		return
 	}

@@ -12,13 +12,24 @@ import (
 )
 
 func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
+	if fn := c.funcs[e.Fun.Name]; fn != nil {
+		return c.callFunc(e, fn, st)
+	}
 	f := builtin.Lookup(e.Fun.Name)
+	if c.clashes[e.Fun.Name] && (f == nil || c.globals[e.Fun.Name] != nil) {
+		for _, a := range e.Args {
+			c.expr(a, st)
+		}
+		return types.InvalidType // E0607 said which declaration it is
+	}
 	if f == nil {
 		for _, a := range e.Args {
 			c.expr(a, st)
 		}
 		d := diag.Errorf(e.Fun, CodeUnknownFunc, "unknown function %s", e.Fun.Name)
-		if s := suggest.Closest(e.Fun.Name, builtin.Names()); s != "" {
+		if k := c.consts[e.Fun.Name]; k != nil {
+			d = d.WithHint("%s is a constant (line %d), not a function", k.Name, k.Decl.Const.Line)
+		} else if s := suggest.Closest(e.Fun.Name, append(builtin.Names(), c.funcNames()...)); s != "" {
 			d = d.WithHint("did you mean %s?", s)
 		} else {
 			d = d.WithHint("policies call built-in functions only; the reference lists them")
@@ -104,12 +115,12 @@ func (c *checker) isPath(e policy.Expr) bool {
 // regex checks that the pattern argument a of f is a constant string and
 // compiles it.
 func (c *checker) regex(f *builtin.Func, a policy.Expr) {
-	lit, ok := policy.Unparen(a).(*policy.BasicLit)
-	if !ok || lit.Kind != policy.LitString {
+	lit, ok := c.constLit(a)
+	if !ok {
 		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
 			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`"))
+				WithHint("%s", c.constHintFor(a, "patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const")))
 		}
 		return
 	}

@@ -49,8 +49,17 @@ type Info struct {
 	InSets map[*policy.BinaryExpr]*InSet
 	// Defaults holds the arguments of each call that leaves out arguments
 	// with defaults: the call's own, then literals of the defaults (typed
-	// in Types). Backends read arguments through Args.
+	// in Types; for a function, the default expressions of its
+	// declaration). Backends read arguments through Args.
 	Defaults map[*policy.CallExpr][]policy.Expr
+	// Consts maps each identifier that names a constant to it; backends
+	// compile it as the constant's value.
+	Consts map[*policy.Ident]*Const
+	// Funcs holds the function each call of a declared function calls
+	// (Calls holds those of built-ins), and FuncDecls the function of
+	// each declaration.
+	Funcs     map[*policy.CallExpr]*Func
+	FuncDecls map[*policy.FuncDecl]*Func
 }
 
 // Args returns the arguments of the call e, those it leaves out filled in
@@ -69,6 +78,7 @@ const (
 	LetVar   LocalKind = iota // let x = E
 	ForKey                    // k of for k, v in E
 	ForValue                  // v of for k, v in E
+	Param                     // a parameter of a function
 )
 
 // Local is a local variable.
@@ -104,8 +114,15 @@ func Check(f *policy.File) (*Info, diag.List) {
 			Uses:          map[*policy.Ident]*Local{},
 			InSets:        map[*policy.BinaryExpr]*InSet{},
 
-			Defaults: map[*policy.CallExpr][]policy.Expr{},
+			Defaults:  map[*policy.CallExpr][]policy.Expr{},
+			Consts:    map[*policy.Ident]*Const{},
+			Funcs:     map[*policy.CallExpr]*Func{},
+			FuncDecls: map[*policy.FuncDecl]*Func{},
 		},
+		globals: map[string]policy.Decl{},
+		consts:  map[string]*Const{},
+		funcs:   map[string]*Func{},
+		clashes: map[string]bool{},
 		setAt:    map[int]bool{},
 		paths:    map[childKey]*pathNode{},
 		narrowed: map[narrowKey]*state{},
@@ -115,6 +132,7 @@ func Check(f *policy.File) (*Info, diag.List) {
 	c.otlp = f.IsOTLP()
 	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
+	c.decls(f.Decls)
 	st := &state{root: c.info.Root}
 	c.scope = &scope{names: map[string]*Local{}}
 	c.stmts(f.Stmts, st)
@@ -149,6 +167,19 @@ type checker struct {
 	// presentReads holds the reads of an optional path that exists()
 	// proved present (for the hint of E0307).
 	presentReads map[policy.Expr]bool
+
+	// globals holds the file's declarations by name; consts and funcs
+	// the constants and functions among them (decls.go).
+	globals map[string]policy.Decl
+	consts  map[string]*Const
+	funcs   map[string]*Func
+	// clashes are the names declared twice (E0607): their calls add no
+	// error of their own.
+	clashes map[string]bool
+	// fn is the function whose body is checked, nil outside one; inConst
+	// the constants whose values are being typed, innermost last.
+	fn      *funcCtx
+	inConst []*Const
 }
 
 type scope struct {

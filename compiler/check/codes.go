@@ -47,6 +47,14 @@ const (
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
+	CodeConstValue    = "E0601" // a const whose value is not constant (reads the record, calls a function)
+	CodeImpure        = "E0602" // a function body reads or edits the record or metadata
+	CodeCycle         = "E0603" // a function that calls itself, or a constant that refers to itself, directly or not
+	CodeNoReturn      = "E0604" // a function whose body can end without a return
+	CodeReturnType    = "E0605" // a return whose value is not of the function's result type
+	CodeFuncStmt      = "E0606" // drop, stop or for in a function body
+	CodeDupDecl       = "E0607" // a const or fn declared twice, or a fn with a built-in's name
+	CodeParamDefault  = "E0608" // a parameter default that is not a constant of the parameter's type
 	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
@@ -102,6 +110,14 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},
+	{CodeConstValue, "a constant's value is made of literals, operators and other constants"},
+	{CodeImpure, "a function reads its parameters only: not the record, nor metadata, and it edits nothing"},
+	{CodeCycle, "functions cannot call themselves, and constants cannot refer to themselves, directly or through others"},
+	{CodeNoReturn, "a function returns a value on every path"},
+	{CodeReturnType, "a function returns values of its declared result type"},
+	{CodeFuncStmt, "a function body holds let, if and return: it cannot drop, stop or loop"},
+	{CodeDupDecl, "a file declares each constant and function once, and a function cannot take a built-in's name"},
+	{CodeParamDefault, "a parameter's default is a constant of the parameter's type"},
 	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},

@@ -14,8 +14,8 @@ import (
 // built-in reads in a format of its own (the cidr of ip_in_cidr): a
 // malformed one could only make the call give false or null.
 func (c *checker) constArg(f *builtin.Func, i int, a policy.Expr) {
-	lit, ok := policy.Unparen(a).(*policy.BasicLit)
-	if !ok || lit.Kind != policy.LitString {
+	lit, ok := c.constLit(a)
+	if !ok {
 		return
 	}
 	if f.ID == builtin.IPInCIDR && i == 1 {
@@ -25,6 +25,18 @@ func (c *checker) constArg(f *builtin.Func, i int, a policy.Expr) {
 				WithHint("write an address, a slash and the prefix length: \"10.0.0.0/8\", \"2001:db8::/32\" (%s)", err))
 		}
 	}
+}
+
+// constHintFor is the hint for a computed argument a where a constant is
+// needed: hint, or, when a is a parameter of a function, that parameters
+// are not constants.
+func (c *checker) constHintFor(a policy.Expr, hint string) string {
+	if id, ok := policy.Unparen(a).(*policy.Ident); ok {
+		if l := c.info.Uses[id]; l != nil && l.Kind == Param {
+			return "a function's parameters are not constants: declare the value with const, and use the constant here"
+		}
+	}
+	return hint
 }
 
 // grok expands and compiles the constant grok pattern lit, argument a; an error

@@ -15,8 +15,8 @@ import (
 // argument, each fitting its argument's type. Errors point at the verb in
 // the literal.
 func (c *checker) formatArgs(e *policy.CallExpr, args []*types.Type) {
-	lit, ok := policy.Unparen(e.Args[0]).(*policy.BasicLit)
-	if !ok || lit.Kind != policy.LitString {
+	lit, ok := c.constLit(e.Args[0])
+	if !ok {
 		return
 	}
 	verbs, perr := printf.Verbs(lit.Str)

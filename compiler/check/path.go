@@ -37,6 +37,13 @@ func (c *checker) step(r pathRef, s seg) pathRef {
 }
 
 func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pathRef) {
+	if c.fn != nil {
+		if what := recordAccess(e); what != "" {
+			c.impure(e, what)
+			c.info.Types[e] = types.InvalidType
+			return types.InvalidType, nil, pathRef{}
+		}
+	}
 	switch e := e.(type) {
 	case *policy.RootExpr:
 		t, guard = st.root, st.root
@@ -48,6 +55,11 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 	case *policy.Ident:
 		l := c.lookup(e.Name)
 		if l == nil {
+			if k := c.consts[e.Name]; k != nil {
+				t = c.constRef(e, k)
+				c.info.Types[e] = t
+				return t, nil, pathRef{}
+			}
 			c.undefined(e)
 			t = types.InvalidType
 			break
@@ -106,6 +118,28 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 	}
 	c.info.Types[e] = t
 	return t, guard, r
+}
+
+// recordAccess says what the path e reads when it is the record or
+// metadata ("reads the record", "reads %tag"), which a function may not;
+// "" for any other path.
+func recordAccess(e policy.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *policy.ParenExpr:
+			e = x.X
+		case *policy.FieldExpr:
+			e = x.X
+		case *policy.IndexExpr:
+			e = x.X
+		case *policy.RootExpr:
+			return "reads the record"
+		case *policy.MetaExpr:
+			return "reads %" + x.Name
+		default:
+			return ""
+		}
+	}
 }
 
 // operand types the X of a field or index step.

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
@@ -26,9 +27,19 @@ func (c *checker) stmts(list []policy.Stmt, st *state) {
 		}
 		if st.dead && !warned {
 			if _, bad := s.(*policy.BadStmt); !bad {
-				c.report(diag.Warnf(s, CodeUnreachable, "unreachable statement").
-					WithLabel("the policy has already ended (%s)", st.deadWhy).
-					WithHint("remove it, or make the drop or stop conditional with when"))
+				d := diag.Warnf(s, CodeUnreachable, "unreachable statement")
+				if c.fn != nil {
+					why := "every branch above returns"
+					if strings.HasPrefix(st.deadWhy, "return") {
+						why = st.deadWhy
+					}
+					d = d.WithLabel("the function has already returned (%s)", why).
+						WithHint("remove it, or make the return conditional with if")
+				} else {
+					d = d.WithLabel("the policy has already ended (%s)", st.deadWhy).
+						WithHint("remove it, or make the drop or stop conditional with when")
+				}
+				c.report(d)
 				warned = true
 			}
 		}
@@ -49,7 +60,12 @@ func (c *checker) stmt(s policy.Stmt, st *state) {
 	if len(c.narrowed) > 0 {
 		clear(c.narrowed)
 	}
+	if c.fn != nil && !c.funcStmt(s) {
+		return
+	}
 	switch s := s.(type) {
+	case *policy.ReturnStmt:
+		c.ret(s, st)
 	case *policy.SetStmt:
 		c.set(s, st)
 	case *policy.RemoveStmt:
@@ -79,6 +95,35 @@ func (c *checker) stmt(s policy.Stmt, st *state) {
 	case *policy.ForStmt:
 		c.forStmt(s, st)
 	}
+}
+
+// funcStmt reports a statement that a function body cannot hold: an edit
+// (E0602), drop, stop or for (E0606). It returns whether s may be checked.
+func (c *checker) funcStmt(s policy.Stmt) bool {
+	var what string
+	switch s := s.(type) {
+	case *policy.SetStmt:
+		if _, meta := policy.Unparen(s.Target).(*policy.MetaExpr); meta {
+			c.impure(s, "sets metadata")
+		} else {
+			c.impure(s, "edits the record")
+		}
+		return false
+	case *policy.RemoveStmt, *policy.RenameStmt, *policy.LiftStmt:
+		c.impure(s, "edits the record")
+		return false
+	case *policy.DropStmt:
+		what = "drop"
+	case *policy.StopStmt:
+		what = "stop"
+	case *policy.ForStmt:
+		what = "for"
+	default:
+		return true
+	}
+	c.report(diag.Errorf(span{s.Pos(), s.Pos().Advance(what)}, CodeFuncStmt, "%s in fn %s: a function body holds let, if and return", what, c.fn.fn.Name).
+		WithHint("return a value, and let the policy %s with it", map[string]string{"drop": "drop", "stop": "stop", "for": "loop"}[what]))
+	return false
 }
 
 func (c *checker) end(cond policy.Expr, st *state, what string, pos policy.Pos) {

@@ -176,10 +176,10 @@ func anyErr(e policy.Expr, t *types.Type, what string, want *types.Type) diag.Di
 func (c *checker) undefined(id *policy.Ident) {
 	d := diag.Errorf(id, CodeUndefined, "undefined: %s", id.Name)
 	switch {
-	case builtin.Lookup(id.Name) != nil:
+	case builtin.Lookup(id.Name) != nil || c.funcs[id.Name] != nil:
 		d = d.WithHint("%s is a function: call it as %s(...)", id.Name, id.Name)
 	default:
-		var names []string
+		names := c.constNames()
 		for s := c.scope; s != nil; s = s.parent {
 			for n := range s.names {
 				names = append(names, n)
