@@ -51,6 +51,9 @@ func (g *gen) expr(e policy.Expr) reg {
 		}
 		return r
 	case *policy.Ident:
+		if k := g.info.Consts[e]; k != nil {
+			return g.expr(k.Decl.Value)
+		}
 		l := g.info.Uses[e]
 		r, ok := g.locals[l]
 		if l == nil || !ok {
@@ -285,6 +288,9 @@ func (g *gen) coalesce(e policy.Expr, operands []policy.Expr) reg {
 }
 
 func (g *gen) call(e *policy.CallExpr) reg {
+	if fn := g.info.Funcs[e]; fn != nil {
+		return g.inline(e, fn)
+	}
 	f := g.info.Calls[e]
 	if f == nil {
 		failf("%s: unresolved call of %s", e.Pos(), e.Fun.Name)

@@ -51,6 +51,15 @@ func (g *gen) fold(e policy.Expr) (vm.Reg, bool) {
 		}
 	case *policy.BinaryExpr:
 		return g.foldBinary(e)
+	case *policy.Ident:
+		// A constant, or a parameter or local bound to a constant (an
+		// argument of an inlined call): locals are immutable.
+		if k := g.info.Consts[e]; k != nil {
+			return g.fold(k.Decl.Value)
+		}
+		if r, ok := g.locals[g.info.Uses[e]]; ok {
+			return g.constValue(r)
+		}
 	}
 	return vm.Reg{}, false
 }

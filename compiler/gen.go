@@ -26,7 +26,7 @@ type gen struct {
 	opts spec.Options
 
 	code  []vm.Instr
-	lines []int32
+	lines []srcLine
 	edits []vm.Instr // edits batched into EDITS by batchEdits
 
 	consts   []vm.Reg
@@ -56,6 +56,22 @@ type gen struct {
 	// access is what the code generated so far may read and write
 	// (access.go); vm.New makes its lists minimal.
 	access vm.Access
+
+	// inlines are the calls of functions inlined so far (inline.go), the
+	// first entry standing for the policy itself; frame is the one whose
+	// body is being generated.
+	inlines []vm.Inline
+	frame   uint16
+	// rets are the functions being inlined, innermost last: where their
+	// returns put the value, and the jumps to patch to the end.
+	rets []*retCtx
+}
+
+// srcLine is where an instruction comes from: its source line, and the
+// inlined call whose body holds it (0 for the policy's own code).
+type srcLine struct {
+	line  int32
+	frame uint16
 }
 
 // A pathNode is a constant record path, interned: its parent is the path
@@ -116,6 +132,7 @@ func newGen(f *policy.File, info *check.Info, opts spec.Options) *gen {
 		locals:    map[*check.Local]reg{},
 		pathNodes: map[pathChild]*pathNode{},
 		rootPath:  &pathNode{},
+		inlines:   []vm.Inline{{}},
 	}
 }
 
@@ -165,7 +182,7 @@ func (g *gen) constValue(r reg) (vm.Reg, bool) {
 
 func (g *gen) emit(pos policy.Pos, op vm.Op, a, b, c uint16, x uint8) int {
 	g.code = append(g.code, vm.Instr{Op: op, A: a, B: b, C: c, X: x})
-	g.lines = append(g.lines, int32(pos.Line))
+	g.lines = append(g.lines, srcLine{int32(pos.Line), g.frame})
 	return len(g.code) - 1
 }
 
@@ -256,13 +273,29 @@ func (g *gen) finish() (*vm.Program, error) {
 	if nc+g.nregs > 1<<16 {
 		failf("the policy needs more than 65,536 registers")
 	}
+	lines := make([]int32, len(g.lines))
+	var frames []uint16
+	if len(g.inlines) > 1 {
+		frames = make([]uint16, len(g.lines))
+	}
+	for i, l := range g.lines {
+		lines[i] = l.line
+		if frames != nil {
+			frames[i] = l.frame
+		}
+	}
+	if frames == nil {
+		g.inlines = nil
+	}
 	return vm.New(vm.Code{
 		Name:        g.file.Name,
 		OnFaultDrop: g.file.OnFault == policy.OnFaultDrop,
 		OTLP:        g.file.IsOTLP(),
 		Access:      &g.access,
 		Instrs:      g.code,
-		Lines:       g.lines,
+		Lines:       lines,
+		Frames:      frames,
+		Inlines:     g.inlines,
 		Edits:       g.edits,
 		Consts:      g.consts,
 		NumRegs:     nc + g.nregs,
@@ -338,7 +371,7 @@ func (g *gen) batchEdits() {
 	targets := g.jumpTargets()
 	newIdx := make([]uint16, len(g.code)+1)
 	var code []vm.Instr
-	var lines []int32
+	var lines []srcLine
 	for i := 0; i < len(g.code); {
 		j := i + 1
 		if g.code[i].Op.IsEdit() {

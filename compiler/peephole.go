@@ -100,7 +100,7 @@ func (g *gen) jumpTargets() map[int]bool {
 func (g *gen) compact(keep []bool) {
 	newIdx := make([]uint16, len(g.code)+1)
 	var code []vm.Instr
-	var lines []int32
+	var lines []srcLine
 	for i, in := range g.code {
 		newIdx[i] = uint16(len(code))
 		if keep[i] {

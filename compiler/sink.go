@@ -32,7 +32,7 @@ func (g *gen) sinkEdits() {
 	targets := g.jumpTargets()
 	newIdx := make([]uint16, len(g.code)+1)
 	code := make([]vm.Instr, 0, len(g.code))
-	lines := make([]int32, 0, len(g.lines))
+	lines := make([]srcLine, 0, len(g.lines))
 	var edits, comps []int // held back, by old index
 	entry := -1            // where a jump to the first edit held lands, once computations went ahead
 	keys, regs := map[string]bool{}, map[uint16]bool{}

@@ -65,6 +65,8 @@ func (g *gen) stmt(s policy.Stmt) bool {
 		g.let(s)
 	case *policy.ForStmt:
 		g.forStmt(s)
+	case *policy.ReturnStmt:
+		return g.ret(s)
 	}
 	return false
 }

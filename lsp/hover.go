@@ -75,14 +75,17 @@ func (s *server) hover(d *document, off int) any {
 		if n.Fun == nil {
 			return nil
 		}
-		text = builtinDoc(n.Fun.Name)
+		text = callDoc(an.info, n)
 		if t := an.info.Types[n]; text != "" && !t.IsInvalid() {
 			text = code(shortSource(d, n)+": "+typeText(t)) + "\n\n" + text
 		}
 	case *policy.Ident:
 		switch {
 		case at.call != nil:
-			text = builtinDoc(n.Name)
+			text = callDoc(an.info, at.call)
+		case an.info.Consts[n] != nil:
+			k := an.info.Consts[n]
+			text = code("const "+k.Name+": "+typeText(k.Type)) + fmt.Sprintf("\n\ndeclared at line %d", k.Decl.Const.Line)
 		case an.info.Defs[n] != nil:
 			l := an.info.Defs[n]
 			text = localDoc(l, l.Type)
@@ -115,6 +118,17 @@ func (s *server) hover(d *document, off int) any {
 	return hover{Contents: markupContent{Kind: "markdown", Value: text}, Range: &rng}
 }
 
+// callDoc is the signature and doc of the function the call c calls: a
+// built-in, or a function of the file.
+func callDoc(info *check.Info, c *policy.CallExpr) string {
+	if info != nil {
+		if fn := info.Funcs[c]; fn != nil {
+			return code("fn "+fn.Sig()) + fmt.Sprintf("\n\ndeclared at line %d", fn.Decl.Fn.Line)
+		}
+	}
+	return builtinDoc(c.Fun.Name)
+}
+
 // builtinDoc is the signature and the doc line of the built-in name, or
 // "" when there is none.
 func builtinDoc(name string) string {
@@ -134,6 +148,8 @@ func localDoc(l *check.Local, t *types.Type) string {
 		return code(l.Name+": "+typeText(t)) + fmt.Sprintf("\n\nthe key of the for at line %d", l.Decl.Pos().Line)
 	case check.ForValue:
 		return code(l.Name+": "+typeText(t)) + fmt.Sprintf("\n\nthe value of the for at line %d", l.Decl.Pos().Line)
+	case check.Param:
+		return code(l.Name+": "+typeText(t)) + fmt.Sprintf("\n\na parameter of the fn at line %d", l.Decl.Pos().Line)
 	}
 	return code("let "+l.Name+": "+typeText(t)) + fmt.Sprintf("\n\ndeclared at line %d", l.Decl.Pos().Line)
 }

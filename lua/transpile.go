@@ -36,6 +36,15 @@ type gen struct {
 	nspill  int
 	spilled map[*check.Local]string
 	nkt     int
+
+	// fns holds the Lua functions of the policy's functions (funcs.go),
+	// fnNames their names. inFn is set while a body is written; fnMeta
+	// once a body reads the run's metadata, through the upvalue FM.
+	fns      strings.Builder
+	fnNames  map[*check.Func]string
+	inFn     bool
+	fnMeta   bool
+	fnResult *types.Type // the result type of the body being written
 }
 
 const (
@@ -69,6 +78,7 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 				panic(r)
 			}
 		}()
+		g.funcs(f)
 		g.depth = 1
 		g.stmts(f.Stmts)
 	}()
@@ -87,7 +97,11 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 		// (maxLive). Runs of one function never overlap.
 		out.WriteString("local iters, MAXITER = 0, 0\n")
 	}
+	out.WriteString(g.fns.String())
 	out.WriteString("return function(rec, M)\n")
+	if g.fnMeta {
+		out.WriteString("  FM = M\n")
+	}
 	if g.nspill > 0 {
 		out.WriteString("  local S = {}\n")
 	}
@@ -294,6 +308,11 @@ func (g *gen) stmt(s policy.Stmt) {
 		})
 	case *policy.ForStmt:
 		g.block(func() { g.forStmt(s) })
+	case *policy.ReturnStmt:
+		g.block(func() {
+			v := g.exprAs(s.Value, g.fnResult)
+			g.line("do return %s end", v)
+		})
 	case *policy.BadStmt, nil:
 		g.fail("bad statement")
 	default:

@@ -33,6 +33,9 @@ func (g *gen) expr(e policy.Expr) string {
 		g.usesTime = true
 		return "M.time"
 	case *policy.Ident:
+		if k := g.info.Consts[x]; k != nil {
+			return g.exprAs(k.Decl.Value, t)
+		}
 		l := g.info.Uses[x]
 		if l == nil {
 			g.fail("undefined local %s", x.Name)
@@ -359,6 +362,9 @@ func (g *gen) in(x *policy.BinaryExpr) string {
 }
 
 func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
+	if fn := g.info.Funcs[x]; fn != nil {
+		return g.callFunc(x, fn, t)
+	}
 	f := g.info.Calls[x]
 	if f == nil {
 		g.fail("unresolved call of %s", x.Fun.Name)
@@ -393,10 +399,10 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 		return r
 	case builtin.Now:
 		g.usesNow = true
-		return "M.now"
+		return g.meta() + ".now"
 	case builtin.UUIDv7:
 		g.usesNow = true // the UUID's time is the run's now()
-		return res("R.uuid_v7(M.now)")
+		return res("R.uuid_v7(" + g.meta() + ".now)")
 	}
 	// The rest call the runtime's function of the built-in's name, R.<name>
 	// (TestRuntimeHasEveryBuiltin holds the runtime to the table), with
@@ -415,7 +421,7 @@ func (g *gen) call(x *policy.CallExpr, t *types.Type) string {
 	}
 	if f.ID == builtin.ParseSyslog { // RFC 3164 lines take the year of now()
 		g.usesNow = true
-		vs = append(vs, "M.now")
+		vs = append(vs, g.meta()+".now")
 	}
 	call := fmt.Sprintf("R.%s(%s)", f.Name, strings.Join(vs, ", "))
 	if conv[f.ID] == plain {

@@ -54,11 +54,15 @@ func (p *Program) Disasm(w io.Writer) error {
 		fmt.Fprintf(&b, "regex e%d: %s\n", i, strconv.Quote(re.String()))
 	}
 	b.WriteString("code:\n")
-	line := int32(-1)
+	line, frame := int32(-1), uint16(0)
 	for pc, in := range c.Instrs {
-		if c.Lines != nil && c.Lines[pc] != line {
-			line = c.Lines[pc]
-			fmt.Fprintf(&b, "  ; line %d\n", line)
+		f := uint16(0)
+		if c.Frames != nil {
+			f = c.Frames[pc]
+		}
+		if c.Lines != nil && (c.Lines[pc] != line || f != frame) {
+			line, frame = c.Lines[pc], f
+			fmt.Fprintf(&b, "  ; line %d%s\n", line, inlinedAt(c, f))
 		}
 		fmt.Fprintf(&b, "  %4d  %-8s", pc, in.Op)
 		b.WriteString(operands(c, in))
@@ -71,6 +75,18 @@ func (p *Program) Disasm(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// inlinedAt says which inlined calls hold the code of frame f: "" for the
+// policy's own code, else ", fn f inlined at line 12" and so on outwards.
+func inlinedAt(c *Code, f uint16) string {
+	var b strings.Builder
+	for f != 0 {
+		in := c.Inlines[f]
+		fmt.Fprintf(&b, ", in fn %s inlined at line %d", in.Func, in.Line)
+		f = in.Parent
+	}
+	return b.String()
 }
 
 // operands decodes the operands of in.

@@ -200,6 +200,19 @@ func validate(c *Code) error {
 	if c.Lines != nil && len(c.Lines) != len(c.Instrs) {
 		return errors.New("vm: Lines does not match Instrs")
 	}
+	if c.Frames != nil && len(c.Frames) != len(c.Instrs) {
+		return errors.New("vm: Frames does not match Instrs")
+	}
+	for _, f := range c.Frames {
+		if int(f) >= len(c.Inlines) {
+			return fmt.Errorf("vm: frame %d out of range", f)
+		}
+	}
+	for i, in := range c.Inlines {
+		if i > 0 && int(in.Parent) >= i {
+			return fmt.Errorf("vm: inline %d has a later parent", i)
+		}
+	}
 	for _, p := range c.Paths {
 		for _, r := range p.Dyn {
 			if int(r) >= c.NumRegs {

@@ -39,6 +39,12 @@ type Code struct {
 	Access *Access
 	Instrs []Instr
 	Lines  []int32 // the source line of each instruction (for Disasm), or nil
+	// Frames says, for each instruction, which entry of Inlines holds
+	// it: the compiler inlines calls of a policy's functions, and Disasm
+	// shows which call each instruction is the body of. Nil, or entry 0,
+	// is the policy's own code.
+	Frames  []uint16
+	Inlines []Inline
 	// Edits are the edit instructions that EDITS runs in batches.
 	Edits []Instr
 	// Consts are preloaded into registers 0..len(Consts)-1 of every
@@ -53,6 +59,15 @@ type Code struct {
 	// Options are the clock and limits of every run, however it is run
 	// (Program.Run, RunBatch, a Machine); zero limits are the defaults.
 	Options spec.Options
+}
+
+// Inline is one call of a function whose body the compiler inlined: the
+// function's name, the line of the call, and the entry of Code.Inlines of
+// the body that holds the call (0 for the policy's own code).
+type Inline struct {
+	Func   string
+	Line   int32
+	Parent uint16
 }
 
 // Path is a record path, some of whose steps may be computed at run time:

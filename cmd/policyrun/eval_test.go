@@ -203,3 +203,37 @@ func TestDisasm(t *testing.T) {
 		t.Errorf("no file: exit %d", code)
 	}
 }
+
+// A policy's functions: eval runs them on both backends alike, test runs
+// their test blocks, and disasm shows the inlined calls.
+func TestFunctions(t *testing.T) {
+	p := writePolicy(t, `policy "f"
+const suffix = ".0"
+fn mask(ip: string, keep: int = 3) string {
+  let parts = split(ip, ".")
+  if len(parts) != 4 {
+    return ip
+  }
+  return join(slice(parts, 0, keep), ".") + suffix
+}
+set .ip = mask(to_string(.ip))
+
+test "masks" {
+  input  {"ip": "10.1.2.3"}
+  expect {"ip": "10.1.2.0"}
+}
+`)
+	for _, backend := range []string{"vm", "lua"} {
+		code, out, errs := runWith(`{"ip":"10.1.2.3"}`+"\n"+`{"ip":"::1"}`+"\n", "eval", "--policy", p, "--backend", backend)
+		if code != 0 || out != `{"ip":"10.1.2.0"}`+"\n"+`{"ip":"::1"}`+"\n" {
+			t.Errorf("eval --backend %s: exit %d, out %q, err %s", backend, code, out, errs)
+		}
+	}
+	if code, out, errs := runWith("", "test", p); code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("test: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs := runWith("", "disasm", p)
+	if code != 0 || !strings.Contains(out, "in fn mask inlined at line 10") {
+		t.Errorf("disasm: exit %d: %s%s", code, out, errs)
+	}
+}
