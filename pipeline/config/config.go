@@ -34,6 +34,9 @@ type Config struct {
 	// Dir is the directory of the config file; relative paths in it
 	// (policy files, scripts, checkpoint files) are resolved against it.
 	Dir string
+	// File is the config file Load read, which a reload reads again;
+	// empty for a config from Parse.
+	File string
 }
 
 // Service holds process-wide settings.
@@ -59,10 +62,24 @@ type Service struct {
 	// MultilineParsers are the user's multiline rules, which inputs name
 	// in multiline.parsers beside the built-in ones.
 	MultilineParsers []*parse.Rule
+	// Watch reloads the pipeline when the config file or a policy or
+	// script it names changes, as SIGHUP does; the files are polled every
+	// WatchInterval (DefaultWatchInterval).
+	Watch         bool
+	WatchInterval time.Duration
+
+	keys sectionKeys // as written, for Diff
 }
 
 // DefaultGrace is service.grace's default, as Fluent Bit's.
 const DefaultGrace = 5 * time.Second
+
+// DefaultWatchInterval is service.watch_interval's default: a changed
+// policy runs within 5 s, for a stat of each watched file (and a hash of
+// the ones whose stat changed) every 5 s. Vector polls its config every
+// 30 s when it cannot be notified; a ConfigMap's update takes up to a
+// minute to reach a pod anyway.
+const DefaultWatchInterval = 5 * time.Second
 
 // Input is one input section. Only tail exists today.
 type Input struct {
@@ -91,6 +108,8 @@ type Input struct {
 
 	// OTLP is an otlp input's part of the section.
 	OTLP OTLPInput
+
+	keys sectionKeys // as written, for Diff
 }
 
 // OTLPInput is an otlp input's keys.
@@ -167,6 +186,8 @@ type Output struct {
 	// Settings are the section's keys of its type (*output.FileConfig
 	// for file), decoded over the type's defaults.
 	Settings output.Settings
+
+	keys sectionKeys // as written, for Diff
 }
 
 // Error is one problem in a config file.
@@ -205,7 +226,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Dir = filepath.Dir(path)
+	cfg.Dir, cfg.File = filepath.Dir(path), path
 	return cfg, nil
 }
 
@@ -216,7 +237,7 @@ func Parse(filename string, src []byte) (*Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, ErrorList{{File: filename, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines, Grace: DefaultGrace}}
+	cfg := &Config{Service: Service{BatchSize: tail.DefaultMaxBatchLines, Grace: DefaultGrace, WatchInterval: DefaultWatchInterval}}
 	if len(doc.Content) == 0 {
 		d.errorf(0, "the file is empty: it needs a pipeline section with inputs and outputs")
 		return nil, d.errs
@@ -241,12 +262,19 @@ func Parse(filename string, src []byte) (*Config, error) {
 }
 
 func (d *decoder) service(n *yaml.Node, s *Service) {
+	s.keys = keysOf(n)
 	d.mapping(n, "service", map[string]func(*yaml.Node){
 		"metrics":    func(v *yaml.Node) { s.Metrics = d.loopback(v) },
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
 		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
 		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
 		"threads":    func(v *yaml.Node) { s.Threads = d.intv(v) },
+		"watch":      func(v *yaml.Node) { s.Watch = d.boolv(v) },
+		"watch_interval": func(v *yaml.Node) {
+			if s.WatchInterval = d.duration(v); s.WatchInterval <= 0 {
+				d.errorf(v.Line, "watch_interval must be more than 0")
+			}
+		},
 
 		"multiline_parsers": func(v *yaml.Node) { d.multilineParsers(v, s) },
 	})
@@ -281,7 +309,7 @@ func (d *decoder) input(n *yaml.Node) Input {
 		},
 	}
 	name := d.sectionName(n, "input", []string{"tail", "otlp"})
-	in.Name = name
+	in.Name, in.keys = name, keysOf(n)
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
 		"alias": func(v *yaml.Node) { in.Alias = d.alias(v) },
@@ -451,7 +479,7 @@ func (d *decoder) keyList(n *yaml.Node) []string {
 func (d *decoder) output(n *yaml.Node) Output {
 	o := Output{Line: n.Line, Match: "*"}
 	name := d.sectionName(n, "output", output.Names())
-	o.Name = name
+	o.Name, o.keys = name, keysOf(n)
 	keys := map[string]func(*yaml.Node){
 		"name":  func(*yaml.Node) {},
 		"alias": func(v *yaml.Node) { o.Alias = d.alias(v) },
