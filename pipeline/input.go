@@ -40,13 +40,20 @@ type input struct {
 	cursor   tail.Cursor
 	uncommit bool
 	marks    []tail.Mark // commitHeld's
-	stats    inputStats
+	// resumed: the tail started from a checkpoint; committed: it has
+	// committed since. Either way its Checkpoint is where a restarted
+	// input resumes when it has no checkpoint file (inputs.go).
+	resumed, committed bool
+	stats              *inputStats
 	// kube is each file's Kubernetes metadata (kubernetes_path), nil
 	// without it.
 	kube map[*tail.File]kubeMeta
 }
 
-func (p *Pipeline) newInput(ic config.Input) (*input, error) {
+// newInput builds the tail input ic of cfg. It resumes from its db, or
+// from carry when that is not nil: where the input it replaces, restarted
+// by a reload, stood.
+func (p *Pipeline) newInput(cfg *config.Config, ic config.Input, carry *checkpoint.Checkpoint) (*input, error) {
 	parser, err := parse.NewSized(ic.Parser, ic.MaxLineSize)
 	holdTimeout := cmp.Or(ic.FlushTimeout, tail.DefaultFlushTimeout)
 	if ml := ic.Multiline; ml != nil {
@@ -60,13 +67,13 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 	// patterns are resolved like the paths they exclude.
 	paths := make([]string, len(ic.Paths))
 	for i, s := range ic.Paths {
-		paths[i] = resolve(p.cfg.Dir, s)
+		paths[i] = resolve(cfg.Dir, s)
 	}
 	excludes := make([]string, len(ic.ExcludePaths))
 	for i, s := range ic.ExcludePaths {
-		excludes[i] = resolve(p.cfg.Dir, s)
+		excludes[i] = resolve(cfg.Dir, s)
 	}
-	db := resolve(p.cfg.Dir, ic.DB)
+	db := resolve(cfg.Dir, ic.DB)
 	if db != "" {
 		// Found now rather than as a warning per batch: a run without
 		// its checkpoints would re-read or skip lines on the next start.
@@ -89,9 +96,12 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		}
 	}
 	store, cp := p.checkpointStore(ic.Alias, db)
+	if carry != nil {
+		cp = carry
+	}
 	tc := ic.Config
 	tc.Paths, tc.ExcludePaths = paths, excludes
-	tc.MaxBatchLines = p.cfg.Service.BatchSize
+	tc.MaxBatchLines = cfg.Service.BatchSize
 	tc.Logger = p.log.With("input", ic.Alias)
 	t, err := tail.New(tc, cp)
 	if err != nil {
@@ -103,10 +113,12 @@ func (p *Pipeline) newInput(ic config.Input) (*input, error) {
 		parser: parser,
 		store:  store,
 		arena:  record.NewArena(),
-		tags:   newTagCache(ic.Tag, p.stages, p.outputs),
+		tags:   newTagCache(ic.Tag, p.gen.Load()),
 		held:   map[string]heldJoin{},
 		kube:   kubeCache(ic.KubernetesPath),
+		stats:  p.inputCounters(ic.Alias),
 
+		resumed:     cp != nil,
 		holdTimeout: holdTimeout,
 	}, nil
 }
@@ -146,7 +158,13 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) (err error) {
 	}
 }
 
+// deliver parses, processes and delivers a batch, and commits it. The whole
+// batch, all its chunks, runs on one generation: a reload replaces the
+// policies before it or after it.
 func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
+	g := p.acquire()
+	defer g.release()
+	in.tags = in.tags.forGen(g)
 	in.arena.Reset()
 	in.recs = in.recs[:0]
 	wall := time.Now()
@@ -210,7 +228,7 @@ func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
 		return p.commitHeld(in, batch.Cursor)
 	}
 	in.tail.Commit(batch.Cursor)
-	in.uncommit = false
+	in.uncommit, in.committed = false, true
 	return p.saveCheckpoint(in)
 }
 
@@ -284,6 +302,7 @@ func (p *Pipeline) commitHeld(in *input, c tail.Cursor) error {
 		return nil
 	}
 	in.tail.Commit(c)
+	in.committed = true
 	return p.saveCheckpoint(in)
 }
 
@@ -314,6 +333,9 @@ func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64,
 // flushPending delivers what the parser still holds at the end of input,
 // then commits the batches that waited for it.
 func (p *Pipeline) flushPending(in *input) error {
+	g := p.acquire()
+	defer g.release()
+	in.tags = in.tags.forGen(g)
 	in.arena.Reset()
 	in.recs = in.recs[:0]
 	now := time.Now().UnixNano()
@@ -329,7 +351,7 @@ func (p *Pipeline) flushPending(in *input) error {
 	}
 	if in.uncommit {
 		in.tail.Commit(in.cursor)
-		in.uncommit = false
+		in.uncommit, in.committed = false, true
 	}
 	return nil
 }
@@ -359,12 +381,11 @@ func (p *Pipeline) saveCheckpoint(in *input) error {
 // outputs match it, so that the per-record work is a map lookup and two bit
 // tests.
 type tagCache struct {
-	tmpl    string
-	stages  []*stage
-	outputs []*outSlot
-	byPath  map[string]*tagEntry
-	byTag   map[string]*tagEntry
-	last    *tagEntry // the entry of the last record looked up
+	tmpl   string
+	g      *generation // whose stages and outputs
+	byPath map[string]*tagEntry
+	byTag  map[string]*tagEntry
+	last   *tagEntry // the entry of the last record looked up
 
 	lastFile  *tail.File // tagValue's last file and value
 	lastValue record.Value
@@ -379,9 +400,18 @@ type tagEntry struct {
 	routed  bool // some output matches
 }
 
-func newTagCache(tmpl string, stages []*stage, outputs []*outSlot) *tagCache {
-	return &tagCache{tmpl: tmpl, stages: stages, outputs: outputs,
+func newTagCache(tmpl string, g *generation) *tagCache {
+	return &tagCache{tmpl: tmpl, g: g,
 		byPath: map[string]*tagEntry{}, byTag: map[string]*tagEntry{}}
+}
+
+// forGen returns c when it was made for g, else a new cache for g: a
+// reload changed the filters, or the outputs' match.
+func (c *tagCache) forGen(g *generation) *tagCache {
+	if c.g == g {
+		return c
+	}
+	return newTagCache(c.tmpl, g)
 }
 
 // Tag expands a tail tag as Fluent Bit does: a '*' in the tag is replaced by
@@ -399,12 +429,12 @@ func (c *tagCache) entry(tag string) *tagEntry {
 		return e
 	}
 	e := &tagEntry{tag: tag}
-	for i, s := range c.stages {
+	for i, s := range c.g.stages {
 		if i < 64 && Match(s.cfg.Match, tag) {
 			e.stages |= 1 << i
 		}
 	}
-	for i, o := range c.outputs {
+	for i, o := range c.g.outputs {
 		if Match(o.cfg.Match, tag) {
 			e.routed = true
 			if i < 64 {
@@ -446,14 +476,14 @@ func (c *tagCache) tagValue(a *record.Arena, f *tail.File, reset bool) record.Va
 // A policy may change a record's tag, so matching reads the tag each time.
 func (c *tagCache) matchStage(r *record.Record, i int) bool {
 	if i >= 64 {
-		return Match(c.stages[i].cfg.Match, string(r.Tag()))
+		return Match(c.g.stages[i].cfg.Match, string(r.Tag()))
 	}
 	return c.of(r).stages&(1<<i) != 0
 }
 
 func (c *tagCache) matchOutput(r *record.Record, i int) bool {
 	if i >= 64 {
-		return Match(c.outputs[i].cfg.Match, string(r.Tag()))
+		return Match(c.g.outputs[i].cfg.Match, string(r.Tag()))
 	}
 	return c.of(r).outputs&(1<<i) != 0
 }

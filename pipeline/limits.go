@@ -10,15 +10,6 @@ type contextBinder interface {
 	BindContext(ctx context.Context)
 }
 
-// bindStages ties the stages that can be to ctx, the run's context.
-func (p *Pipeline) bindStages(ctx context.Context) {
-	for _, s := range p.stages {
-		if b, ok := s.proc.(contextBinder); ok {
-			b.BindContext(ctx)
-		}
-	}
-}
-
 // BindContext binds the stage's program when it can be bound.
 func (s *policyStage) BindContext(ctx context.Context) {
 	if b, ok := s.prog.(contextBinder); ok {

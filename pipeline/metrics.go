@@ -64,6 +64,12 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_checkpoint_errors_total", "Checkpoints that could not be read or saved.", s.BadCheckpoints+s.CheckpointSaves)
 	counter("policyrun_bytes_in_total", "Bytes of lines read.", s.BytesIn)
 	counter("policyrun_bytes_out_total", "Bytes written by outputs.", s.BytesOut)
+	fmt.Fprintf(w, "# HELP policyrun_reloads_total Reloads of the config (SIGHUP, service.watch), by result: ok, or failed (the running config went on).\n# TYPE policyrun_reloads_total counter\n")
+	fmt.Fprintf(w, "policyrun_reloads_total{result=\"ok\"} %d\npolicyrun_reloads_total{result=\"failed\"} %d\n", s.Reloads, s.FailedReloads)
+	if !s.LastReload.IsZero() {
+		fmt.Fprintf(w, "# HELP policyrun_last_reload_timestamp_seconds When the running config took effect: its reload, or the start of the run.\n# TYPE policyrun_last_reload_timestamp_seconds gauge\npolicyrun_last_reload_timestamp_seconds %.3f\n",
+			float64(s.LastReload.UnixNano())/1e9)
+	}
 	fmt.Fprintf(w, "# HELP policyrun_tail_patterns_unmatched Input path patterns that matched no file at the last scan.\n# TYPE policyrun_tail_patterns_unmatched gauge\npolicyrun_tail_patterns_unmatched %d\n", s.UnmatchedPatterns)
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",
 		(s.User + s.System).Seconds())

@@ -14,15 +14,15 @@ import (
 // building what nothing looks at, while the request is still checked
 // whole (a bad one is a 400 all the same).
 //
-// The decision is made once, for the whole pipeline, so it holds for any
-// tag a policy may give a record: every stage and every output counts,
-// whatever it matches. A stage whose access is not known (a Lua script,
-// a backend without vm.Access, a processor of Options.NewProcessor) needs
-// the whole record.
-func (p *Pipeline) otlpFields() record.OTLPProjection {
+// The decision is made once for each generation (a reload makes it again
+// for its policies), so it holds for any tag a policy may give a record:
+// every stage and every output counts, whatever it matches. A stage whose
+// access is not known (a Lua script, a backend without vm.Access, a
+// processor of Options.NewProcessor) needs the whole record.
+func (g *generation) otlpFields() record.OTLPProjection {
 	all := record.OTLPProjection{Fields: record.OTLPAllFields}
 	wire := false
-	for _, o := range p.outputs {
+	for _, o := range g.outputs {
 		rr, ok := o.out.(output.RecordReader)
 		if !ok {
 			return all
@@ -35,7 +35,7 @@ func (p *Pipeline) otlpFields() record.OTLPProjection {
 		}
 	}
 	var paths []record.Path
-	for _, s := range p.stages {
+	for _, s := range g.stages {
 		ps, ok := s.proc.(*policyStage)
 		if !ok {
 			return all

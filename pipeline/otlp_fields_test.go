@@ -62,7 +62,7 @@ func TestOTLPFields(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if got := p.servers[0].keep; fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
+			if got := p.gen.Load().keep; fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tt.want) {
 				t.Errorf("keep %+v, want %+v", got, tt.want)
 			}
 		})
@@ -75,7 +75,7 @@ func TestOTLPFields(t *testing.T) {
 func TestOTLPInputProjected(t *testing.T) {
 	pol := writePolicy(t, "policy \"d\"\n\ndrop when .body.n == 3\n")
 	url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n  outputs:\n    - name: null\n      encode: false\n")
-	if keep := p.servers[0].keep; keep.Fields != record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}}) || keep.Attributes != nil {
+	if keep := p.gen.Load().keep; keep.Fields != record.OTLPFieldsOf([]record.Path{{record.KeyStep("body")}}) || keep.Attributes != nil {
 		t.Fatalf("keep %+v: not the body alone", keep)
 	}
 	c := &http.Client{}
@@ -142,7 +142,7 @@ func TestOTLPWireGateway(t *testing.T) {
 				}))
 				pol := writePolicy(t, "policy \"g\"\n\n"+tt.policy+"\n")
 				url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n"+otlpOutput(srv.URL)+more)
-				if wire := p.servers[0].keep.Wire; wire != (i == 0) {
+				if wire := p.gen.Load().keep.Wire; wire != (i == 0) {
 					t.Fatalf("pipeline %d: Wire %v", i, wire)
 				}
 				c := &http.Client{}

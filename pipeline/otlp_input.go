@@ -39,27 +39,25 @@ import (
 const OTLPPath = output.OTLPPath
 
 type otlpInput struct {
-	p      *Pipeline
-	cfg    config.Input
+	p   *Pipeline
+	cfg config.Input
+	// sock is the listening socket, which a restart by a reload hands
+	// over (handoffListener); ln is it as the server takes it (TLS).
+	sock   *handoffListener
 	ln     net.Listener
 	srv    *http.Server
 	states sync.Pool // *otlpState
-	// keep is the keys of the view protobuf requests are decoded with
-	// (otlpFields).
-	keep record.OTLPProjection
 	// decoders are the content encodings' decoders, bound to
 	// max_request_size.
 	decoders map[string]contentenc.Decoder
 
-	in, bytes atomic.Int64
+	stats *inputStats
 	// inflight is how many more bytes of bodies may be held at once
 	// (max_inflight_size less what the requests in hand reserved).
 	inflight atomic.Int64
 	// decoding holds a token for each request being decoded, run and
 	// written (decodeSlots).
 	decoding chan struct{}
-	mu       sync.Mutex
-	status   map[int]int64 // requests by the status they were answered
 }
 
 // otlpState is one request's room: reused from request to request.
@@ -73,15 +71,18 @@ type otlpState struct {
 	resp  []byte
 }
 
-func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
-	in := &otlpInput{p: p, cfg: ic, status: map[int]int64{}, keep: p.otlpFields(), decoders: map[string]contentenc.Decoder{},
+// newOTLPInput builds the otlp input ic of cfg, listening on sock when it
+// is not nil (the socket of the input it replaces, on the same address),
+// else on a socket of its own.
+func (p *Pipeline) newOTLPInput(cfg *config.Config, ic config.Input, sock *net.TCPListener) (*otlpInput, error) {
+	in := &otlpInput{p: p, cfg: ic, stats: p.inputCounters(ic.Alias), decoders: map[string]contentenc.Decoder{},
 		decoding: make(chan struct{}, decodeSlots())}
 	in.inflight.Store(ic.OTLP.MaxInflightSize)
 	for _, name := range contentenc.Names() {
 		e, _ := contentenc.Lookup(name)
 		in.decoders[name] = e.NewDecoder(ic.OTLP.MaxRequestSize)
 	}
-	tlsCfg, err := serverTLS(p.cfg.Dir, &ic.OTLP)
+	tlsCfg, err := serverTLS(cfg.Dir, &ic.OTLP)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +97,18 @@ func (p *Pipeline) newOTLPInput(ic config.Input) (*otlpInput, error) {
 	if p.check {
 		return in, nil
 	}
-	ln, err := net.Listen("tcp", ic.OTLP.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", ic.OTLP.Listen, err)
+	if sock == nil {
+		ln, err := net.Listen("tcp", ic.OTLP.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listen %s: %w", ic.OTLP.Listen, err)
+		}
+		sock = ln.(*net.TCPListener)
 	}
+	in.sock = &handoffListener{TCPListener: sock}
+	in.ln = in.sock
 	if tlsCfg != nil {
-		ln = tls.NewListener(ln, tlsCfg)
+		in.ln = tls.NewListener(in.sock, tlsCfg)
 	}
-	in.ln = ln
 	in.srv = &http.Server{
 		Handler:           in,
 		ReadHeaderTimeout: min(10*time.Second, ic.OTLP.ReadTimeout),
@@ -145,9 +150,11 @@ func serverTLS(dir string, o *config.OTLPInput) (*tls.Config, error) {
 // OTLPAddrs returns the addresses the otlp inputs listen on, in config
 // order (with listen: 127.0.0.1:0, the port each was given).
 func (p *Pipeline) OTLPAddrs() []net.Addr {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var addrs []net.Addr
-	for _, in := range p.servers {
-		if in.ln != nil {
+	for _, ref := range p.order {
+		if in := ref.otlp; in != nil && in.ln != nil {
 			addrs = append(addrs, in.ln.Addr())
 		}
 	}
@@ -158,6 +165,9 @@ func (p *Pipeline) OTLPAddrs() []net.Addr {
 // hand finish (their Writes end with service.grace at the latest) and
 // returns.
 func (in *otlpInput) run(ctx context.Context) error {
+	if err := in.sock.open(); err != nil {
+		return fmt.Errorf("input %s: %w", in.cfg.Alias, err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- in.srv.Serve(in.ln) }()
 	select {
@@ -178,31 +188,21 @@ func (in *otlpInput) run(ctx context.Context) error {
 	return nil
 }
 
+// close closes the server and its socket, unless the socket was handed
+// over to the input that replaces it.
 func (in *otlpInput) close() error {
 	if in.srv == nil {
 		return nil
 	}
 	err := in.srv.Close()
-	in.ln.Close() // when it never served: Close knows only Serve's listeners
+	if !in.sock.handedOver.Load() {
+		in.ln.Close() // when it never served: Close knows only Serve's listeners
+		in.sock.TCPListener.Close()
+	}
 	return err
 }
 
-func (in *otlpInput) count(status int) {
-	in.mu.Lock()
-	in.status[status]++
-	in.mu.Unlock()
-}
-
-// Requests returns how many requests were answered with each status.
-func (in *otlpInput) requests() map[int]int64 {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	m := make(map[int]int64, len(in.status))
-	for k, v := range in.status {
-		m[k] = v
-	}
-	return m
-}
+func (in *otlpInput) count(status int) { in.stats.count(status) }
 
 // Encodings of a request, and of its answer.
 const (
@@ -259,7 +259,7 @@ func (in *otlpInput) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { in.inflight.Add(reserve + held) }()
 	st, _ := in.states.Get().(*otlpState)
 	if st == nil {
-		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.stages, in.p.outputs)}
+		st = &otlpState{arena: record.NewArena(), tags: newTagCache(in.cfg.Tag, in.p.gen.Load())}
 		st.arena.Limits.MaxRecords = in.cfg.OTLP.MaxRequestRecords
 	}
 	defer in.release(st)
@@ -323,6 +323,12 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, held 
 	// requests decode at once. (The slot is not held past the decode: a
 	// request may wait for its delivery, and the others must not wait
 	// behind it.)
+	//
+	// From its decode to its Write, the request runs on one generation:
+	// the fields it decodes are those its policies use.
+	g := in.p.acquire()
+	defer g.release()
+	st.tags = st.tags.forGen(g)
 	in.decoding <- struct{}{}
 	st.arena.Reset()
 	var recs []*record.Record
@@ -330,7 +336,7 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, held 
 	if ct == ctJSON {
 		recs, err = st.arena.DecodeOTLPJSON(data, record.Referenced, st.recs[:0])
 	} else {
-		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], in.keep)
+		recs, err = st.arena.DecodeOTLPProjection(data, record.Referenced, st.recs[:0], g.keep)
 	}
 	st.recs = recs
 	decoded := int64(st.arena.Reserved())
@@ -345,7 +351,7 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, held 
 		return http.StatusServiceUnavailable, "too many requests in hand (max_inflight_size); retry later"
 	}
 	*held += decoded
-	in.bytes.Add(int64(len(data)))
+	in.stats.bytes.Add(int64(len(data)))
 	n := int64(len(recs))
 	if n > 0 {
 		tag := st.arena.NewStringFrom(in.cfg.Tag)
@@ -353,7 +359,7 @@ func (in *otlpInput) handle(st *otlpState, body io.Reader, enc, ct string, held 
 			r.SetTagValue(tag)
 			r.Commit()
 		}
-		in.in.Add(n)
+		in.stats.in.Add(n)
 		in.p.stats.In.Add(n)
 		in.p.stats.BytesIn.Add(int64(len(data)))
 	}

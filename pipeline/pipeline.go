@@ -17,6 +17,7 @@ import (
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -72,6 +73,10 @@ type Options struct {
 	// file outputs are checked but neither created nor opened, so the
 	// pipeline must not Run.
 	Check bool
+	// OnReload, when set, is called after each reload (Reload, SIGHUP,
+	// service.watch) with its error: nil when the new config runs. The
+	// errors are logged before it is called.
+	OnReload func(error)
 }
 
 // Warnings are the checker's warnings of one policy file.
@@ -88,9 +93,13 @@ type warner interface{ warnings() Warnings }
 // policy file that has any (once for a file that several filters run), in
 // the order of the filters.
 func (p *Pipeline) Warnings() []Warnings {
+	return p.gen.Load().warnings()
+}
+
+func (g *generation) warnings() []Warnings {
 	var out []Warnings
 	seen := map[string]bool{}
-	for _, s := range p.stages {
+	for _, s := range g.stages {
 		w, ok := s.proc.(warner)
 		if !ok {
 			continue
@@ -105,15 +114,32 @@ func (p *Pipeline) Warnings() []Warnings {
 
 // Pipeline is a configured pipeline, ready to Run.
 type Pipeline struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	inputs  []*input     // tail
-	servers []*otlpInput // otlp
-	order   []inputRef   // every input, in config order
-	stages  []*stage
+	// cfg is the config New was given: the service keys that a reload
+	// may not change are read from it. The config that runs is the
+	// generation's.
+	cfg   *config.Config
+	log   *slog.Logger
+	opts  Options // for what a reload builds
+	check bool    // Options.Check
+
+	// gen is the running generation: the filters and the routes to the
+	// outputs, replaced by a reload between two batches (generation.go).
+	gen atomic.Pointer[generation]
+	// outputs are every output, in cfg's order; a reload keeps them.
 	outputs []*outSlot
-	anyAll  bool // some output matches "*": every record is routed
-	check   bool // Options.Check
+
+	// mu guards the inputs and how they run (inputs.go), and the
+	// counters of filters and inputs, kept by alias across reloads.
+	mu          sync.Mutex
+	order       []*inputRef // every input, in the running config's order
+	runs        runState
+	filterStats map[string]*stageStats
+	inputStats  map[string]*inputStats
+	retiredTail tail.Stats // what inputs a reload stopped had counted
+	// reloading serializes reloads (SIGHUP, service.watch, Reload) and
+	// guards watched: what the watch knows of the config's files.
+	reloading sync.Mutex
+	watched   map[string]fileState
 
 	stats Stats
 	// started and ended are UnixNano times of Run, read by the metrics
@@ -130,55 +156,31 @@ type Pipeline struct {
 	shutdown     sync.Once
 }
 
-type stage struct {
-	cfg   config.Filter
-	proc  Processor
-	all   bool // match "*": no tag to read
-	stats stageStats
-}
-
-type outSlot struct {
-	cfg config.Output
-	out output.Output
-	all bool // match "*"
-}
-
 // New builds a pipeline from cfg: it opens outputs, compiles policies and
 // loads checkpoints, so that every problem shows before anything runs.
 func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	p := &Pipeline{cfg: cfg, log: opts.Logger, check: opts.Check}
 	p.writeCtx, p.cancelWrites = context.WithCancel(context.Background())
+	p.runs.idle.L = &p.mu
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	newProc := opts.NewProcessor
-	if newProc == nil {
-		newProc = NewStage
+	if opts.NewProcessor == nil {
+		opts.NewProcessor = NewStage
 	}
-	var errs []error
-	for _, f := range cfg.Filters {
-		if f.Backend == config.ScriptBackend && f.Name == "lua" && !f.ProtectedMode {
-			p.log.Warn("protected_mode: false is ignored: a Lua filter always runs protected, its errors faulting one record",
-				"filter_line", f.Line)
-		}
-		proc, err := newProc(f, cfg.Dir)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
-			continue
-		}
-		p.stages = append(p.stages, &stage{cfg: f, proc: proc, all: f.Match == "*"})
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
 	}
-	stdout := opts.Stdout
-	if stdout == nil {
-		stdout = os.Stdout
-	}
+	opts.Logger = p.log
+	p.opts = opts
+	stages, errs := p.newStages(cfg)
 	for _, o := range cfg.Outputs {
 		f, _ := output.Lookup(o.Name) // config knows only registered names
 		out, err := f.New(o.Settings, output.Env{
 			Alias:   o.Alias,
 			Dir:     cfg.Dir,
 			DataDir: resolve(cfg.Dir, cfg.Service.DataDir),
-			Stdout:  stdout,
+			Stdout:  opts.Stdout,
 			Logger:  p.log.With("output", o.Alias),
 			Check:   opts.Check,
 		})
@@ -187,32 +189,44 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 			continue
 		}
 		p.outputs = append(p.outputs, &outSlot{cfg: o, out: out, all: o.Match == "*"})
-		p.anyAll = p.anyAll || o.Match == "*"
 	}
+	p.gen.Store(p.newGeneration(cfg, stages))
 	for _, ic := range cfg.Inputs {
-		if ic.Name == "otlp" {
-			in, err := p.newOTLPInput(ic)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
-				continue
-			}
-			p.order = append(p.order, inputRef{otlp: in})
-			p.servers = append(p.servers, in)
-			continue
-		}
-		in, err := p.newInput(ic)
+		ref, err := p.newInputRef(cfg, ic, nil)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("input at line %d: %w", ic.Line, err))
 			continue
 		}
-		p.order = append(p.order, inputRef{tail: in})
-		p.inputs = append(p.inputs, in)
+		p.order = append(p.order, ref)
 	}
 	if err := errors.Join(errs...); err != nil {
 		p.Close()
 		return nil, err
 	}
+	if cfg.File != "" && !opts.Check {
+		p.watched = snapshot(watchedFiles(cfg), nil)
+	}
 	return p, nil
+}
+
+// newStages builds the stages of cfg's filters (their counters are the
+// generation's to give), with every filter's errors.
+func (p *Pipeline) newStages(cfg *config.Config) ([]*stage, []error) {
+	var stages []*stage
+	var errs []error
+	for _, f := range cfg.Filters {
+		if f.Backend == config.ScriptBackend && f.Name == "lua" && !f.ProtectedMode {
+			p.log.Warn("protected_mode: false is ignored: a Lua filter always runs protected, its errors faulting one record",
+				"filter_line", f.Line)
+		}
+		proc, err := p.opts.NewProcessor(f, cfg.Dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
+			continue
+		}
+		stages = append(stages, &stage{cfg: f, proc: proc, all: f.Match == "*"})
+	}
+	return stages, errs
 }
 
 func resolve(dir, path string) string { return output.Resolve(dir, path) }
@@ -233,7 +247,6 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	p.started.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p.bindStages(ctx)
 	for _, o := range p.outputs {
 		if err := o.out.Start(ctx); err != nil {
 			return fmt.Errorf("output %s: %w", o.cfg.Alias, err)
@@ -258,27 +271,15 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		case <-ran:
 		}
 	}()
-	var wg sync.WaitGroup
-	errs := make([]error, len(p.inputs)+len(p.servers))
-	for i, in := range p.inputs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if errs[i] = p.runInput(ctx, in); errs[i] != nil {
-				cancel()
-			}
-		}()
-	}
-	for i, in := range p.servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if errs[len(p.inputs)+i] = in.run(ctx); errs[len(p.inputs)+i] != nil {
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		p.watch(wctx)
+	}()
+	err := p.runInputs(ctx, cancel)
+	stopWatch()
+	<-watched // no reload runs past Run
 	close(ran)
 	// What the outputs hold is delivered for what is left of the grace
 	// (all of it after exit_on_eof).
@@ -289,7 +290,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	p.shutdownOutputs(deadline)
 	p.ended.Store(time.Now().UnixNano())
 	p.logUnloggedFaults()
-	return errors.Join(errs...)
+	return err
 }
 
 // shutdownOutputs shuts the outputs down, all at once, giving them until
@@ -317,20 +318,19 @@ func (p *Pipeline) shutdownOutputs(deadline time.Time) error {
 // are closed at once).
 func (p *Pipeline) Close() error {
 	var errs []error
-	for _, in := range p.inputs {
-		errs = append(errs, in.tail.Close())
-	}
-	for _, in := range p.servers {
+	p.mu.Lock()
+	order := p.order
+	p.mu.Unlock()
+	for _, in := range order {
 		errs = append(errs, in.close())
 	}
-	for _, s := range p.stages {
-		errs = append(errs, s.proc.Close())
-	}
+	errs = append(errs, p.gen.Load().closeStages())
 	errs = append(errs, p.shutdownOutputs(time.Now()))
 	return errors.Join(errs...)
 }
 
-// process runs one batch of records through the stages and the outputs.
+// process runs one batch of records through the stages and the outputs of
+// the generation the tags were made for, which the caller holds.
 // Each input calls it from its own goroutine, with its own scratch slices;
 // stages and outputs are safe for concurrent use.
 func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) error {
@@ -340,7 +340,7 @@ func (p *Pipeline) process(recs []*record.Record, tags *tagCache, sc *scratch) e
 // processWith is process with the outputs' Write options, adding to res
 // what the outputs did not take.
 func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
-	for si, s := range p.stages {
+	for si, s := range tags.g.stages {
 		if s.all {
 			n := len(recs)
 			kept, counts := s.proc.Process(recs)
@@ -384,7 +384,7 @@ func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratc
 	// A record whose tag no output matches (a policy may have changed it)
 	// goes nowhere: count it, rather than let it vanish as "out".
 	var unrouted int64
-	if !p.anyAll {
+	if !tags.g.anyAll {
 		for _, r := range recs {
 			if !tags.of(r).routed {
 				unrouted++
@@ -404,7 +404,7 @@ func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratc
 // did not take: a record refused by two outputs is counted once when
 // their refusals overlap). An output's error stops it.
 func (p *Pipeline) write(recs []*record.Record, tags *tagCache, sc *scratch, opts output.WriteOptions, res *output.Result) error {
-	for oi, o := range p.outputs {
+	for oi, o := range tags.g.outputs {
 		sel := recs
 		if !o.all {
 			sc.out = sc.out[:0]

@@ -77,6 +77,7 @@ pipeline:
 
 func TestMetricsEndpoint(t *testing.T) {
 	p := &Pipeline{log: slog.Default()}
+	p.gen.Store(&generation{})
 	p.stats.In.Add(3)
 	p.stats.addStage(StageCounts{Faulted: 2, Faults: map[string]int64{"division_by_zero": 2}})
 	for _, bad := range []string{"example.com:9000", "127.0.0.1:65536", ":9000"} {

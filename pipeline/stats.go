@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/output"
+	"github.com/policyrun/policyrun/pipeline/tail"
 )
 
 // Stats counts what a run did. Counters are updated once per batch, never
@@ -20,6 +22,9 @@ type Stats struct {
 	Unrouted                            atomic.Int64 // kept, but no output matched
 	BytesIn                             atomic.Int64
 	BadCheckpoints, CheckpointErrors    atomic.Int64
+	// Reloads and FailedReloads count reloads by result; LastReload is
+	// when the last one took effect, UnixNano (0: none yet).
+	Reloads, FailedReloads, LastReload atomic.Int64
 
 	mu     sync.Mutex
 	faults map[string]int64 // by reason
@@ -52,8 +57,42 @@ func (s *Stats) FaultsByReason() map[string]int64 {
 	return m
 }
 
-// inputStats counts what one input read.
-type inputStats struct{ in, unparsed, bytes atomic.Int64 }
+// inputStats counts what one input read, and the requests an otlp input
+// answered; kept by alias, so that an input a reload restarts counts on.
+type inputStats struct {
+	in, unparsed, bytes atomic.Int64
+
+	mu     sync.Mutex
+	status map[int]int64 // requests by the status they were answered
+}
+
+// inputCounters returns the counters of the input alias.
+func (p *Pipeline) inputCounters(alias string) *inputStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inputStats == nil {
+		p.inputStats = map[string]*inputStats{}
+	}
+	st := p.inputStats[alias]
+	if st == nil {
+		st = &inputStats{status: map[int]int64{}}
+		p.inputStats[alias] = st
+	}
+	return st
+}
+
+func (st *inputStats) count(status int) {
+	st.mu.Lock()
+	st.status[status]++
+	st.mu.Unlock()
+}
+
+// requests returns how many requests were answered with each status.
+func (st *inputStats) requests() map[int]int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return maps.Clone(st.status)
+}
 
 // stageStats counts what one filter did, and which of its fault messages
 // were logged.
@@ -74,7 +113,7 @@ type stageStats struct {
 // (logUnloggedFaults).
 func (p *Pipeline) addStage(s *stage, n int, c StageCounts) {
 	p.stats.addStage(c)
-	st := &s.stats
+	st := s.stats
 	st.in.Add(int64(n))
 	st.dropped.Add(c.Dropped)
 	st.faulted.Add(c.Faulted)
@@ -108,8 +147,8 @@ func (p *Pipeline) addStage(s *stage, n int, c StageCounts) {
 // logUnloggedFaults says, for each filter whose fault messages were
 // logged, how many of its faults were not, by reason.
 func (p *Pipeline) logUnloggedFaults() {
-	for _, s := range p.stages {
-		st := &s.stats
+	for _, s := range p.gen.Load().stages {
+		st := s.stats
 		st.mu.Lock()
 		if st.nlogged > 0 {
 			for _, reason := range slices.Sorted(maps.Keys(st.faults)) {
@@ -130,12 +169,6 @@ type InputSummary struct {
 	// Requests counts an otlp input's requests by the HTTP status they
 	// were answered with (nil for a tail input).
 	Requests map[int]int64
-}
-
-// inputRef is one input of either kind, for the summary's config order.
-type inputRef struct {
-	tail *input
-	otlp *otlpInput
 }
 
 // FilterSummary is what one filter did: In is the records it ran on.
@@ -172,7 +205,15 @@ type Summary struct {
 	Outputs []OutputSummary
 	// UnmatchedPatterns is how many input path patterns matched no file
 	// at their input's last scan.
-	UnmatchedPatterns  int64
+	UnmatchedPatterns int64
+	// Reloads and FailedReloads count the reloads that took effect and
+	// those refused (the running config went on). LastReload is when the
+	// running config took effect: the last reload that did, or the start
+	// of the run before any (zero before Run), as Prometheus's own
+	// last_reload_success_timestamp counts its start.
+	Reloads, FailedReloads int64
+	LastReload             time.Time
+
 	Wall, User, System time.Duration
 	PeakRSS            int64 // bytes
 }
@@ -202,7 +243,7 @@ func (p *Pipeline) Summary() Summary {
 		s.BytesOut += st.Bytes
 		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes, Stats: st})
 	}
-	for _, st := range p.stages {
+	for _, st := range p.gen.Load().stages {
 		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}
 		st.stats.mu.Lock()
 		if len(st.stats.faults) > 0 {
@@ -211,26 +252,49 @@ func (p *Pipeline) Summary() Summary {
 		st.stats.mu.Unlock()
 		s.Filters = append(s.Filters, f)
 	}
-	for _, ref := range p.order {
+	p.mu.Lock()
+	order, ts := p.order, p.retiredTail
+	p.mu.Unlock()
+	for _, ref := range order {
 		if in := ref.otlp; in != nil {
-			s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.in.Load(), BytesIn: in.bytes.Load(),
-				Requests: in.requests()})
+			s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.stats.in.Load(), BytesIn: in.stats.bytes.Load(),
+				Requests: in.stats.requests()})
 			continue
 		}
 		in := ref.tail
 		s.Inputs = append(s.Inputs, InputSummary{Alias: in.cfg.Alias, In: in.stats.in.Load(),
 			Unparsed: in.stats.unparsed.Load(), BytesIn: in.stats.bytes.Load()})
-		ts := in.tail.Stats()
-		s.TruncatedLines += ts.TruncatedLines
-		s.SkippedLines += ts.SkippedLines
-		s.OpenErrors += ts.OpenErrors
-		s.ReadErrors += ts.ReadErrors
-		s.UnmatchedPatterns += int64(ts.UnmatchedPatterns)
+		ts = addTailStats(ts, in.tail.Stats())
+	}
+	s.TruncatedLines, s.SkippedLines = ts.TruncatedLines, ts.SkippedLines
+	s.OpenErrors, s.ReadErrors = ts.OpenErrors, ts.ReadErrors
+	s.UnmatchedPatterns = int64(ts.UnmatchedPatterns)
+	s.Reloads, s.FailedReloads = p.stats.Reloads.Load(), p.stats.FailedReloads.Load()
+	if at := cmp.Or(p.stats.LastReload.Load(), p.started.Load()); at != 0 {
+		s.LastReload = time.Unix(0, at)
 	}
 	s.BadCheckpoints = p.stats.BadCheckpoints.Load()
 	s.CheckpointSaves = p.stats.CheckpointErrors.Load()
 	s.User, s.System, s.PeakRSS = processUsage()
 	return s
+}
+
+// addTailStats adds b's counters to a's, and b's gauges (what its last
+// scan found) to a's: a's are those of inputs that no longer run, when it
+// is Pipeline.retiredTail, whose gauges are 0.
+func addTailStats(a, b tail.Stats) tail.Stats {
+	a.Files += b.Files
+	a.Lines += b.Lines
+	a.Bytes += b.Bytes
+	a.TruncatedLines += b.TruncatedLines
+	a.SkippedLines += b.SkippedLines
+	a.Rotations += b.Rotations
+	a.Truncations += b.Truncations
+	a.OpenErrors += b.OpenErrors
+	a.ReadErrors += b.ReadErrors
+	a.CheckpointResume += b.CheckpointResume
+	a.UnmatchedPatterns += b.UnmatchedPatterns
+	return a
 }
 
 // Write prints the summary as a few aligned lines.
@@ -291,6 +355,9 @@ func (s Summary) Write(w io.Writer) {
 	}
 	if s.BadCheckpoints > 0 || s.CheckpointSaves > 0 {
 		fmt.Fprintf(w, "checkpoint errors: unreadable %d, not saved %d\n", s.BadCheckpoints, s.CheckpointSaves)
+	}
+	if s.Reloads > 0 || s.FailedReloads > 0 {
+		fmt.Fprintf(w, "reloads: ok %d, failed %d\n", s.Reloads, s.FailedReloads)
 	}
 	fmt.Fprintf(w, "bytes: in %d, out %d\n", s.BytesIn, s.BytesOut)
 	fmt.Fprintf(w, "time: wall %.3fs, user %.3fs, sys %.3fs; peak RSS %.1f MiB\n",

@@ -1,0 +1,389 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/policyrun/policyrun/pipeline/config"
+)
+
+// writeGen writes the policies of generation k, two filters that each
+// mark the records they run on with the generation, at prefix ("" or
+// "attributes."): gen.policy sets v to "gK", mark.policy sets by_gK. A
+// record that two generations ran on would carry two by_ keys, or a v
+// and a by_ key that disagree.
+func writeGen(t *testing.T, dir string, k int, prefix string) {
+	t.Helper()
+	writeFile(t, dir, "gen.policy", fmt.Sprintf("policy \"gen\"\n\nset .%sv = \"g%d\"\n", prefix, k))
+	writeFile(t, dir, "mark.policy", fmt.Sprintf("policy \"mark\"\n\nset .%sby_g%d = true\n", prefix, k))
+}
+
+// genFilters are the filters of writeGen's policies.
+const genFilters = `  filters:
+    - name: policy
+      file: gen.policy
+    - name: policy
+      file: mark.policy
+`
+
+// marked is what the generations did to one record of the output.
+type marked struct {
+	n     int64
+	gen   int // from v; -1 when it has none
+	marks int // by_ keys
+	byGen int // the generation of the first by_ key
+}
+
+// readMarked reads the file output's records: the number of each at num
+// (a path of keys) and the marks of genPolicy at prefix.
+func readMarked(t *testing.T, path string, num []string, prefix []string) []marked {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []marked
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d.UseNumber()
+		if err := d.Decode(&rec); err != nil {
+			t.Fatalf("%s: %v", sc.Text(), err)
+		}
+		n, ok := dig(rec, num).(json.Number)
+		if !ok {
+			t.Fatalf("no %v in %s", num, sc.Text())
+		}
+		m := marked{gen: -1, byGen: -1}
+		m.n, _ = n.Int64()
+		at, _ := dig(rec, prefix).(map[string]any)
+		if v, ok := at["v"].(string); ok {
+			fmt.Sscanf(v, "g%d", &m.gen)
+		}
+		for k := range at {
+			var g int
+			if _, err := fmt.Sscanf(k, "by_g%d", &g); err == nil {
+				m.marks++
+				m.byGen = g
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func dig(v any, path []string) any {
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+// tally checks that the output holds each record of [0, total) once,
+// each marked by exactly one generation, and returns the duplicates, the
+// records lost and the generations seen.
+func tally(t *testing.T, recs []marked, total int64) (dups, lost, gens int) {
+	t.Helper()
+	count := map[int64]int{}
+	seen := map[int]bool{}
+	for _, r := range recs {
+		count[r.n]++
+		seen[r.gen] = true
+		if r.marks != 1 || r.byGen != r.gen {
+			t.Errorf("record %d: v names generation %d and %d by_ keys (the first of generation %d): not exactly one policy ran on it", r.n, r.gen, r.marks, r.byGen)
+		}
+	}
+	for n := range total {
+		switch c := count[n]; {
+		case c == 0:
+			lost++
+		case c > 1:
+			dups += c - 1
+		}
+	}
+	if len(count) != int(total) {
+		t.Errorf("%d distinct records out of %d sent; some were not sent", len(count), total)
+	}
+	return dups, lost, len(seen)
+}
+
+// syncLog is a log destination the test may read while the pipeline
+// writes to it.
+type syncLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startRun builds the pipeline of cfg and runs it until stop, which ends
+// the run and returns its error once it and Close have returned.
+func startRun(t *testing.T, cfg *config.Config, log *syncLog) (*Pipeline, func() error) {
+	t.Helper()
+	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	var runErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			runErr = <-done
+			p.Close()
+		})
+		return runErr
+	}
+	t.Cleanup(func() { stop() })
+	if !eventually(5*time.Second, func() bool { ok, _ := p.Ready(); return ok }) {
+		t.Fatal("the pipeline is not ready")
+	}
+	return p, stop
+}
+
+// reloadUnderLoad reloads p reloads times, 30 ms apart, each time with the
+// next generation's policies at prefix, while load runs; mark is called
+// after each reload returns, with the generation now running.
+func reloadUnderLoad(t *testing.T, p *Pipeline, dir, prefix string, reloads int, mark func(gen int)) {
+	t.Helper()
+	for k := 1; k <= reloads; k++ {
+		time.Sleep(30 * time.Millisecond)
+		writeGen(t, dir, k, prefix)
+		if err := p.Reload(); err != nil {
+			t.Fatalf("reload %d: %v", k, err)
+		}
+		mark(k)
+	}
+}
+
+// TestReloadUnderLoadTail appends records to a real file that a tail
+// input reads, while the policies are replaced 10 times; each record must
+// reach the file output exactly once, marked by exactly one generation's
+// policies, generations in order (one input: batches are delivered in
+// order), and each record appended after a reload returned by that
+// generation or a later one.
+func TestReloadUnderLoadTail(t *testing.T) {
+	const reloads, burst = 10, 40
+	dir := t.TempDir()
+	writeGen(t, dir, 0, "")
+	writeFile(t, dir, "app.log", "")
+	cfg := writeConfig(t, dir, `
+service:
+  batch_size: 100
+pipeline:
+  inputs:
+    - name: tail
+      path: app.log
+      parser: json
+      read_from_head: true
+      db: tail.db
+      poll_interval: 5ms
+`+genFilters+`  outputs:
+    - name: file
+      path: out.log
+`)
+	var log syncLog
+	p, stop := startRun(t, cfg, &log)
+
+	// The writer appends bursts of records until told to stop; written
+	// counts the records whose write has returned.
+	var written atomic.Int64
+	var done atomic.Bool
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		f, err := os.OpenFile(filepath.Join(dir, "app.log"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		for n := int64(0); !done.Load(); {
+			var b bytes.Buffer
+			for range burst {
+				fmt.Fprintf(&b, `{"n":%d,"msg":"hello %d"}`+"\n", n, n)
+				n++
+			}
+			if _, err := f.Write(b.Bytes()); err != nil {
+				t.Error(err)
+				return
+			}
+			written.Store(n)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	// after[k] is how many records had been written when reload k
+	// returned: every record from there on was read after it.
+	after := make([]int64, reloads+1)
+	reloadUnderLoad(t, p, dir, "", reloads, func(k int) { after[k] = written.Load() })
+	time.Sleep(50 * time.Millisecond) // records after the last reload
+	done.Store(true)
+	<-wrote
+	total := written.Load()
+	if !eventually(20*time.Second, func() bool { return p.Summary().Out == total }) {
+		t.Fatalf("%d of %d records out", p.Summary().Out, total)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	recs := readMarked(t, filepath.Join(dir, "out.log"), []string{"n"}, nil)
+	dups, lost, gens := tally(t, recs, total)
+	last := 0
+	for _, r := range recs {
+		if r.gen < last {
+			t.Fatalf("record %d: generation %d after generation %d", r.n, r.gen, last)
+		}
+		last = r.gen
+		for k := reloads; k > 0; k-- {
+			if r.n >= after[k] {
+				if r.gen < k {
+					t.Errorf("record %d, written after reload %d returned, ran on generation %d", r.n, k, r.gen)
+				}
+				break
+			}
+		}
+	}
+	if last != reloads {
+		t.Errorf("the last record ran on generation %d, not %d", last, reloads)
+	}
+	s := p.Summary()
+	if s.Reloads != reloads || s.FailedReloads != 0 {
+		t.Errorf("reloads: ok %d, failed %d; want %d, 0\n%s", s.Reloads, s.FailedReloads, reloads, log.String())
+	}
+	if dups != 0 || lost != 0 {
+		t.Errorf("%d duplicates, %d lost", dups, lost)
+	}
+	if gens < 3 {
+		t.Errorf("only %d generations ran on the records: the reloads were not under load", gens)
+	}
+	t.Logf("tail: %d records, %d reloads, %d generations seen, %d duplicates, %d lost", total, reloads, gens, dups, lost)
+}
+
+// TestReloadUnderLoadOTLP posts requests from 8 clients to an otlp input
+// (real HTTP, persistent connections) while the policies are replaced 10
+// times; every record of a request answered 200 must reach the file
+// output exactly once, marked by exactly one generation's policies, all the
+// records of a request by the same one (a request is a batch), and a
+// request sent after a reload returned by that generation or a later one.
+func TestReloadUnderLoadOTLP(t *testing.T) {
+	const reloads, clients, per = 10, 8, 20
+	dir := t.TempDir()
+	writeGen(t, dir, 0, "attributes.")
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: otlp
+      listen: 127.0.0.1:0
+`+genFilters+`  outputs:
+    - name: file
+      path: out.log
+`)
+	var log syncLog
+	p, stop := startRun(t, cfg, &log)
+	url := "http://" + p.OTLPAddrs()[0].String() + OTLPPath
+
+	var running atomic.Int64 // the generation whose reload has returned
+	var done atomic.Bool
+	var next atomic.Int64 // the next request's number
+	// floor[i] is the generation that ran when request i was sent.
+	var mu sync.Mutex
+	floor := map[int64]int{}
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !done.Load() {
+				i := next.Add(1) - 1
+				gen := int(running.Load())
+				mu.Lock()
+				floor[i] = gen
+				mu.Unlock()
+				if a := post(t, c, url, ctProtobuf, "", otlpRequest(t, int(i)*per, per, false)); a.status != 200 {
+					t.Errorf("request %d: %d %s", i, a.status, a.body)
+					return
+				}
+			}
+		}()
+	}
+	reloadUnderLoad(t, p, dir, "attributes.", reloads, func(k int) { running.Store(int64(k)) })
+	time.Sleep(50 * time.Millisecond)
+	done.Store(true)
+	wg.Wait()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	total := next.Load() * per
+	recs := readMarked(t, filepath.Join(dir, "out.log"), []string{"body", "n"}, []string{"attributes"})
+	dups, lost, gens := tally(t, recs, total)
+	byRequest := map[int64]int{}
+	lastGen := 0
+	for _, r := range recs {
+		i := r.n / per
+		if g, ok := byRequest[i]; ok && g != r.gen {
+			t.Errorf("request %d: records on generations %d and %d", i, g, r.gen)
+		}
+		byRequest[i] = r.gen
+		if r.gen < floor[i] {
+			t.Errorf("record %d, of a request sent after reload %d returned, ran on generation %d", r.n, floor[i], r.gen)
+		}
+		if floor[i] == reloads {
+			lastGen = max(lastGen, r.gen)
+		}
+	}
+	if lastGen != reloads {
+		t.Errorf("no record sent after the last reload ran on generation %d", reloads)
+	}
+	if dups != 0 || lost != 0 {
+		t.Errorf("%d duplicates, %d lost", dups, lost)
+	}
+	if gens < 3 {
+		t.Errorf("only %d generations ran on the records: the reloads were not under load", gens)
+	}
+	if s := p.Summary(); s.Reloads != reloads || s.FailedReloads != 0 {
+		t.Errorf("reloads: ok %d, failed %d; want %d, 0\n%s", s.Reloads, s.FailedReloads, reloads, log.String())
+	}
+	t.Logf("otlp: %d records in %d requests, %d reloads, %d generations seen, %d duplicates, %d lost", total, next.Load(), reloads, gens, dups, lost)
+}
+
+// appendRecords appends records {"n": from} … {"n": to-1} to dir/name.
+func appendRecords(t *testing.T, dir, name string, from, to int) {
+	t.Helper()
+	var b strings.Builder
+	for n := from; n < to; n++ {
+		fmt.Fprintf(&b, `{"n":%d}`+"\n", n)
+	}
+	appendFile(t, dir, name, b.String())
+}

@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWatch runs a pipeline with service.watch polling every 50 ms: a
+// changed policy reloads it; a policy rewritten as it was (a new time,
+// the same bytes) does not; a bad one fails once, not at every poll, and
+// its mending reloads; a changed config reloads, and the files it names
+// anew are watched; watch: false in it stops the watch (SIGHUP still
+// reloads).
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	writeGen(t, dir, 1, "")
+	writeFile(t, dir, "app.log", "")
+	const watch = "  watch: true\n  watch_interval: 50ms\n"
+	var log syncLog
+	p, stop := startRun(t, writeConfig(t, dir, genConfig(watch, "")), &log)
+	reloads := func(ok, failed int64) {
+		t.Helper()
+		if !eventually(5*time.Second, func() bool {
+			s := p.Summary()
+			return s.Reloads == ok && s.FailedReloads == failed
+		}) {
+			s := p.Summary()
+			t.Fatalf("reloads ok %d, failed %d; want %d, %d\n%s", s.Reloads, s.FailedReloads, ok, failed, log.String())
+		}
+	}
+	quiet := func(ok, failed int64) { // a few polls pass without a reload
+		t.Helper()
+		time.Sleep(300 * time.Millisecond)
+		reloads(ok, failed)
+	}
+	records := 0
+	expect := func(gen int) {
+		t.Helper()
+		appendRecords(t, dir, "app.log", records, records+10)
+		records += 10
+		for n, g := range waitOut(t, p, dir, int64(records)) {
+			if n >= int64(records-10) && g != gen {
+				t.Errorf("record %d ran on generation %d, want %d", n, g, gen)
+			}
+		}
+	}
+	expect(1)
+
+	writeGen(t, dir, 2, "")
+	reloads(1, 0)
+	expect(2)
+
+	later := time.Now().Add(time.Minute)
+	for _, f := range []string{"gen.policy", "mark.policy", "pipeline.yaml"} {
+		if err := os.Chtimes(filepath.Join(dir, f), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet(1, 0)
+
+	writeFile(t, dir, "gen.policy", "policy \"gen\"\n\nset .v = nope\n")
+	reloads(1, 1)
+	quiet(1, 1)
+	expect(2)
+	writeGen(t, dir, 3, "")
+	reloads(2, 1)
+	expect(3)
+
+	// A config that names one more policy: it is watched too.
+	writeFile(t, dir, "extra.policy", "policy \"extra\"\n\nset .extra = 1\n")
+	writeFile(t, dir, "pipeline.yaml", strings.Replace(genConfig(watch, ""), "  outputs:", "    - name: policy\n      file: extra.policy\n  outputs:", 1))
+	reloads(3, 1)
+	writeFile(t, dir, "extra.policy", "policy \"extra\"\n\nset .extra = 2\n")
+	reloads(4, 1)
+
+	writeFile(t, dir, "pipeline.yaml", genConfig("  watch: false\n", ""))
+	reloads(5, 1)
+	writeGen(t, dir, 4, "")
+	quiet(5, 1)
+	if err := p.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(4)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
