@@ -27,11 +27,13 @@ const runUsage = `
 usage: policyrun run [--check] [--quiet] [--cpuprofile FILE] pipeline.yaml
 
 Runs the pipeline of the config (inputs, policy stages, outputs) until it
-is stopped, or until its inputs end with exit_on_eof, then prints a
-summary of records, CPU time and peak RSS on stderr. --check only builds
-the pipeline: it prints the policies' warnings as policyrun check does,
-then ok. Exit status: 0 ok (warnings included), 1 a bad config or policy,
-2 usage or I/O problems.
+is stopped (SIGINT, SIGTERM), or until its inputs end with exit_on_eof,
+then prints a summary of records, CPU time and peak RSS on stderr. SIGHUP
+reloads the config and its policies (docs/pipeline.md, "Reload"): a bad
+one is logged and the running one goes on. --check only builds the
+pipeline: it prints the policies' warnings as policyrun check does, then
+ok. Exit status: 0 ok (warnings included), 1 a bad config or policy, 2
+usage or I/O problems.
 `
 
 func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -60,6 +62,14 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	defer close(finished)
+	// SIGHUP reloads the config (reloadOnHUP). It is caught from here on
+	// too, so that one sent while the pipeline starts does not end the
+	// process (its default action): it is held, and acted on once the
+	// pipeline is built. SIGHUPs that come during a reload are folded
+	// into one more (the channel holds one).
+	hups := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	defer signal.Stop(hups)
 	go func() {
 		select {
 		case <-sigs:
@@ -90,7 +100,15 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if n := cfg.Service.Threads; n > 0 && !*checkOnly {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	}
-	p, err := pipeline.New(cfg, pipeline.Options{Stdout: stdout, Check: *checkOnly})
+	// A reload says so on stderr as the run's other news does; its
+	// errors are logged by the pipeline. (Reloads take turns, and end
+	// before the summary is written.)
+	onReload := func(err error) {
+		if err == nil {
+			fmt.Fprintf(stderr, "%s: reloaded\n", fs.Arg(0))
+		}
+	}
+	p, err := pipeline.New(cfg, pipeline.Options{Stdout: stdout, Check: *checkOnly, OnReload: onReload})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -136,7 +154,11 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	ran := make(chan struct{})
+	reloaded := reloadOnHUP(p, hups, ran)
 	runErr := p.Run(ctx)
+	close(ran)
+	<-reloaded // a reload under way ends first
 	closeErr := p.Close()
 	if !*quiet {
 		p.Summary().Write(stderr)
@@ -146,4 +168,22 @@ func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// reloadOnHUP reloads p at each SIGHUP of hups until ran is closed; the
+// channel it returns is closed once it has stopped.
+func reloadOnHUP(p *pipeline.Pipeline, hups <-chan os.Signal, ran <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-hups:
+				p.Reload() // its errors are logged
+			case <-ran:
+				return
+			}
+		}
+	}()
+	return done
 }
