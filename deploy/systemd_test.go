@@ -102,8 +102,11 @@ func TestSystemdUnit(t *testing.T) {
 	if pre := strings.Fields(u.one(t, "Service", "ExecStartPre")); !slices.Equal(pre, checkArgs(t, start)) {
 		t.Errorf("ExecStartPre %q is not ExecStart with --check (%q)", pre, checkArgs(t, start))
 	}
-	if len(svc["ExecReload"]) > 0 {
-		t.Error("ExecReload: policyrun does not reload (SIGHUP ends it), a changed config takes a restart")
+	// A reload checks the config as the start does, then sends the
+	// signal run.go reloads on.
+	if reload := svc["ExecReload"]; len(reload) != 2 || !slices.Equal(strings.Fields(reload[0]), checkArgs(t, start)) ||
+		reload[1] != "/bin/kill -HUP $MAINPID" {
+		t.Errorf("ExecReload %q: want ExecStart with --check, then /bin/kill -HUP $MAINPID", reload)
 	}
 
 	// run.go stops cleanly on SIGTERM and SIGINT.
@@ -165,7 +168,8 @@ func TestSystemdUnit(t *testing.T) {
 // TestSystemdCommands runs the unit's commands on the example config in
 // a root made of the unit's directories: ExecStartPre passes; a bad
 // config exits with a status that RestartPreventExitStatus keeps from
-// restarting (should the main process find it); ExecStart runs and
+// restarting (should the main process find it); ExecStart runs,
+// ExecReload refuses a bad policy and reloads a good one, and the run
 // stops on KillSignal within TimeoutStopSec, with its output's receiver
 // unreachable.
 func TestSystemdCommands(t *testing.T) {
@@ -220,6 +224,50 @@ func TestSystemdCommands(t *testing.T) {
 	fmt.Fprintln(f, "Dec  1 10:00:02 web-1 sshd[4243]: Accepted publickey for deploy")
 	f.Close()
 	waitBuffered(t, base)
+
+	// systemctl reload: ExecReload's commands in turn, $MAINPID the
+	// agent's. A bad policy fails the check, so the signal is not sent;
+	// mended, the check passes and the agent reloads.
+	policy := filepath.Join(filepath.Dir(r.path(conf)), cfg.Filters[0].File)
+	good, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reload := func() (int, string) {
+		for _, line := range u["Service"]["ExecReload"] {
+			args := strings.Fields(strings.ReplaceAll(r.remap(line), "$MAINPID", strconv.Itoa(a.cmd.Process.Pid)))
+			if args[0] == start[0] {
+				if code, out := runPolicyrun(t, bin, args[1:]...); code != 0 {
+					return code, out
+				}
+				continue
+			}
+			if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("ExecReload=%s: %v\n%s", line, err, out)
+			}
+		}
+		return 0, ""
+	}
+	if err := os.WriteFile(policy, []byte("policy \"host-logs\"\n\ndrop when .log == 1 +\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := reload(); code == 0 {
+		t.Error("ExecReload passed a policy that does not compile")
+	}
+	if err := os.WriteFile(policy, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := reload(); code != 0 {
+		t.Fatalf("ExecReload: exit %d\n%s", code, out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(get(t, base+"/metrics"), "policyrun_reloads_total{result=\"ok\"} 1\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent did not reload:\n%s", a.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
 	sig := syscall.SIGTERM
 	if u.one(t, "Service", "KillSignal") == "SIGINT" {
 		sig = syscall.SIGINT
