@@ -67,7 +67,9 @@ type Options struct {
 	Stdout io.Writer    // the stdout output's destination; os.Stdout when nil
 	Logger *slog.Logger // problems worth a line: unreadable files, bad checkpoints
 	// NewProcessor builds a policy stage from its config; tests replace it.
-	// Nil means NewStage.
+	// Nil means NewStage. A reload calls it for every filter of the new
+	// config, and closes the processors it replaces once no batch runs on
+	// them.
 	NewProcessor func(f config.Filter, dir string) (Processor, error)
 	// Check builds the pipeline only to find its problems (run --check):
 	// file outputs are checked but neither created nor opened, so the

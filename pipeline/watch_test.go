@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestWatch runs a pipeline with service.watch polling every 50 ms: a
+// TestWatch runs a pipeline with service.watch polling every 100 ms: a
 // changed policy reloads it; a policy rewritten as it was (a new time,
 // the same bytes) does not; a bad one fails once, not at every poll, and
 // its mending reloads; a changed config reloads, and the files it names
@@ -18,7 +18,7 @@ func TestWatch(t *testing.T) {
 	dir := t.TempDir()
 	writeGen(t, dir, 1, "")
 	writeFile(t, dir, "app.log", "")
-	const watch = "  watch: true\n  watch_interval: 50ms\n"
+	const watch = "  watch: true\n  watch_interval: 100ms\n"
 	var log syncLog
 	p, stop := startRun(t, writeConfig(t, dir, genConfig(watch, "")), &log)
 	reloads := func(ok, failed int64) {
@@ -33,7 +33,7 @@ func TestWatch(t *testing.T) {
 	}
 	quiet := func(ok, failed int64) { // a few polls pass without a reload
 		t.Helper()
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 		reloads(ok, failed)
 	}
 	records := 0
