@@ -16,8 +16,8 @@ import (
 // script it names are polled every service.watch_interval, and a change
 // of their content reloads the pipeline as SIGHUP does. Polling, with the
 // standard library: each file is stat'ed, and hashed again only when its
-// size or modification time changed, so that a file touched or rewritten
-// as it was reloads nothing. A poll also sees what file notification can
+// size or modification time changed (or that time is recent: racyTime);
+// a file touched or rewritten as it was reloads nothing. A poll also sees what file notification can
 // miss: a Kubernetes ConfigMap's update, which swaps a symlink to a new
 // directory of files, and files on a network file system.
 
@@ -26,8 +26,16 @@ type fileState struct {
 	size    int64
 	mtime   time.Time
 	sum     [sha256.Size]byte
-	missing bool // it could not be read
+	hashed  time.Time // when sum was taken
+	missing bool      // it could not be read
 }
+
+// racyTime is how long before its hash a file's time must be for the hash
+// to stand while the size and time stay: a file system with a coarse
+// clock (FAT's 2 s, some NFS servers' 1 s) gives a rewrite of the same
+// size within one tick the same time, so a file written that recently is
+// hashed again at each poll, as git treats its "racily clean" files.
+const racyTime = 2 * time.Second
 
 // watchedFiles are the files of cfg a reload reads: the config and the
 // filters' policies and scripts (an inline script has none).
@@ -42,7 +50,8 @@ func watchedFiles(cfg *config.Config) []string {
 }
 
 // snapshot returns the state of each file, reusing the hash of prev's
-// state when the size and time are the same.
+// state when the size and time are the same and the time is well before
+// the hash.
 func snapshot(files []string, prev map[string]fileState) map[string]fileState {
 	out := make(map[string]fileState, len(files))
 	for _, name := range files {
@@ -52,10 +61,13 @@ func snapshot(files []string, prev map[string]fileState) map[string]fileState {
 			continue
 		}
 		st := fileState{size: fi.Size(), mtime: fi.ModTime()}
-		if was, ok := prev[name]; ok && !was.missing && was.size == st.size && was.mtime.Equal(st.mtime) {
-			st.sum = was.sum
+		if was, ok := prev[name]; ok && !was.missing && was.size == st.size && was.mtime.Equal(st.mtime) &&
+			st.mtime.Before(was.hashed.Add(-racyTime)) {
+			st.sum, st.hashed = was.sum, was.hashed
 		} else if st.sum, err = hashFile(name); err != nil {
 			st = fileState{missing: true}
+		} else {
+			st.hashed = time.Now()
 		}
 		out[name] = st
 	}

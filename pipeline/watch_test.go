@@ -88,3 +88,33 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSnapshotRacy: a file rewritten with the same size and given the
+// same time (a file system whose clock has 1 s or 2 s ticks) is hashed
+// again while its time is recent, so the change shows; a file touched
+// with its bytes as they were shows none.
+func TestSnapshotRacy(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "p.policy")
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nset .v = \"g1\"\n")
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot([]string{name}, nil)
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nset .v = \"g2\"\n")
+	if err := os.Chtimes(name, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot([]string{name}, before)
+	if !changed(before, after) {
+		t.Error("a rewrite of the same size and time within the clock's tick does not show")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(name, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if changed(after, snapshot([]string{name}, after)) {
+		t.Error("a file touched, its bytes as they were, shows a change")
+	}
+}
