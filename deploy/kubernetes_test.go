@@ -372,6 +372,9 @@ func TestKubernetesManifests(t *testing.T) {
 		if in.Parser != "cri" || !in.KubernetesPath {
 			t.Errorf("%s:%d: input %s: parser %s, kubernetes_path %v; want cri and true", kb.cfgFile, in.Line, in.Alias, in.Parser, in.KubernetesPath)
 		}
+		if in.Multiline == nil || !slices.Equal(in.Multiline.Parsers, []string{"java", "python", "go"}) {
+			t.Errorf("%s:%d: input %s does not join Java, Python and Go stack traces (multiline.parsers: [java, python, go])", kb.cfgFile, in.Line, in.Alias)
+		}
 		if in.DB == "" {
 			t.Errorf("%s:%d: input %s has no db: a restarted pod would read its files again from their ends", kb.cfgFile, in.Line, in.Alias)
 		}
@@ -508,8 +511,8 @@ func TestKubernetesManifests(t *testing.T) {
 // TestKubernetesAgent runs the agent as the DaemonSet would: its
 // command line, with --check, passes in a root made of the pod's mounts
 // and the ConfigMap's files; then, run, it reads a container's CRI log
-// through the kubelet's link, sends its lines with their pod's names to
-// an OTLP receiver, answers its probes, keeps what the receiver could
+// through the kubelet's link, sends its lines (a Java stack trace as one
+// record) with their pod's names to an OTLP receiver, answers its probes, keeps what the receiver could
 // not take across a restart, and stops within the pod's grace period.
 func TestKubernetesAgent(t *testing.T) {
 	bin := binary(t)
@@ -580,17 +583,39 @@ func TestKubernetesAgent(t *testing.T) {
 	base := "http://" + a.metricsAddr(t)
 	waitStatus(t, base+kb.c.LivenessProbe.HTTPGet.Path, 200)
 	waitStatus(t, base+kb.c.ReadinessProbe.HTTPGet.Path, 200)
+	// A Java stack trace as the runtime writes it, a line to a CRI
+	// record and a long frame split in two parts, must arrive as one
+	// record (multiline, after the cri parser); the line after it ends
+	// it, as a program that goes on logging would.
+	trace := []string{
+		"java.lang.IllegalStateException: payment declined for order 81723",
+		"\tat com.example.shop.payment.PaymentService.charge(PaymentService.java:87)",
+		"\tat com.example.shop.order.OrderService.submit(OrderService.java:142)",
+		"Caused by: com.example.shop.payment.GatewayException: gateway answered 502",
+		"\tat com.example.shop.payment.GatewayClient.post(GatewayClient.java:211)",
+		"\t... 9 more",
+	}
 	appendLog(
 		"stdout F order 1234 paid",
 		`stdout F 10.0.0.1 - - "GET /healthz HTTP/1.1" 200 2 "-" "kube-probe/1.31"`,
 		"stderr P a line the runtime ",
 		"stderr F split in two",
+		"stdout F "+trace[0],
+		"stdout F "+trace[1],
+		"stdout P "+trace[2][:20],
+		"stdout F "+trace[2][20:],
+		"stdout F "+trace[3],
+		"stdout F "+trace[4],
+		"stdout F "+trace[5],
+		"stdout F order 1235 paid",
 	)
-	got := recv.waitFor(t, 2)
 	want := []received{
 		{body: "order 1234 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 		{body: "a line the runtime split in two", attrs: map[string]string{"log.iostream": "stderr"}},
+		{body: strings.Join(trace, "\n"), attrs: map[string]string{"log.iostream": "stdout"}},
+		{body: "order 1235 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 	}
+	got := recv.waitFor(t, len(want))
 	for i := range want {
 		for k, v := range map[string]string{"k8s.pod.name": pod, "k8s.namespace.name": ns, "k8s.container.name": ctr, "k8s.pod.uid": uid, "container.id": id} {
 			want[i].attrs[k] = v
