@@ -11,6 +11,14 @@
 # "(devel)" of a build from a checkout (a release's v1.2.3). Further
 # arguments go to the engine's build: --platform linux/arm64,
 # --build-arg GO_IMAGE=… for another builder image.
+#
+# PREBUILT=1 builds on a machine that reaches no registry, for its own
+# platform: the Containerfile's build command (the RUN of its stage
+# `build` that runs go build) runs here, with this machine's Go, and
+# what the image's stage copies from that stage is given to the engine
+# as that stage (--build-context build=DIR): the binary the command
+# makes, and this machine's files for the rest (its CA certificates).
+# The image's stage is the Containerfile's, unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,9 +37,31 @@ revision_time=$(TZ=UTC0 git show -s --date=format-local:%Y-%m-%dT%H:%M:%SZ --for
 modified=false
 [ -z "$(git status --porcelain)" ] || modified=true
 
-exec "$engine" build -f Containerfile -t "$image" \
+contexts=()
+if [ "${PREBUILT:-}" = 1 ]; then
+  stage=$(mktemp -d)
+  trap 'rm -rf "$stage"' EXIT
+  # The Containerfile's instructions, one a line (continuations joined).
+  instructions=$(sed -e '/^[[:space:]]*#/d' Containerfile | sed -e ':a' -e '/\\$/{N;s/\\\n[[:space:]]*/ /;ba}')
+  run=$(grep -E '^RUN .*go build' <<<"$instructions" | sed 's/^RUN //')
+  out=$(grep -oE -- '-o [^ ]+' <<<"$run" | cut -c4-)
+  [ "$(grep -c . <<<"$run")" = 1 ] && [ -n "$out" ] || { echo "build.sh: no one RUN of the Containerfile runs go build -o FILE" >&2; exit 2; }
+  # As the stage runs it: its ARGs from the environment, no GOFLAGS (the
+  # Go image sets none), the output under the stand-in's directory.
+  mkdir -p "$stage$(dirname "$out")"
+  (export VERSION="${VERSION:-}" REVISION="$revision" REVISION_TIME="$revision_time" REVISION_MODIFIED="$modified" \
+     TARGETOS=linux TARGETARCH="$(go env GOARCH)" GOFLAGS=
+   sh -c "${run//" $out"/" $stage$out"}")
+  for src in $(grep -E '^COPY --from=build ' <<<"$instructions" | awk '{for (i = 3; i < NF; i++) print $i}'); do
+    [ "$src" = "$out" ] && continue
+    install -D -m 0644 "$src" "$stage$src"
+  done
+  contexts=(--build-context "build=$stage")
+fi
+
+"$engine" build -f Containerfile -t "$image" \
   --build-arg VERSION="${VERSION:-}" \
   --build-arg REVISION="$revision" \
   --build-arg REVISION_TIME="$revision_time" \
   --build-arg REVISION_MODIFIED="$modified" \
-  "$@" .
+  "${contexts[@]}" "$@" .
