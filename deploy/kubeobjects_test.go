@@ -445,7 +445,7 @@ func TestKubernetesObjectShapesRefuse(t *testing.T) {
 		{"a field of another object", "terminationGracePeriodSeconds:", "gracePeriod:"},
 		{"a string for a number", "replicas: 2", `replicas: "2"`},
 		{"a port that is a list", "port: metrics", "port: [metrics]"},
-		{"a bad quantity", "memory: 256Mi", "memory: 256MB"},
+		{"a bad quantity", "memory: 384Mi", "memory: 384MB"},
 		{"a wrong apiVersion", "apiVersion: policy/v1", "apiVersion: policy/v1beta2"},
 	} {
 		bad := strings.Replace(string(src), c.from, c.to, 1)
