@@ -326,6 +326,16 @@ func TestContainerfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// PREBUILT=1 stands in for the stage that builds the binary, by name.
+	buildStage, _, _, _, err := c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^build_stage=(\S+)$`).FindSubmatch(script); m == nil {
+		t.Error("build.sh names no build_stage")
+	} else if i, ok := c.stageNames[string(m[1])]; !ok || i != buildStage {
+		t.Errorf("build.sh's PREBUILT=1 stands in for the stage %q, which is not the one that builds the binary", m[1])
+	}
 	passed := regexp.MustCompile(`(?m)^\s*--build-arg (\w+)=`).FindAllSubmatch(script, -1)
 	if len(passed) == 0 {
 		t.Error("build.sh passes no build argument")

@@ -38,6 +38,9 @@ modified=false
 [ -z "$(git status --porcelain)" ] || modified=true
 
 contexts=()
+# The Containerfile's stage that builds the binary (deploy's
+# TestContainerfile checks the name).
+build_stage=build
 if [ "${PREBUILT:-}" = 1 ]; then
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
@@ -52,11 +55,11 @@ if [ "${PREBUILT:-}" = 1 ]; then
   (export VERSION="${VERSION:-}" REVISION="$revision" REVISION_TIME="$revision_time" REVISION_MODIFIED="$modified" \
      TARGETOS=linux TARGETARCH="$(go env GOARCH)" GOFLAGS=
    sh -c "${run//" $out"/" $stage$out"}")
-  for src in $(grep -E '^COPY --from=build ' <<<"$instructions" | awk '{for (i = 3; i < NF; i++) print $i}'); do
+  for src in $(grep -E "^COPY --from=$build_stage " <<<"$instructions" | awk '{for (i = 3; i < NF; i++) print $i}'); do
     [ "$src" = "$out" ] && continue
     install -D -m 0644 "$src" "$stage$src"
   done
-  contexts=(--build-context "build=$stage")
+  contexts=(--build-context "$build_stage=$stage")
 fi
 
 "$engine" build -f Containerfile -t "$image" \

@@ -13,7 +13,7 @@
 #     names; `policyrun bench otlp` in a third container sends it 1,000
 #     records more. Both stop on SIGTERM with exit status 0.
 #
-# ENGINE and IMAGE as for build.sh. BUILD_FLAGS go to build.sh, RUN_FLAGS
+# ENGINE, IMAGE and PREBUILT (a build without a registry) as for build.sh. BUILD_FLAGS go to build.sh, RUN_FLAGS
 # to every `run` (a machine whose runtime cannot set rlimits or use its
 # cgroups needs some: docs/deploy.md). SKIP_BUILD=1 tests IMAGE as it is.
 set -euo pipefail
