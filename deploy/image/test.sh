@@ -7,7 +7,8 @@
 #  2. the node agent's config (deploy/kubernetes) runs as the DaemonSet
 #     runs it: root with every capability dropped, a read-only root, the
 #     kubelet's log directories mounted read-only and the state directory
-#     writable. A CRI line written to a container's log reaches
+#     writable. A CRI line, and a Java stack trace as one record
+#     (multiline), written to a container's log reach
 #  3. the image's default pipeline (OTLP/HTTP in, JSON lines out), run
 #     as the image's non-root user on a read-only root, with its pod's
 #     names; `policyrun bench otlp` in a third container sends it 1,000
@@ -101,16 +102,25 @@ agent=$("$engine" run -d --network "container:$receiver" \
   -v "$work/state:/var/lib/policyrun" \
   "${run_flags[@]}" "$image" run /etc/policyrun/pipeline.yaml)
 waitlog "$agent" "metrics at http://"
-echo "2026-12-01T10:00:00.000000000Z stdout F order 1234 paid" >>"$work/pods/$pod_dir/0.log"
-waitlog "$receiver" '"order 1234 paid"'
+# The line after the trace ends it, as a program that goes on logging
+# would.
+printf '2026-12-01T10:00:00.000000000Z stdout F %s\n' "order 1234 paid" \
+  "java.lang.IllegalStateException: payment declined" \
+  $'\tat com.example.shop.payment.PaymentService.charge(PaymentService.java:87)' \
+  "Caused by: com.example.shop.payment.GatewayException: gateway answered 502" \
+  $'\t... 9 more' "order 1235 paid" >>"$work/pods/$pod_dir/0.log"
+waitlog "$receiver" '"order 1235 paid"'
 line=$(grep '"order 1234 paid"' <<<"$(logs "$receiver")")
 grep -q '"k8s.pod.name":"checkout-7d9f"' <<<"$line" || fail "the line reached the receiver without its pod's name: $line"
+trace=$(grep 'payment declined' <<<"$(logs "$receiver")")
+[ "$(grep -c . <<<"$trace")" = 1 ] && grep -q 'payment declined\\n\\tat com.example.*\\nCaused by: .*\\n\\t... 9 more"' <<<"$trace" &&
+  grep -q '"k8s.pod.name":"checkout-7d9f"' <<<"$trace" || fail "the stack trace did not reach the receiver as one record with its pod's name: $trace"
 
 "$engine" run --rm --network "container:$receiver" "${run_flags[@]}" "$image" \
   bench otlp --records 1000 --warmup 0 --clients 2 --wait 10s
 stop "$agent"
 [ -s "$work/state/tail.db" ] || fail "the agent saved no checkpoint in its state directory"
 stop "$receiver"
-grep -q "^input otlp.0: in 1001," <<<"$(logs "$receiver")" ||
-  { logs "$receiver" | tail -8 >&2; fail "the receiver did not take the agent's line and the 1,000 records"; }
+grep -q "^input otlp.0: in 1003," <<<"$(logs "$receiver")" ||
+  { logs "$receiver" | tail -8 >&2; fail "the receiver did not take the agent's 3 records and the 1,000"; }
 echo "test.sh: ok ($engine, $image)"
