@@ -22,8 +22,8 @@ type Stmt interface {
 	stmtNode()
 }
 
-// Decl is a declaration of a name at the top of a file: a ConstDecl or a
-// FuncDecl.
+// Decl is a declaration of a name at the top of a file: a ConstDecl, a
+// FuncDecl or a ParamDecl.
 type Decl interface {
 	Node
 	declNode()
@@ -563,8 +563,30 @@ func (p *Param) End() Pos {
 	return p.Type.End()
 }
 
+// ParamDecl is `param Name: Type` or `param Name: Type = Default`: a
+// constant whose value is given when the policy is loaded. Default is nil
+// when the parameter has none.
+type ParamDecl struct {
+	Param   Pos
+	Name    *Ident
+	Type    TypeExpr
+	Default Expr
+}
+
+func (d *ParamDecl) Pos() Pos { return d.Param }
+func (d *ParamDecl) End() Pos {
+	if d.Default != nil {
+		return d.Default.End()
+	}
+	return d.Type.End()
+}
+
 func (*ConstDecl) declNode() {}
 func (*FuncDecl) declNode()  {}
+func (*ParamDecl) declNode() {}
+
+// DeclName is the name the declaration declares.
+func (d *ParamDecl) DeclName() *Ident { return d.Name }
 
 // DeclName is the name the declaration declares.
 func (d *ConstDecl) DeclName() *Ident { return d.Name }

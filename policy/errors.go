@@ -44,6 +44,7 @@ const (
 	CodeSchemaName         = "E0030" // schema followed by a name other than otlp
 	CodeReturnOutside      = "E0031" // return outside the body of a function
 	CodeFuncHeader         = "E0032" // a fn header that is not fn name(p: T, ...) R {
+	CodeParamHeader        = "E0033" // a param declaration that is not param name: T [= E]
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -81,6 +82,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeSchemaName, "unknown schema name: the only named schema is otlp (schema otlp { ... })"},
 	{CodeReturnOutside, "return is a statement of function bodies only; a policy ends with drop or stop"},
 	{CodeFuncHeader, "a function is declared fn name(p: T, q: U = constant) R { ... }"},
+	{CodeParamHeader, "a parameter is declared param name: T, or param name: T = constant"},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -285,7 +285,8 @@ func (p *printer) file(f *File) {
 		}
 	}
 	// The declarations in source order, the schema among them: a blank
-	// line around a schema or a function, consecutive constants together.
+	// line around a schema or a function, consecutive constants (and
+	// consecutive parameters) together.
 	var decls []Node
 	if f.Schema != nil {
 		decls = append(decls, f.Schema)
@@ -295,12 +296,7 @@ func (p *printer) file(f *File) {
 	}
 	slices.SortStableFunc(decls, func(a, b Node) int { return a.Pos().Offset - b.Pos().Offset })
 	for i, d := range decls {
-		_, isConst := d.(*ConstDecl)
-		prevConst := false
-		if i > 0 {
-			_, prevConst = decls[i-1].(*ConstDecl)
-		}
-		p.item(d.Pos(), 0, !isConst || !prevConst)
+		p.item(d.Pos(), 0, i == 0 || !sameLineKind(decls[i-1], d))
 		p.decl(d)
 	}
 	for i, s := range f.Stmts {
@@ -311,6 +307,20 @@ func (p *printer) file(f *File) {
 		p.item(t.Pos(), 0, true)
 		p.test(t)
 	}
+}
+
+// sameLineKind reports whether a and b are both one-line declarations of
+// one kind (two constants, two parameters), which are laid out together.
+func sameLineKind(a, b Node) bool {
+	switch a.(type) {
+	case *ConstDecl:
+		_, ok := b.(*ConstDecl)
+		return ok
+	case *ParamDecl:
+		_, ok := b.(*ParamDecl)
+		return ok
+	}
+	return false
 }
 
 func (p *printer) decl(d Node) {
@@ -328,6 +338,15 @@ func (p *printer) decl(d Node) {
 		p.tok(d.Name.NamePos, d.Name.Name)
 		p.text(" = ")
 		p.expr(d.Value)
+	case *ParamDecl:
+		p.tok(d.Param, "param ")
+		p.tok(d.Name.NamePos, d.Name.Name)
+		p.text(": ")
+		p.inlineType(d.Type)
+		if d.Default != nil {
+			p.text(" = ")
+			p.expr(d.Default)
+		}
 	case *FuncDecl:
 		p.tok(d.Fn, "fn ")
 		p.tok(d.Name.NamePos, d.Name.Name)

@@ -251,7 +251,7 @@ func (p *parser) stmtTok() Token {
 	return IDENT
 }
 
-// sectionWord is SCHEMA, TEST, CONST or FN when the current token is that
+// sectionWord is SCHEMA, TEST, CONST, FN or PARAM when the current token is that
 // word, and IDENT otherwise.
 func (p *parser) sectionWord() Token {
 	switch {
@@ -263,6 +263,8 @@ func (p *parser) sectionWord() Token {
 		return CONST
 	case p.word(FN):
 		return FN
+	case p.word(PARAM):
+		return PARAM
 	}
 	return IDENT
 }
@@ -277,7 +279,7 @@ func (p *parser) opensSection() bool {
 		return n.tok == LBRACE || n.tok == IDENT || n.tok == NEWLINE && p.nextLineOpensBrace()
 	case TEST:
 		return n.tok == STRING || n.tok == RAWSTRING || n.tok == IDENT || n.tok == LBRACE
-	case CONST, FN:
+	case CONST, FN, PARAM:
 		return n.tok == IDENT
 	}
 	return false
@@ -296,7 +298,7 @@ func (p *parser) atStmtEnd() bool {
 // isStmtStart reports whether tok begins a statement or a top-level section.
 func isStmtStart(tok Token) bool {
 	switch tok {
-	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY, CONST, FN, RETURN:
+	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY, CONST, FN, PARAM, RETURN:
 		return true
 	}
 	return false
@@ -377,7 +379,7 @@ func (p *parser) parseFile() {
 	}
 
 	// The sections come in a fixed order; state says how far the file got.
-	// The declarations (schema, const, fn) come in any order among
+	// The declarations (schema, const, fn, param) come in any order among
 	// themselves.
 	const (
 		inHeader = iota
@@ -410,22 +412,22 @@ func (p *parser) parseFile() {
 			if state < inDecls {
 				state = inDecls
 			}
-		case CONST, FN:
+		case CONST, FN, PARAM:
 			var d Decl
-			if p.stmtTok() == CONST {
+			what := p.stmtTok()
+			switch what {
+			case CONST:
 				d = p.parseConst()
-			} else {
+			case FN:
 				d = p.parseFunc()
+			default:
+				d = p.parseParamDecl()
 			}
 			if d == nil {
 				break
 			}
 			if state > inDecls {
-				what := "const"
-				if _, ok := d.(*FuncDecl); ok {
-					what = "fn"
-				}
-				p.errorAt(d.Pos(), d.Pos().Advance(what), CodeSectionOrder, "move the declaration up, above the first statement",
+				p.errorAt(d.Pos(), d.Pos().Advance(what.String()), CodeSectionOrder, "move the declaration up, above the first statement",
 					"%s declarations come before the statements and tests", what)
 			}
 			f.Decls = append(f.Decls, d)

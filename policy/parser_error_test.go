@@ -66,6 +66,8 @@ func TestParseErrors(t *testing.T) {
 		{h + "const = 1", "2:1 E0028", "expected a statement", ""},
 		{h + "const c == 1", "2:9 E0012", "expected '=' after the name in const", ""},
 		{h + "fn if() int {\n  return 1\n}", "2:4 E0021", "reserved word", ""},
+		{h + "param env = \"prod\"", "2:11 E0033", "expected ':' and a type after the parameter env", "param env: string"},
+		{h + "set .a = 1\nparam p: int", "3:1 E0009", "param declarations come before the statements", ""},
 		{h + "test \"t\" input {}", "2:10 E0010", "after the test name", ""},
 		{h + "if .a {\n  drop\n", "2:7 E0011", "never closed", "add a }"},
 		{h + "set .a = f(.b\nset .c = 1", "2:14 E0011", "expected ')' to close the argument list opened at 2:11, found newline", ""},
@@ -198,7 +200,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nlet if = 1", "policy \"p\"\nset .a = 1 2", "policy \"p\"\nset .a =", "policy \"p\"\nfor v in .a {\n}",
 		"policy \"p\"\nschema {\n  a int\n}", "policy p", "policy \"p\"\nset .a = .b(1)", "policy \"p\"\nelse {\n}",
 		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
-		"policy \"p\"\nschema otel {\n}", "policy \"p\"\nreturn 1", "policy \"p\"\nfn f {\n}",
+		"policy \"p\"\nschema otel {\n}", "policy \"p\"\nreturn 1", "policy \"p\"\nfn f {\n}", "policy \"p\"\nparam p = 1",
 	} {
 		_, errs := ParseFile("x", []byte(src))
 		for _, e := range errs {

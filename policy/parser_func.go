@@ -1,7 +1,7 @@
 package policy
 
-// This file parses the declarations of names: const and fn, and the return
-// statement of function bodies.
+// This file parses the declarations of names: const, fn and param, and the
+// return statement of function bodies.
 
 // parseConst parses `const name = E` from the word const.
 func (p *parser) parseConst() Decl {
@@ -22,6 +22,34 @@ func (p *parser) parseConst() Decl {
 	p.next()
 	d.Value = p.parseExpr()
 	p.expectStmtEnd("const declaration")
+	return d
+}
+
+// parseParamDecl parses `param name: T [= E]` from the word param.
+func (p *parser) parseParamDecl() Decl {
+	d := &ParamDecl{Param: p.t.pos}
+	p.next()
+	if d.Name = p.declName("param"); d.Name == nil {
+		p.sync()
+		return nil
+	}
+	if p.t.tok != COLON {
+		p.errorHere(CodeParamHeader, "write param "+d.Name.Name+": string, or param "+d.Name.Name+": int = 3",
+			"expected ':' and a type after the parameter %s, found %s", d.Name.Name, p.describe())
+		p.sync()
+		return nil
+	}
+	p.next()
+	d.Type = p.parseType()
+	if _, bad := d.Type.(*BadType); bad {
+		p.sync()
+		return nil
+	}
+	if p.t.tok == ASSIGN {
+		p.next()
+		d.Default = p.parseExpr()
+	}
+	p.expectStmtEnd("param declaration")
 	return d
 }
 

@@ -292,7 +292,7 @@ func (p *parser) parseBlockBody() *Block {
 
 // startsDecl reports whether tok starts what only the top level holds.
 func startsDecl(tok Token) bool {
-	return tok == TEST || tok == SCHEMA || tok == POLICY || tok == CONST || tok == FN
+	return tok == TEST || tok == SCHEMA || tok == POLICY || tok == CONST || tok == FN || tok == PARAM
 }
 
 // bodyEnd is called before each item of a {...} body (a block, a test, an

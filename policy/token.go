@@ -74,7 +74,7 @@ const (
 	// only. The scanner returns them as IDENT, and the parser reads them as
 	// keywords where the grammar expects them (lift .k prefix "p_", drop
 	// when C, rename .a to .b, a test's input, tag and expect, the header's
-	// on_fault, schema otlp, const and fn at the start of a declaration,
+	// on_fault, schema otlp, const, fn and param at the start of a declaration,
 	// return at the start of a statement); anywhere else they are names:
 	// let tag = 1, let fn = 2.
 	contextualBeg
@@ -94,6 +94,7 @@ const (
 	CONST
 	FN
 	RETURN
+	PARAM
 	contextualEnd
 )
 
@@ -165,6 +166,7 @@ var tokens = [...]string{
 	CONST:     "const",
 	FN:        "fn",
 	RETURN:    "return",
+	PARAM:     "param",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",

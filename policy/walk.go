@@ -33,6 +33,12 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 		Inspect(n.Result, f)
 		Inspect(n.Body, f)
+	case *ParamDecl:
+		Inspect(n.Name, f)
+		Inspect(n.Type, f)
+		if n.Default != nil {
+			Inspect(n.Default, f)
+		}
 	case *Param:
 		Inspect(n.Name, f)
 		Inspect(n.Type, f)
