@@ -61,6 +61,11 @@ func WithClock(c spec.Clock) Option { return func(s *settings) { s.opts.Clock = 
 // (tests fix it: spec.SeededRandom); the default is seeded from crypto/rand.
 func WithRandom(r spec.Random) Option { return func(s *settings) { s.opts.Random = r } }
 
+// WithParams gives the policy's parameters their values, checked by
+// Compile: a parameter without a default left out, a value of the wrong
+// type and a value for no parameter are errors, every one in the *Error.
+func WithParams(p spec.Params) Option { return func(s *settings) { s.opts.Params = p } }
+
 // WithBackend runs the policy on the named backend: "vm" (the default) or
 // "lua" (the policy transpiled to Lua; the results are the same).
 func WithBackend(name string) Option { return func(s *settings) { s.backend = name } }
@@ -101,7 +106,7 @@ func Compile(filename string, src []byte, opts ...Option) (*Policy, error) {
 		}
 		p.prog, p.name, p.warnings = backend.VM{Program: vp}, vp.Name(), diags
 	} else {
-		f, info, diags := compiler.CheckFile(filename, src)
+		f, info, diags := compiler.CheckFileParams(filename, src, s.opts.Params)
 		if err := diags.Err(); err != nil {
 			return nil, err
 		}

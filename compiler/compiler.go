@@ -38,14 +38,24 @@ func WithRandom(r spec.Random) Option { return func(o *spec.Options) { o.Random 
 // Zero fields keep their defaults (spec.DefaultLimits).
 func WithLimits(l spec.Limits) Option { return func(o *spec.Options) { o.Limits = l } }
 
-// WithOptions sets the clock, the randomness and the limits at once.
+// WithParams gives the policy's parameters their values; CompileFile
+// checks them before anything runs.
+func WithParams(p spec.Params) Option { return func(o *spec.Options) { o.Params = p } }
+
+// WithOptions sets the clock, the randomness, the limits and the
+// parameters at once.
 func WithOptions(opts spec.Options) Option { return func(o *spec.Options) { *o = opts } }
 
-// CompileFile parses, checks and compiles one policy file. The diagnostics
-// are every syntax and type error and warning, sorted; the Program is nil
-// when diags.Err() is not.
+// CompileFile parses, checks and compiles one policy file, its parameters
+// given the values of WithParams. The diagnostics are every syntax and
+// type error and warning, sorted; the Program is nil when diags.Err() is
+// not.
 func CompileFile(filename string, src []byte, opts ...Option) (*vm.Program, Diagnostics) {
-	f, info, diags := CheckFile(filename, src)
+	var o spec.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	f, info, diags := CheckFileParams(filename, src, o.Params)
 	if diags.Err() != nil {
 		return nil, diags
 	}
@@ -65,12 +75,26 @@ func compileDiagnostic(filename string, f *policy.File, err error) Diagnostic {
 
 // CheckFile parses and checks one policy file, for callers that compile
 // for other backends too. The File and Info are nil after syntax errors.
+// Parameters without a default keep their values for run time
+// (check.Check): Info.Unbound says the file cannot be compiled yet.
 func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnostics) {
 	f, errs := policy.ParseFile(filename, src)
 	if len(errs) > 0 {
 		return nil, nil, diag.Sort(diag.FromSyntax(filename, errs))
 	}
 	info, diags := check.Check(f)
+	return f, info, diags
+}
+
+// CheckFileParams is CheckFile with the parameters given their values:
+// one without a value or a default is an error now, and the File and Info
+// are ready for any backend.
+func CheckFileParams(filename string, src []byte, params spec.Params) (*policy.File, *check.Info, Diagnostics) {
+	f, errs := policy.ParseFile(filename, src)
+	if len(errs) > 0 {
+		return nil, nil, diag.Sort(diag.FromSyntax(filename, errs))
+	}
+	info, diags := check.CheckParams(f, params)
 	return f, info, diags
 }
 
@@ -119,7 +143,8 @@ func Analyze(filename string, src []byte, opts ...Option) *Analysis {
 		}
 		// What only lowering finds (a policy too large for the VM's
 		// registers) is an error too: check refuses what run refuses.
-		if !ds.HasErrors() {
+		// A parameter without a value leaves nothing to lower yet.
+		if !ds.HasErrors() && !info.Unbound {
 			prog, err := Compile(f, info, opts...)
 			if err != nil {
 				ds = append(ds, compileDiagnostic(filename, f, err))

@@ -52,7 +52,7 @@ func (g *gen) expr(e policy.Expr) reg {
 		return r
 	case *policy.Ident:
 		if k := g.info.Consts[e]; k != nil {
-			return g.expr(k.Decl.Value)
+			return g.expr(k.Value)
 		}
 		l := g.info.Uses[e]
 		r, ok := g.locals[l]

@@ -55,7 +55,7 @@ func (g *gen) fold(e policy.Expr) (vm.Reg, bool) {
 		// A constant, or a parameter or local bound to a constant (an
 		// argument of an inlined call): locals are immutable.
 		if k := g.info.Consts[e]; k != nil {
-			return g.fold(k.Decl.Value)
+			return g.fold(k.Value)
 		}
 		if r, ok := g.locals[g.info.Uses[e]]; ok {
 			return g.constValue(r)

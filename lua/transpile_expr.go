@@ -34,7 +34,7 @@ func (g *gen) expr(e policy.Expr) string {
 		return "M.time"
 	case *policy.Ident:
 		if k := g.info.Consts[x]; k != nil {
-			return g.exprAs(k.Decl.Value, t)
+			return g.exprAs(k.Value, t)
 		}
 		l := g.info.Uses[x]
 		if l == nil {

@@ -28,7 +28,7 @@ const (
 	CodeExpectedPath       = "E0014" // set, remove, rename or lift of a bare name (a path starts with a dot)
 	CodeUnknownMeta        = "E0015" // %name other than %tag and %time
 	CodeMapKey             = "E0016" // a map literal key that is not a quoted string
-	CodeInList             = "E0017" // in not followed by a list literal
+	CodeInList             = "E0017" // in not followed by a list literal or a name
 	CodeUnknownType        = "E0018" // a schema type name that does not exist
 	CodeOnFault            = "E0019" // on_fault not followed by drop or keep
 	CodeTestBlock          = "E0020" // a test block missing input or expect, or with a repeated or unknown line
@@ -66,7 +66,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeExpectedPath, "set, remove, rename and lift need a record path such as .a.b, not a bare name"},
 	{CodeUnknownMeta, "unknown metadata: there are %tag and %time"},
 	{CodeMapKey, `map literal keys are quoted strings: {"key": value}`},
-	{CodeInList, "in needs a list literal on its right: x in [a, b]"},
+	{CodeInList, "in needs a list literal or the name of a constant list on its right: x in [a, b]"},
 	{CodeUnknownType, "unknown type name in a schema"},
 	{CodeOnFault, "on_fault takes drop or keep"},
 	{CodeTestBlock, "a test block has one input, at most one tag and one expect"},

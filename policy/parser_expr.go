@@ -35,7 +35,9 @@ func (p *parser) parseBinary(prec int) Expr {
 		}
 		y = p.parseBinary(next)
 		if op == IN {
-			if _, ok := Unparen(y).(*ListLit); !ok && !isBad(y) {
+			// A name may stand for a list: a constant or a parameter.
+			_, isName := Unparen(y).(*Ident)
+			if _, ok := Unparen(y).(*ListLit); !ok && !isName && !isBad(y) {
 				p.errorAt(y.Pos(), y.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
 					"in needs a list literal on its right, found %s", exprKind(y))
 			}

@@ -45,9 +45,15 @@ func (p *parser) parseParamDecl() Decl {
 		p.sync()
 		return nil
 	}
-	if p.t.tok == ASSIGN {
+	switch {
+	case p.t.tok == ASSIGN:
 		p.next()
 		d.Default = p.parseExpr()
+	case p.t.bol:
+		// array<string> ends in '>', after which the scanner makes no
+		// NEWLINE (an operator may continue on the next line): the next
+		// line's first token ends the declaration all the same.
+		return d
 	}
 	p.expectStmtEnd("param declaration")
 	return d

@@ -225,12 +225,34 @@ func SeededRandom(seed uint64) Random {
 }
 
 // Options are how a program runs on any backend: its clock, its source of
-// randomness and its limits. The zero value is the wall clock, random bits
-// from a generator seeded from crypto/rand, and DefaultLimits.
+// randomness, its limits and its parameters' values. The zero value is the
+// wall clock, random bits from a generator seeded from crypto/rand,
+// DefaultLimits, and no parameter given.
 type Options struct {
 	Clock  Clock  // nil: the wall clock, read once per run
 	Random Random // nil: a ChaCha8 generator per machine, seeded from crypto/rand
 	Limits Limits
+	// Params are checked and folded in when the policy is compiled: a
+	// parameter is a constant for the whole run.
+	Params Params
+}
+
+// Params are the values given to a policy's parameters, by name.
+type Params map[string]Param
+
+// Param is the value given to one parameter and where it was given.
+type Param struct {
+	// Value is the value as encoding/json or a YAML decoder gives it: nil,
+	// bool, a number (int, int64, uint64, float64, json.Number), string,
+	// []any, map[string]any.
+	Value any
+	// Raw says Value is a string as written on a command line: the value
+	// itself for a parameter of type string, JSON for any other type, so
+	// that --param env=prod needs no quotes.
+	Raw bool
+	// Where says where the value was given, for errors: "pipeline.yaml
+	// line 12", "--param env".
+	Where string
 }
 
 // Now returns the time now() gives in a run that starts now.

@@ -58,7 +58,7 @@ func (s *evalStats) String() string {
 }
 
 const evalUsage = `
-usage: policyrun eval --policy FILE [--backend vm|lua] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
+usage: policyrun eval --policy FILE [--param NAME=VALUE]... [--backend vm|lua] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
        policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--lua-memory-limit SIZE] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
 
 Formats: json (one record per line; for a policy with schema otlp, each
@@ -68,6 +68,10 @@ OTLP ExportLogsServiceRequest in protobuf: the whole of stdin), otlp-json
 records of each request (or all records of other inputs) go out as one
 request, regrouped by resource and scope; an OTLP record
 written as json is its view with "time" added (docs/otlp.md).
+
+--param gives a parameter of the policy its value: the text after = as it
+is for a string parameter (--param env=prod), JSON for any other type
+(--param keep=3, --param paths='["/a","/b"]').
 
 Runs the policy over the records on stdin and writes the records it keeps
 to stdout (dropped records are absent; a faulting record is written
@@ -90,6 +94,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	luaTimeout := fl.Duration("lua-timeout", lua.DefaultTimeLimit, "the time limit of a --lua call, and of the script's top level at load: a call that runs longer is stopped and its record passed through (0: no limit)")
 	luaMemory := sizeFlag(lua.DefaultMemoryLimit)
 	fl.Var(&luaMemory, "lua-memory-limit", "the memory limit of the --lua script's state: a call that would pass it is stopped, its record passed through and the state replaced (0: no limit)")
+	params := paramFlag{}
+	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
 	timeFlag := fl.String("time", "", "the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default 1970-01-01T00:00:00Z")
 	if code, ok := parseFlags(fl, args); !ok {
@@ -122,7 +128,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runner = r
 	} else {
-		r, code := loadPolicy(*policyFile, *backendName, stderr)
+		r, code := loadPolicy(*policyFile, *backendName, spec.Params(params), stderr)
 		if r == nil {
 			return code
 		}
@@ -146,9 +152,10 @@ func loadLuaScript(file, call string, lim lua.ScriptLimits, stderr io.Writer) (b
 	return s, 0
 }
 
-// loadPolicy checks a policy file and loads it on the named backend; it
-// reports problems and returns nil and the exit code.
-func loadPolicy(policyFile, name string, stderr io.Writer) (backend.Program, int) {
+// loadPolicy checks a policy file, its parameters given params, and
+// loads it on the named backend; it reports problems and returns nil and
+// the exit code.
+func loadPolicy(policyFile, name string, params spec.Params, stderr io.Writer) (backend.Program, int) {
 	b, err := backend.Lookup(name)
 	if err != nil {
 		err = fmt.Errorf("%w; eval runs one backend (policyrun test compares them all)", err)
@@ -162,12 +169,12 @@ func loadPolicy(policyFile, name string, stderr io.Writer) (backend.Program, int
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}
-	f, info, diags := compiler.CheckFile(policyFile, src)
+	f, info, diags := compiler.CheckFileParams(policyFile, src, params)
 	if diags.HasErrors() {
 		diag.WriteText(stderr, src, diags)
 		return nil, 1
 	}
-	runner, err := b.Load(f, info, spec.Options{})
+	runner, err := b.Load(f, info, spec.Options{Params: params})
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1

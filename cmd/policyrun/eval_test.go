@@ -237,3 +237,43 @@ test "masks" {
 		t.Errorf("disasm: exit %d: %s%s", code, out, errs)
 	}
 }
+
+// eval --param gives a policy's parameters their values on both backends
+// alike, a string bare and the rest as JSON; every mistake in the values
+// is reported at once, before any record, and check needs no values.
+func TestEvalParams(t *testing.T) {
+	p := writePolicy(t, `policy "p"
+param env: string
+param keep: int = 3
+param skip: array<string> = ["/healthz"]
+param prefix: string = "^/api/"
+drop when .path in skip
+set .env = env
+set .k = keep + 1
+set .api = matches(as_string(.path) ?? "", prefix)
+`)
+	in := `{"path":"/healthz"}` + "\n" + `{"path":"/v/x"}` + "\n" + `{"path":"/w"}` + "\n"
+	for _, backend := range []string{"vm", "lua"} {
+		code, out, errs := runWith(in, "eval", "--policy", p, "--backend", backend,
+			"--param", "env=prod", "--param", `skip=["/v/x"]`, "--param", "prefix=^/w")
+		want := `{"path":"/healthz","env":"prod","k":4,"api":false}` + "\n" + `{"path":"/w","env":"prod","k":4,"api":true}` + "\n"
+		if code != 0 || out != want {
+			t.Errorf("eval --backend %s: exit %d, out %q, err %s", backend, code, out, errs)
+		}
+	}
+	code, out, errs := runWith(in, "eval", "--policy", p, "--param", "keep=three", "--param", "evn=prod")
+	for _, want := range []string{"E0610", "parameter env has no value", "E0611", "did you mean env?", "E0612", `keep is the string "three"`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("bad values: no %q in %s", want, errs)
+		}
+	}
+	if code != 1 || out != "" {
+		t.Errorf("bad values: exit %d, out %q", code, out)
+	}
+	if code, _, errs := runWith("", "eval", "--policy", p, "--param", "env"); code != 2 || !strings.Contains(errs, "name=value") {
+		t.Errorf("--param env: exit %d: %s", code, errs)
+	}
+	if code, out, errs := runWith("", "check", p); code != 0 {
+		t.Errorf("check: exit %d: %s%s", code, out, errs)
+	}
+}

@@ -328,7 +328,7 @@ func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
 func (c *checker) constParam(f *builtin.Func, a policy.Expr) {
 	lit, ok := c.constLit(a)
 	if !ok {
-		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
+		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
 			what := map[string]string{"tz": "zone", "fmt": "format"}[f.Const]
 			if what == "" {
 				what = f.Const

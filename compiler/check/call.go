@@ -117,7 +117,7 @@ func (c *checker) isPath(e policy.Expr) bool {
 func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 	lit, ok := c.constLit(a)
 	if !ok {
-		if t := c.info.Types[a]; t == nil || !t.IsInvalid() {
+		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
 			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
 				WithHint("%s", c.constHintFor(a, "patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const")))

@@ -9,6 +9,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Info is what the checker learned about a file, for the code generator and
@@ -60,6 +61,10 @@ type Info struct {
 	// each declaration.
 	Funcs     map[*policy.CallExpr]*Func
 	FuncDecls map[*policy.FuncDecl]*Func
+	// Unbound is set when a parameter's value comes at run time only
+	// (Check, not CheckParams): the file checks, but no backend can
+	// compile it until the value is known.
+	Unbound bool
 }
 
 // Args returns the arguments of the call e, those it leaves out filled in
@@ -101,9 +106,15 @@ type InSet struct {
 
 // Check type-checks f and returns what it learned and every diagnostic
 // (sorted; errors and warnings). It does not stop at the first error.
-func Check(f *policy.File) (*Info, diag.List) {
+// Parameters without a default are typed by their declaration, their
+// values left to run time (CheckParams gives them).
+func Check(f *policy.File) (*Info, diag.List) { return check(f, nil, false) }
+
+func check(f *policy.File, params spec.Params, bound bool) (*Info, diag.List) {
 	c := &checker{
-		file: f,
+		params: params,
+		bound:  bound,
+		file:   f,
 		info: &Info{
 			Types:         map[policy.Expr]*types.Type{},
 			Guards:        map[policy.Expr]*types.Type{},
@@ -133,6 +144,9 @@ func Check(f *policy.File) (*Info, diag.List) {
 	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
 	c.decls(f.Decls)
+	if bound {
+		c.unknownParams()
+	}
 	st := &state{root: c.info.Root}
 	c.scope = &scope{names: map[string]*Local{}}
 	c.stmts(f.Stmts, st)
@@ -180,6 +194,10 @@ type checker struct {
 	// the constants whose values are being typed, innermost last.
 	fn      *funcCtx
 	inConst []*Const
+	// params are the values given to the parameters; bound says they
+	// were given (CheckParams), so that one left out is an error.
+	params spec.Params
+	bound  bool
 }
 
 type scope struct {

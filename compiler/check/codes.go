@@ -55,6 +55,10 @@ const (
 	CodeFuncStmt      = "E0606" // drop, stop or for in a function body
 	CodeDupDecl       = "E0607" // a const or fn declared twice, or a fn with a built-in's name
 	CodeParamDefault  = "E0608" // a parameter default that is not a constant of the parameter's type
+	CodeParamType     = "E0609" // a param declared of a type no config value has (an object, a timestamp, an optional)
+	CodeParamMissing  = "E0610" // a param without a default given no value
+	CodeParamUnknown  = "E0611" // a value given for a param the policy does not declare
+	CodeParamValue    = "E0612" // a param given a value of another type than its declared one
 	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
@@ -118,6 +122,10 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeFuncStmt, "a function body holds let, if and return: it cannot drop, stop or loop"},
 	{CodeDupDecl, "a file declares each constant and function once, and a function cannot take a built-in's name"},
 	{CodeParamDefault, "a parameter's default is a constant of the parameter's type"},
+	{CodeParamType, "a policy's parameter is a bool, int, float or string, or an array or map of one of them"},
+	{CodeParamMissing, "a parameter without a default must be given a value when the policy is loaded"},
+	{CodeParamUnknown, "a value is given for a parameter the policy does not declare"},
+	{CodeParamValue, "a parameter's value must have the parameter's declared type"},
 	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},

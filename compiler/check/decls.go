@@ -11,13 +11,18 @@ import (
 	"github.com/policyrun/policyrun/policy"
 )
 
-// Const is a constant a const declaration names. Backends compile a use
-// of it as its value, which is made of literals, operators and other
-// constants only.
+// Const is a constant a const or param declaration names. Backends
+// compile a use of it as its Value, which is made of literals, operators
+// and other constants only.
 type Const struct {
-	Name string
-	Decl *policy.ConstDecl
-	Type *types.Type
+	Name  string
+	Decl  *policy.ConstDecl // nil for a parameter
+	Param *policy.ParamDecl // nil for a const
+	Type  *types.Type
+	// Value is what a use stands for: a const's value; a parameter's
+	// given value as a literal, or its default; nil for a parameter whose
+	// value comes at run time (Info.Unbound).
+	Value policy.Expr
 	// checking is set while the value is typed: meeting the constant
 	// again then is a cycle.
 	checking bool
@@ -94,7 +99,9 @@ func (c *checker) decls(ds []policy.Decl) {
 		c.globals[id.Name] = d
 		switch d := d.(type) {
 		case *policy.ConstDecl:
-			c.consts[id.Name] = &Const{Name: id.Name, Decl: d}
+			c.consts[id.Name] = &Const{Name: id.Name, Decl: d, Value: d.Value}
+		case *policy.ParamDecl:
+			c.consts[id.Name] = &Const{Name: id.Name, Param: d}
 		case *policy.FuncDecl:
 			f := &Func{Name: id.Name, Decl: d}
 			c.funcs[id.Name] = f
@@ -102,7 +109,7 @@ func (c *checker) decls(ds []policy.Decl) {
 		}
 	}
 	for _, d := range ds {
-		if k := c.consts[d.DeclName().Name]; k != nil && k.Decl == d {
+		if k := c.consts[d.DeclName().Name]; k != nil && (k.Decl == d || k.Param == d) {
 			c.constType(k)
 		}
 	}
@@ -132,7 +139,9 @@ func (c *checker) constType(k *Const) *types.Type {
 	saved, savedFn := c.scope, c.fn
 	c.scope, c.fn = &scope{names: map[string]*Local{}}, nil
 	c.inConst = append(c.inConst, k)
-	if c.constExpr(k.Decl.Value) {
+	if k.Param != nil {
+		k.Type = c.paramType(k)
+	} else if c.constExpr(k.Decl.Value) {
 		k.Type = c.expr(k.Decl.Value, &state{root: types.ObjectOf(true)})
 	} else {
 		k.Type = types.InvalidType
@@ -199,15 +208,33 @@ func (c *checker) constLit(e policy.Expr) (*policy.BasicLit, bool) {
 			return x, x.Kind == policy.LitString
 		case *policy.Ident:
 			k := c.info.Consts[x]
-			if k == nil {
+			if k == nil || k.Value == nil {
 				return nil, false
 			}
-			e = k.Decl.Value
+			e = k.Value
 			continue
 		}
 		return nil, false
 	}
 	return nil, false
+}
+
+// unboundConst reports whether e names a parameter whose value comes at
+// run time, directly or through constants: a constant all the same, whose
+// value is checked where it is given (CheckParams).
+func (c *checker) unboundConst(e policy.Expr) bool {
+	for range 100 { // constants are acyclic (E0603): 100 is plenty
+		id, ok := policy.Unparen(e).(*policy.Ident)
+		k := c.info.Consts[id]
+		if !ok || k == nil {
+			return false
+		}
+		if k.Value == nil {
+			return k.Param != nil
+		}
+		e = k.Value
+	}
+	return false
 }
 
 // signature resolves f's parameter and result types and checks the
@@ -224,7 +251,7 @@ func (c *checker) signature(f *Func) {
 				WithHint("give each parameter its own name"))
 		}
 		if p.Default != nil {
-			c.paramDefault(f, p, t)
+			c.paramDefault(p.Name, p.Default, t)
 		}
 		f.Params = append(f.Params, c.declare(p.Name, Param, t))
 	}
@@ -232,22 +259,23 @@ func (c *checker) signature(f *Func) {
 	c.scope = saved
 }
 
-// paramDefault checks the default of the parameter p of type t.
-func (c *checker) paramDefault(f *Func, p *policy.Param, t *types.Type) {
+// paramDefault checks the default def of the parameter name (of a
+// function, or of the policy) of type t.
+func (c *checker) paramDefault(name *policy.Ident, def policy.Expr, t *types.Type) {
 	saved := c.scope
 	c.scope = &scope{names: map[string]*Local{}}
 	defer func() { c.scope = saved }()
-	if !c.constExpr(p.Default) {
+	if !c.constExpr(def) {
 		return
 	}
-	d := c.expr(p.Default, &state{root: types.ObjectOf(true)})
+	d := c.expr(def, &state{root: types.ObjectOf(true)})
 	switch {
 	case d.IsInvalid() || t.IsInvalid():
-	case types.NonOptional(t).Kind == types.Float && intLit(p.Default):
-		c.asFloat(p.Default)
+	case types.NonOptional(t).Kind == types.Float && intLit(def):
+		c.asFloat(def)
 	case !types.AssignableTo(d, t):
-		c.report(diag.Errorf(p.Default, CodeParamDefault, "the default of %s is %s, but %s is %s", p.Name.Name, d, p.Name.Name, t).
-			WithLabel("%s is %s", exprText(p.Default), d).
+		c.report(diag.Errorf(def, CodeParamDefault, "the default of %s is %s, but %s is %s", name.Name, d, name.Name, t).
+			WithLabel("%s is %s", exprText(def), d).
 			WithHint("give a default of the parameter's type, or change the type"))
 	}
 }

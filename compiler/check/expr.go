@@ -445,12 +445,44 @@ func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 	x := c.expr(e.X, st)
 	list, ok := policy.Unparen(e.Y).(*policy.ListLit)
 	if !ok {
-		c.expr(e.Y, st)
+		// x in name: a constant or a parameter that is an array.
+		yt := c.expr(e.Y, st)
+		if c.unboundConst(e.Y) && yt.Kind == types.Array {
+			return types.BoolType // the set is built when the value is given
+		}
+		if l, lok := c.constList(e.Y); lok {
+			return c.inSet(e, x, l, st)
+		}
 		c.report(diag.Errorf(e.Y, CodeInList, "in needs a constant list").
 			WithHint("write %s in [\"a\", \"b\"]", exprText(e.X)))
 		return types.BoolType
 	}
 	c.info.Types[e.Y] = c.list(list, st)
+	return c.inSet(e, x, list, st)
+}
+
+// constList is the list literal e names through constants, as a given
+// parameter's value or a const's.
+func (c *checker) constList(e policy.Expr) (*policy.ListLit, bool) {
+	for range 100 { // constants are acyclic (E0603): 100 is plenty
+		switch x := policy.Unparen(e).(type) {
+		case *policy.ListLit:
+			return x, true
+		case *policy.Ident:
+			k := c.info.Consts[x]
+			if k == nil || k.Value == nil {
+				return nil, false
+			}
+			e = k.Value
+			continue
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// inSet records the constant set of x in list, e's right side.
+func (c *checker) inSet(e *policy.BinaryExpr, x *types.Type, list *policy.ListLit, st *state) *types.Type {
 	base := types.NonOptional(x)
 	set := &InSet{Elem: base}
 	seen := map[any]bool{}

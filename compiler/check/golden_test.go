@@ -10,19 +10,41 @@ import (
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/internal/golden"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/spec"
 )
 
-// checkSource parses and checks src as the check command does.
+// checkSource parses and checks src as the check command does, or, when
+// src has lines "# --param name=value" (or "# --params none"), with those
+// values, as eval does.
 func checkSource(name string, src []byte) (*Info, []diag.Diagnostic) {
 	f, errs := policy.ParseFile(name, src)
 	ds := diag.FromSyntax(name, errs)
 	var info *Info
 	if f != nil {
 		var more []diag.Diagnostic
-		info, more = Check(f)
+		if params, ok := paramsIn(src); ok {
+			info, more = CheckParams(f, params)
+		} else {
+			info, more = Check(f)
+		}
 		ds = append(ds, more...)
 	}
 	return info, diag.Sort(ds)
+}
+
+// paramsIn reads the parameter values a test source gives in comments.
+func paramsIn(src []byte) (spec.Params, bool) {
+	params, bound := spec.Params{}, false
+	for _, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(line, "# --param") {
+			continue
+		}
+		bound = true
+		if name, value, ok := strings.Cut(strings.TrimPrefix(line, "# --param "), "="); ok {
+			params[name] = spec.Param{Value: value, Raw: true, Where: "--param " + name}
+		}
+	}
+	return params, bound
 }
 
 // TestGolden checks every testdata/*.policy and compares the rendered
