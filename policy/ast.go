@@ -605,7 +605,7 @@ const (
 	ExpectFault                     // expect fault
 )
 
-// Test is a `test "name" { input ...; tag ...; expect ... }` block. Input and
+// Test is a `test "name" { param ...; input ...; tag ...; expect ... }` block. Input and
 // Expect are literal expressions (MapLit, ListLit, BasicLit, nested); the
 // checker verifies that they are constant JSON values.
 type Test struct {
@@ -622,8 +622,23 @@ type Test struct {
 	Expect    ExpectKind
 	Want      Expr // the expected record when Expect == ExpectRecord
 
+	// Params are the test's `param name value` lines: the values of the
+	// policy's parameters the test loads it with.
+	Params []*TestParam
+
 	Rbrace Pos
 }
+
+// TestParam is `param Name Value` in a test block; Value is a constant
+// JSON literal, as an input is.
+type TestParam struct {
+	Param Pos
+	Name  *Ident
+	Value Expr
+}
+
+func (t *TestParam) Pos() Pos { return t.Param }
+func (t *TestParam) End() Pos { return t.Value.End() }
 
 func (t *Test) Pos() Pos { return t.Test }
 func (t *Test) End() Pos { return t.Rbrace.Advance("}") }

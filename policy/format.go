@@ -485,6 +485,13 @@ func (p *printer) test(t *Test) {
 			p.expr(t.Input)
 		}})
 	}
+	for _, prm := range t.Params {
+		lines = append(lines, line{prm.Param, func() {
+			p.tok(prm.Param, "param  ")
+			p.tok(prm.Name.NamePos, prm.Name.Name+" ")
+			p.expr(prm.Value)
+		}})
+	}
 	if t.Tag != nil {
 		lines = append(lines, line{t.Tag.Pos(), func() {
 			p.text("tag    ")

@@ -262,7 +262,7 @@ func (p *parser) parseTest() *Test {
 	what := "test " + strconv.Quote(t.Name)
 	var tagPos Pos
 	for {
-		if rbrace, done := p.bodyEnd(t.Lbrace, isStmtStart, "add a } after the test's expect line", what); done {
+		if rbrace, done := p.bodyEnd(t.Lbrace, startsTestEnd, "add a } after the test's expect line", what); done {
 			t.Rbrace = rbrace
 			break
 		}
@@ -275,6 +275,10 @@ func (p *parser) parseTest() *Test {
 			p.nextWord()
 			t.Input = p.parseExpr()
 			p.expectStmtEnd("input value")
+		case p.word(PARAM):
+			if prm := p.parseTestParam(t); prm != nil {
+				t.Params = append(t.Params, prm)
+			}
 		case p.word(TAG):
 			if tagPos.IsValid() {
 				p.errorHere(CodeTestBlock, "", "second tag in test %q; the first is at %s", t.Name, tagPos)
@@ -304,8 +308,8 @@ func (p *parser) parseTest() *Test {
 			}
 			p.expectStmtEnd("expected value")
 		default:
-			p.errorHere(CodeTestBlock, "a test block holds input {json}, an optional tag \"t\", and expect {json} | dropped | fault",
-				"expected input, tag or expect in a test block, found %s", p.describe())
+			p.errorHere(CodeTestBlock, "a test block holds input {json}, an optional tag \"t\", param lines, and expect {json} | dropped | fault",
+				"expected input, tag, param or expect in a test block, found %s", p.describe())
 			p.sync()
 		}
 	}
@@ -319,4 +323,31 @@ func (p *parser) parseTest() *Test {
 	}
 	p.expectStmtEnd("test block")
 	return t
+}
+
+// startsTestEnd reports whether tok, at the start of a line in a test
+// block, shows the block's } is missing: a statement or a declaration,
+// but not param, which is a test's line too.
+func startsTestEnd(tok Token) bool { return tok != PARAM && isStmtStart(tok) }
+
+// parseTestParam parses `param name value` in the test t: the value one
+// of the policy's parameters has in this test.
+func (p *parser) parseTestParam(t *Test) *TestParam {
+	prm := &TestParam{Param: p.t.pos}
+	p.nextWord()
+	if p.t.tok != IDENT && !p.t.tok.IsKeyword() {
+		p.errorHere(CodeTestBlock, `write param env "prod": the parameter's name and its value`, "expected a parameter name after param, found %s", p.describe())
+		p.sync()
+		return nil
+	}
+	prm.Name = &Ident{NamePos: p.t.pos, Name: p.t.lit}
+	p.next()
+	for _, prev := range t.Params {
+		if prev.Name.Name == prm.Name.Name {
+			p.errorAt(prm.Name.Pos(), prm.Name.End(), CodeTestBlock, "", "second param %s in test %q; the first is at %s", prm.Name.Name, t.Name, prev.Param)
+		}
+	}
+	prm.Value = p.parseExpr()
+	p.expectStmtEnd("param value")
+	return prm
 }

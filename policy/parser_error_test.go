@@ -108,7 +108,7 @@ func TestParseErrors(t *testing.T) {
 		{h + "test \"t\" {\n  input {}\n  input {}\n  expect dropped\n}", "4:3 E0020", "second input", ""},
 		{h + "test \"t\" {\n  input {}\n  tag \"a\"\n  tag \"b\"\n  expect dropped\n}", "5:3 E0020", "second tag", ""},
 		{h + "test \"t\" {\n  input {}\n  expect dropped\n  expect fault\n}", "5:3 E0020", "second expect", ""},
-		{h + "test \"t\" {\n  input {}\n  output {}\n  expect dropped\n}", "4:3 E0020", "expected input, tag or expect", ""},
+		{h + "test \"t\" {\n  input {}\n  output {}\n  expect dropped\n}", "4:3 E0020", "expected input, tag, param or expect", ""},
 		{h + "let if = 1", "2:5 E0021", "if is a reserved word", "if_"},
 		{h + "for in, v in .m {\n}", "2:5 E0021", "in is a reserved word", "policy set remove"},
 		// One error for a reserved word used as a name: its uses read as

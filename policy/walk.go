@@ -138,6 +138,12 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Want != nil {
 			Inspect(n.Want, f)
 		}
+		for _, prm := range n.Params {
+			Inspect(prm, f)
+		}
+	case *TestParam:
+		Inspect(n.Name, f)
+		Inspect(n.Value, f)
 	}
 }
 

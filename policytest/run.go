@@ -6,6 +6,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler/check"
+	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -30,11 +31,15 @@ func (r Result) Name() string { return r.Test.Name }
 // RunFile runs every test block of f (parsed, and checked without errors
 // into info) on every backend, in the order given, and returns one Result
 // per test in source order.
+//
+// A policy with parameters is loaded once per test, with the values of
+// the test's param lines: a parameter is a constant of the load.
 func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Result {
-	runners := make([]backend.Program, len(backends))
-	loadErr := make([]error, len(backends))
-	for i, b := range backends {
-		runners[i], loadErr[i] = b.Load(f, info, TestOptions())
+	withParams := declaresParams(f)
+	var runners []backend.Program
+	var loadErr []error
+	if !withParams {
+		runners, loadErr = loadAll(f, info, backends)
 	}
 	var out []Result
 	for _, t := range f.Tests {
@@ -42,6 +47,15 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 			continue
 		}
 		res := Result{File: f.Filename, Test: t}
+		if withParams {
+			tinfo, msgs := checkParams(f, t)
+			if len(msgs) > 0 {
+				res.Failures = msgs
+				out = append(out, res)
+				continue
+			}
+			runners, loadErr = loadAll(f, tinfo, backends)
+		}
 		runs := make([]run, 0, len(backends))
 		for i, b := range backends {
 			if loadErr[i] != nil {
@@ -67,6 +81,47 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 		out = append(out, res)
 	}
 	return out
+}
+
+func loadAll(f *policy.File, info *check.Info, backends []backend.Backend) ([]backend.Program, []error) {
+	runners := make([]backend.Program, len(backends))
+	loadErr := make([]error, len(backends))
+	for i, b := range backends {
+		runners[i], loadErr[i] = b.Load(f, info, TestOptions())
+	}
+	return runners, loadErr
+}
+
+func declaresParams(f *policy.File) bool {
+	for _, d := range f.Decls {
+		if _, ok := d.(*policy.ParamDecl); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// checkParams checks f with the values of t's param lines, and returns
+// its errors as failures of the test: a value missing, unknown or of the
+// wrong type.
+func checkParams(f *policy.File, t *policy.Test) (*check.Info, []string) {
+	params := spec.Params{}
+	var msgs []string
+	for _, prm := range t.Params {
+		v, err := LitValue(prm.Value)
+		if err != nil {
+			msgs = append(msgs, fmt.Sprintf("param %s: %v", prm.Name.Name, err))
+			continue
+		}
+		params[prm.Name.Name] = spec.Param{Value: v, Where: fmt.Sprintf("line %d (test %q)", prm.Param.Line, t.Name)}
+	}
+	info, ds := check.CheckParams(f, params)
+	for _, d := range ds {
+		if d.Severity == diag.Error {
+			msgs = append(msgs, fmt.Sprintf("%d:%d: error[%s]: %s", d.Pos.Line, d.Pos.Col, d.Code, d.Msg))
+		}
+	}
+	return info, msgs
 }
 
 // run is what one backend did with one test input.

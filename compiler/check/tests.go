@@ -7,7 +7,8 @@ import (
 )
 
 // tests checks the test blocks: constant JSON objects for input and
-// expect, unique names, and inputs that fit the schema.
+// expect, unique names, inputs that fit the schema, and param lines of
+// declared parameters with constant values.
 func (c *checker) tests(ts []*policy.Test) {
 	names := map[string]*policy.Test{}
 	for _, t := range ts {
@@ -26,6 +27,17 @@ func (c *checker) tests(ts []*policy.Test) {
 				c.report(constErr(bad, t.Input, CodeTestInput, "test input"))
 			} else if t.Expect != policy.ExpectFault && !(t.Expect == policy.ExpectDropped && c.file.OnFault == policy.OnFaultDrop) {
 				c.fitsSchema(t.Input.(*policy.MapLit), c.info.Root, path{root: true})
+			}
+		}
+		for _, prm := range t.Params {
+			if k := c.consts[prm.Name.Name]; k == nil || k.Param == nil {
+				c.report(diag.Errorf(prm.Name, CodeParamUnknown, "policy %s has no parameter %s", c.file.Name, prm.Name.Name).
+					WithHint("a test gives values to the parameters the policy declares with param"))
+			}
+			if bad := nonConst(prm.Value); bad != nil {
+				c.report(diag.Errorf(bad, CodeTestInput, "the value of param %s must be constant JSON", prm.Name.Name).
+					WithLabel("%s is not a JSON value", exprText(bad)).
+					WithHint("tests give values literally: strings, numbers, true, false, null, arrays and objects"))
 			}
 		}
 		if t.Expect == policy.ExpectRecord && t.Want != nil {
