@@ -37,11 +37,11 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w or %s", err, config.ScriptBackend)
 	}
-	file, info, diags := compiler.CheckFile(path, src)
+	file, info, diags := compiler.CheckFileParams(path, src, f.Params)
 	if diags.HasErrors() {
 		return nil, policyErrors(src, diags)
 	}
-	prog, err := b.Load(file, info, spec.Options{})
+	prog, err := b.Load(file, info, spec.Options{Params: f.Params})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (c *checker) paramType(k *Const) *types.Type {
 		if err != "" {
 			c.report(diag.Errorf(d.Name, CodeParamValue, "the value of parameter %s is %s, not %s", d.Name.Name, err, t).
 				WithLabel("given at %s", where(v)).
-				WithHint("give %s a value of type %s (JSON for arrays and maps)", d.Name.Name, t))
+				WithHint("give %s a value of type %s, such as %s", d.Name.Name, t, exampleValue(t)))
 			return t
 		}
 		c.expr(e, &state{root: types.ObjectOf(true)})
@@ -273,4 +273,21 @@ func describeValue(v any) string {
 		return "the number " + strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// exampleValue is a value of the parameter type t, written as JSON.
+func exampleValue(t *types.Type) string {
+	switch t.Kind {
+	case types.Bool:
+		return "true"
+	case types.Int:
+		return "3"
+	case types.Float:
+		return "0.5"
+	case types.Array:
+		return "[" + exampleValue(t.Elem) + "]"
+	case types.Map:
+		return `{"k": ` + exampleValue(t.Elem) + "}"
+	}
+	return `"text"`
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/spec"
 
 	"go.yaml.in/yaml/v3"
 
@@ -174,6 +175,11 @@ type Filter struct {
 	// says otherwise, 0 for none.
 	TimeLimit   time.Duration
 	MemoryLimit int64
+
+	// Params are the values of the policy's parameters (filter policy
+	// only), each with its line: the stage checks them against the
+	// policy's declarations when it loads it.
+	Params spec.Params
 }
 
 // Output is one output section.
@@ -424,6 +430,7 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		keys["file"] = func(v *yaml.Node) { f.File = d.str(v) }
 		keys["backend"] = func(v *yaml.Node) { f.Backend = d.oneOf(v, "backend", append(backend.Names(), ScriptBackend)...) }
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
+		keys["params"] = func(v *yaml.Node) { f.Params = d.params(v) }
 	case "lua":
 		// Fluent Bit's own spelling of a Lua filter: script + call.
 		f.Backend = ScriptBackend
@@ -460,6 +467,9 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		d.errorf(n.Line, "a Lua script filter needs call: the name of the function to call for each record")
 	case f.Backend != ScriptBackend && f.Call != "":
 		d.errorf(n.Line, "call is only for backend lua_script (a Fluent Bit-style Lua filter)")
+	}
+	if f.Backend == ScriptBackend && f.Params != nil {
+		d.errorf(n.Line, "params are only for a policy: a Lua script has no parameters")
 	}
 	if f.Backend != ScriptBackend && limitLine > 0 {
 		d.errorf(limitLine, "time_limit and memory_limit are only for backend lua_script (a Fluent Bit-style Lua filter)")
