@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
 	policysrc "github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -18,18 +22,24 @@ import (
 //	processors:
 //	  policyrun:
 //	    policies: [redact.policy, route.policy]
+//	    params: {env: prod, keep_octets: 2}
 type Config struct {
 	// Policies are policy files, run in order over every log record: a
 	// record one drops goes no further. Relative paths are from the
 	// Collector's working directory.
 	Policies []string `mapstructure:"policies"`
+	// Params are the values of the policies' parameters, by name: each
+	// policy takes the ones it declares, so that policies of one
+	// processor share a value such as env; a name no policy declares is
+	// an error.
+	Params map[string]any `mapstructure:"params"`
 }
 
 // Validate compiles every policy, so that `validate` and the start of the
 // Collector report every diagnostic of every policy, as `policyrun
 // check` renders them.
 func (c *Config) Validate() error {
-	_, _, err := compilePolicies(c.Policies)
+	_, _, err := compilePolicies(c.Policies, c.Params)
 	return err
 }
 
@@ -49,10 +59,15 @@ type policy struct {
 // policies that do not compile (in policyrun check's text), policies
 // whose schema is not for OTLP records. The warnings of policies that
 // compile are returned as text, for the log.
-func compilePolicies(files []string) ([]policy, string, error) {
+func compilePolicies(files []string, values map[string]any) ([]policy, string, error) {
 	if len(files) == 0 {
 		return nil, "", errors.New("policies: name at least one policy file")
 	}
+	params := make(spec.Params, len(values))
+	for k, v := range values {
+		params[k] = spec.Param{Value: v, Where: "the processor's params"}
+	}
+	declared := map[string]bool{}
 	var out []policy
 	var problems, warnings bytes.Buffer
 	nerr, nwarn, nbad := 0, 0, 0
@@ -63,9 +78,10 @@ func compilePolicies(files []string) ([]policy, string, error) {
 			nbad++
 			continue
 		}
-		f, info, ds := compiler.CheckFile(name, src)
+		f, info, ds := compiler.CheckFileParams(name, src, params)
+		ds = ownParams(f, ds, declared)
 		if ds.HasErrors() {
-			ds = compiler.Diagnose(name, src) // all of them, as check shows them
+			ds = withParamErrors(compiler.Diagnose(name, src), ds) // all of them, as check shows them
 		}
 		e, w := ds.Count()
 		nerr, nwarn = nerr+e, nwarn+w
@@ -98,12 +114,44 @@ func compilePolicies(files []string) ([]policy, string, error) {
 		pl, why := compilePlan(f, info)
 		out = append(out, policy{name: pname, prog: prog, plan: pl, why: why})
 	}
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if !declared[k] {
+			fmt.Fprintf(&problems, "params: no policy declares a parameter %s\n\n", k)
+			nerr++
+			nbad++
+		}
+	}
 	if nbad > 0 {
 		return nil, "", fmt.Errorf("policies do not load (%s, %s in %s):\n\n%s",
 			plural(nerr, "error"), plural(nwarn, "warning"), plural(len(files), "file"),
 			strings.TrimRight(problems.String(), "\n"))
 	}
 	return out, strings.TrimRight(warnings.String(), "\n"), nil
+}
+
+// ownParams drops from ds the values given for parameters f does not
+// declare: the processor's params serve all its policies. It adds f's
+// parameters to declared.
+func ownParams(f *policysrc.File, ds compiler.Diagnostics, declared map[string]bool) compiler.Diagnostics {
+	if f != nil {
+		for _, d := range f.Decls {
+			if p, ok := d.(*policysrc.ParamDecl); ok {
+				declared[p.Name.Name] = true
+			}
+		}
+	}
+	return slices.DeleteFunc(ds, func(d diag.Diagnostic) bool { return d.Code == check.CodeParamUnknown })
+}
+
+// withParamErrors adds to all, which Diagnose found without the params,
+// the errors of the params' values that checked found.
+func withParamErrors(all, checked compiler.Diagnostics) compiler.Diagnostics {
+	for _, d := range checked {
+		if d.Code == check.CodeParamMissing || d.Code == check.CodeParamValue {
+			all = append(all, d)
+		}
+	}
+	return diag.Sort(all)
 }
 
 func plural(n int, word string) string {
