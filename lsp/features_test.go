@@ -114,3 +114,26 @@ func TestHoverNarrowedAndSetDefinition(t *testing.T) {
 		t.Errorf("definition of .c: %+v", locs)
 	}
 }
+
+// Hover on a parameter, at a use or at its declaration, shows its
+// declaration and where its value comes from; a constant its type.
+func TestHoverParamsAndConsts(t *testing.T) {
+	text := "policy \"p\"\nparam env: string\nparam keep: int = 3\nconst limit = keep * 2\nset .e = env\nset .k = keep + limit\n"
+	s := &server{w: &writer{w: io.Discard}, docs: map[string]*document{}}
+	d := newDocument("file:///p.policy", 1, text)
+	for _, tt := range []struct {
+		at   int
+		want string
+	}{
+		{strings.Index(text, "= env") + 3, "param env: string"},
+		{strings.Index(text, "env:") + 1, "param env: string"},
+		{strings.Index(text, "= keep +") + 3, "param keep: int = 3"},
+		{strings.Index(text, "keep +") + 1, "declared at line 3: its value is given when the policy is loaded"},
+		{strings.LastIndex(text, "limit") + 1, "const limit: int"},
+	} {
+		h, _ := s.hover(d, tt.at).(hover)
+		if !strings.Contains(h.Contents.Value, tt.want) {
+			t.Errorf("hover at %d: %q, want %q", tt.at, h.Contents.Value, tt.want)
+		}
+	}
+}

@@ -85,7 +85,13 @@ func (s *server) hover(d *document, off int) any {
 			text = callDoc(an.info, at.call)
 		case an.info.Consts[n] != nil:
 			k := an.info.Consts[n]
-			text = code("const "+k.Name+": "+typeText(k.Type)) + fmt.Sprintf("\n\ndeclared at line %d", k.Decl.Const.Line)
+			if k.Param != nil {
+				text = paramDoc(d, k.Param)
+			} else {
+				text = code("const "+k.Name+": "+typeText(k.Type)) + fmt.Sprintf("\n\ndeclared at line %d", k.Decl.Const.Line)
+			}
+		case declaredParam(an.file, n) != nil:
+			text = paramDoc(d, declaredParam(an.file, n))
 		case an.info.Defs[n] != nil:
 			l := an.info.Defs[n]
 			text = localDoc(l, l.Type)
@@ -116,6 +122,29 @@ func (s *server) hover(d *document, off int) any {
 		return nil
 	}
 	return hover{Contents: markupContent{Kind: "markdown", Value: text}, Range: &rng}
+}
+
+// paramDoc is a parameter's declaration and where its value comes from.
+func paramDoc(d *document, p *policy.ParamDecl) string {
+	decl := "param " + p.Name.Name + ": " + d.source(p.Type)
+	if p.Default != nil {
+		decl += " = " + d.source(p.Default)
+	}
+	return code(decl) + fmt.Sprintf("\n\nparameter declared at line %d: its value is given when the policy is loaded "+
+		"(eval --param, params: in a pipeline or Collector config, a test's param line)", p.Param.Line)
+}
+
+// declaredParam is the parameter id declares, nil when it declares none.
+func declaredParam(f *policy.File, id *policy.Ident) *policy.ParamDecl {
+	if f == nil {
+		return nil
+	}
+	for _, dc := range f.Decls {
+		if p, ok := dc.(*policy.ParamDecl); ok && p.Name == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // callDoc is the signature and doc of the function the call c calls: a
