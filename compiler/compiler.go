@@ -170,6 +170,9 @@ func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program
 			prog, err = nil, ce
 		}
 	}()
+	if info.Unbound {
+		return nil, check.ErrUnbound
+	}
 	var o spec.Options
 	for _, opt := range opts {
 		opt(&o)

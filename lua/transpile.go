@@ -66,6 +66,9 @@ func Transpile(f *policy.File, info *check.Info) (string, []*regexp.Regexp, erro
 }
 
 func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
+	if info.Unbound {
+		return "", nil, check.ErrUnbound
+	}
 	g := &gen{info: info, reIndex: map[*regexp.Regexp]int{}}
 	var err error
 	func() {

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -26,6 +27,10 @@ import (
 func CheckParams(f *policy.File, params spec.Params) (*Info, diag.List) {
 	return check(f, params, true)
 }
+
+// ErrUnbound is what a backend returns for a file checked without the
+// values of its parameters (Info.Unbound): it has nothing to compile yet.
+var ErrUnbound = errors.New("a parameter of the policy has no value: give it one (--param, params: in the config, a test's param line) or a default")
 
 // paramType types the parameter k (constType calls it): its declared type,
 // and the literal of its value, given or default, which its uses stand for.
