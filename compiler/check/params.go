@@ -77,12 +77,7 @@ func (c *checker) paramType(k *Const) *types.Type {
 // unknownParams reports the values given for no declared parameter, in
 // name order, at the header: they are not in the file.
 func (c *checker) unknownParams() {
-	var declared []string
-	for name, k := range c.consts {
-		if k.Param != nil {
-			declared = append(declared, name)
-		}
-	}
+	declared := c.paramNames()
 	var unknown []string
 	for name := range c.params {
 		if k := c.consts[name]; k == nil || k.Param == nil {
@@ -101,6 +96,18 @@ func (c *checker) unknownParams() {
 		}
 		c.report(d)
 	}
+}
+
+// paramNames are the names of the file's parameters, for did-you-mean.
+func (c *checker) paramNames() []string {
+	var names []string
+	for name, k := range c.consts {
+		if k.Param != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func where(v spec.Param) string {
@@ -177,7 +184,11 @@ func valueExpr(v any, t *types.Type, pos policy.Pos) (policy.Expr, string) {
 		if f, ok := numberValue(v); ok && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
 			i := int64(f)
 			if n, ok := v.(json.Number); ok {
-				i, _ = n.Int64()
+				// Exact past 2^53, where the float is not; 1e3 is no
+				// Int64 but is integral all the same.
+				if exact, err := n.Int64(); err == nil {
+					i = exact
+				}
 			}
 			return &policy.BasicLit{ValuePos: pos, Kind: policy.LitInt, Raw: strconv.FormatInt(i, 10), Int: i}, ""
 		}

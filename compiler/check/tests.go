@@ -3,6 +3,7 @@ package check
 import (
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
+	"github.com/policyrun/policyrun/internal/suggest"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -31,8 +32,12 @@ func (c *checker) tests(ts []*policy.Test) {
 		}
 		for _, prm := range t.Params {
 			if k := c.consts[prm.Name.Name]; k == nil || k.Param == nil {
-				c.report(diag.Errorf(prm.Name, CodeParamUnknown, "policy %s has no parameter %s", c.file.Name, prm.Name.Name).
-					WithHint("a test gives values to the parameters the policy declares with param"))
+				d := diag.Errorf(prm.Name, CodeParamUnknown, "policy %s has no parameter %s", c.file.Name, prm.Name.Name).
+					WithHint("a test gives values to the parameters the policy declares with param")
+				if s := suggest.Closest(prm.Name.Name, c.paramNames()); s != "" {
+					d = d.WithHint("did you mean %s?", s)
+				}
+				c.report(d)
 			}
 			if bad := nonConst(prm.Value); bad != nil {
 				c.report(diag.Errorf(bad, CodeTestInput, "the value of param %s must be constant JSON", prm.Name.Name).
