@@ -104,6 +104,32 @@ set .msg = .msg + "!"
 	// faults: 1 string_too_long: 1
 }
 
+// A policy's parameters are given when it is compiled, and are constants
+// of the compiled policy: one file serves several configurations.
+func ExampleWithParams() {
+	src := []byte(`policy "env"
+param env: string
+param skip: array<string> = ["/healthz"]
+drop when .path in skip
+set .env = env
+`)
+	for _, env := range []string{"prod", "staging"} {
+		p, err := policyrun.Compile("env.policy", src, policyrun.WithParams(spec.Params{"env": {Value: env}}))
+		if err != nil {
+			panic(err)
+		}
+		out, _, _ := p.Process(nil, []byte("{\"path\":\"/healthz\"}\n{\"path\":\"/a\"}\n"), policyrun.JSON)
+		fmt.Print(string(out))
+	}
+	_, err := policyrun.Compile("env.policy", src, policyrun.WithParams(spec.Params{"skip": {Value: "/healthz", Where: "flags"}}))
+	fmt.Println(err)
+	// Output:
+	// {"path":"/a","env":"prod"}
+	// {"path":"/a","env":"staging"}
+	// env.policy:2:7: error[E0610]: parameter env has no value
+	// env.policy:3:7: error[E0612]: the value of parameter skip is the string "/healthz", not array<string>
+}
+
 // A Batch keeps its memory from call to call: one per goroutine, it
 // processes a stream of inputs allocating nothing per record.
 func ExampleBatch() {

@@ -7,6 +7,7 @@ import (
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/spec"
 )
 
 func init() {
@@ -18,15 +19,19 @@ func init() {
 }
 
 const disasmUsage = `
-usage: policyrun disasm FILE
+usage: policyrun disasm [--param NAME=VALUE]... FILE
 
 Compiles the policy and prints its bytecode: constants, paths, sets,
-regexes and one line per instruction, grouped by source line.
+regexes and one line per instruction, grouped by source line. A policy's
+parameters take their values from --param, as in eval: the code shows
+them folded.
 `
 
-// runDisasm is `policyrun disasm FILE`.
+// runDisasm is `policyrun disasm [--param NAME=VALUE]... FILE`.
 func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("disasm", disasmUsage, stderr)
+	params := paramFlag{}
+	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
@@ -40,7 +45,7 @@ func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "policyrun disasm: %v\n", err)
 		return 2
 	}
-	prog, diags := compiler.CompileFile(name, src)
+	prog, diags := compiler.CompileFile(name, src, compiler.WithParams(spec.Params(params)))
 	if prog == nil {
 		diag.WriteText(stderr, src, diags)
 		return 1

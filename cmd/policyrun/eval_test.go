@@ -276,4 +276,11 @@ set .api = matches(as_string(.path) ?? "", prefix)
 	if code, out, errs := runWith("", "check", p); code != 0 {
 		t.Errorf("check: exit %d: %s%s", code, out, errs)
 	}
+	// disasm folds the values: env is a constant of the code.
+	if code, out, errs := runWith("", "disasm", "--param", "env=prod", p); code != 0 || !strings.Contains(out, `"prod"`) {
+		t.Errorf("disasm: exit %d: %s%s", code, out, errs)
+	}
+	if code, _, errs := runWith("", "disasm", p); code != 1 || !strings.Contains(errs, "E0610") {
+		t.Errorf("disasm without the value: exit %d: %s", code, errs)
+	}
 }
