@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/pipeline/config"
 )
 
 const paramPolicy = `policy "params"
@@ -58,5 +61,27 @@ func TestStageParamErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("no %q in %v", want, err)
 		}
+	}
+}
+
+// TestParamsExample runs examples/params: one policy as two filters, each
+// on its service's records with its own params.
+func TestParamsExample(t *testing.T) {
+	cfg, err := config.Load("../examples/params/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	runPipeline(t, cfg, Options{Stdout: &out})
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	sort.Strings(lines)
+	want := []string{
+		`{"path":"/cart?token=***","ip":"10.1.2.0","status":200,"env":"prod","alert":false}`,
+		`{"path":"/checkout","ip":"10.1.2.0","status":503,"env":"prod","alert":true}`,
+		`{"path":"/healthz","ip":"192.168.0.0","status":200,"env":"staging","alert":false}`,
+		`{"path":"/v1/orders","ip":"192.168.0.0","status":404,"env":"staging","alert":true}`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
