@@ -22,7 +22,9 @@ usage: policyrun check [--format text|json|github] [--strict] FILE|DIR...
 
 Checks .policy files (directories are searched for *.policy) and reports
 every error and warning. Exit status: 0 clean, 1 errors (or warnings with
---strict), 2 usage or I/O problems.
+--strict), 2 usage or I/O problems. A policy's parameters need no values
+here: each is typed by its declaration, and its value is checked where
+it is given (eval --param, a pipeline's params, a test's param line).
 `
 
 // runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
