@@ -12,7 +12,7 @@ func TestUsage(t *testing.T) {
 		cmd, usage, flag string
 	}{
 		{"check", "usage: policyrun check", "-format"},
-		{"disasm", "usage: policyrun disasm FILE", ""},
+		{"disasm", "usage: policyrun disasm [--param NAME=VALUE]... FILE", "-param"},
 		{"eval", "usage: policyrun eval --policy FILE", "-backend"},
 		{"fmt", "usage: policyrun fmt", "-check"},
 		{"gen", "usage: policyrun gen", "-count"},
