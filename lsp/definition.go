@@ -22,6 +22,16 @@ func (s *server) definition(d *document, off int) any {
 		if l != nil && l.Decl != nil {
 			return []Location{{URI: d.uri, Range: d.nodeRange(l.Decl)}}
 		}
+		// A constant or a parameter: its declared name.
+		if k := an.info.Consts[n]; k != nil {
+			var name *policy.Ident
+			if k.Param != nil {
+				name = k.Param.Name
+			} else {
+				name = k.Decl.Name
+			}
+			return []Location{{URI: d.uri, Range: d.nodeRange(name)}}
+		}
 	case *policy.FieldExpr:
 		if pos, ok := fieldDefinition(an, n); ok {
 			from, to := d.wordAround(pos.Offset)

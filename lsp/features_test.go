@@ -136,4 +136,13 @@ func TestHoverParamsAndConsts(t *testing.T) {
 			t.Errorf("hover at %d: %q, want %q", tt.at, h.Contents.Value, tt.want)
 		}
 	}
+	// Definition goes to the declared name, of a parameter or a constant.
+	for at, want := range map[int]Range{
+		strings.Index(text, "= env") + 3:     {Position{1, 6}, Position{1, 9}},
+		strings.LastIndex(text, "limit") + 1: {Position{3, 6}, Position{3, 11}},
+	} {
+		if locs, _ := s.definition(d, at).([]Location); len(locs) != 1 || locs[0].Range != want {
+			t.Errorf("definition at %d: %+v, want %+v", at, locs, want)
+		}
+	}
 }
