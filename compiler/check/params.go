@@ -181,15 +181,7 @@ func valueExpr(v any, t *types.Type, pos policy.Pos) (policy.Expr, string) {
 			return strLit(s, pos), ""
 		}
 	case types.Int:
-		if f, ok := numberValue(v); ok && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-			i := int64(f)
-			if n, ok := v.(json.Number); ok {
-				// Exact past 2^53, where the float is not; 1e3 is no
-				// Int64 but is integral all the same.
-				if exact, err := n.Int64(); err == nil {
-					i = exact
-				}
-			}
+		if i, ok := intValue(v); ok {
 			return &policy.BasicLit{ValuePos: pos, Kind: policy.LitInt, Raw: strconv.FormatInt(i, 10), Int: i}, ""
 		}
 	case types.Float:
@@ -231,6 +223,29 @@ func valueExpr(v any, t *types.Type, pos policy.Pos) (policy.Expr, string) {
 
 func strLit(s string, pos policy.Pos) *policy.BasicLit {
 	return &policy.BasicLit{ValuePos: pos, Kind: policy.LitString, Raw: policy.Quote(s), Str: s}
+}
+
+// intValue is v as an int64 when v is an integral number, exact past
+// 2^53 for the integer kinds decoders give (1e3 from JSON is integral
+// too).
+func intValue(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case uint64:
+		return int64(n), n <= math.MaxInt64
+	case json.Number:
+		if i, err := n.Int64(); err == nil {
+			return i, true
+		}
+	}
+	f, ok := numberValue(v)
+	if !ok || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // numberValue is v as a float64 when v is a number as JSON or YAML decodes one.

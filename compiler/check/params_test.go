@@ -40,6 +40,9 @@ func TestParamExpr(t *testing.T) {
 		{spec.Param{Value: []any{1, 2.5}}, floats, "[1, 2.5]"},
 		{spec.Param{Value: []any{}}, strs, "[]"},
 		{spec.Param{Value: json.Number("7")}, types.IntType, "7"},
+		{spec.Param{Value: 9007199254740993}, types.IntType, "9007199254740993"},
+		{spec.Param{Value: uint64(1) << 63}, types.IntType, "error: the number 9.223372036854776e+18"},
+		{spec.Param{Value: 3.0}, types.IntType, "3"},
 		{spec.Param{Value: nil}, types.StringType, "error: null"},
 		{spec.Param{Value: 3}, types.StringType, "error: the number 3"},
 	} {
