@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/policyrun/policyrun/bench"
 	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/record"
 )
@@ -19,9 +20,6 @@ func init() {
 		run:     runGen,
 	})
 }
-
-// b1Count is each kind's record count in benchmark B1.
-var b1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
 
 // otlpCount is the default record count of gen otlp.
 const otlpCount = 100_000
@@ -64,7 +62,7 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "policyrun gen: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
 		return 2
 	}
-	if _, ok := b1Count[kind]; !ok && kind != "otlp" {
+	if _, ok := bench.B1Count[kind]; !ok && kind != "otlp" {
 		fmt.Fprintf(stderr, "policyrun gen: unknown kind %q (known: %s)\n", kind, strings.Join(gen.Kinds, ", "))
 		return 2
 	}
@@ -74,7 +72,7 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	n := *count
 	if n == 0 {
-		n = b1Count[kind]
+		n = bench.B1Count[kind]
 		if kind == "otlp" {
 			n = otlpCount
 		}

@@ -1,10 +1,12 @@
-package main
+package report
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/policyrun/policyrun/bench"
 )
 
 // A reportSection is one benchmark on the page: what it measures, then
@@ -68,7 +70,7 @@ var b1Series = map[string]string{
 }
 
 // b1Section: B1 from the results of bench pipeline.
-func b1Section(r *b1Results) *reportSection {
+func b1Section(r *bench.B1Results) *reportSection {
 	s := &reportSection{id: "b1", title: "B1 — the nine policies, whole process"}
 	if r == nil {
 		s.skipped = "not run (add b1 to --sections, or give --pipeline results.json)"
@@ -76,10 +78,10 @@ func b1Section(r *b1Results) *reportSection {
 	}
 	s.intro = []string{
 		fmt.Sprintf("policyrun run: tail (json parser) → one policy → null output, exiting at the end of input, over %s flat JSON lines (policies 5 and 6: %s Kubernetes records) from policyrun gen --seed %d. CPU is user+sys of the child process from its rusage, wall is measured around it, peak RSS is the child's ru_maxrss. %s, interleaved: every round runs each configuration once. Bars are medians; whiskers span min to max.",
-			groupThousands(fmt.Sprint(r.Records["flat"])), groupThousands(fmt.Sprint(r.Records["k8s"])), r.Seed, plural(r.Runs, "run")+" of each"),
+			groupThousands(fmt.Sprint(r.Records["flat"])), groupThousands(fmt.Sprint(r.Records["k8s"])), r.Seed, fmt.Sprintf("%d run%s of each", r.Runs, map[bool]string{true: "", false: "s"}[r.Runs == 1])),
 		"Backends: vm (the bytecode VM), lua (the policy transpiled to Lua), lua_script (the hand-written Fluent Bit-style Lua filter of conformance/baselines/lua).",
 	}
-	key := func(c b1Case) (string, string) {
+	key := func(c bench.B1Case) (string, string) {
 		if c.Policy == "none" {
 			return c.Name, "no filter (" + c.Data + ")"
 		}
@@ -98,7 +100,7 @@ func b1Section(r *b1Results) *reportSection {
 		}
 		cpu.add(k, label, series, c.CPUPerM)
 		rss.add(k, label, series, c.RSS)
-		t.add(c.Name, c.Data, groupThousands(fmt.Sprint(c.Records)), c.CPU.cell(), c.CPUPerM.cell(), c.Wall.cell(), c.RSS.cell())
+		t.add(c.Name, c.Data, groupThousands(fmt.Sprint(c.Records)), statCell(c.CPU), statCell(c.CPUPerM), statCell(c.Wall), statCell(c.RSS))
 	}
 	s.add(cpu, t)
 	s.add(rss, nil)
@@ -107,10 +109,10 @@ func b1Section(r *b1Results) *reportSection {
 
 // backendsSection: the VM against the other backends in process, from
 // BenchmarkBackendRatios and BenchmarkBackends in ./conformance.
-func backendsSection(set *benchSet) *reportSection {
+func backendsSection(set *bench.Set) *reportSection {
 	s := &reportSection{id: "backends", title: "Backend ratios — the policy stage alone, in process"}
-	ratios := set.names("BenchmarkBackendRatios/")
-	single := set.names("BenchmarkBackends/")
+	ratios := set.Names("BenchmarkBackendRatios/")
+	single := set.Names("BenchmarkBackends/")
 	if len(ratios) == 0 && len(single) == 0 {
 		s.skipped = "no results of BenchmarkBackends or BenchmarkBackendRatios (not run: --sections)"
 		return s
@@ -126,11 +128,11 @@ func backendsSection(set *benchSet) *reportSection {
 		t := newTable("policy", "vm ns/record", "lua_t ns/record", "lua_h ns/record", "expr ns/record", "lua_t ÷ vm", "lua_h ÷ vm", "expr ÷ vm")
 		for _, n := range ratios {
 			p := strings.TrimPrefix(n, "BenchmarkBackendRatios/")
-			c.add(p, p, "transpiled Lua ÷ VM", set.stat(n, "lua_t/vm"))
-			c.add(p, p, "hand-written Lua ÷ VM", set.stat(n, "lua_h/vm"))
-			c.add(p, p, "expr ÷ VM", set.stat(n, "expr/vm"))
-			t.add(p, set.stat(n, "vm-ns/record").cell(), set.stat(n, "lua_t-ns/record").cell(), set.stat(n, "lua_h-ns/record").cell(),
-				set.stat(n, "expr-ns/record").cell(), ratioCell(set.stat(n, "lua_t/vm")), ratioCell(set.stat(n, "lua_h/vm")), ratioCell(set.stat(n, "expr/vm")))
+			c.add(p, p, "transpiled Lua ÷ VM", set.Stat(n, "lua_t/vm"))
+			c.add(p, p, "hand-written Lua ÷ VM", set.Stat(n, "lua_h/vm"))
+			c.add(p, p, "expr ÷ VM", set.Stat(n, "expr/vm"))
+			t.add(p, statCell(set.Stat(n, "vm-ns/record")), statCell(set.Stat(n, "lua_t-ns/record")), statCell(set.Stat(n, "lua_h-ns/record")),
+				statCell(set.Stat(n, "expr-ns/record")), ratioCell(set.Stat(n, "lua_t/vm")), ratioCell(set.Stat(n, "lua_h/vm")), ratioCell(set.Stat(n, "expr/vm")))
 		}
 		s.add(c, t)
 	}
@@ -146,23 +148,23 @@ func backendsSection(set *benchSet) *reportSection {
 				continue
 			}
 			p, be := rest[:i], rest[i+1:]
-			cpu := set.stat(n, "cpu-ns/record")
+			cpu := set.Stat(n, "cpu-ns/record")
 			if cpu.N == 0 {
-				cpu = set.stat(n, "ns/record")
+				cpu = set.Stat(n, "ns/record")
 			}
 			c.add(p, p, be, cpu)
-			t.add(p, be, set.stat(n, "ns/record").cell(), cpu.cell(), set.stat(n, "allocs/op").cell(), set.stat(n, "B/op").cell())
+			t.add(p, be, statCell(set.Stat(n, "ns/record")), statCell(cpu), statCell(set.Stat(n, "allocs/op")), statCell(set.Stat(n, "B/op")))
 		}
 		s.add(c, t)
 	}
 	return s
 }
 
-func ratioCell(s stat) string {
+func ratioCell(s bench.Stat) string {
 	if s.N == 0 {
 		return "—"
 	}
-	return s.cell() + "×"
+	return statCell(s) + "×"
 }
 
 // b2Labels name the cases of BenchmarkRecordDecode.
@@ -177,9 +179,9 @@ var b2Labels = map[string]string{
 }
 
 // b2Section: record construction, BenchmarkRecordDecode in ./record.
-func b2Section(set *benchSet) *reportSection {
+func b2Section(set *bench.Set) *reportSection {
 	s := &reportSection{id: "b2", title: "B2 — record construction"}
-	names := set.names("BenchmarkRecordDecode/")
+	names := set.Names("BenchmarkRecordDecode/")
 	if len(names) == 0 {
 		s.skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
 		return s
@@ -200,9 +202,9 @@ func b2Section(set *benchSet) *reportSection {
 		if strings.HasSuffix(k, "_map") {
 			series = "Go map[string]any (baseline, same run)"
 		}
-		ns.add(k, label, series, set.stat(n, "ns/op"))
-		mem.add(k, label, "policyrun arena", set.stat(n, "arena-B/record"))
-		t.add(label, set.stat(n, "ns/op").cell(), set.stat(n, "arena-B/record").cell(), set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+		ns.add(k, label, series, set.Stat(n, "ns/op"))
+		mem.add(k, label, "policyrun arena", set.Stat(n, "arena-B/record"))
+		t.add(label, statCell(set.Stat(n, "ns/op")), statCell(set.Stat(n, "arena-B/record")), statCell(set.Stat(n, "B/op")), statCell(set.Stat(n, "allocs/op")))
 	}
 	s.add(ns, t)
 	s.add(mem, nil)
@@ -218,12 +220,12 @@ func b2Section(set *benchSet) *reportSection {
 // sideBySide charts ratios of BenchmarkSideBySide, which runs the B2 and B3
 // contenders in alternation, a short chunk each per op, so that their
 // ratios are steadier than those of separate benchmarks.
-func sideBySide(set *benchSet, id, title string, ratios [][2]string) *chart {
+func sideBySide(set *bench.Set, id, title string, ratios [][2]string) *chart {
 	const name = "BenchmarkSideBySide"
 	c := newChart(id, "", title, "×", "ratio of the medians of ns per record, the contenders alternating", "ratio")
 	c.suffix = "×"
 	for _, r := range ratios {
-		c.add(r[0], r[1], "policyrun", set.stat(name, r[0]))
+		c.add(r[0], r[1], "policyrun", set.Stat(name, r[0]))
 	}
 	if c.empty() {
 		return nil
@@ -232,9 +234,9 @@ func sideBySide(set *benchSet, id, title string, ratios [][2]string) *chart {
 }
 
 // b3Section: edit chains, BenchmarkEditChain in ./record.
-func b3Section(set *benchSet) *reportSection {
+func b3Section(set *bench.Set) *reportSection {
 	s := &reportSection{id: "b3", title: "B3 — edit chains"}
-	names := set.names("BenchmarkEditChain/")
+	names := set.Names("BenchmarkEditChain/")
 	if len(names) == 0 {
 		s.skipped = "no results of BenchmarkEditChain (not run: --sections)"
 		return s
@@ -249,9 +251,9 @@ func b3Section(set *benchSet) *reportSection {
 	for _, n := range names {
 		k := strings.TrimPrefix(n, "BenchmarkEditChain/")
 		label := b3Label(k)
-		ns := set.stat(n, "ns/op")
-		c.add(k, label, "policyrun", ns.scale(1e-3))
-		t.add(label, ns.cell(), ns.scale(1e-3).cell(), set.stat(n, "MB/s").cell(), set.stat(n, "allocs/op").cell())
+		ns := set.Stat(n, "ns/op")
+		c.add(k, label, "policyrun", ns.Scale(1e-3))
+		t.add(label, statCell(ns), statCell(ns.Scale(1e-3)), statCell(set.Stat(n, "MB/s")), statCell(set.Stat(n, "allocs/op")))
 	}
 	s.add(c, t)
 	if side := sideBySide(set, "b3-side", "B3: the cost of 6 upserts, 128 fields, side by side (BenchmarkSideBySide)", [][2]string{
@@ -281,9 +283,9 @@ func b3Label(k string) string {
 }
 
 // b4Section: checkpoints, BenchmarkCheckpoint in ./pipeline/checkpoint.
-func b4Section(set *benchSet) *reportSection {
+func b4Section(set *bench.Set) *reportSection {
 	s := &reportSection{id: "b4", title: "B4 — checkpoints"}
-	names := set.names("BenchmarkCheckpoint/")
+	names := set.Names("BenchmarkCheckpoint/")
 	if len(names) == 0 {
 		s.skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
 		return s
@@ -321,14 +323,14 @@ func b4Section(set *benchSet) *reportSection {
 			if j == "" || p == "" {
 				continue
 			}
-			speed.add(op+"/files="+f, op+", "+files(f), "policyrun", pairedRatio(set.values(j, "ns/op"), set.values(p, "ns/op")))
+			speed.add(op+"/files="+f, op+", "+files(f), "policyrun", pairedRatio(set.Values(j, "ns/op"), set.Values(p, "ns/op")))
 		}
 	}
 	size := newChart("b4-size", "B4", "B4: checkpoint size, 1 file", "bytes", "bytes per checkpoint — lower is better", "format")
 	for _, format := range []string{"json", "protobuf"} {
 		if n := have[key{"save", format, "1"}]; n != "" {
 			label := map[string]string{"json": "JSON, 1 file", "protobuf": "protobuf, 1 file"}[format]
-			size.add(format+"/files=1", label, "policyrun", set.stat(n, "bytes/checkpoint"))
+			size.add(format+"/files=1", label, "policyrun", set.Stat(n, "bytes/checkpoint"))
 		}
 	}
 	large := counts[len(counts)-1]
@@ -337,14 +339,14 @@ func b4Section(set *benchSet) *reportSection {
 	for _, op := range []string{"save", "save1", "snapshot", "load"} {
 		for _, format := range []string{"json", "protobuf"} {
 			if n := have[key{op, format, large}]; n != "" {
-				times.add(op+"/files="+large, op, map[string]string{"json": "JSON", "protobuf": "protobuf"}[format], set.stat(n, "ns/op").scale(1e-3))
+				times.add(op+"/files="+large, op, map[string]string{"json": "JSON", "protobuf": "protobuf"}[format], set.Stat(n, "ns/op").Scale(1e-3))
 			}
 		}
 	}
 	t := newTable("case", "ns/op", "bytes/checkpoint", "written-B/save", "B/op", "allocs/op")
 	for _, n := range names {
-		t.add(strings.TrimPrefix(n, "BenchmarkCheckpoint/"), set.stat(n, "ns/op").cell(), set.stat(n, "bytes/checkpoint").cell(),
-			set.stat(n, "written-B/save").cell(), set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+		t.add(strings.TrimPrefix(n, "BenchmarkCheckpoint/"), statCell(set.Stat(n, "ns/op")), statCell(set.Stat(n, "bytes/checkpoint")),
+			statCell(set.Stat(n, "written-B/save")), statCell(set.Stat(n, "B/op")), statCell(set.Stat(n, "allocs/op")))
 	}
 	rt := newTable("case", "protobuf × faster than JSON")
 	for _, g := range speed.groups {
@@ -357,14 +359,14 @@ func b4Section(set *benchSet) *reportSection {
 }
 
 // pairedRatio is the stat of a[i] ÷ b[i].
-func pairedRatio(a, b []float64) stat {
+func pairedRatio(a, b []float64) bench.Stat {
 	var r []float64
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if b[i] > 0 {
 			r = append(r, a[i]/b[i])
 		}
 	}
-	return statOf(r)
+	return bench.StatOf(r)
 }
 
 // files names a count of tracked files: "1 file", "1,000 files".
@@ -380,9 +382,9 @@ func files(n string) string {
 
 // b5Section: the OTLP codecs, BenchmarkOTLP in ./record, the codec part
 // of B5.
-func b5Section(set *benchSet) *reportSection {
+func b5Section(set *bench.Set) *reportSection {
 	s := &reportSection{id: "b5", title: "B5 — OTLP, the codec part"}
-	names := set.names("BenchmarkOTLP/")
+	names := set.Names("BenchmarkOTLP/")
 	if len(names) == 0 {
 		s.skipped = "no results of BenchmarkOTLP (not run: --sections)"
 		return s
@@ -400,9 +402,9 @@ func b5Section(set *benchSet) *reportSection {
 		if series == "" {
 			series = im
 		}
-		per := set.stat(n, "ns/record")
+		per := set.Stat(n, "ns/record")
 		c.add(dir, dir, series, per)
-		t.add(k, per.cell(), set.stat(n, "ns/op").cell(), set.stat(n, "B/op").cell(), set.stat(n, "allocs/op").cell())
+		t.add(k, statCell(per), statCell(set.Stat(n, "ns/op")), statCell(set.Stat(n, "B/op")), statCell(set.Stat(n, "allocs/op")))
 	}
 	s.add(c, t)
 	return s

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -7,12 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -24,14 +22,18 @@ import (
 // The B1 policies (conformance/policies, conformance/baselines/lua) and
 // backends, in the order of the report.
 var (
-	b1Policies = []string{"1-noop", "2-drop-all", "3-edit", "4-read5-edit", "5-k8s-edit", "6-k8s-lift",
+	B1Policies = []string{"1-noop", "2-drop-all", "3-edit", "4-read5-edit", "5-k8s-edit", "6-k8s-lift",
 		"7-policy-then-chain", "8-chain-then-policy", "9-output-side"}
-	b1Backends = []string{"vm", "lua", "lua_script"}
+	B1Backends = []string{"vm", "lua", "lua_script"}
 )
 
-// b1Kind is the data a B1 policy runs over: the Kubernetes records for
+// B1Count is each kind's record count in B1 (cri: the tail input's own
+// benchmarks), the default of policyrun gen.
+var B1Count = map[string]int{"flat": 1_000_000, "k8s": 300_000, "cri": 300_000}
+
+// B1Kind is the data a B1 policy runs over: the Kubernetes records for
 // policies 5 and 6, the flat lines for the others.
-func b1Kind(policy string) string {
+func B1Kind(policy string) string {
 	if strings.HasPrefix(policy, "5-") || strings.HasPrefix(policy, "6-") {
 		return "k8s"
 	}
@@ -45,11 +47,28 @@ const (
 	quickK8s  = 6_000
 )
 
-// b1Options configures a B1 run.
+// B1Config is a B1 run as asked for; a zero count takes its default, the
+// full size or, with Quick, the smoke test's.
+type B1Config struct {
+	Repo   string // the repository root (default: found from the working directory up)
+	Data   string // where the binary, the data and the configs go
+	Binary string // policyrun to measure; empty: built from Repo into Data
+	Runs   int
+	Flat   int
+	K8s    int
+	Seed   uint64
+	// Backends and Policies are comma-separated; Policies "all" or ""
+	// is every policy.
+	Backends, Policies string
+	Quick              bool
+	Progress           io.Writer // where each run is reported; nil: nowhere
+}
+
+// b1Options is a B1Config resolved: defaults taken and names checked.
 type b1Options struct {
-	repo     string // the repository root: policies, baselines, the build
-	data     string // where the binary, the data and the configs go
-	binary   string // policyrun to measure; empty: built from repo into data
+	repo     string
+	data     string
+	binary   string
 	runs     int
 	flat     int
 	k8s      int
@@ -59,45 +78,37 @@ type b1Options struct {
 	progress io.Writer
 }
 
-// b1Results is what bench pipeline writes.
-type b1Results struct {
+// B1Results is what bench pipeline writes.
+type B1Results struct {
 	Benchmark string         `json:"benchmark"`
 	Started   time.Time      `json:"started"`
-	Host      benchHost      `json:"host"`
+	Host      Host           `json:"host"`
 	Binary    string         `json:"binary"`
 	Runs      int            `json:"runs"`
 	Seed      uint64         `json:"seed"`
 	Records   map[string]int `json:"records"`
-	Cases     []b1Case       `json:"cases"`
+	Cases     []B1Case       `json:"cases"`
 }
 
-type benchHost struct {
-	GoVersion string `json:"go"`
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
-	Commit    string `json:"commit,omitempty"`
-}
-
-// b1Case is one configuration (policy × backend, or no filter) with its
+// B1Case is one configuration (policy × backend, or no filter) with its
 // runs and their summaries.
-type b1Case struct {
+type B1Case struct {
 	Name    string     `json:"name"`    // "3-edit/vm", "none/flat"
 	Policy  string     `json:"policy"`  // "3-edit", "none"
 	Backend string     `json:"backend"` // "vm", "lua", "lua_script", "none"
 	Data    string     `json:"data"`    // "flat", "k8s"
 	Records int64      `json:"records"` // records in, per run
-	CPU     stat       `json:"cpu_s"`
-	CPUPerM stat       `json:"cpu_s_per_million"`
-	Wall    stat       `json:"wall_s"`
-	RSS     stat       `json:"peak_rss_mib"`
-	Samples []b1Sample `json:"samples"`
+	CPU     Stat       `json:"cpu_s"`
+	CPUPerM Stat       `json:"cpu_s_per_million"`
+	Wall    Stat       `json:"wall_s"`
+	RSS     Stat       `json:"peak_rss_mib"`
+	Samples []B1Sample `json:"samples"`
 	config  string
 }
 
-// b1Sample is one run of policyrun run, measured from outside: CPU from the
+// B1Sample is one run of policyrun run, measured from outside: CPU from the
 // child's rusage, wall around the child, peak RSS from its rusage.
-type b1Sample struct {
+type B1Sample struct {
 	User    float64 `json:"user_s"`
 	Sys     float64 `json:"sys_s"`
 	CPU     float64 `json:"cpu_s"`
@@ -106,111 +117,31 @@ type b1Sample struct {
 	Records int64   `json:"records"`
 }
 
-const benchPipelineUsage = `
-usage: policyrun bench pipeline [-o results.json] [--runs N] [--quick] [flags]
-
-Benchmark B1, whole process (docs/bench.md). Builds policyrun from the
-repository (or takes --policyrun), generates the data with policyrun gen
-(flat: 1,000,000 JSON lines, k8s: 300,000 records with the kubernetes map;
-kept from run to run while binary, count and seed are the same), and runs
-policyrun run (tail with the json parser → one policy → null, exiting at
-the end of input) for each of the nine policies of conformance/policies
-with backends vm, lua (the transpiled policy) and lua_script (the
-hand-written Fluent Bit filter of conformance/baselines/lua), plus a run
-with no filter per data kind. The runs are interleaved: each round runs
-every configuration once, so a slow spell of the machine hits them alike.
-Prints a table on stderr and writes every run and the medians with min
-and max as JSON.
-`
-
-func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("bench pipeline", benchPipelineUsage, stderr)
-	out := fl.String("o", "", "write the JSON results to `FILE` (default: standard output)")
-	o, quick := b1Flags(fl)
-	if code, ok := parseFlags(fl, args); !ok {
-		return code
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "policyrun bench pipeline: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	opts, cleanup, err := o.resolve(*quick, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun bench pipeline: %v\n", err)
-		return 2
-	}
-	defer cleanup()
-	res, err := runB1(ctx, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun bench pipeline: %v\n", err)
-		return 1
-	}
-	res.writeTable(stderr)
-	b, _ := json.MarshalIndent(res, "", "  ")
-	b = append(b, '\n')
-	if *out == "" || *out == "-" {
-		_, err = stdout.Write(b)
-	} else {
-		err = os.WriteFile(*out, b, 0o644)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun bench pipeline: %v\n", err)
-		return 2
-	}
-	return 0
-}
-
-// b1FlagValues are the flags that bench pipeline and bench report share.
-type b1FlagValues struct {
-	repo, data, binary *string
-	runs, flat, k8s    *int
-	seed               *uint64
-	backends, policies *string
-}
-
-func b1Flags(fl *flag.FlagSet) (b1FlagValues, *bool) {
-	v := b1FlagValues{
-		repo:     fl.String("repo", "", "the policyrun repository `DIR` (default: found from the working directory up)"),
-		data:     fl.String("data", "", "`DIR` for the binary, the data and the configs (default: $TMPDIR/policyrun-bench; --quick: a temporary directory)"),
-		binary:   fl.String("policyrun", "", "measure this policyrun `BINARY` instead of one built from the repository"),
-		runs:     fl.Int("runs", 0, "runs of every configuration (default 5; --quick 1)"),
-		flat:     fl.Int("flat", 0, "flat records (default 1,000,000; --quick 20,000)"),
-		k8s:      fl.Int("k8s", 0, "Kubernetes records (default 300,000; --quick 6,000)"),
-		seed:     fl.Uint64("seed", 1, "seed of policyrun gen"),
-		backends: fl.String("backends", strings.Join(b1Backends, ","), "backends, comma-separated"),
-		policies: fl.String("policies", "all", "policies of conformance/policies, comma-separated (e.g. 1-noop,3-edit), or all"),
-	}
-	quick := fl.Bool("quick", false, "small counts, one run: a smoke test")
-	return v, quick
-}
-
-// resolve turns the flags into options; cleanup removes a temporary data
-// directory.
-func (v b1FlagValues) resolve(quick bool, progress io.Writer) (b1Options, func(), error) {
+// resolve takes the defaults and checks the names; cleanup removes a
+// temporary data directory.
+func (c B1Config) resolve() (b1Options, func(), error) {
 	cleanup := func() {}
-	repo, err := findRepo(*v.repo)
+	repo, err := FindRepo(c.Repo)
 	if err != nil {
 		return b1Options{}, cleanup, err
 	}
-	o := b1Options{repo: repo, data: *v.data, binary: *v.binary, runs: *v.runs, flat: *v.flat, k8s: *v.k8s,
-		seed: *v.seed, progress: progress}
+	o := b1Options{repo: repo, data: c.Data, binary: c.Binary, runs: c.Runs, flat: c.Flat, k8s: c.K8s,
+		seed: c.Seed, progress: c.Progress}
 	pick := func(n *int, full, q int) {
 		if *n == 0 {
 			*n = full
-			if quick {
+			if c.Quick {
 				*n = q
 			}
 		}
 	}
 	pick(&o.runs, 5, 1)
-	pick(&o.flat, b1Count["flat"], quickFlat)
-	pick(&o.k8s, b1Count["k8s"], quickK8s)
+	pick(&o.flat, B1Count["flat"], quickFlat)
+	pick(&o.k8s, B1Count["k8s"], quickK8s)
 	if o.runs < 1 || o.flat < 1 || o.k8s < 1 {
 		return o, cleanup, errors.New("--runs, --flat and --k8s must be positive")
 	}
-	for _, b := range strings.Split(*v.backends, ",") {
+	for _, b := range strings.Split(c.Backends, ",") {
 		if b = strings.TrimSpace(b); b == "" {
 			continue
 		}
@@ -219,10 +150,10 @@ func (v b1FlagValues) resolve(quick bool, progress io.Writer) (b1Options, func()
 		}
 		o.backends = append(o.backends, b)
 	}
-	if *v.policies == "all" || *v.policies == "" {
-		o.policies = b1Policies
+	if c.Policies == "all" || c.Policies == "" {
+		o.policies = B1Policies
 	} else {
-		for _, p := range strings.Split(*v.policies, ",") {
+		for _, p := range strings.Split(c.Policies, ",") {
 			p = strings.TrimSuffix(strings.TrimSpace(p), ".policy")
 			if _, err := os.Stat(filepath.Join(repo, "conformance", "policies", p+".policy")); err != nil {
 				return o, cleanup, fmt.Errorf("--policies: no conformance/policies/%s.policy", p)
@@ -231,7 +162,7 @@ func (v b1FlagValues) resolve(quick bool, progress io.Writer) (b1Options, func()
 		}
 	}
 	if o.data == "" {
-		if quick {
+		if c.Quick {
 			d, err := os.MkdirTemp("", "policyrun-bench-")
 			if err != nil {
 				return o, cleanup, err
@@ -247,9 +178,20 @@ func (v b1FlagValues) resolve(quick bool, progress io.Writer) (b1Options, func()
 	return o, cleanup, os.MkdirAll(o.data, 0o755)
 }
 
+// RunB1 runs benchmark B1: a UsageError when c asks for what cannot be
+// run, the results otherwise.
+func RunB1(ctx context.Context, c B1Config) (*B1Results, error) {
+	o, cleanup, err := c.resolve()
+	defer cleanup()
+	if err != nil {
+		return nil, UsageError{Err: err}
+	}
+	return runB1(ctx, o)
+}
+
 // runB1 runs benchmark B1.
-func runB1(ctx context.Context, o b1Options) (*b1Results, error) {
-	res := &b1Results{Benchmark: "B1", Started: time.Now().UTC().Truncate(time.Second), Host: hostInfo(o.repo),
+func runB1(ctx context.Context, o b1Options) (*B1Results, error) {
+	res := &B1Results{Benchmark: "B1", Started: time.Now().UTC().Truncate(time.Second), Host: HostInfo(o.repo),
 		Runs: o.runs, Seed: o.seed, Records: map[string]int{"flat": o.flat, "k8s": o.k8s}}
 	bin, err := b1Binary(ctx, o)
 	if err != nil {
@@ -258,7 +200,7 @@ func runB1(ctx context.Context, o b1Options) (*b1Results, error) {
 	res.Binary = bin
 	kinds := map[string]bool{"flat": true}
 	for _, p := range o.policies {
-		kinds[b1Kind(p)] = true
+		kinds[B1Kind(p)] = true
 	}
 	if len(o.policies) == 0 {
 		kinds["k8s"] = true
@@ -274,12 +216,12 @@ func runB1(ctx context.Context, o b1Options) (*b1Results, error) {
 	// The configurations: no filter per kind, then policy × backend.
 	for _, k := range []string{"flat", "k8s"} {
 		if kinds[k] {
-			res.Cases = append(res.Cases, b1Case{Name: "none/" + k, Policy: "none", Backend: "none", Data: k})
+			res.Cases = append(res.Cases, B1Case{Name: "none/" + k, Policy: "none", Backend: "none", Data: k})
 		}
 	}
 	for _, p := range o.policies {
 		for _, b := range o.backends {
-			res.Cases = append(res.Cases, b1Case{Name: p + "/" + b, Policy: p, Backend: b, Data: b1Kind(p)})
+			res.Cases = append(res.Cases, B1Case{Name: p + "/" + b, Policy: p, Backend: b, Data: B1Kind(p)})
 		}
 	}
 	for i := range res.Cases {
@@ -313,12 +255,13 @@ func runB1(ctx context.Context, o b1Options) (*b1Results, error) {
 		}
 	}
 	for i := range res.Cases {
-		res.Cases[i].summarise()
+		res.Cases[i].Summarise()
 	}
 	return res, nil
 }
 
-func (c *b1Case) summarise() {
+// Summarise sets the case's stats from its samples.
+func (c *B1Case) Summarise() {
 	var cpu, perM, wall, rss []float64
 	for _, s := range c.Samples {
 		cpu = append(cpu, s.CPU)
@@ -329,7 +272,7 @@ func (c *b1Case) summarise() {
 		}
 		c.Records = s.Records
 	}
-	c.CPU, c.CPUPerM, c.Wall, c.RSS = statOf(cpu), statOf(perM), statOf(wall), statOf(rss)
+	c.CPU, c.CPUPerM, c.Wall, c.RSS = StatOf(cpu), StatOf(perM), StatOf(wall), StatOf(rss)
 }
 
 // b1Binary returns the policyrun to measure: --policyrun, or a plain
@@ -399,7 +342,7 @@ func fileSHA256(path string) (string, error) {
 
 // b1Config is the pipeline of one configuration, as bench/pipeline.sh
 // writes it.
-func b1Config(o b1Options, c *b1Case) string {
+func b1Config(o b1Options, c *B1Case) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline:\n  inputs:\n    - name: tail\n      path: %s\n", yamlQuote(filepath.Join(o.data, c.Data+".log")))
 	b.WriteString("      parser: json\n      read_from_head: true\n      exit_on_eof: true\n      poll_interval: 50ms\n")
@@ -428,7 +371,7 @@ var (
 )
 
 // b1RunOnce runs `policyrun run cfg` once and measures it.
-func b1RunOnce(ctx context.Context, bin, cfg string) (b1Sample, error) {
+func b1RunOnce(ctx context.Context, bin, cfg string) (B1Sample, error) {
 	cmd := exec.CommandContext(ctx, bin, "run", cfg)
 	var errb bytes.Buffer
 	cmd.Stdout = io.Discard
@@ -437,10 +380,10 @@ func b1RunOnce(ctx context.Context, bin, cfg string) (b1Sample, error) {
 	err := cmd.Run()
 	wall := time.Since(t0)
 	if err != nil {
-		return b1Sample{}, fmt.Errorf("policyrun run %s: %v\n%s", cfg, err, tailLines(errb.Bytes(), 20))
+		return B1Sample{}, fmt.Errorf("policyrun run %s: %v\n%s", cfg, err, tailLines(errb.Bytes(), 20))
 	}
 	ps := cmd.ProcessState
-	s := b1Sample{User: ps.UserTime().Seconds(), Sys: ps.SystemTime().Seconds(), Wall: wall.Seconds()}
+	s := B1Sample{User: ps.UserTime().Seconds(), Sys: ps.SystemTime().Seconds(), Wall: wall.Seconds()}
 	s.CPU = s.User + s.Sys
 	m := summaryRecords.FindSubmatch(errb.Bytes())
 	if m == nil {
@@ -455,40 +398,21 @@ func b1RunOnce(ctx context.Context, bin, cfg string) (b1Sample, error) {
 	return s, nil
 }
 
-// hostInfo describes the machine and, when git knows it, the commit.
-func hostInfo(repo string) benchHost {
-	h := benchHost{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		h.GoVersion = strings.TrimSpace(string(out))
-	}
-	cmd := exec.Command("git", "rev-parse", "--short=12", "HEAD")
-	cmd.Dir = repo
-	if out, err := cmd.Output(); err == nil {
-		h.Commit = strings.TrimSpace(string(out))
-		cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=no")
-		cmd.Dir = repo
-		if out, err := cmd.Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
-			h.Commit += "+dirty"
-		}
-	}
-	return h
-}
-
-// writeTable prints the medians as bench/pipeline.sh does.
-func (r *b1Results) writeTable(w io.Writer) {
+// WriteTable prints the medians as bench/pipeline.sh does.
+func (r *B1Results) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "\n%-32s %9s %8s %10s %8s %8s\n", fmt.Sprintf("run (median of %d)", r.Runs), "records", "CPU s", "CPU s/M", "wall s", "RSS MiB")
 	for _, c := range r.Cases {
 		fmt.Fprintf(w, "%-32s %9d %8.3f %10.3f %8.3f %8.1f\n", c.Name, c.Records, c.CPU.Median, c.CPUPerM.Median, c.Wall.Median, c.RSS.Median)
 	}
 }
 
-// readB1Results reads the JSON that bench pipeline wrote.
-func readB1Results(path string) (*b1Results, error) {
+// ReadB1Results reads the JSON that bench pipeline wrote.
+func ReadB1Results(path string) (*B1Results, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var r b1Results
+	var r B1Results
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

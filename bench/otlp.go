@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -22,101 +22,79 @@ import (
 	"github.com/policyrun/policyrun/record"
 )
 
-const benchOTLPUsage = `
-usage: policyrun bench otlp [--url URL] [--clients N] [--batch N] [--records N]
-                            [--encoding protobuf|json] [--compression none|gzip|zstd]
-                            [--gzip] [--warmup N]
-                            [--seed S] [--server-pid PID] [--wait D]
+// OTLPLoad is a run of the OTLP/HTTP load generator (policyrun bench
+// otlp): generated records (B5's shape, as policyrun gen otlp makes them)
+// sent to an endpoint from Clients at once, each on a persistent
+// connection, Warmup records first and not measured.
+type OTLPLoad struct {
+	URL         string
+	Clients     int
+	Batch       int    // records per request
+	Records     int    // 0 with Wait: only wait
+	Encoding    string // protobuf or json
+	Compression string // none, or a Content-Encoding of contentenc
+	Warmup      int
+	Seed        uint64
+	ServerPID   int           // > 0: measure the server's CPU and memory (Linux /proc)
+	Wait        time.Duration // wait this long for the endpoint to accept connections
+}
 
-Sends generated OTLP log records (as policyrun gen otlp makes them: B5's
-shape) to an OTLP/HTTP endpoint, any of them (policyrun's otlp input,
-the OpenTelemetry Collector, Fluent Bit), from N clients at once, each on
-a persistent connection. A request refused with 429, 502, 503 or 504, or
-a connection error, is sent again (after Retry-After, when given). After
---warmup records, not measured, it sends --records and prints records/s
-and the request latency's p50 and p99. With --server-pid (Linux), it also
-prints the server process's CPU seconds per million records over the
-measured records (user+sys, from /proc) and its resident memory: steady
-(the median of samples every 100 ms) and peak. --wait waits for the
-endpoint to accept connections first (a server just started); with
---records 0 it only waits. --compression sends each request compressed
-(Content-Encoding), compressed once ahead; --gzip is --compression gzip.
-`
+// Valid reports whether the load can be run.
+func (l *OTLPLoad) Valid() bool {
+	_, known := contentenc.Lookup(l.Compression)
+	return (l.Encoding == "protobuf" || l.Encoding == "json") && l.Clients >= 1 && l.Batch >= 1 && l.Records >= 0 &&
+		(l.Records > 0 || l.Wait > 0) && l.Warmup >= 0 && (known || l.Compression == "none")
+}
 
-// runBenchOTLP is policyrun bench otlp; args follow the word otlp.
-func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench otlp", benchOTLPUsage, stderr)
-	target := fs.String("url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
-	clients := fs.Int("clients", 16, "clients sending at once, each on its own connection")
-	batch := fs.Int("batch", gen.OTLPBatch, "records per request")
-	records := fs.Int("records", 1_000_000, "records to send and measure")
-	encoding := fs.String("encoding", "protobuf", "protobuf or json")
-	compression := fs.String("compression", "none", "none, or the requests' Content-Encoding: "+strings.Join(contentenc.Names(), " or "))
-	gz := fs.Bool("gzip", false, "gzip the requests (--compression gzip)")
-	warmup := fs.Int("warmup", 50_000, "records sent first, not measured")
-	seed := fs.Uint64("seed", 1, "the generator's seed")
-	pid := fs.Int("server-pid", 0, "the server's process id, to measure its CPU and memory (Linux /proc)")
-	wait := fs.Duration("wait", 0, "wait up to this long for the endpoint to accept connections before sending")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *gz {
-		*compression = "gzip"
-	}
-	enc, known := contentenc.Lookup(*compression)
-	if *encoding != "protobuf" && *encoding != "json" || *clients < 1 || *batch < 1 || *records < 0 || *records == 0 && *wait == 0 ||
-		*warmup < 0 || !known && *compression != "none" {
-		fs.Usage()
-		return 2
-	}
-	if *wait > 0 {
-		if err := waitListening(*target, *wait); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
-			return 2
+// Run sends the load and writes what it measured to stdout: records/s
+// and the request latency's p50 and p99, and with ServerPID the server's
+// CPU seconds per million records and resident memory. Progress goes to
+// stderr.
+func (l *OTLPLoad) Run(stdout, stderr io.Writer) error {
+	enc, _ := contentenc.Lookup(l.Compression)
+	if l.Wait > 0 {
+		if err := waitListening(l.URL, l.Wait); err != nil {
+			return err
 		}
-		if *records == 0 {
-			return 0 // only waited
+		if l.Records == 0 {
+			return nil // only waited
 		}
 	}
-	b := &otlpBench{url: *target, clients: *clients, json: *encoding == "json", enc: enc, stderr: stderr}
-	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s, compression %s)\n", *batch, *encoding, *compression)
-	b.requests = benchRequests(*batch, min(*records+*warmup, 100_000), *seed, b.json, enc)
-	if *warmup > 0 {
-		if _, err := b.run(*warmup, *batch); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp:", err)
-			return 2
+	b := &otlpBench{url: l.URL, clients: l.Clients, json: l.Encoding == "json", enc: enc, stderr: stderr}
+	fmt.Fprintf(stderr, "bench otlp: generating requests of %d records (%s, compression %s)\n", l.Batch, l.Encoding, l.Compression)
+	b.requests = benchRequests(l.Batch, min(l.Records+l.Warmup, 100_000), l.Seed, b.json, enc)
+	if l.Warmup > 0 {
+		if _, err := b.run(l.Warmup, l.Batch); err != nil {
+			return err
 		}
 	}
 	var before procStat
 	var sampler *rssSampler
-	if *pid > 0 {
+	if l.ServerPID > 0 {
 		var err error
-		if before, err = readProc(*pid); err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp: --server-pid:", err)
-			return 2
+		if before, err = readProc(l.ServerPID); err != nil {
+			return fmt.Errorf("--server-pid: %w", err)
 		}
-		sampler = sampleRSS(*pid)
+		sampler = sampleRSS(l.ServerPID)
 	}
-	res, err := b.run(*records, *batch)
+	res, err := b.run(l.Records, l.Batch)
 	if err != nil {
-		fmt.Fprintln(stderr, "policyrun bench otlp:", err)
-		return 2
+		return err
 	}
 	fmt.Fprintf(stdout, "records %d, requests %d, clients %d, %s, compression %s: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
-		res.records, res.requests, *clients, *encoding, *compression, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
+		res.records, res.requests, l.Clients, l.Encoding, l.Compression, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
 		ms(res.p50), ms(res.p99), res.retries, res.rejected)
-	if *pid > 0 {
-		after, err := readProc(*pid)
+	if l.ServerPID > 0 {
+		after, err := readProc(l.ServerPID)
 		steady, peak := sampler.stop()
 		if err != nil {
-			fmt.Fprintln(stderr, "policyrun bench otlp: --server-pid:", err)
-			return 2
+			return fmt.Errorf("--server-pid: %w", err)
 		}
 		cpu := after.cpu - before.cpu
 		fmt.Fprintf(stdout, "server: %.3f CPU s for %d records: %.3f CPU s per million; RSS steady %.1f MiB, peak %.1f MiB\n",
 			cpu.Seconds(), res.records, cpu.Seconds()/float64(res.records)*1e6, mib(steady), mib(max(peak, after.hwm)))
 	}
-	return 0
+	return nil
 }
 
 // waitListening dials the URL's host until it accepts a connection.

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/policyrun/policyrun/bench"
 )
 
 // A chart is a horizontal bar chart of groups (a policy, a case), each with
@@ -34,7 +36,7 @@ type chartGroup struct {
 
 type chartBar struct {
 	series string
-	st     stat
+	st     bench.Stat
 }
 
 func newChart(id, benchmark, title, unit, axis, groupAxis string) *chart {
@@ -43,7 +45,7 @@ func newChart(id, benchmark, title, unit, axis, groupAxis string) *chart {
 
 // add puts a bar of series into group key (made with label if new); a
 // stat with no values adds nothing.
-func (c *chart) add(key, label, series string, st stat) {
+func (c *chart) add(key, label, series string, st bench.Stat) {
 	if st.N == 0 {
 		return
 	}
@@ -85,7 +87,7 @@ func (c *chart) addFigures(figs []figure, drawn map[int]bool) {
 		if g == nil {
 			continue
 		}
-		g.bars = append(g.bars, chartBar{series: f.System, st: stat{Median: v, Min: v, Max: v, N: 1}})
+		g.bars = append(g.bars, chartBar{series: f.System, st: bench.Stat{Median: v, Min: v, Max: v, N: 1}})
 		if !slices.Contains(c.series, f.System) {
 			c.series = append(c.series, f.System)
 		}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -14,27 +14,27 @@ import (
 	"strings"
 )
 
-// A benchLine is one result line of `go test -bench`: the benchmark's
-// name (the -GOMAXPROCS suffix taken off), its package and its metrics by
-// unit (ns/op, B/op, allocs/op and the ReportMetric ones).
-type benchLine struct {
+// A Line is one result line of `go test -bench`: the benchmark's name
+// (the -GOMAXPROCS suffix taken off), its package and its metrics by unit
+// (ns/op, B/op, allocs/op and the ReportMetric ones).
+type Line struct {
 	Pkg     string
 	Name    string
 	Iters   int64
 	Metrics map[string]float64
 }
 
-// benchSet is every result line of one or more `go test -bench` runs; with
+// A Set is every result line of one or more `go test -bench` runs; with
 // -count N each benchmark has N lines, in the order they ran.
-type benchSet struct {
-	lines []benchLine
+type Set struct {
+	Lines []Line
 }
 
-// values returns the measurements of one benchmark in one unit, one per
+// Values returns the measurements of one benchmark in one unit, one per
 // run, in run order.
-func (s *benchSet) values(name, unit string) []float64 {
+func (s *Set) Values(name, unit string) []float64 {
 	var out []float64
-	for _, l := range s.lines {
+	for _, l := range s.Lines {
 		if l.Name == name {
 			if v, ok := l.Metrics[unit]; ok {
 				out = append(out, v)
@@ -44,14 +44,15 @@ func (s *benchSet) values(name, unit string) []float64 {
 	return out
 }
 
-func (s *benchSet) stat(name, unit string) stat { return statOf(s.values(name, unit)) }
+// Stat summarises Values.
+func (s *Set) Stat(name, unit string) Stat { return StatOf(s.Values(name, unit)) }
 
-// names returns the distinct benchmark names under prefix ("BenchmarkX/"),
+// Names returns the distinct benchmark names under prefix ("BenchmarkX/"),
 // in the order they first ran.
-func (s *benchSet) names(prefix string) []string {
+func (s *Set) Names(prefix string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, l := range s.lines {
+	for _, l := range s.Lines {
 		if strings.HasPrefix(l.Name, prefix) && !seen[l.Name] {
 			seen[l.Name] = true
 			out = append(out, l.Name)
@@ -60,17 +61,18 @@ func (s *benchSet) names(prefix string) []string {
 	return out
 }
 
-func (s *benchSet) add(o *benchSet) {
+// Add appends the lines of o.
+func (s *Set) Add(o *Set) {
 	if o != nil {
-		s.lines = append(s.lines, o.lines...)
+		s.Lines = append(s.Lines, o.Lines...)
 	}
 }
 
-// text writes the set back as standard benchmark output (with pkg: lines),
-// which parseBench reads again: the raw results that bench report keeps.
-func (s *benchSet) text(w io.Writer) {
+// WriteText writes the set back as standard benchmark output (with pkg:
+// lines), which Parse reads again: the raw results that bench report keeps.
+func (s *Set) WriteText(w io.Writer) {
 	pkg := ""
-	for _, l := range s.lines {
+	for _, l := range s.Lines {
 		if l.Pkg != pkg {
 			pkg = l.Pkg
 			fmt.Fprintf(w, "pkg: %s\n", pkg)
@@ -105,15 +107,15 @@ type testEvent struct {
 	Output  string
 }
 
-// parseBench reads benchmark results: the standard output of
+// Parse reads benchmark results: the standard output of
 // `go test -bench` (several packages, each after its pkg: line) or the
 // events of `go test -json -bench`, whose output events it joins per
 // package before reading the lines (a result line may come in two events:
 // its name when the benchmark starts, its figures when it ends).
-func parseBench(r io.Reader) (*benchSet, error) {
+func Parse(r io.Reader) (*Set, error) {
 	br := bufio.NewReader(r)
 	first, _ := br.Peek(1)
-	set := &benchSet{}
+	set := &Set{}
 	if len(first) == 1 && first[0] == '{' {
 		texts := map[string]*strings.Builder{}
 		var order []string
@@ -137,22 +139,22 @@ func parseBench(r io.Reader) (*benchSet, error) {
 			b.WriteString(ev.Output)
 		}
 		for _, p := range order {
-			set.lines = append(set.lines, parseBenchText(p, texts[p].String())...)
+			set.Lines = append(set.Lines, parseBenchText(p, texts[p].String())...)
 		}
 	} else {
 		b, err := io.ReadAll(br)
 		if err != nil {
 			return nil, err
 		}
-		set.lines = parseBenchText("", string(b))
+		set.Lines = parseBenchText("", string(b))
 	}
-	stripProcs(set.lines)
+	stripProcs(set.Lines)
 	return set, nil
 }
 
 // parseBenchText reads the result lines of standard benchmark output.
-func parseBenchText(pkg, text string) []benchLine {
-	var out []benchLine
+func parseBenchText(pkg, text string) []Line {
+	var out []Line
 	for _, line := range strings.Split(text, "\n") {
 		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
 			pkg = strings.TrimSpace(p)
@@ -167,20 +169,20 @@ func parseBenchText(pkg, text string) []benchLine {
 }
 
 // parseBenchLine reads "BenchmarkX/sub-2  100  92.5 ns/op  40 cpu-ns/record ...".
-func parseBenchLine(line string) (benchLine, bool) {
+func parseBenchLine(line string) (Line, bool) {
 	f := strings.Fields(line)
 	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
-		return benchLine{}, false
+		return Line{}, false
 	}
 	n, err := strconv.ParseInt(f[1], 10, 64)
 	if err != nil {
-		return benchLine{}, false
+		return Line{}, false
 	}
-	l := benchLine{Name: f[0], Iters: n, Metrics: map[string]float64{}}
+	l := Line{Name: f[0], Iters: n, Metrics: map[string]float64{}}
 	for i := 2; i+1 < len(f); i += 2 {
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			return benchLine{}, false
+			return Line{}, false
 		}
 		l.Metrics[f[i+1]] = v
 	}
@@ -192,7 +194,7 @@ var procsSuffix = regexp.MustCompile(`-(\d+)$`)
 // stripProcs takes the -GOMAXPROCS suffix off the names when every line
 // has the same one (go test adds none when GOMAXPROCS is 1, and then a
 // name's own "-12" must stay).
-func stripProcs(lines []benchLine) {
+func stripProcs(lines []Line) {
 	suffix := ""
 	for i, l := range lines {
 		m := procsSuffix.FindString(l.Name)
@@ -206,21 +208,21 @@ func stripProcs(lines []benchLine) {
 	}
 }
 
-// goBench is one `go test -bench` invocation.
-type goBench struct {
-	pkgs      []string
-	pattern   string
-	benchtime string // empty: go test's default, 1s
+// GoTest is one `go test -bench` invocation.
+type GoTest struct {
+	Pkgs      []string
+	Pattern   string
+	Benchtime string // empty: go test's default, 1s
 }
 
-// runGoBench runs the benchmarks in the repository with -json, count
-// times each, and reads their results.
-func runGoBench(ctx context.Context, repo string, g goBench, count int, progress io.Writer) (*benchSet, error) {
-	args := []string{"test", "-run", "^$", "-bench", g.pattern, "-benchmem", "-count", strconv.Itoa(count), "-timeout", "90m", "-json"}
-	if g.benchtime != "" {
-		args = append(args, "-benchtime", g.benchtime)
+// Run runs the benchmarks in the repository with -json, count times each,
+// and reads their results.
+func (g GoTest) Run(ctx context.Context, repo string, count int, progress io.Writer) (*Set, error) {
+	args := []string{"test", "-run", "^$", "-bench", g.Pattern, "-benchmem", "-count", strconv.Itoa(count), "-timeout", "90m", "-json"}
+	if g.Benchtime != "" {
+		args = append(args, "-benchtime", g.Benchtime)
 	}
-	args = append(args, g.pkgs...)
+	args = append(args, g.Pkgs...)
 	if progress != nil {
 		fmt.Fprintf(progress, "go %s\n", strings.Join(quoteArgs(args), " "))
 	}
@@ -230,7 +232,7 @@ func runGoBench(ctx context.Context, repo string, g goBench, count int, progress
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	runErr := cmd.Run()
-	set, err := parseBench(bytes.NewReader(out.Bytes()))
+	set, err := Parse(bytes.NewReader(out.Bytes()))
 	if runErr != nil {
 		// The failure's own words are in the output events.
 		var text strings.Builder
@@ -244,14 +246,14 @@ func runGoBench(ctx context.Context, repo string, g goBench, count int, progress
 				text.WriteString(ev.Output)
 			}
 		}
-		return nil, fmt.Errorf("go test %s: %v\n%s%s", strings.Join(g.pkgs, " "), runErr,
+		return nil, fmt.Errorf("go test %s: %v\n%s%s", strings.Join(g.Pkgs, " "), runErr,
 			tailLines([]byte(text.String()), 30), tailLines(errb.Bytes(), 10))
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(set.lines) == 0 {
-		return nil, fmt.Errorf("go test %s -bench %s: no benchmark results", strings.Join(g.pkgs, " "), g.pattern)
+	if len(set.Lines) == 0 {
+		return nil, fmt.Errorf("go test %s -bench %s: no benchmark results", strings.Join(g.Pkgs, " "), g.Pattern)
 	}
 	return set, nil
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -238,7 +238,7 @@ func (c *chart) table() *mdTable {
 			cell := "—"
 			for _, bar := range g.bars {
 				if bar.series == s {
-					cell = bar.st.cell() + c.suffix
+					cell = statCell(bar.st) + c.suffix
 				}
 			}
 			row = append(row, cell)

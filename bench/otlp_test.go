@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"compress/gzip"
@@ -19,7 +19,7 @@ import (
 // every request and throttles some: every record arrives, the refusals
 // are retried, and the report says what was measured.
 func TestBenchOTLP(t *testing.T) {
-	for _, args := range [][]string{{"--encoding", "protobuf"}, {"--encoding", "json", "--gzip"}, {"--compression", "zstd"}} {
+	for _, c := range []struct{ encoding, compression string }{{"protobuf", "none"}, {"json", "gzip"}, {"protobuf", "zstd"}} {
 		var records, requests atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if requests.Add(1)%7 == 0 {
@@ -59,18 +59,21 @@ func TestBenchOTLP(t *testing.T) {
 			}
 			records.Add(int64(len(recs)))
 		}))
-		code, out, errOut := runCLI(append([]string{"bench", "otlp", "--url", srv.URL + "/v1/logs", "--records", "2000",
-			"--warmup", "500", "--clients", "4", "--batch", "50"}, args...)...)
+		l := OTLPLoad{URL: srv.URL + "/v1/logs", Records: 2000, Warmup: 500, Clients: 4, Batch: 50, Seed: 1,
+			Encoding: c.encoding, Compression: c.compression}
+		var stdout, stderr strings.Builder
+		err := l.Run(&stdout, &stderr)
 		srv.Close()
-		if code != 0 {
-			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		if err != nil {
+			t.Fatalf("%+v: %v\n%s", c, err, stderr.String())
 		}
+		out := stdout.String()
 		if records.Load() != 2500 {
-			t.Errorf("%v: %d records arrived, want 2500", args, records.Load())
+			t.Errorf("%+v: %d records arrived, want 2500", c, records.Load())
 		}
 		if !strings.Contains(out, "records 2000, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
 			!strings.Contains(out, "p99") || strings.Contains(out, "retries 0,") {
-			t.Errorf("%v: report %q", args, out)
+			t.Errorf("%+v: report %q", c, out)
 		}
 	}
 }
