@@ -16,13 +16,13 @@ import (
 // Figures of other systems are bars of their own series.
 type chart struct {
 	id        string
-	title     string
+	Title     string
 	benchmark string // the benchmark whose figures may be drawn here
 	unit      string // the values' unit, which a figure must have (or convert to)
 	axis      string // the x axis's label
 	groupAxis string // the y axis's label
 	suffix    string // after each value label, e.g. "×"
-	note      string // under the chart
+	Note      string // under the chart
 	groups    []*chartGroup
 	series    []string
 	other     map[string]bool // series of other systems
@@ -40,7 +40,7 @@ type chartBar struct {
 }
 
 func newChart(id, benchmark, title, unit, axis, groupAxis string) *chart {
-	return &chart{id: id, benchmark: benchmark, title: title, unit: unit, axis: axis, groupAxis: groupAxis, other: map[string]bool{}}
+	return &chart{id: id, benchmark: benchmark, Title: title, unit: unit, axis: axis, groupAxis: groupAxis, other: map[string]bool{}}
 }
 
 // add puts a bar of series into group key (made with label if new); a
@@ -149,7 +149,7 @@ const (
 // svg draws the chart: legend, groups with their labels, bars from zero,
 // whiskers, value labels, gridlines, the x axis with ticks and its label,
 // and the y axis's label.
-func (c *chart) svg() string {
+func (c *chart) SVG() string {
 	colors := c.colors()
 	labelW := 80.0
 	for _, g := range c.groups {
@@ -235,8 +235,8 @@ func (c *chart) svg() string {
 	}
 	height := axisY + 44
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart" viewBox="0 0 %d %.0f" width="%d" height="%.0f" role="img" aria-label="%s" font-family="system-ui, sans-serif" font-size="%d">`,
-		esc(c.id), chartWidth, height, chartWidth, height, esc(c.title), chartFont)
-	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.title))
+		esc(c.id), chartWidth, height, chartWidth, height, esc(c.Title), chartFont)
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
 	b.WriteString(grid.String())
 	b.WriteString(legend.String())
 	b.WriteString(body.String())

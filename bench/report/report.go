@@ -39,13 +39,13 @@ type Options struct {
 
 // reportPage is everything on the page.
 type reportPage struct {
-	title    string
-	meta     []string
-	quick    bool
-	sections []*reportSection
-	others   string   // the file of figures, if any
+	Title    string
+	Meta     []string
+	Quick    bool
+	Sections []*reportSection
+	Others   string   // the file of figures, if any
 	undrawn  []figure // figures of benchmarks that have no section here
-	command  string
+	Command  string
 }
 
 // Run runs the benchmarks of o.Sections (or reads their results) and
@@ -199,31 +199,31 @@ func goTests(want map[string]bool, quick bool) []bench.GoTest {
 }
 
 func buildPage(o Options, repo string, b1 *bench.B1Results, set *bench.Set, figs []figure, othersPath string) *reportPage {
-	p := &reportPage{title: "policyrun benchmarks", quick: o.Quick, command: strings.TrimSpace(o.Command)}
+	p := &reportPage{Title: "policyrun benchmarks", Quick: o.Quick, Command: strings.TrimSpace(o.Command)}
 	var host bench.Host
 	if b1 != nil {
 		host = b1.Host
 	} else {
 		host = bench.HostInfo(repo)
 	}
-	p.meta = append(p.meta, fmt.Sprintf("%s · %s %s/%s, %d CPUs", time.Now().UTC().Format("2006-01-02 15:04 UTC"), host.GoVersion, host.OS, host.Arch, host.CPUs))
+	p.Meta = append(p.Meta, fmt.Sprintf("%s · %s %s/%s, %d CPUs", time.Now().UTC().Format("2006-01-02 15:04 UTC"), host.GoVersion, host.OS, host.Arch, host.CPUs))
 	if host.Commit != "" {
-		p.meta = append(p.meta, "commit "+host.Commit)
+		p.Meta = append(p.Meta, "commit "+host.Commit)
 	}
 	switch {
 	case o.Bench != "":
-		p.meta = append(p.meta, "go test benchmarks read from "+o.Bench)
+		p.Meta = append(p.Meta, "go test benchmarks read from "+o.Bench)
 	case set != nil && len(set.Lines) > 0:
-		p.meta = append(p.meta, fmt.Sprintf("go test benchmarks: -count %d%s", o.Count, map[bool]string{true: ", -benchtime 100x (ratios 5x)", false: ""}[o.Quick]))
+		p.Meta = append(p.Meta, fmt.Sprintf("go test benchmarks: -count %d%s", o.Count, map[bool]string{true: ", -benchtime 100x (ratios 5x)", false: ""}[o.Quick]))
 	}
 	if o.Pipeline != "" {
-		p.meta = append(p.meta, "B1 read from "+o.Pipeline)
+		p.Meta = append(p.Meta, "B1 read from "+o.Pipeline)
 	}
 	if othersPath != "" {
-		p.others = othersPath
+		p.Others = othersPath
 		if repo != "" {
 			if rel, err := filepath.Rel(repo, othersPath); err == nil && !strings.HasPrefix(rel, "..") {
-				p.others = filepath.ToSlash(rel)
+				p.Others = filepath.ToSlash(rel)
 			}
 		}
 	}
@@ -240,21 +240,21 @@ func buildPage(o Options, repo string, b1 *bench.B1Results, set *bench.Set, figs
 		// A section whose results were read from a file is drawn even
 		// if --sections left it out.
 		s := build[id]()
-		if !o.Sections[id] && s.skipped != "" {
+		if !o.Sections[id] && s.Skipped != "" {
 			continue
 		}
 		for _, c := range s.charts() {
 			c.addFigures(figs, drawn)
 		}
-		p.sections = append(p.sections, s)
+		p.Sections = append(p.Sections, s)
 	}
 	for i, f := range figs {
 		if drawn[i] {
 			continue
 		}
 		placed := false
-		for _, s := range p.sections {
-			if strings.EqualFold(s.id, f.Benchmark) {
+		for _, s := range p.Sections {
+			if strings.EqualFold(s.ID, f.Benchmark) {
 				s.listed = append(s.listed, f)
 				placed = true
 			}

@@ -12,15 +12,15 @@ import (
 // A reportSection is one benchmark on the page: what it measures, then
 // charts, each with its table beside it.
 type reportSection struct {
-	id, title string
-	intro     []string
-	blocks    []reportBlock
-	skipped   string   // why the section has no results
+	ID, Title string
+	Intro     []string // paragraphs
+	Blocks    []reportBlock
+	Skipped   string   // why the section has no results
 	listed    []figure // figures of this benchmark that no chart could draw
 }
 
 type reportBlock struct {
-	chart *chart // nil: a table alone
+	Chart *chart // nil: a table alone
 	table *mdTable
 }
 
@@ -48,14 +48,14 @@ func (s *reportSection) add(c *chart, t *mdTable) {
 	if c != nil && c.empty() {
 		c = nil
 	}
-	s.blocks = append(s.blocks, reportBlock{chart: c, table: t})
+	s.Blocks = append(s.Blocks, reportBlock{Chart: c, table: t})
 }
 
 func (s *reportSection) charts() []*chart {
 	var out []*chart
-	for _, b := range s.blocks {
-		if b.chart != nil {
-			out = append(out, b.chart)
+	for _, b := range s.Blocks {
+		if b.Chart != nil {
+			out = append(out, b.Chart)
 		}
 	}
 	return out
@@ -71,16 +71,12 @@ var b1Series = map[string]string{
 
 // b1Section: B1 from the results of bench pipeline.
 func b1Section(r *bench.B1Results) *reportSection {
-	s := &reportSection{id: "b1", title: "B1 — the nine policies, whole process"}
+	s := &reportSection{ID: "b1", Title: "B1 — the nine policies, whole process"}
 	if r == nil {
-		s.skipped = "not run (add b1 to --sections, or give --pipeline results.json)"
+		s.Skipped = "not run (add b1 to --sections, or give --pipeline results.json)"
 		return s
 	}
-	s.intro = []string{
-		fmt.Sprintf("policyrun run: tail (json parser) → one policy → null output, exiting at the end of input, over %s flat JSON lines (policies 5 and 6: %s Kubernetes records) from policyrun gen --seed %d. CPU is user+sys of the child process from its rusage, wall is measured around it, peak RSS is the child's ru_maxrss. %s, interleaved: every round runs each configuration once. Bars are medians; whiskers span min to max.",
-			groupThousands(fmt.Sprint(r.Records["flat"])), groupThousands(fmt.Sprint(r.Records["k8s"])), r.Seed, fmt.Sprintf("%d run%s of each", r.Runs, map[bool]string{true: "", false: "s"}[r.Runs == 1])),
-		"Backends: vm (the bytecode VM), lua (the policy transpiled to Lua), lua_script (the hand-written Fluent Bit-style Lua filter of conformance/baselines/lua).",
-	}
+	s.Intro = paragraphs("b1", r)
 	key := func(c bench.B1Case) (string, string) {
 		if c.Policy == "none" {
 			return c.Name, "no filter (" + c.Data + ")"
@@ -110,17 +106,14 @@ func b1Section(r *bench.B1Results) *reportSection {
 // backendsSection: the VM against the other backends in process, from
 // BenchmarkBackendRatios and BenchmarkBackends in ./conformance.
 func backendsSection(set *bench.Set) *reportSection {
-	s := &reportSection{id: "backends", title: "Backend ratios — the policy stage alone, in process"}
+	s := &reportSection{ID: "backends", Title: "Backend ratios — the policy stage alone, in process"}
 	ratios := set.Names("BenchmarkBackendRatios/")
 	single := set.Names("BenchmarkBackends/")
 	if len(ratios) == 0 && len(single) == 0 {
-		s.skipped = "no results of BenchmarkBackends or BenchmarkBackendRatios (not run: --sections)"
+		s.Skipped = "no results of BenchmarkBackends or BenchmarkBackendRatios (not run: --sections)"
 		return s
 	}
-	s.intro = []string{
-		"The nine B1 policies on four backends over the same generated records, a batch of 128 KiB of lines as the pipeline's stage gets it (conformance, go test -bench): vm, lua_transpiled (the policy transpiled to Lua), lua_handwritten (the idiomatic Fluent Bit Lua filter, with Fluent Bit's conversion to a table and back) and expr (an expr-lang program over encoding/json's map[string]any, decoded and encoded again, as a Go program built on expr would).",
-		"BenchmarkBackendRatios runs each batch through the four backends in turn, so that they share whatever the machine is doing, and reports each backend's time ÷ the VM's: the steadiest figure on a shared machine. BenchmarkBackends measures each backend on its own, with the CPU time of the whole process (the garbage collector on the other core included).",
-	}
+	s.Intro = paragraphs("backends", nil)
 	if len(ratios) > 0 {
 		c := newChart("ratios", "backends", "Other backends ÷ VM, time per record, side by side (BenchmarkBackendRatios)", "×",
 			"time per record ÷ the VM's (wall clock, the same batches) — higher: the VM is faster", "policy")
@@ -180,15 +173,13 @@ var b2Labels = map[string]string{
 
 // b2Section: record construction, BenchmarkRecordDecode in ./record.
 func b2Section(set *bench.Set) *reportSection {
-	s := &reportSection{id: "b2", title: "B2 — record construction"}
+	s := &reportSection{ID: "b2", Title: "B2 — record construction"}
 	names := set.Names("BenchmarkRecordDecode/")
 	if len(names) == 0 {
-		s.skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
+		s.Skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
 		return s
 	}
-	s.intro = []string{
-		"Decoding a fixed record of 12 fields with a nested map (record/shapes_test.go) into an arena, one record per op, the arena reset every 256 records: referenced (strings point into the input), owned (copied), owned with 3 edits; from msgpack and from JSON. The baselines in the same run decode the same record into map[string]any with encoding/json and with msgpack. arena-B/record is the arena's reserved bytes ÷ the records of a batch.",
-	}
+	s.Intro = paragraphs("b2", nil)
 	ns := newChart("b2-ns", "B2", "B2: ns per record, decode into a record", "ns/record", "ns per record (one op; json_flat_pair: a pair of lines) — lower is better", "case")
 	mem := newChart("b2-bytes", "B2", "B2: reserved arena bytes per record", "arena-B/record", "reserved bytes per record — lower is better", "case")
 	t := newTable("case", "ns/op", "arena-B/record", "B/op", "allocs/op")
@@ -235,18 +226,16 @@ func sideBySide(set *bench.Set, id, title string, ratios [][2]string) *chart {
 
 // b3Section: edit chains, BenchmarkEditChain in ./record.
 func b3Section(set *bench.Set) *reportSection {
-	s := &reportSection{id: "b3", title: "B3 — edit chains"}
+	s := &reportSection{ID: "b3", Title: "B3 — edit chains"}
 	names := set.Names("BenchmarkEditChain/")
 	if len(names) == 0 {
-		s.skipped = "no results of BenchmarkEditChain (not run: --sections)"
+		s.Skipped = "no results of BenchmarkEditChain (not run: --sections)"
 		return s
 	}
-	s.intro = []string{
-		"Decode a JSON line of 12 or of 128 fields, apply 0 or 6 upserts (3 overwrite fields at the start, middle and end, 3 add new ones), encode the line. edits0 passes the unchanged line through; edits0_reencode encodes it from its nodes, as an edited record must be, so upserts6 ÷ edits0_reencode is the cost of the edits alone.",
-	}
+	s.Intro = paragraphs("b3", nil)
 	c := newChart("b3", "B3", "B3: seconds per million records, decode + edits + encode", "CPU s/M",
 		"seconds per million records — lower is better", "case")
-	c.note = "policyrun's figure is the time of a single-threaded loop that allocates nothing, in process; Fluent Bit's is CPU time as published."
+	c.Note = paragraphs("b3 note", nil)[0]
 	t := newTable("case", "ns/record", "s / M records", "MB/s", "allocs/op")
 	for _, n := range names {
 		k := strings.TrimPrefix(n, "BenchmarkEditChain/")
@@ -284,15 +273,13 @@ func b3Label(k string) string {
 
 // b4Section: checkpoints, BenchmarkCheckpoint in ./pipeline/checkpoint.
 func b4Section(set *bench.Set) *reportSection {
-	s := &reportSection{id: "b4", title: "B4 — checkpoints"}
+	s := &reportSection{ID: "b4", Title: "B4 — checkpoints"}
 	names := set.Names("BenchmarkCheckpoint/")
 	if len(names) == 0 {
-		s.skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
+		s.Skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
 		return s
 	}
-	s.intro = []string{
-		"The tail input's checkpoint for 1, 10, 100 and 1,000 tracked files, each with a 1,000-byte fingerprint and five file attributes, saved to and loaded from in-memory storage, JSON against protobuf in the same run. save: every file moved since the last save (JSON rewrites the file, protobuf appends a frame of the changed files); save1: 1 file of 1,000 moved; snapshot: protobuf's whole-log rewrite, against JSON's save. The speed-up is JSON's ns/op ÷ protobuf's, run by run (the i-th run of one with the i-th of the other).",
-	}
+	s.Intro = paragraphs("b4", nil)
 	type key struct{ op, format, files string }
 	var counts []string
 	have := map[key]string{}
@@ -308,7 +295,7 @@ func b4Section(set *bench.Set) *reportSection {
 		}
 	}
 	if len(counts) == 0 {
-		s.skipped = "no results of the expected form BenchmarkCheckpoint/<op>/<format>/files=<n>"
+		s.Skipped = "no results of the expected form BenchmarkCheckpoint/<op>/<format>/files=<n>"
 		return s
 	}
 	speed := newChart("b4-speedup", "B4", "B4: protobuf checkpoints, times faster than JSON", "× faster than JSON",
@@ -383,15 +370,13 @@ func files(n string) string {
 // b5Section: the OTLP codecs, BenchmarkOTLP in ./record, the codec part
 // of B5.
 func b5Section(set *bench.Set) *reportSection {
-	s := &reportSection{id: "b5", title: "B5 — OTLP, the codec part"}
+	s := &reportSection{ID: "b5", Title: "B5 — OTLP, the codec part"}
 	names := set.Names("BenchmarkOTLP/")
 	if len(names) == 0 {
-		s.skipped = "no results of BenchmarkOTLP (not run: --sections)"
+		s.Skipped = "no results of BenchmarkOTLP (not run: --sections)"
 		return s
 	}
-	s.intro = []string{
-		"The OTLP protobuf codecs on B5's requests (internal/gen: 100 log records of one resource and 3 scopes each): decode from the request's bytes, encode from the same decoded records including the regrouping by resource and scope; policyrun's arena codec against protobuf-go's generated types. This is the codec part of B5 only; B5's whole-server figures (records/s, server CPU per million over OTLP/HTTP) are not measured here.",
-	}
+	s.Intro = paragraphs("b5", nil)
 	c := newChart("b5", "B5", "B5: ns per OTLP log record, protobuf decode and encode", "ns/record", "ns per record (requests of 100) — lower is better", "direction")
 	t := newTable("case", "ns/record", "ns/request", "B/request", "allocs/request")
 	impl := map[string]string{"arena": "policyrun arena codec", "protogo": "protobuf-go generated types"}
