@@ -26,35 +26,9 @@ func init() {
 	})
 }
 
-const benchUsage = `
-usage: policyrun bench pipeline [-o results.json] [--runs N] [--quick] [flags]
-       policyrun bench report [-o report.html] [--quick] [--others FILE] [flags]
-       policyrun bench otlp [--url URL] [--clients N] [--records N] [flags]
-
-pipeline  benchmark B1, whole process: builds policyrun from the repository,
-          generates the data with policyrun gen and runs policyrun run
-          (tail → one policy → null) for the nine policies of
-          conformance/policies on every backend, the runs interleaved;
-          writes the CPU seconds (user+sys of the child), wall time and
-          peak RSS of every run, and their medians with min and max, as JSON.
-report    runs B1 and the go test benchmarks (backend ratios, B2, B3, B4,
-          B5's codecs) and writes a self-contained HTML page with SVG bar
-          charts, a table beside each chart, the same tables as markdown
-          (report.md) and the raw results (report.b1.json, report.bench.txt).
-
-Both need the policyrun repository (found from the working directory up,
-or --repo) and a Go toolchain. docs/bench.md describes every section.
-
-otlp      benchmark B5's load: generated OTLP records sent to any OTLP/HTTP
-          endpoint from N persistent clients; records/s, request p50/p99,
-          and with --server-pid the server's CPU and memory.
-
-Run 'policyrun bench pipeline -h', 'bench report -h' or 'bench otlp -h' for flags.
-`
-
 func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stderr, strings.TrimSpace(benchUsage))
+		fmt.Fprintln(stderr, strings.TrimSpace(usageText("bench")))
 		if len(args) == 0 {
 			return 2
 		}
@@ -72,25 +46,8 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
-const benchPipelineUsage = `
-usage: policyrun bench pipeline [-o results.json] [--runs N] [--quick] [flags]
-
-Benchmark B1, whole process (docs/bench.md). Builds policyrun from the
-repository (or takes --policyrun), generates the data with policyrun gen
-(flat: 1,000,000 JSON lines, k8s: 300,000 records with the kubernetes map;
-kept from run to run while binary, count and seed are the same), and runs
-policyrun run (tail with the json parser → one policy → null, exiting at
-the end of input) for each of the nine policies of conformance/policies
-with backends vm, lua (the transpiled policy) and lua_script (the
-hand-written Fluent Bit filter of conformance/baselines/lua), plus a run
-with no filter per data kind. The runs are interleaved: each round runs
-every configuration once, so a slow spell of the machine hits them alike.
-Prints a table on stderr and writes every run and the medians with min
-and max as JSON.
-`
-
 func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("bench pipeline", benchPipelineUsage, stderr)
+	fl := newFlags("bench pipeline", usageText("bench pipeline"), stderr)
 	out := fl.String("o", "", "write the JSON results to `FILE` (default: standard output)")
 	b1 := b1Flags(fl)
 	if code, ok := parseFlags(fl, args); !ok {
@@ -149,36 +106,8 @@ func b1Flags(fl *flag.FlagSet) *bench.B1Config {
 	return c
 }
 
-const benchReportUsage = `
-usage: policyrun bench report [-o report.html] [--quick] [--count N] [--others FILE]
-                              [--sections b1,backends,b2,b3,b4,b5]
-                              [--pipeline results.json] [--bench bench.txt] [flags]
-
-Runs the benchmarks and writes a self-contained HTML page (inline CSS and
-SVG, no scripts, nothing fetched) with a bar chart per measurement — bars
-from zero, each the median with a min–max whisker, values and axes
-labelled — and a table beside each chart, for:
-  b1        B1, whole process: the nine policies on every backend
-            (bench pipeline, run here)
-  backends  the VM against transpiled Lua, hand-written Lua and expr
-            (BenchmarkBackendRatios, BenchmarkBackends in ./conformance)
-  b2, b3    record construction and edit chains (./record)
-  b4        checkpoints, JSON against protobuf (./pipeline/checkpoint)
-  b5        B5's codec part, OTLP protobuf (BenchmarkOTLP in ./record)
-The go test benchmarks run from the repository root with -count N. Figures
-of other systems (--others, default bench/others.json of the repository)
-are drawn beside ours, their sources named under the chart. Beside the
-page go the same tables as markdown (report.md) and the raw results
-(report.b1.json, report.bench.txt), which --pipeline and --bench read back
-to draw the page again without running anything.
-
---quick runs small counts (B1 over 20,000 flat and 6,000 Kubernetes
-records, one run; -benchtime 100x, -count 1): a smoke test, whose figures
-are not for comparison.
-`
-
 func runBenchReport(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("bench report", benchReportUsage, stderr)
+	fl := newFlags("bench report", usageText("bench report"), stderr)
 	o := report.Options{Progress: stderr, Command: "policyrun bench report " + strings.Join(args, " "), Sections: map[string]bool{}}
 	fl.StringVar(&o.Out, "o", "report.html", "write the page to `FILE`; report.md and the raw results go beside it")
 	fl.IntVar(&o.Count, "count", 0, "go test -count, and the runs of B1 unless --runs (default 5; --quick 1)")
@@ -214,30 +143,9 @@ func runBenchReport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const benchOTLPUsage = `
-usage: policyrun bench otlp [--url URL] [--clients N] [--batch N] [--records N]
-                            [--encoding protobuf|json] [--compression none|gzip|zstd]
-                            [--gzip] [--warmup N]
-                            [--seed S] [--server-pid PID] [--wait D]
-
-Sends generated OTLP log records (as policyrun gen otlp makes them: B5's
-shape) to an OTLP/HTTP endpoint, any of them (policyrun's otlp input,
-the OpenTelemetry Collector, Fluent Bit), from N clients at once, each on
-a persistent connection. A request refused with 429, 502, 503 or 504, or
-a connection error, is sent again (after Retry-After, when given). After
---warmup records, not measured, it sends --records and prints records/s
-and the request latency's p50 and p99. With --server-pid (Linux), it also
-prints the server process's CPU seconds per million records over the
-measured records (user+sys, from /proc) and its resident memory: steady
-(the median of samples every 100 ms) and peak. --wait waits for the
-endpoint to accept connections first (a server just started); with
---records 0 it only waits. --compression sends each request compressed
-(Content-Encoding), compressed once ahead; --gzip is --compression gzip.
-`
-
 // runBenchOTLP is policyrun bench otlp; args follow the word otlp.
 func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench otlp", benchOTLPUsage, stderr)
+	fs := newFlags("bench otlp", usageText("bench otlp"), stderr)
 	var l bench.OTLPLoad
 	fs.StringVar(&l.URL, "url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
 	fs.IntVar(&l.Clients, "clients", 16, "clients sending at once, each on its own connection")

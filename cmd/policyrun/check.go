@@ -17,20 +17,10 @@ func init() {
 	})
 }
 
-const checkUsage = `
-usage: policyrun check [--format text|json|github] [--strict] FILE|DIR...
-
-Checks .policy files (directories are searched for *.policy) and reports
-every error and warning. Exit status: 0 clean, 1 errors (or warnings with
---strict), 2 usage or I/O problems. A policy's parameters need no values
-here: each is typed by its declaration, and its value is checked where
-it is given (eval --param, a pipeline's params, a test's param line).
-`
-
 // runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
 // It reports every diagnostic of every file; warnings fail only with --strict.
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("check", checkUsage, stderr)
+	fl := newFlags("check", usageText("check"), stderr)
 	format := fl.String("format", "text", "output format: text, json or github")
 	strict := fl.Bool("strict", false, "fail on warnings too")
 	if code, ok := parseFlags(fl, args); !ok {

@@ -18,18 +18,9 @@ func init() {
 	})
 }
 
-const disasmUsage = `
-usage: policyrun disasm [--param NAME=VALUE]... FILE
-
-Compiles the policy and prints its bytecode: constants, paths, sets,
-regexes and one line per instruction, grouped by source line. A policy's
-parameters take their values from --param, as in eval: the code shows
-them folded.
-`
-
 // runDisasm is `policyrun disasm [--param NAME=VALUE]... FILE`.
 func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("disasm", disasmUsage, stderr)
+	fl := newFlags("disasm", usageText("disasm"), stderr)
 	params := paramFlag{}
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	if code, ok := parseFlags(fl, args); !ok {

@@ -57,34 +57,9 @@ func (s *evalStats) String() string {
 	return line
 }
 
-const evalUsage = `
-usage: policyrun eval --policy FILE [--param NAME=VALUE]... [--backend vm|lua] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
-       policyrun eval --lua SCRIPT --call FUNC [--lua-timeout D] [--lua-memory-limit SIZE] [--tag T] [--time RFC3339] [--in FORMAT] [--out FORMAT]
-
-Formats: json (one record per line; for a policy with schema otlp, each
-line is an OTLP record's view), msgpack (Fluent Bit events), otlp (one
-OTLP ExportLogsServiceRequest in protobuf: the whole of stdin), otlp-json
-(OTLP/JSON requests, one per line). With --out otlp or otlp-json the kept
-records of each request (or all records of other inputs) go out as one
-request, regrouped by resource and scope; an OTLP record
-written as json is its view with "time" added (docs/otlp.md).
-
---param gives a parameter of the policy its value: the text after = as it
-is for a string parameter (--param env=prod), JSON for any other type
-(--param keep=3, --param paths='["/a","/b"]').
-
-Runs the policy over the records on stdin and writes the records it keeps
-to stdout (dropped records are absent; a faulting record is written
-unchanged, and its fault reported on stderr with its number when the
-backend says more than the reason, as Lua scripts do). A script that
-splits a record writes each of its records. A malformed input line is
-reported and passed through as it is. At the end one summary line goes to
-stderr.
-`
-
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("eval", evalUsage, stderr)
+	fl := newFlags("eval", usageText("eval"), stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
 	backendName := fl.String("backend", backend.Names()[0], "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input `format`: "+strings.Join(evalFormats, ", "))

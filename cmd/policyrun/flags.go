@@ -1,12 +1,29 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 )
+
+// The commands' usage messages are prose, kept out of the code: usage/
+// holds one file per command, a subcommand's spaces as dashes
+// (usage/bench-otlp.txt).
+//
+//go:embed usage
+var usageFiles embed.FS
+
+// usageText is the usage message of command name.
+func usageText(name string) string {
+	b, err := usageFiles.ReadFile("usage/" + strings.ReplaceAll(name, " ", "-") + ".txt")
+	if err != nil {
+		panic("policyrun: no usage message for " + name) // a command without its file
+	}
+	return string(b)
+}
 
 // newFlags returns the flag set of subcommand name. Its usage message,
 // on stderr, is usage (the usage lines and what the command does) and

@@ -22,19 +22,11 @@ func init() {
 	})
 }
 
-const fmtUsage = `
-usage: policyrun fmt [--check] [-w] FILE|DIR...
-
-Formats .policy files (directories are searched for *.policy; - is standard
-input) in the canonical layout. Exit status: 0 ok, 1 syntax errors or (with
---check) files that need formatting, 2 usage or I/O problems.
-`
-
 // runFmt is `policyrun fmt [--check] [-w] FILE|DIR...`. Without flags it
 // prints the formatted files; -w rewrites the files that change; --check
 // lists them and exits 1 if there are any. "-" formats standard input.
 func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("fmt", fmtUsage, stderr)
+	fl := newFlags("fmt", usageText("fmt"), stderr)
 	check := fl.Bool("check", false, "list the files whose layout differs, and exit 1 if any does")
 	write := fl.Bool("w", false, "write the result back to the files instead of printing it")
 	if code, ok := parseFlags(fl, args); !ok {

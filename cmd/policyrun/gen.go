@@ -24,24 +24,9 @@ func init() {
 // otlpCount is the default record count of gen otlp.
 const otlpCount = 100_000
 
-const genUsage = `
-usage: policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]
-       policyrun gen otlp [--count N] [--seed S] [--encoding protobuf|json] [-o FILE]
-
-Writes the deterministic data of benchmark B1, one line per record
-(docs/pipeline-tail.md, "policyrun gen"):
-  flat  JSON log lines of about 256 bytes
-  k8s   JSON records with a kubernetes map, as the kubernetes filter leaves them
-  cri   container lines in the CRI format, some split over P lines
-or of benchmark B5 (docs/otlp.md):
-  otlp  OTLP log records in ExportLogsServiceRequests of 100: in protobuf
-        each request preceded by its length as 4 bytes big-endian, in
-        OTLP/JSON one request per line (default 100,000 records)
-`
-
 // runGen is `policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]`.
 func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("gen", genUsage, stderr)
+	fl := newFlags("gen", usageText("gen"), stderr)
 	count := fl.Int("count", 0, "number of lines (default: the B1 size, 1,000,000 flat or 300,000 k8s/cri)")
 	seed := fl.Uint64("seed", 1, "seed; the same seed gives the same bytes")
 	out := fl.String("o", "", "write to `FILE` instead of standard output")

@@ -16,20 +16,10 @@ func init() {
 	})
 }
 
-const lspUsage = `
-usage: policyrun lsp [--stdio]
-
-Runs the language server of the policy language: LSP 3.17, JSON-RPC on
-standard input and output, a log on standard error. Editors start it
-(docs/lsp.md): diagnostics as check reports them, hover, completion,
-formatting, go to definition. Exit status: 0 after shutdown and exit,
-1 otherwise.
-`
-
 // runLSP is `policyrun lsp`. --stdio, which some clients pass, is the
 // only transport and changes nothing.
 func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("lsp", lspUsage, stderr)
+	fl := newFlags("lsp", usageText("lsp"), stderr)
 	fl.Bool("stdio", true, "talk LSP over standard input and output (the default and only transport)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

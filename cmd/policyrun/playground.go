@@ -23,20 +23,9 @@ func init() {
 	})
 }
 
-const playgroundUsage = `
-usage: policyrun playground [--listen ADDR]
-
-Serves the playground page at http://ADDR/: a policy editor, input records
-(JSON lines; OTLP views for a policy with schema otlp), the diagnostics,
-the output records and a share link. The compiler and the VM run in the
-browser, built to WebAssembly and embedded in this binary: the page loads
-nothing from elsewhere and sends nothing anywhere. SIGINT or SIGTERM stops
-the server. docs/playground.md.
-`
-
 // runPlayground is `policyrun playground [--listen ADDR]`.
 func runPlayground(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fl := newFlags("playground", playgroundUsage, stderr)
+	fl := newFlags("playground", usageText("playground"), stderr)
 	listen := fl.String("listen", "127.0.0.1:8080", "the `address` to serve the page on (host:port; port 0 picks one)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

@@ -20,20 +20,9 @@ func init() {
 	})
 }
 
-const replayUsage = `
-usage: policyrun replay --config pipeline.yaml DIR
-
-Sends the requests kept in DIR, the dead_letter directory of one of the
-config's outputs (refused by its receiver for good, or whose retries ran
-out), again through that output: its endpoint, TLS, headers, compression
-and retries. Each request delivered is removed; one refused again is left
-and the next tried. Exit 0 when DIR is empty at the end, 1 when requests
-are left, 2 on a usage or config error.
-`
-
 // runReplay is `policyrun replay --config FILE DIR`.
 func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("replay", replayUsage, stderr)
+	fl := newFlags("replay", usageText("replay"), stderr)
 	cfgFile := fl.String("config", "", "the pipeline config whose output owns DIR")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

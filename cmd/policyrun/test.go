@@ -20,19 +20,9 @@ func init() {
 	})
 }
 
-const testUsage = `
-usage: policyrun test [--backend all|vm|lua] [-v] [FILE|DIR...]
-
-Runs every test block of the policies (directories are searched for
-*.policy; the default is the current directory) on each backend, and
-fails a test when a backend misses its expectation or two backends
-disagree. now() and every input's %time are 2026-01-01T00:00:00Z.
-Exit status: 0 all passed, 1 a test failed or a policy has errors, 2 usage.
-`
-
 // runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
 func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("test", testUsage, stderr)
+	fl := newFlags("test", usageText("test"), stderr)
 	backendName := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
 	if code, ok := parseFlags(fl, args); !ok {
