@@ -53,9 +53,8 @@ func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "policyrun bench pipeline: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
-		return 2
+	if code, ok := noArgs(fl, stderr); !ok {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -119,9 +118,8 @@ func runBenchReport(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "policyrun bench report: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
-		return 2
+	if code, ok := noArgs(fl, stderr); !ok {
+		return code
 	}
 	for _, s := range strings.Split(*sections, ",") {
 		if s = strings.TrimSpace(s); s == "" {

@@ -55,3 +55,13 @@ func parseFlags(fl *flag.FlagSet, args []string) (code int, ok bool) {
 	}
 	return 0, true
 }
+
+// noArgs ends, as parseFlags does, a command that takes no arguments
+// after its flags but got some (ok false, exit status 2).
+func noArgs(fl *flag.FlagSet, stderr io.Writer) (code int, ok bool) {
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "policyrun %s: unexpected arguments: %s\n", fl.Name(), strings.Join(fl.Args(), " "))
+		return 2, false
+	}
+	return 0, true
+}

@@ -43,9 +43,8 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fl.Parse(fl.Args()[1:]); err != nil {
 		return 2
 	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "policyrun gen: unexpected arguments: %s\n", strings.Join(fl.Args(), " "))
-		return 2
+	if code, ok := noArgs(fl, stderr); !ok {
+		return code
 	}
 	if _, ok := bench.B1Count[kind]; !ok && kind != "otlp" {
 		fmt.Fprintf(stderr, "policyrun gen: unknown kind %q (known: %s)\n", kind, strings.Join(gen.Kinds, ", "))
