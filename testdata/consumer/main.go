@@ -12,6 +12,8 @@ import (
 
 	"github.com/policyrun/policyrun"
 	"github.com/policyrun/policyrun/backend"
+	_ "github.com/policyrun/policyrun/bench"
+	_ "github.com/policyrun/policyrun/bench/report"
 	"github.com/policyrun/policyrun/compiler"
 	_ "github.com/policyrun/policyrun/compiler/check"
 	_ "github.com/policyrun/policyrun/compiler/diag"
