@@ -1,7 +1,6 @@
 package record
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -102,8 +101,8 @@ func (a *Arena) checkView(m, old Value, fields []ViewField, parent *ViewField) e
 				return fail(name, p)
 			}
 		case f.HexLen > 0:
-			if s := a.Str(v); !validHexID(s, f.HexLen) {
-				return fail(name, "is not \"\" or "+strconv.Itoa(2*f.HexLen)+" hex digits")
+			if !f.ValidID(a.Str(v)) {
+				return fail(name, f.idProblem())
 			}
 		}
 	}
@@ -117,22 +116,6 @@ func viewField(fields []ViewField, name string) *ViewField {
 		}
 	}
 	return nil
-}
-
-func validHexID(s string, n int) bool {
-	if s == "" {
-		return true
-	}
-	if len(s) != 2*n {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 func article(k Kind) string {

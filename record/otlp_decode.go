@@ -43,13 +43,13 @@ func (a *Arena) decodeOTLPProjection(req []byte, mode Mode, dst []*Record, p *OT
 	m, nrec, n0 := a.mark(), a.nrec, len(dst)
 	keep := p.Fields & OTLPAllFields
 	if p.Wire {
-		keep |= 1<<vResource | 1<<vScope // the encoder groups by them
+		keep |= 1<<ViewResource | 1<<ViewScope // the encoder groups by them
 	}
 	d := otlpDecoder{w: wire{req}, a: a, maxDepth: a.Limits.maxDepth(), recs: dst, keep: keep, recLimit: a.Limits.recordLimit(n0)}
 	d.built, d.wire = uint32(d.keep), p.Wire && d.keep != OTLPAllFields
-	if d.keep&(1<<vAttributes) == 0 && p.Attributes != nil {
+	if d.keep&(1<<ViewAttributes) == 0 && p.Attributes != nil {
 		d.attrKeys, d.someAttrs = p.Attributes, true
-		d.built |= 1 << vAttributes
+		d.built |= 1 << ViewAttributes
 	}
 	if mode == Owned {
 		d.base = uint32(len(a.slab))
@@ -114,7 +114,7 @@ func (d *otlpDecoder) utf8Str(s, e int, what string) (Value, error) {
 	return d.str(s, e-s), nil
 }
 
-func (d *otlpDecoder) key(keys []Value, id viewID) Value {
+func (d *otlpDecoder) key(keys []Value, id ViewID) Value {
 	k := keys[id]
 	k.ref = d.kref
 	return k
@@ -135,7 +135,7 @@ func (d *otlpDecoder) fixedMap(keys []Value, vals []Value) Value {
 		if v.kind() == Absent {
 			continue
 		}
-		a.nodes[j] = d.key(keys, viewID(id))
+		a.nodes[j] = d.key(keys, ViewID(id))
 		a.nodes[j+1] = v
 		j += 2
 	}
@@ -178,11 +178,11 @@ func (d *otlpDecoder) fields(s, e int, f func(field, wt, at, i int) (int, error)
 func (d *otlpDecoder) request() error {
 	w := d.w
 	return d.fields(0, len(w.b), func(field, wt, at, i int) (int, error) {
-		if field != 1 {
+		if field != reqResourceLogs {
 			return w.skip(wt, at, i, len(w.b))
 		}
 		if wt != wireBytes {
-			return i, wantType(at, "ExportLogsServiceRequest", "resource_logs", wt, wireBytes)
+			return i, requestMsg.wantType(at, field, wt)
 		}
 		s, e, err := w.bytesField(i, len(w.b))
 		if err != nil {
@@ -198,42 +198,30 @@ func (d *otlpDecoder) resourceLogs(s, e int) error {
 	})
 }
 
-// groupMsg names the fields of ResourceLogs or ScopeLogs, which have one
-// shape: 1 the resource or scope, 2 the repeated children, 3 the schema_url.
-type groupMsg struct {
-	name, schemaURL string
-	fields          [4]string
-}
-
-var (
-	resourceLogsMsg = groupMsg{"ResourceLogs", "ResourceLogs.schema_url", [4]string{"", "resource", "scope_logs", "schema_url"}}
-	scopeLogsMsg    = groupMsg{"ScopeLogs", "ScopeLogs.schema_url", [4]string{"", "scope", "log_records", "schema_url"}}
-)
-
 // group decodes a ResourceLogs or ScopeLogs at [s, e): a first pass finds
-// the head (field 1, merged when repeated) and the schema_url, which may
+// the head (merged when repeated) and the schema_url, which may
 // come after the children; they are decoded into the group's one resource
 // or scope map; then each child is decoded with it.
-func (d *otlpDecoder) group(s, e int, g *groupMsg, child func(s, e int, head Value) error) error {
+func (d *otlpDecoder) group(s, e int, g *protoMessage, child func(s, e int, head Value) error) error {
 	w := d.w
 	var occ occurrences
 	schema := d.str(s, 0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field > 3 {
+		if field > groupSchemaURL {
 			return w.skip(wt, at, i, e)
 		}
 		if wt != wireBytes {
-			return i, wantType(at, g.name, g.fields[field], wt, wireBytes)
+			return i, g.wantType(at, field, wt)
 		}
 		fs, fe, err := w.bytesField(i, e)
 		if err != nil {
 			return i, err
 		}
 		switch field {
-		case 1:
+		case groupHead:
 			occ.add(fs, fe)
-		case 3:
-			if schema, err = d.utf8Str(fs, fe, g.schemaURL); err != nil {
+		case groupSchemaURL:
+			if schema, err = d.utf8Str(fs, fe, g.what(groupSchemaURL)); err != nil {
 				return i, err
 			}
 		}
@@ -256,7 +244,7 @@ func (d *otlpDecoder) group(s, e int, g *groupMsg, child func(s, e int, head Val
 		return occ.origin(err)
 	}
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field != 2 {
+		if field != groupChildren {
 			return w.skip(wt, at, i, e)
 		}
 		fs, fe, _ := w.bytesField(i, e) // checked by the first pass
@@ -271,16 +259,16 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	dropped := IntValue(0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		switch field {
-		case 1:
-			return d.keyValueField(wt, at, i, e, 4, "Resource.attributes")
-		case 2:
+		case resAttributes:
+			return d.keyValueField(wt, at, i, e, 4, resourceMsg.what(resAttributes))
+		case resDropped:
 			if wt != wireVarint {
-				return i, wantType(at, "Resource", "dropped_attributes_count", wt, wireVarint)
+				return i, resourceMsg.wantType(at, field, wt)
 			}
 			u, j, err := w.varint(i, e)
 			dropped = IntValue(int64(uint32(u)))
 			return j, err
-		case 3:
+		case resEntityRefs:
 			if wt == wireBytes {
 				fs, fe, err := w.bytesField(i, e)
 				if err != nil {
@@ -295,9 +283,9 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 		return Value{}, err
 	}
 	var vals [numResourceFields]Value
-	vals[vResAttributes] = d.finish(Map, start)
-	vals[vResDropped] = dropped
-	vals[vResSchemaURL] = schema
+	vals[ViewResAttributes] = d.finish(Map, start)
+	vals[ViewResDropped] = dropped
+	vals[ViewResSchemaURL] = schema
 	return d.fixedMap(resourceKeys[:], vals[:]), nil
 }
 
@@ -307,7 +295,7 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 func (d *otlpDecoder) entityRef(s, e int) error {
 	w := d.w
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field > 4 || wt != wireBytes {
+		if field > entityLast || wt != wireBytes {
 			return w.skip(wt, at, i, e)
 		}
 		fs, fe, err := w.bytesField(i, e)
@@ -315,7 +303,7 @@ func (d *otlpDecoder) entityRef(s, e int) error {
 			return i, err
 		}
 		if !validUTF8(w.b[fs:fe]) {
-			return i, decodeErr(fs, ErrInvalidUTF8, "EntityRef."+[...]string{"", "schema_url", "type", "id_keys", "description_keys"}[field])
+			return i, decodeErr(fs, ErrInvalidUTF8, entityRefMsg.what(field))
 		}
 		return fe, nil
 	})
@@ -332,32 +320,32 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
 	var vals [numScopeFields]Value
-	vals[vScopeName], vals[vScopeVersion] = d.str(s, 0), d.str(s, 0)
-	vals[vScopeDropped] = IntValue(0)
+	vals[ViewScopeName], vals[ViewScopeVersion] = d.str(s, 0), d.str(s, 0)
+	vals[ViewScopeDropped] = IntValue(0)
 	err := d.fields(s, e, func(field, wt, at, i int) (int, error) {
 		switch field {
-		case 1, 2:
+		case scName, scVersion:
 			if wt != wireBytes {
-				return i, wantType(at, "InstrumentationScope", [...]string{"", "name", "version"}[field], wt, wireBytes)
+				return i, scopeMsg.wantType(at, field, wt)
 			}
 			fs, fe, err := w.bytesField(i, e)
 			if err != nil {
 				return i, err
 			}
-			if field == 1 {
-				vals[vScopeName], err = d.utf8Str(fs, fe, "InstrumentationScope.name")
+			if field == scName {
+				vals[ViewScopeName], err = d.utf8Str(fs, fe, scopeMsg.what(field))
 			} else {
-				vals[vScopeVersion], err = d.utf8Str(fs, fe, "InstrumentationScope.version")
+				vals[ViewScopeVersion], err = d.utf8Str(fs, fe, scopeMsg.what(field))
 			}
 			return fe, err
-		case 3:
-			return d.keyValueField(wt, at, i, e, 4, "InstrumentationScope.attributes")
-		case 4:
+		case scAttributes:
+			return d.keyValueField(wt, at, i, e, 4, scopeMsg.what(scAttributes))
+		case scDropped:
 			if wt != wireVarint {
-				return i, wantType(at, "InstrumentationScope", "dropped_attributes_count", wt, wireVarint)
+				return i, scopeMsg.wantType(at, field, wt)
 			}
 			u, j, err := w.varint(i, e)
-			vals[vScopeDropped] = IntValue(int64(uint32(u)))
+			vals[ViewScopeDropped] = IntValue(int64(uint32(u)))
 			return j, err
 		}
 		return w.skip(wt, at, i, e)
@@ -365,8 +353,8 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	vals[vScopeAttributes] = d.finish(Map, start)
-	vals[vScopeSchemaURL] = schema
+	vals[ViewScopeAttributes] = d.finish(Map, start)
+	vals[ViewScopeSchemaURL] = schema
 	return d.fixedMap(scopeKeys[:], vals[:]), nil
 }
 
@@ -386,7 +374,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		sevNum, flags int64
 		dropped       int64
 	)
-	vals[vSeverityText], vals[vEventName] = d.str(s, 0), d.str(s, 0)
+	vals[ViewSeverityText], vals[ViewEventName] = d.str(s, 0), d.str(s, 0)
 	d.dirty = false
 	if d.wire {
 		d.attrDups.reset()
@@ -408,8 +396,8 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			}
 			continue
 		}
-		if want := logRecordWire[field]; wt != want {
-			return wantType(i, "LogRecord", logRecordFields[field], wt, want)
+		if wt != logRecordWire[field] {
+			return logRecordMsg.wantType(i, field, wt)
 		}
 		switch wt {
 		case wireFixed64:
@@ -417,7 +405,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			if u, i, err = w.fixed64(j, e); err != nil {
 				return err
 			}
-			if field == 1 {
+			if field == lrTime {
 				unix = u
 			} else {
 				obs = u
@@ -428,7 +416,7 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			if u, i, err = w.varint(j, e); err != nil {
 				return err
 			}
-			if field == 2 {
+			if field == lrSeverityNumber {
 				sevNum = int64(int32(u))
 			} else {
 				dropped = int64(uint32(u))
@@ -442,18 +430,18 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			flags = int64(u)
 			continue
 		}
-		if field == 6 {
-			if d.keep&(1<<vAttributes) == 0 {
+		if field == lrAttributes {
+			if d.keep&(1<<ViewAttributes) == 0 {
 				if i, err = d.checkAttributes(j, e); err != nil {
 					return err
 				}
 				continue
 			}
 			for { // and the attributes that follow, without the dispatch
-				if i, err = d.keyValueField(wt, i, j, e, 3, "LogRecord.attributes"); err != nil {
+				if i, err = d.keyValueField(wt, i, j, e, 3, logRecordMsg.what(lrAttributes)); err != nil {
 					return err
 				}
-				if i >= e || w.b[i] != 6<<3|wireBytes {
+				if i >= e || w.b[i] != lrAttributes<<3|wireBytes {
 					break
 				}
 				j = i + 1
@@ -467,15 +455,15 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 			return err
 		}
 		switch field {
-		case 3:
-			vals[vSeverityText], err = d.utf8Str(fs, fe, "LogRecord.severity_text")
-		case 12:
-			vals[vEventName], err = d.utf8Str(fs, fe, "LogRecord.event_name")
-		case 5:
+		case lrSeverityText:
+			vals[ViewSeverityText], err = d.utf8Str(fs, fe, logRecordMsg.what(lrSeverityText))
+		case lrEventName:
+			vals[ViewEventName], err = d.utf8Str(fs, fe, logRecordMsg.what(lrEventName))
+		case lrBody:
 			body.add(fs, fe)
-		case 9:
+		case lrTraceID:
 			trace = [2]int{fs, fe}
-		case 10:
+		case lrSpanID:
 			span = [2]int{fs, fe}
 		}
 		if err != nil {
@@ -483,9 +471,9 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		}
 		i = fe
 	}
-	vals[vAttributes] = d.finish(Map, start)
+	vals[ViewAttributes] = d.finish(Map, start)
 	var err error
-	if body.n > 0 && d.keep&(1<<vBody) == 0 {
+	if body.n > 0 && d.keep&(1<<ViewBody) == 0 {
 		if err := d.checkedValue(&body, 2); err != nil {
 			return err
 		}
@@ -494,21 +482,21 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 		if err != nil {
 			return err
 		}
-		if vals[vBody], err = bd.anyValue(bs, be, 2); err != nil {
+		if vals[ViewBody], err = bd.anyValue(bs, be, 2); err != nil {
 			return body.origin(err)
 		}
 	}
-	if vals[vTraceID], err = d.id(trace, &rootView[vTraceID]); err != nil {
+	if vals[ViewTraceID], err = d.id(trace, &rootView[ViewTraceID]); err != nil {
 		return err
 	}
-	if vals[vSpanID], err = d.id(span, &rootView[vSpanID]); err != nil {
+	if vals[ViewSpanID], err = d.id(span, &rootView[ViewSpanID]); err != nil {
 		return err
 	}
-	vals[vSeverityNumber] = IntValue(sevNum)
-	vals[vObservedTime] = TimestampValue(int64(obs))
-	vals[vFlags] = IntValue(flags)
-	vals[vDropped] = IntValue(dropped)
-	vals[vResource], vals[vScope] = resource, scope
+	vals[ViewSeverityNumber] = IntValue(sevNum)
+	vals[ViewObservedTime] = TimestampValue(int64(obs))
+	vals[ViewFlags] = IntValue(flags)
+	vals[ViewDropped] = IntValue(dropped)
+	vals[ViewResource], vals[ViewScope] = resource, scope
 	var root Value
 	if d.keep == OTLPAllFields {
 		root = d.fixedMap(rootKeys[:], vals[:])
@@ -533,7 +521,7 @@ func (d *otlpDecoder) id(r [2]int, f *ViewField) (Value, error) {
 		return strValue(String, 0, 0, 0), nil
 	}
 	if n != f.HexLen {
-		return Value{}, decodeErr(r[0], ErrIDLength, "LogRecord."+f.Name+" is "+strconv.Itoa(n)+" bytes, not "+strconv.Itoa(f.HexLen))
+		return Value{}, decodeErr(r[0], ErrIDLength, logRecordMsg.what(f.num)+" is "+strconv.Itoa(n)+" bytes, not "+strconv.Itoa(f.HexLen))
 	}
 	if d.keep&(1<<f.ID) == 0 {
 		return Value{}, nil // checked, not built

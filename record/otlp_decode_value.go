@@ -34,17 +34,17 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 	w := d.w
 	// The common layout first: the key, then the value, each once and
 	// shorter than 128 bytes.
-	if b := w.b; e-s >= 4 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 {
+	if b := w.b; e-s >= 4 && b[s] == kvKey<<3|wireBytes && b[s+1] < 0x80 {
 		ke := s + 2 + int(b[s+1])
-		if ke+2 <= e && b[ke] == 2<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
+		if ke+2 <= e && b[ke] == kvValue<<3|wireBytes && b[ke+1] < 0x80 && ke+2+int(b[ke+1]) == e {
 			// A string value: key and string checked in one look
 			// (checkKeyValue says why that holds).
-			if vs := ke + 2; e-vs >= 2 && b[vs] == 1<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e && validUTF8(b[s:e]) {
+			if vs := ke + 2; e-vs >= 2 && b[vs] == avString<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e && validUTF8(b[s:e]) {
 				key := d.str(s+2, ke-s-2)
 				key.setSig(keySig(b[s+2 : ke]))
 				return key, d.str(vs+2, e-vs-2), nil
 			}
-			key, err := d.utf8Str(s+2, ke, "KeyValue.key")
+			key, err := d.utf8Str(s+2, ke, keyValueMsg.what(kvKey))
 			if err != nil {
 				return Value{}, Value{}, err
 			}
@@ -60,7 +60,7 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 		if err != nil {
 			return Value{}, Value{}, err
 		}
-		if field > 2 {
+		if field > kvValue {
 			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, Value{}, err
@@ -68,14 +68,14 @@ func (d *otlpDecoder) keyValue(s, e, depth int) (Value, Value, error) {
 			continue
 		}
 		if wt != wireBytes {
-			return Value{}, Value{}, wantType(i, "KeyValue", [...]string{"", "key", "value"}[field], wt, wireBytes)
+			return Value{}, Value{}, keyValueMsg.wantType(i, field, wt)
 		}
 		fs, fe, err := w.bytesField(j, e)
 		if err != nil {
 			return Value{}, Value{}, err
 		}
-		if field == 1 {
-			if key, err = d.utf8Str(fs, fe, "KeyValue.key"); err != nil {
+		if field == kvKey {
+			if key, err = d.utf8Str(fs, fe, keyValueMsg.what(kvKey)); err != nil {
 				return Value{}, Value{}, err
 			}
 		} else {
@@ -103,19 +103,19 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 	// The common layouts first: one scalar member.
 	if b := w.b; e-s >= 2 {
 		switch b[s] {
-		case 1<<3 | wireBytes:
+		case avString<<3 | wireBytes:
 			if n := int(b[s+1]); n < 0x80 && s+2+n == e {
-				return d.utf8Str(s+2, e, "AnyValue.string_value")
+				return d.utf8Str(s+2, e, anyValueMsg.what(avString))
 			}
-		case 3<<3 | wireVarint:
+		case avInt<<3 | wireVarint:
 			if u, j, err := w.varint(s+1, e); err == nil && j == e {
 				return IntValue(int64(u)), nil
 			}
-		case 4<<3 | wireFixed64:
+		case avDouble<<3 | wireFixed64:
 			if e-s == 9 {
 				return FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b[s+1:]))), nil
 			}
-		case 2<<3 | wireVarint:
+		case avBool<<3 | wireVarint:
 			if u, j, err := w.varint(s+1, e); err == nil && j == e {
 				return BoolValue(u != 0), nil
 			}
@@ -129,7 +129,7 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if field > 7 {
+		if field > avBytes {
 			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
@@ -139,8 +139,8 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		if member != 0 {
 			d.dirty = true // a member again, or another: the last wins
 		}
-		if want := anyValueWire[field]; wt != want {
-			return Value{}, wantType(i, "AnyValue", anyValueFields[field], wt, want)
+		if wt != anyValueWire[field] {
+			return Value{}, anyValueMsg.wantType(i, field, wt)
 		}
 		if field != member && msg.n > 0 {
 			// Another member replaces an array or kvlist, which
@@ -155,17 +155,17 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 		member = field
 		var u uint64
 		switch field {
-		case 2, 3:
+		case avBool, avInt:
 			if u, i, err = w.varint(j, e); err != nil {
 				return Value{}, err
 			}
-			if field == 2 {
+			if field == avBool {
 				v = BoolValue(u != 0)
 			} else {
 				v = IntValue(int64(u))
 			}
 			continue
-		case 4:
+		case avDouble:
 			if u, i, err = w.fixed64(j, e); err != nil {
 				return Value{}, err
 			}
@@ -177,25 +177,25 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 			return Value{}, err
 		}
 		switch field {
-		case 1:
-			if v, err = d.utf8Str(fs, fe, "AnyValue.string_value"); err != nil {
+		case avString:
+			if v, err = d.utf8Str(fs, fe, anyValueMsg.what(avString)); err != nil {
 				return Value{}, err
 			}
-		case 7:
+		case avBytes:
 			v = strValue(Bytes, d.ref, d.base+uint32(fs), uint32(fe-fs))
 		default:
 			msg.add(fs, fe)
 		}
 		i = fe
 	}
-	if member != 5 && member != 6 {
+	if member != avArray && member != avKvlist {
 		return v, nil
 	}
 	return d.message(member, &msg, depth)
 }
 
-// message decodes the array (member 5) or kvlist (6) of an AnyValue from
-// its occurrences.
+// message decodes the array or kvlist member of an AnyValue from its
+// occurrences.
 func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
 	if depth > d.maxDepth {
 		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
@@ -205,7 +205,7 @@ func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, e
 		return Value{}, err
 	}
 	var v Value
-	if member == 5 {
+	if member == avArray {
 		v, err = md.arrayValue(ms, me, depth)
 	} else {
 		v, err = md.kvlist(ms, me, depth)
@@ -213,9 +213,11 @@ func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, e
 	return v, msg.origin(err)
 }
 
+// The wire types of the LogRecord's and the AnyValue's fields by number,
+// copied out of the table: the hottest loops index them.
 var (
-	anyValueWire   = [...]int{0, wireBytes, wireVarint, wireVarint, wireFixed64, wireBytes, wireBytes, wireBytes}
-	anyValueFields = [...]string{"", "string_value", "bool_value", "int_value", "double_value", "array_value", "kvlist_value", "bytes_value"}
+	logRecordWire = logRecordMsg.byNum.wire
+	anyValueWire  = anyValueMsg.byNum.wire
 )
 
 // arrayValue, kvlist and logRecord, the hot paths, are plain loops over
@@ -230,7 +232,7 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if field != 1 {
+		if field != listValues {
 			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
@@ -238,7 +240,7 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 			continue
 		}
 		if wt != wireBytes {
-			return Value{}, wantType(i, "ArrayValue", "values", wt, wireBytes)
+			return Value{}, arrayValueMsg.wantType(i, field, wt)
 		}
 		fs, fe, err := w.bytesField(j, e)
 		if err != nil {
@@ -262,24 +264,16 @@ func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if field != 1 {
+		if field != listValues {
 			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
 				return Value{}, err
 			}
 			continue
 		}
-		if i, err = d.keyValueField(wt, i, j, e, depth+1, "KeyValueList.values"); err != nil {
+		if i, err = d.keyValueField(wt, i, j, e, depth+1, kvListMsg.what(listValues)); err != nil {
 			return Value{}, err
 		}
 	}
 	return d.finish(Map, start), nil
 }
-
-// The LogRecord fields that the decoder reads, by number: their wire types
-// (-1: a field it skips) and names.
-var (
-	logRecordWire   = [...]int{-1, wireFixed64, wireVarint, wireBytes, -1, wireBytes, wireBytes, wireVarint, wireFixed32, wireBytes, wireBytes, wireFixed64, wireBytes}
-	logRecordFields = [...]string{1: "time_unix_nano", 2: "severity_number", 3: "severity_text", 5: "body", 6: "attributes",
-		7: "dropped_attributes_count", 8: "flags", 9: "trace_id", 10: "span_id", 11: "observed_time_unix_nano", 12: "event_name"}
-)

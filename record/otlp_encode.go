@@ -19,27 +19,27 @@ func (e *OTLPEncoder) AppendProto(dst []byte, recs []*Record) []byte {
 	for ri := range e.res {
 		g := &e.res[ri]
 		var rl, at int
-		dst, rl = openFieldN(dst, 1, 3) // resource_logs
-		dst, at = openField(dst, 1)
+		dst, rl = openFieldN(dst, reqResourceLogs, 3)
+		dst, at = openField(dst, groupHead)
 		dst = e.appendResource(dst, g.a, g.v)
 		dst = closeOrDrop(dst, at)
 		for si := g.first; si >= 0; si = e.scopes[si].next {
 			s := &e.scopes[si]
 			var sl int
-			dst, sl = openFieldN(dst, 2, 3) // scope_logs
-			dst, at = openField(dst, 1)
+			dst, sl = openFieldN(dst, groupChildren, 3)
+			dst, at = openField(dst, groupHead)
 			dst = e.appendScope(dst, s.a, s.v)
 			dst = closeOrDrop(dst, at)
 			for i := s.first; i >= 0; i = e.next[i] {
 				var lr int
-				dst, lr = openFieldN(dst, 2, 2) // log_records
+				dst, lr = openFieldN(dst, groupChildren, 2)
 				dst = e.appendLogRecord(dst, recs[i])
 				dst = closeFieldN(dst, lr, 2)
 			}
-			dst = appendStringField(dst, 3, s.a, viewValue(s.a, s.v, &scopeView[vScopeSchemaURL]))
+			dst = appendStringField(dst, groupSchemaURL, s.a, viewValue(s.a, s.v, &scopeView[ViewScopeSchemaURL]))
 			dst = closeFieldN(dst, sl, 3)
 		}
-		dst = appendStringField(dst, 3, g.a, viewValue(g.a, g.v, &resourceView[vResSchemaURL]))
+		dst = appendStringField(dst, groupSchemaURL, g.a, viewValue(g.a, g.v, &resourceView[ViewResSchemaURL]))
 		dst = closeFieldN(dst, rl, 3)
 	}
 	return dst
@@ -54,22 +54,22 @@ func closeOrDrop(dst []byte, start int) []byte {
 }
 
 func (e *OTLPEncoder) appendResource(dst []byte, a *Arena, m Value) []byte {
-	dst = appendKeyValues(dst, 1, a, viewValue(a, m, &resourceView[vResAttributes]))
-	return appendUintField(dst, 2, viewValue(a, m, &resourceView[vResDropped]))
+	dst = appendKeyValues(dst, resAttributes, a, viewValue(a, m, &resourceView[ViewResAttributes]))
+	return appendUintField(dst, resDropped, viewValue(a, m, &resourceView[ViewResDropped]))
 }
 
 func (e *OTLPEncoder) appendScope(dst []byte, a *Arena, m Value) []byte {
-	dst = appendStringField(dst, 1, a, viewValue(a, m, &scopeView[vScopeName]))
-	dst = appendStringField(dst, 2, a, viewValue(a, m, &scopeView[vScopeVersion]))
-	dst = appendKeyValues(dst, 3, a, viewValue(a, m, &scopeView[vScopeAttributes]))
-	return appendUintField(dst, 4, viewValue(a, m, &scopeView[vScopeDropped]))
+	dst = appendStringField(dst, scName, a, viewValue(a, m, &scopeView[ViewScopeName]))
+	dst = appendStringField(dst, scVersion, a, viewValue(a, m, &scopeView[ViewScopeVersion]))
+	dst = appendKeyValues(dst, scAttributes, a, viewValue(a, m, &scopeView[ViewScopeAttributes]))
+	return appendUintField(dst, scDropped, viewValue(a, m, &scopeView[ViewScopeDropped]))
 }
 
 // appendWire writes r, which was decoded clean (otlpDecoder.dirty), from
 // its LogRecord's bytes as far as its edits allow: its edits cost what
 // they change. A record not edited is its bytes; one whose edits only
 // added attributes is its bytes and the added attributes, as more
-// KeyValues of the repeated field 6, which a reader appends to the ones
+// KeyValues of the repeated attributes, which a reader appends to the ones
 // before (the same list, new keys last, as the view has it). Otherwise the
 // fields of the view's slots that kept their values are copied as the
 // bytes have them, and the changed ones (and the time, once set) are
@@ -99,16 +99,16 @@ func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 		switch {
 		case f == nil:
 			return dst, false
-		case f.ID == vResource || f.ID == vScope:
+		case f.ID == ViewResource || f.ID == ViewScope:
 			continue
-		case f.ID == vAttributes && attributesAdded(a, cur[i+1], was[i+1]):
+		case f.ID == ViewAttributes && attributesAdded(a, cur[i+1], was[i+1]):
 			attr = i + 1
 			continue
 		}
 		changed |= 1 << f.ID
 		at[f.ID] = int32(i + 1)
 	}
-	timeSet := r.timeSet || changed&(1<<vObservedTime) != 0 // time_unix_nano may read the observed time
+	timeSet := r.timeSet || changed&(1<<ViewObservedTime) != 0 // time_unix_nano may read the observed time
 	if (changed != 0 || timeSet) && r.proj {
 		// A projection's unbuilt slots and attributes are not the
 		// record's: wholeRoot decodes them, and the view is written.
@@ -128,38 +128,44 @@ func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 			if err != nil || field >= len(wireSlot) {
 				return dst, false // not seen either: a clean decode knew every field
 			}
-			if field == 1 && !timeSet || field != 1 && changed&(1<<wireSlot[field]) == 0 {
+			if field == lrTime && !timeSet || field != lrTime && changed&(1<<wireSlot[field]) == 0 {
 				dst = append(dst, raw[i:next]...)
 			}
 			i = next
 		}
 		for m := changed; m != 0; m &= m - 1 {
-			id := viewID(bits.TrailingZeros32(m))
+			id := ViewID(bits.TrailingZeros32(m))
 			dst = e.appendField(dst, a, id, cur[at[id]])
 		}
 		if timeSet {
 			var observed int64
-			if v, _ := a.lookup(r.root, rootView[vObservedTime].Name, 0); v.kind() == Timestamp {
+			if v, _ := a.lookup(r.root, rootView[ViewObservedTime].Name, 0); v.kind() == Timestamp {
 				observed = v.Time()
 			}
 			if t := r.otlpTimeUnixNano(observed); t != 0 {
-				dst = appendFixed64Field(dst, 1, uint64(t))
+				dst = appendFixed64Field(dst, lrTime, uint64(t))
 			}
 		}
 	}
 	if attr >= 0 {
 		added, old := a.entries(cur[attr]), a.entries(was[attr])
 		for i := len(old); i < len(added); i += 2 {
-			dst = appendKeyValue(dst, 6, a, added[i], added[i+1])
+			dst = appendKeyValue(dst, lrAttributes, a, added[i], added[i+1])
 		}
 	}
 	return dst, true
 }
 
 // wireSlot is the view slot of each LogRecord field a clean decode knows
-// (time_unix_nano, field 1, is the record's time, not a slot).
-var wireSlot = [...]viewID{2: vSeverityNumber, 3: vSeverityText, 5: vBody, 6: vAttributes,
-	7: vDropped, 8: vFlags, 9: vTraceID, 10: vSpanID, 11: vObservedTime, 12: vEventName}
+// (time_unix_nano is the record's time, not a slot).
+var wireSlot = func() (t [lrEventName + 1]ViewID) {
+	for _, f := range rootView {
+		if f.num != 0 {
+			t[f.num] = f.ID
+		}
+	}
+	return t
+}()
 
 // attributesAdded reports whether the attributes map cur is was with
 // keys added at its end and nothing else changed.
@@ -195,10 +201,10 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 	a, root := r.a, r.wholeRoot()
 	if r.layout != layoutOTLP {
 		if r.time != 0 {
-			dst = appendFixed64Field(dst, 1, uint64(r.time))
+			dst = appendFixed64Field(dst, lrTime, uint64(r.time))
 		}
 		var at int
-		dst, at = openField(dst, 5)
+		dst, at = openField(dst, lrBody)
 		dst = appendAnyValue(dst, a, root)
 		return closeField(dst, at)
 	}
@@ -211,7 +217,7 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 		case f == nil:
 			unknown = true
 			continue
-		case f.ID == vObservedTime && v.kind() == Timestamp:
+		case f.ID == ViewObservedTime && v.kind() == Timestamp:
 			observed = v.Time()
 		}
 		dst = e.appendField(dst, a, f.ID, v)
@@ -221,12 +227,12 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 		// would refuse) is kept as an attribute rather than lost.
 		for it := a.Iter(root); it.Next(); {
 			if viewField(rootView, a.str(it.Key())) == nil {
-				dst = appendKeyValue(dst, 6, a, it.Key(), it.Value())
+				dst = appendKeyValue(dst, lrAttributes, a, it.Key(), it.Value())
 			}
 		}
 	}
 	if t := r.otlpTimeUnixNano(observed); t != 0 {
-		dst = appendFixed64Field(dst, 1, uint64(t))
+		dst = appendFixed64Field(dst, lrTime, uint64(t))
 	}
 	return dst
 }
@@ -234,49 +240,49 @@ func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
 // appendField writes the LogRecord field of view slot id, whose value is
 // v; nothing for a value at its default, or for the resource and scope,
 // which are not fields of a LogRecord.
-func (e *OTLPEncoder) appendField(dst []byte, a *Arena, id viewID, v Value) []byte {
+func (e *OTLPEncoder) appendField(dst []byte, a *Arena, id ViewID, v Value) []byte {
 	switch id {
-	case vBody:
+	case ViewBody:
 		if v.kind() != Absent {
 			var at int
-			dst, at = openField(dst, 5)
+			dst, at = openField(dst, lrBody)
 			dst = appendAnyValue(dst, a, v)
 			dst = closeField(dst, at)
 		}
-	case vAttributes:
-		dst = appendKeyValues(dst, 6, a, v)
-	case vSeverityText:
-		dst = appendStringField(dst, 3, a, v)
-	case vSeverityNumber:
+	case ViewAttributes:
+		dst = appendKeyValues(dst, lrAttributes, a, v)
+	case ViewSeverityText:
+		dst = appendStringField(dst, lrSeverityText, a, v)
+	case ViewSeverityNumber:
 		if v.kind() == Int && v.Int() != 0 {
-			dst = appendTag(dst, 2, wireVarint)
+			dst = appendTag(dst, lrSeverityNumber, wireVarint)
 			dst = appendVarint(dst, uint64(int64(int32(v.Int()))))
 		}
-	case vObservedTime:
+	case ViewObservedTime:
 		if v.kind() == Timestamp && v.Time() != 0 {
-			dst = appendFixed64Field(dst, 11, uint64(v.Time()))
+			dst = appendFixed64Field(dst, lrObservedTime, uint64(v.Time()))
 		}
-	case vTraceID:
-		dst = e.appendID(dst, 9, a, v, 16)
-	case vSpanID:
-		dst = e.appendID(dst, 10, a, v, 8)
-	case vFlags:
+	case ViewTraceID:
+		dst = e.appendID(dst, lrTraceID, a, v, &rootView[ViewTraceID])
+	case ViewSpanID:
+		dst = e.appendID(dst, lrSpanID, a, v, &rootView[ViewSpanID])
+	case ViewFlags:
 		if v.kind() == Int && v.Int() != 0 {
-			dst = appendTag(dst, 8, wireFixed32)
+			dst = appendTag(dst, lrFlags, wireFixed32)
 			dst = binary.LittleEndian.AppendUint32(dst, uint32(v.Int()))
 		}
-	case vEventName:
-		dst = appendStringField(dst, 12, a, v)
-	case vDropped:
-		dst = appendUintField(dst, 7, v)
+	case ViewEventName:
+		dst = appendStringField(dst, lrEventName, a, v)
+	case ViewDropped:
+		dst = appendUintField(dst, lrDropped, v)
 	}
 	return dst
 }
 
-// appendID writes a hex trace or span id as its bytes; "" (and anything
-// that is not hex of the id's length) is left out.
-func (e *OTLPEncoder) appendID(dst []byte, field int, a *Arena, v Value, n int) []byte {
-	if v.kind() != String || int(v.n()) != 2*n {
+// appendID writes the hex trace or span id of f as its bytes; "" (and
+// anything that is not hex of the id's length) is left out.
+func (e *OTLPEncoder) appendID(dst []byte, field int, a *Arena, v Value, f *ViewField) []byte {
+	if v.kind() != String || int(v.n()) != 2*f.HexLen {
 		return dst
 	}
 	var err error
@@ -344,10 +350,10 @@ func appendKeyValue(dst []byte, field int, a *Arena, k, v Value) []byte {
 	var at, vat int
 	dst, at = openField(dst, field)
 	if k.n() > 0 {
-		dst = appendUTF8Field(dst, 1, a.raw(k))
+		dst = appendUTF8Field(dst, kvKey, a.raw(k))
 	}
 	if v.kind() != Null && v.kind() != Absent {
-		dst, vat = openField(dst, 2)
+		dst, vat = openField(dst, kvValue)
 		dst = appendAnyValue(dst, a, v)
 		dst = closeField(dst, vat)
 	}
@@ -360,36 +366,36 @@ func appendKeyValue(dst []byte, field int, a *Arena, k, v Value) []byte {
 func appendAnyValue(dst []byte, a *Arena, v Value) []byte {
 	switch v.kind() {
 	case String:
-		return appendUTF8Field(dst, 1, a.raw(v))
+		return appendUTF8Field(dst, avString, a.raw(v))
 	case Bool:
-		dst = appendTag(dst, 2, wireVarint)
+		dst = appendTag(dst, avBool, wireVarint)
 		return append(dst, byte(v.u))
 	case Int:
-		dst = appendTag(dst, 3, wireVarint)
+		dst = appendTag(dst, avInt, wireVarint)
 		return appendVarint(dst, v.u)
 	case Float:
-		return appendFixed64Field(dst, 4, math.Float64bits(v.Float()))
+		return appendFixed64Field(dst, avDouble, math.Float64bits(v.Float()))
 	case Bytes:
-		return appendBytesField(dst, 7, a.raw(v))
+		return appendBytesField(dst, avBytes, a.raw(v))
 	case Timestamp:
 		var at int
-		dst, at = openField(dst, 1)
+		dst, at = openField(dst, avString)
 		dst = time.Unix(0, v.Time()).UTC().AppendFormat(dst, time.RFC3339Nano)
 		return closeField(dst, at)
 	case Array:
 		var at int
-		dst, at = openField(dst, 5)
+		dst, at = openField(dst, avArray)
 		for i := 0; i < int(v.n()); i++ {
 			var et int
-			dst, et = openField(dst, 1)
+			dst, et = openField(dst, listValues)
 			dst = appendAnyValue(dst, a, a.nodes[int(v.off())+i])
 			dst = closeField(dst, et)
 		}
 		return closeField(dst, at)
 	case Map:
 		var at int
-		dst, at = openField(dst, 6)
-		dst = appendKeyValues(dst, 1, a, v)
+		dst, at = openField(dst, avKvlist)
+		dst = appendKeyValues(dst, listValues, a, v)
 		return closeField(dst, at)
 	}
 	return dst

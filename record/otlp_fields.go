@@ -53,13 +53,13 @@ type OTLPProjection struct {
 func OTLPProjectionOf(paths []Path) OTLPProjection {
 	var p OTLPProjection
 	for _, path := range paths {
-		if len(path) >= 2 && !path[0].isIndex && path[0].key == rootView[vAttributes].Name && !path[1].isIndex {
+		if len(path) >= 2 && !path[0].isIndex && path[0].key == rootView[ViewAttributes].Name && !path[1].isIndex {
 			p.Attributes = append(p.Attributes, path[1].key)
 			continue
 		}
 		p.Fields |= OTLPFieldsOf([]Path{path})
 	}
-	if p.Fields&(1<<vAttributes) != 0 {
+	if p.Fields&(1<<ViewAttributes) != 0 {
 		p.Attributes = nil
 	}
 	return p
@@ -87,8 +87,8 @@ func (a *Arena) DecodeOTLPFields(req []byte, mode Mode, dst []*Record, keep OTLP
 // view's order, from the bits of d.built (the body when there is one).
 func (d *otlpDecoder) projectedRoot(vals *[numRootFields]Value) Value {
 	has := d.built
-	if vals[vBody].kind() == Absent {
-		has &^= 1 << vBody
+	if vals[ViewBody].kind() == Absent {
+		has &^= 1 << ViewBody
 	}
 	return d.a.viewGroup(rootKeys[:], vals[:], has, d.kref)
 }
@@ -110,18 +110,18 @@ func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
 		return false
 	}
 	switch b[s] {
-	case 1<<3 | wireBytes:
+	case avString<<3 | wireBytes:
 		n := int(b[s+1])
 		return n < 0x80 && s+2+n == e && validUTF8(b[s+2:e])
-	case 3<<3 | wireVarint, 2<<3 | wireVarint:
+	case avInt<<3 | wireVarint, avBool<<3 | wireVarint:
 		_, j, err := d.w.varint(s+1, e)
 		return err == nil && j == e
-	case 4<<3 | wireFixed64:
+	case avDouble<<3 | wireFixed64:
 		return e-s == 9
-	case 7<<3 | wireBytes:
+	case avBytes<<3 | wireBytes:
 		_, fe, err := d.w.bytesField(s+1, e)
 		return err == nil && fe == e
-	case 5<<3 | wireBytes, 6<<3 | wireBytes:
+	case avArray<<3 | wireBytes, avKvlist<<3 | wireBytes:
 		if depth > d.maxDepth {
 			return false
 		}
@@ -129,7 +129,7 @@ func (d *otlpDecoder) checkAnyValue(s, e, depth int) bool {
 		if err != nil || fe != e {
 			return false
 		}
-		if b[s] == 6<<3|wireBytes {
+		if b[s] == avKvlist<<3|wireBytes {
 			return d.checkKVList(fs, fe, depth)
 		}
 		return d.checkArray(fs, fe, depth)
@@ -141,7 +141,7 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 	b := d.w.b
 	var dups keyDups
 	for i := s; i < e; {
-		if b[i] != 1<<3|wireBytes {
+		if b[i] != listValues<<3|wireBytes {
 			return false
 		}
 		j := i + 1 // bytesField by hand
@@ -168,7 +168,7 @@ func (d *otlpDecoder) checkKVList(s, e, depth int) bool {
 func (d *otlpDecoder) checkArray(s, e, depth int) bool {
 	b := d.w.b
 	for i := s; i < e; {
-		if b[i] != 1<<3|wireBytes {
+		if b[i] != listValues<<3|wireBytes {
 			return false
 		}
 		fs, fe, err := d.w.bytesField(i+1, e)
@@ -187,11 +187,11 @@ func (d *otlpDecoder) checkArray(s, e, depth int) bool {
 func (d *otlpDecoder) quickKeyValue(s, e int, filter bool) bool {
 	kv := d.w.b[s:e] // offsets from here on are kv's: fewer bounds checks
 	n := len(kv)
-	if n < 6 || kv[0] != 1<<3|wireBytes || kv[1] >= 0x80 {
+	if n < 6 || kv[0] != kvKey<<3|wireBytes || kv[1] >= 0x80 {
 		return false
 	}
 	ke := 2 + int(kv[1])
-	if ke+4 > n || kv[ke] != 2<<3|wireBytes || kv[ke+1] >= 0x80 || ke+2+int(kv[ke+1]) != n {
+	if ke+4 > n || kv[ke] != kvValue<<3|wireBytes || kv[ke+1] >= 0x80 || ke+2+int(kv[ke+1]) != n {
 		return false
 	}
 	key := kv[2:ke]
@@ -200,10 +200,10 @@ func (d *otlpDecoder) quickKeyValue(s, e int, filter bool) bool {
 	}
 	v := kv[ke+2:] // the AnyValue, 2 bytes or more
 	switch v[0] {
-	case 1<<3 | wireBytes:
+	case avString<<3 | wireBytes:
 		// The string and the key at once (checkKeyValue says why).
 		return int(v[1]) == len(v)-2 && validUTF8(kv)
-	case 2<<3 | wireVarint, 3<<3 | wireVarint:
+	case avBool<<3 | wireVarint, avInt<<3 | wireVarint:
 		// A varint that ends with v, of 9 bytes at most (a tenth may
 		// overflow).
 		u := v[1:]
@@ -215,7 +215,7 @@ func (d *otlpDecoder) quickKeyValue(s, e int, filter bool) bool {
 				return false
 			}
 		}
-	case 4<<3 | wireFixed64:
+	case avDouble<<3 | wireFixed64:
 		if len(v) != 9 {
 			return false
 		}
@@ -231,21 +231,21 @@ func (d *otlpDecoder) checkKeyValue(s, e, depth int) bool {
 	if s == e {
 		return true // "": null
 	}
-	if e-s < 2 || b[s] != 1<<3|wireBytes || b[s+1] >= 0x80 {
+	if e-s < 2 || b[s] != kvKey<<3|wireBytes || b[s+1] >= 0x80 {
 		return false
 	}
 	ke := s + 2 + int(b[s+1])
 	if ke == e {
 		return validUTF8(b[s+2 : ke]) // no value: null
 	}
-	if ke+2 > e || b[ke] != 2<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
+	if ke+2 > e || b[ke] != kvValue<<3|wireBytes || b[ke+1] >= 0x80 || ke+2+int(b[ke+1]) != e {
 		return false
 	}
 	// A string value: the key, the string and the tags and lengths
 	// between them (all below 0x80, so neither joins nor ends a UTF-8
 	// sequence) are valid UTF-8 together when the two are apart, so one
 	// look does for both.
-	if vs := ke + 2; e-vs >= 2 && b[vs] == 1<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e {
+	if vs := ke + 2; e-vs >= 2 && b[vs] == avString<<3|wireBytes && b[vs+1] < 0x80 && vs+2+int(b[vs+1]) == e {
 		return validUTF8(b[s:e])
 	}
 	return validUTF8(b[s+2:ke]) && d.checkAnyValue(ke+2, e, depth)
@@ -309,13 +309,13 @@ func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 			switch {
 			case fe == fs:
 				d.attrDups.add(b, fs, 0)
-			case b[fs] == 1<<3|wireBytes && b[fs+1] < 0x80 && fs+2+int(b[fs+1]) <= fe:
+			case b[fs] == kvKey<<3|wireBytes && b[fs+1] < 0x80 && fs+2+int(b[fs+1]) <= fe:
 				d.attrDups.add(b, fs+2, int(b[fs+1]))
 			default:
 				d.dirty = true // a layout the decoder read: no quick look at its key
 			}
 		}
-		if fe >= e || b[fe] != 6<<3|wireBytes {
+		if fe >= e || b[fe] != lrAttributes<<3|wireBytes {
 			return fe, nil
 		}
 		j = fe + 1
@@ -326,7 +326,7 @@ func (d *otlpDecoder) checkAttributes(j, e int) (int, error) {
 // key is one of d.attrKeys, and checks it else.
 func (d *otlpDecoder) someAttribute(s, e int) error {
 	b := d.w.b
-	if e-s >= 2 && b[s] == 1<<3|wireBytes && b[s+1] < 0x80 && s+2+int(b[s+1]) <= e {
+	if e-s >= 2 && b[s] == kvKey<<3|wireBytes && b[s+1] < 0x80 && s+2+int(b[s+1]) <= e {
 		if key := b[s+2 : s+2+int(b[s+1])]; !d.wantAttr(key) {
 			return d.checkedKeyValue(s, e, 3)
 		}

@@ -16,11 +16,11 @@ import (
 // expensive keys, a mix, every key but the body, and all.
 var fieldSets = []OTLPFields{
 	0,
-	1 << vAttributes,
-	1 << vBody,
-	1<<vAttributes | 1<<vBody,
-	1<<vResource | 1<<vScope | 1<<vTraceID,
-	OTLPAllFields &^ (1 << vBody),
+	1 << ViewAttributes,
+	1 << ViewBody,
+	1<<ViewAttributes | 1<<ViewBody,
+	1<<ViewResource | 1<<ViewScope | 1<<ViewTraceID,
+	OTLPAllFields &^ (1 << ViewBody),
 	OTLPAllFields,
 }
 
@@ -33,7 +33,7 @@ func projections() []OTLPProjection {
 	return append(ps,
 		OTLPProjection{Attributes: []string{}},
 		OTLPProjection{Attributes: []string{"k", "x", "nan", "http.route"}},
-		OTLPProjection{Fields: 1 << vBody, Attributes: []string{"a", "novalue", "empty"}},
+		OTLPProjection{Fields: 1 << ViewBody, Attributes: []string{"a", "novalue", "empty"}},
 	)
 }
 
@@ -72,7 +72,7 @@ func FuzzDecodeOTLPFields(f *testing.F) {
 						delete(w, vf.Name)
 					}
 				}
-				if keep&(1<<vAttributes) == 0 && proj.Attributes != nil {
+				if keep&(1<<ViewAttributes) == 0 && proj.Attributes != nil {
 					some := map[string]any{}
 					for k, v := range want[i].ToGo()["attributes"].(map[string]any) {
 						if slices.Contains(proj.Attributes, k) {
@@ -148,9 +148,9 @@ func TestOTLPProjectionOf(t *testing.T) {
 	}{
 		{"none", nil, OTLPProjection{}},
 		{"an attribute", []Path{{k("attributes"), k("bench.added")}}, OTLPProjection{Attributes: []string{"bench.added"}}},
-		{"attributes whole too", []Path{{k("attributes")}, {k("attributes"), k("x")}}, OTLPProjection{Fields: 1 << vAttributes}},
+		{"attributes whole too", []Path{{k("attributes")}, {k("attributes"), k("x")}}, OTLPProjection{Fields: 1 << ViewAttributes}},
 		{"two and the body", []Path{{k("attributes"), k("a")}, {k("attributes"), k("b"), k("c")}, {k("body"), k("msg")}},
-			OTLPProjection{Fields: 1 << vBody, Attributes: []string{"a", "b"}}},
+			OTLPProjection{Fields: 1 << ViewBody, Attributes: []string{"a", "b"}}},
 		{"the whole record", []Path{{k("attributes"), k("a")}, {}}, OTLPProjection{Fields: OTLPAllFields}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,10 +177,10 @@ func TestOTLPFieldsOf(t *testing.T) {
 		{"none", nil, 0},
 		{"whole record", []Path{p("attributes"), {}}, OTLPAllFields},
 		{"an index", []Path{{IndexStep(0)}}, OTLPAllFields},
-		{"an attribute", []Path{p("attributes", "bench.added")}, 1 << vAttributes},
-		{"resource attribute and body", []Path{p("body", "msg"), p("resource", "attributes", "k")}, 1<<vBody | 1<<vResource},
+		{"an attribute", []Path{p("attributes", "bench.added")}, 1 << ViewAttributes},
+		{"resource attribute and body", []Path{p("body", "msg"), p("resource", "attributes", "k")}, 1<<ViewBody | 1<<ViewResource},
 		{"not a key of the view", []Path{p("nope")}, 0},
-		{"ids", []Path{p("trace_id"), p("span_id")}, 1<<vTraceID | 1<<vSpanID},
+		{"ids", []Path{p("trace_id"), p("span_id")}, 1<<ViewTraceID | 1<<ViewSpanID},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := OTLPFieldsOf(tt.paths); got != tt.want {

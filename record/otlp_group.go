@@ -51,8 +51,8 @@ type scopeGroup struct {
 }
 
 var (
-	resourceKey = rootView[vResource].Name
-	scopeKey    = rootView[vScope].Name
+	resourceKey = rootView[ViewResource].Name
+	scopeKey    = rootView[ViewScope].Name
 	resourceSig = keySig(resourceKey)
 	scopeSig    = keySig(scopeKey)
 )

@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,53 +71,37 @@ type otlpJSONDecoder struct {
 }
 
 // jsonName is a field of an OTLP message in JSON: its lowerCamelCase name,
-// which OTLP/JSON writes and errors say, and its proto name, which
-// protojson reads too.
-type jsonName struct{ camel, proto string }
+// which OTLP/JSON writes and errors say, its proto name, which protojson
+// reads too, and its number, which the decoder switches on.
+type jsonName struct {
+	camel, proto string
+	num          int
+}
 
-// The fields of each message, in the order of their ids below.
+// jsonNames are the JSON names of m's fields, or of those of nums, in
+// the order of m's fields.
+func jsonNames(m *protoMessage, nums ...int) []jsonName {
+	var out []jsonName
+	for _, f := range m.fields {
+		if len(nums) == 0 || slices.Contains(nums, f.num) {
+			out = append(out, jsonName{f.json, f.name, f.num})
+		}
+	}
+	return out
+}
+
+// The fields the decoder reads of each message (a Resource's entity_refs,
+// which the view leaves out, are skipped as unknown).
 var (
-	requestJSON      = []jsonName{{"resourceLogs", "resource_logs"}}
-	resourceLogsJSON = []jsonName{{"resource", "resource"}, {"scopeLogs", "scope_logs"}, {"schemaUrl", "schema_url"}}
-	resourceJSON     = []jsonName{{"attributes", "attributes"}, {"droppedAttributesCount", "dropped_attributes_count"}}
-	scopeLogsJSON    = []jsonName{{"scope", "scope"}, {"logRecords", "log_records"}, {"schemaUrl", "schema_url"}}
-	scopeJSON        = []jsonName{{"name", "name"}, {"version", "version"}, {"attributes", "attributes"},
-		{"droppedAttributesCount", "dropped_attributes_count"}}
-	logRecordJSON = []jsonName{{"timeUnixNano", "time_unix_nano"}, {"observedTimeUnixNano", "observed_time_unix_nano"},
-		{"severityNumber", "severity_number"}, {"severityText", "severity_text"}, {"body", "body"},
-		{"attributes", "attributes"}, {"droppedAttributesCount", "dropped_attributes_count"}, {"flags", "flags"},
-		{"traceId", "trace_id"}, {"spanId", "span_id"}, {"eventName", "event_name"}}
-	keyValueJSON = []jsonName{{"key", "key"}, {"value", "value"}}
-	anyValueJSON = []jsonName{{"stringValue", "string_value"}, {"boolValue", "bool_value"}, {"intValue", "int_value"},
-		{"doubleValue", "double_value"}, {"arrayValue", "array_value"}, {"kvlistValue", "kvlist_value"},
-		{"bytesValue", "bytes_value"}}
-	valuesJSON = []jsonName{{"values", "values"}}
-)
-
-// The ids of the fields of a LogRecord and of an AnyValue (indexes in
-// logRecordJSON and anyValueJSON).
-const (
-	lrTime = iota
-	lrObserved
-	lrSeverityNumber
-	lrSeverityText
-	lrBody
-	lrAttributes
-	lrDropped
-	lrFlags
-	lrTraceID
-	lrSpanID
-	lrEventName
-)
-
-const (
-	avString = iota
-	avBool
-	avInt
-	avDouble
-	avArray
-	avKvlist
-	avBytes
+	requestJSON      = jsonNames(&requestMsg)
+	resourceLogsJSON = jsonNames(&resourceLogsMsg)
+	resourceJSON     = jsonNames(&resourceMsg, resAttributes, resDropped)
+	scopeLogsJSON    = jsonNames(&scopeLogsMsg)
+	scopeJSON        = jsonNames(&scopeMsg)
+	logRecordJSON    = jsonNames(&logRecordMsg)
+	keyValueJSON     = jsonNames(&keyValueMsg)
+	anyValueJSON     = jsonNames(&anyValueMsg)
+	valuesJSON       = jsonNames(&arrayValueMsg)
 )
 
 // fieldID returns the index in names of the field named key, or -1.
@@ -192,13 +177,13 @@ func (d *otlpJSONDecoder) request() error {
 // is null.
 func (d *otlpJSONDecoder) anyValue(i, depth int) (Value, int, error) {
 	v, set := NullValue(), false
-	j, err := d.fields(i, anyValueJSON, func(id, i int) (int, error) {
+	j, err := d.fields(i, anyValueJSON, func(num, i int) (int, error) {
 		if set {
 			return i, decodeErr(i, ErrSyntax, "a second value in one AnyValue")
 		}
 		set = true
 		var err error
-		switch id {
+		switch num {
 		case avString:
 			v, i, err = d.str(i)
 		case avBool:
@@ -217,7 +202,7 @@ func (d *otlpJSONDecoder) anyValue(i, depth int) (Value, int, error) {
 			if depth > d.j.maxDepth {
 				return i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.j.maxDepth)+" levels")
 			}
-			v, i, err = d.container(i, id == avKvlist, depth)
+			v, i, err = d.container(i, num == avKvlist, depth)
 		}
 		return i, err
 	})
@@ -257,9 +242,9 @@ func (d *otlpJSONDecoder) keyValues(i, depth int) (int, error) {
 			return j, nil
 		}
 		key, val := strValue(String, 0, 0, 0), NullValue()
-		j, err := d.fields(i, keyValueJSON, func(id, i int) (int, error) {
+		j, err := d.fields(i, keyValueJSON, func(num, i int) (int, error) {
 			var err error
-			if id == 0 {
+			if num == kvKey {
 				key, i, err = d.str(i)
 			} else {
 				val, i, err = d.anyValue(i, depth)
@@ -306,16 +291,16 @@ func (d *otlpJSONDecoder) quickKeyValue(i int) (key, val Value, j int, ok bool) 
 	j += 11
 	switch w := le64(b[j:]); {
 	case w == kvString && le64(b[j+6:]) == kvStringEnd:
-		val, j, err = d.j.str(j + len(`stringValue":`))
+		val, j, err = d.j.str(j + len(jsonStringValue+`":`))
 	case w == kvInt && b[j+8] == '"' && b[j+9] == ':':
 		var u uint64
-		u, j, err = d.integer(j+len(`intValue":`), int64Type)
+		u, j, err = d.integer(j+len(jsonIntValue+`":`), int64Type)
 		val = IntValue(int64(u))
 	case w == kvBool && b[j+8] == 'e' && b[j+9] == '"' && b[j+10] == ':':
-		val, j, err = d.boolean(j + len(`boolValue":`))
+		val, j, err = d.boolean(j + len(jsonBoolValue+`":`))
 	case w == kvDouble && le64(b[j+5:]) == kvDoubleEnd:
 		var f float64
-		f, j, err = d.double(j + len(`doubleValue":`))
+		f, j, err = d.double(j + len(jsonDoubleValue+`":`))
 		val = FloatValue(f)
 	default:
 		err = ErrSyntax
@@ -327,17 +312,18 @@ func (d *otlpJSONDecoder) quickKeyValue(i int) (key, val Value, j int, ok bool) 
 	return key, val, j + 2, true
 }
 
-// The words quickKeyValue compares (le64 of the text).
+// The words quickKeyValue compares (le64 of the text), and the offsets
+// above, are the names of the table read eight bytes at a time.
 var (
-	kvHead      = le64([]byte(`{"key":"`))
-	kvMid       = le64([]byte(`","value`))
+	kvHead      = le64([]byte(`{"` + jsonKeyName + `":"`))
+	kvMid       = le64([]byte(`","` + jsonValue))
 	kvMidEnd    = le64([]byte(`":{"....`)) & 0xffffffff
-	kvString    = le64([]byte(`stringVa`))
-	kvStringEnd = le64([]byte(`Value":"`))
-	kvInt       = le64([]byte(`intValue`))
-	kvBool      = le64([]byte(`boolValu`))
-	kvDouble    = le64([]byte(`doubleVa`))
-	kvDoubleEnd = le64([]byte(`eValue":`))
+	kvString    = le64([]byte(jsonStringValue))
+	kvStringEnd = le64([]byte(jsonStringValue + `":"`)[6:])
+	kvInt       = le64([]byte(jsonIntValue))
+	kvBool      = le64([]byte(jsonBoolValue))
+	kvDouble    = le64([]byte(jsonDoubleValue))
+	kvDoubleEnd = le64([]byte(jsonDoubleValue + `":`)[5:])
 )
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -359,23 +345,23 @@ func (d *otlpJSONDecoder) emptyMap() Value {
 func (d *otlpJSONDecoder) resourceLogs(i int) (int, error) {
 	first := len(d.recs)
 	var vals [numResourceFields]Value
-	vals[vResAttributes], vals[vResDropped], vals[vResSchemaURL] = d.emptyMap(), IntValue(0), strValue(String, 0, 0, 0)
-	j, err := d.fields(i, resourceLogsJSON, func(id, i int) (int, error) {
+	vals[ViewResAttributes], vals[ViewResDropped], vals[ViewResSchemaURL] = d.emptyMap(), IntValue(0), strValue(String, 0, 0, 0)
+	j, err := d.fields(i, resourceLogsJSON, func(num, i int) (int, error) {
 		var err error
-		switch id {
-		case 0:
-			i, err = d.fields(i, resourceJSON, func(id, i int) (int, error) {
-				if id == 0 {
-					return d.attributes(i, &vals[vResAttributes])
+		switch num {
+		case groupHead:
+			i, err = d.fields(i, resourceJSON, func(num, i int) (int, error) {
+				if num == resAttributes {
+					return d.attributes(i, &vals[ViewResAttributes])
 				}
 				u, j, err := d.integer(i, uint32Type)
-				vals[vResDropped] = IntValue(int64(u))
+				vals[ViewResDropped] = IntValue(int64(u))
 				return j, err
 			})
-		case 1:
+		case groupChildren:
 			i, err = d.elements(i, d.scopeLogs)
-		case 2:
-			vals[vResSchemaURL], i, err = d.str(i)
+		case groupSchemaURL:
+			vals[ViewResSchemaURL], i, err = d.str(i)
 		}
 		return i, err
 	})
@@ -394,32 +380,32 @@ func (d *otlpJSONDecoder) scopeLogs(i int) (int, error) {
 	first := len(d.recs)
 	var vals [numScopeFields]Value
 	empty := strValue(String, 0, 0, 0)
-	vals[vScopeName], vals[vScopeVersion], vals[vScopeSchemaURL] = empty, empty, empty
-	vals[vScopeAttributes], vals[vScopeDropped] = d.emptyMap(), IntValue(0)
-	j, err := d.fields(i, scopeLogsJSON, func(id, i int) (int, error) {
+	vals[ViewScopeName], vals[ViewScopeVersion], vals[ViewScopeSchemaURL] = empty, empty, empty
+	vals[ViewScopeAttributes], vals[ViewScopeDropped] = d.emptyMap(), IntValue(0)
+	j, err := d.fields(i, scopeLogsJSON, func(num, i int) (int, error) {
 		var err error
-		switch id {
-		case 0:
-			i, err = d.fields(i, scopeJSON, func(id, i int) (int, error) {
+		switch num {
+		case groupHead:
+			i, err = d.fields(i, scopeJSON, func(num, i int) (int, error) {
 				var err error
-				switch id {
-				case 0:
-					vals[vScopeName], i, err = d.str(i)
-				case 1:
-					vals[vScopeVersion], i, err = d.str(i)
-				case 2:
-					i, err = d.attributes(i, &vals[vScopeAttributes])
-				case 3:
+				switch num {
+				case scName:
+					vals[ViewScopeName], i, err = d.str(i)
+				case scVersion:
+					vals[ViewScopeVersion], i, err = d.str(i)
+				case scAttributes:
+					i, err = d.attributes(i, &vals[ViewScopeAttributes])
+				case scDropped:
 					var u uint64
 					u, i, err = d.integer(i, uint32Type)
-					vals[vScopeDropped] = IntValue(int64(u))
+					vals[ViewScopeDropped] = IntValue(int64(u))
 				}
 				return i, err
 			})
-		case 1:
+		case groupChildren:
 			i, err = d.elements(i, d.logRecord)
-		case 2:
-			vals[vScopeSchemaURL], i, err = d.str(i)
+		case groupSchemaURL:
+			vals[ViewScopeSchemaURL], i, err = d.str(i)
 		}
 		return i, err
 	})
@@ -446,23 +432,23 @@ func (d *otlpJSONDecoder) logRecord(i int) (int, error) {
 		sevNum, flags, dropped int64
 	)
 	empty := strValue(String, 0, 0, 0)
-	vals[vSeverityText], vals[vEventName], vals[vTraceID], vals[vSpanID] = empty, empty, empty, empty
-	j, err := d.fields(i, logRecordJSON, func(id, i int) (int, error) {
+	vals[ViewSeverityText], vals[ViewEventName], vals[ViewTraceID], vals[ViewSpanID] = empty, empty, empty, empty
+	j, err := d.fields(i, logRecordJSON, func(num, i int) (int, error) {
 		var err error
 		var u uint64
-		switch id {
+		switch num {
 		case lrTime:
 			unix, i, err = d.integer(i, uint64Type)
-		case lrObserved:
+		case lrObservedTime:
 			obs, i, err = d.integer(i, uint64Type)
 		case lrSeverityNumber:
 			sevNum, i, err = d.severityNumber(i)
 		case lrSeverityText:
-			vals[vSeverityText], i, err = d.str(i)
+			vals[ViewSeverityText], i, err = d.str(i)
 		case lrBody:
-			vals[vBody], i, err = d.anyValue(i, 2)
+			vals[ViewBody], i, err = d.anyValue(i, 2)
 		case lrAttributes:
-			i, err = d.attributes(i, &vals[vAttributes])
+			i, err = d.attributes(i, &vals[ViewAttributes])
 		case lrDropped:
 			u, i, err = d.integer(i, uint32Type)
 			dropped = int64(u)
@@ -470,25 +456,25 @@ func (d *otlpJSONDecoder) logRecord(i int) (int, error) {
 			u, i, err = d.integer(i, uint32Type)
 			flags = int64(u)
 		case lrTraceID:
-			vals[vTraceID], i, err = d.id(i, &rootView[vTraceID])
+			vals[ViewTraceID], i, err = d.id(i, &rootView[ViewTraceID])
 		case lrSpanID:
-			vals[vSpanID], i, err = d.id(i, &rootView[vSpanID])
+			vals[ViewSpanID], i, err = d.id(i, &rootView[ViewSpanID])
 		case lrEventName:
-			vals[vEventName], i, err = d.str(i)
+			vals[ViewEventName], i, err = d.str(i)
 		}
 		return i, err
 	})
 	if err != nil {
 		return j, err
 	}
-	if vals[vAttributes].kind() == Absent {
-		vals[vAttributes] = d.emptyMap()
+	if vals[ViewAttributes].kind() == Absent {
+		vals[ViewAttributes] = d.emptyMap()
 	}
-	vals[vSeverityNumber] = IntValue(sevNum)
-	vals[vObservedTime] = TimestampValue(int64(obs))
-	vals[vFlags] = IntValue(flags)
-	vals[vDropped] = IntValue(dropped)
-	vals[vResource], vals[vScope] = NullValue(), NullValue() // set by the groups
+	vals[ViewSeverityNumber] = IntValue(sevNum)
+	vals[ViewObservedTime] = TimestampValue(int64(obs))
+	vals[ViewFlags] = IntValue(flags)
+	vals[ViewDropped] = IntValue(dropped)
+	vals[ViewResource], vals[ViewScope] = NullValue(), NullValue() // set by the groups
 	d.recs = append(d.recs, a.newOTLPRecord(d.o.fixedMap(rootKeys[:], vals[:]), int64(unix), int64(obs)))
 	return j, nil
 }

@@ -22,7 +22,7 @@ func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
 	if len(e.res) == 0 {
 		return append(dst, '}')
 	}
-	dst = append(dst, `"resourceLogs":[`...)
+	dst = append(jsonKey(dst, len(dst), requestMsg.jsonName(reqResourceLogs)), '[')
 	for ri := range e.res {
 		g := &e.res[ri]
 		if ri > 0 {
@@ -31,7 +31,7 @@ func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
 		dst = append(dst, '{')
 		obj := len(dst)
 		dst = appendResourceJSON(dst, g.a, g.v)
-		dst = jsonKey(dst, obj, "scopeLogs")
+		dst = jsonKey(dst, obj, resourceLogsMsg.jsonName(groupChildren))
 		dst = append(dst, '[')
 		for si := g.first; si >= 0; si = e.scopes[si].next {
 			s := &e.scopes[si]
@@ -41,7 +41,7 @@ func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
 			dst = append(dst, '{')
 			sobj := len(dst)
 			dst = appendScopeJSON(dst, s.a, s.v)
-			dst = jsonKey(dst, sobj, "logRecords")
+			dst = jsonKey(dst, sobj, scopeLogsMsg.jsonName(groupChildren))
 			dst = append(dst, '[')
 			for i := s.first; i >= 0; i = e.next[i] {
 				if i != s.first {
@@ -50,11 +50,11 @@ func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
 				dst = appendLogRecordJSON(dst, recs[i])
 			}
 			dst = append(dst, ']')
-			dst = appendStringJSON(dst, sobj, "schemaUrl", s.a, viewValue(s.a, s.v, &scopeView[vScopeSchemaURL]))
+			dst = appendStringJSON(dst, sobj, scopeLogsMsg.jsonName(groupSchemaURL), s.a, viewValue(s.a, s.v, &scopeView[ViewScopeSchemaURL]))
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
-		dst = appendStringJSON(dst, obj, "schemaUrl", g.a, viewValue(g.a, g.v, &resourceView[vResSchemaURL]))
+		dst = appendStringJSON(dst, obj, resourceLogsMsg.jsonName(groupSchemaURL), g.a, viewValue(g.a, g.v, &resourceView[ViewResSchemaURL]))
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...)
@@ -75,10 +75,10 @@ func jsonKey(dst []byte, obj int, name string) []byte {
 // resource is empty.
 func appendResourceJSON(dst []byte, a *Arena, m Value) []byte {
 	start := len(dst)
-	dst = append(dst, `"resource":{`...)
+	dst = append(jsonKey(dst, len(dst), resourceLogsMsg.jsonName(groupHead)), '{')
 	obj := len(dst)
-	dst = appendKeyValuesJSON(dst, obj, "attributes", a, viewValue(a, m, &resourceView[vResAttributes]), Value{})
-	dst = appendUintJSON(dst, obj, "droppedAttributesCount", viewValue(a, m, &resourceView[vResDropped]))
+	dst = appendKeyValuesJSON(dst, obj, resourceMsg.jsonName(resAttributes), a, viewValue(a, m, &resourceView[ViewResAttributes]), Value{})
+	dst = appendUintJSON(dst, obj, resourceMsg.jsonName(resDropped), viewValue(a, m, &resourceView[ViewResDropped]))
 	if len(dst) == obj {
 		return dst[:start]
 	}
@@ -89,12 +89,12 @@ func appendResourceJSON(dst []byte, a *Arena, m Value) []byte {
 // empty.
 func appendScopeJSON(dst []byte, a *Arena, m Value) []byte {
 	start := len(dst)
-	dst = append(dst, `"scope":{`...)
+	dst = append(jsonKey(dst, len(dst), scopeLogsMsg.jsonName(groupHead)), '{')
 	obj := len(dst)
-	dst = appendStringJSON(dst, obj, "name", a, viewValue(a, m, &scopeView[vScopeName]))
-	dst = appendStringJSON(dst, obj, "version", a, viewValue(a, m, &scopeView[vScopeVersion]))
-	dst = appendKeyValuesJSON(dst, obj, "attributes", a, viewValue(a, m, &scopeView[vScopeAttributes]), Value{})
-	dst = appendUintJSON(dst, obj, "droppedAttributesCount", viewValue(a, m, &scopeView[vScopeDropped]))
+	dst = appendStringJSON(dst, obj, scopeMsg.jsonName(scName), a, viewValue(a, m, &scopeView[ViewScopeName]))
+	dst = appendStringJSON(dst, obj, scopeMsg.jsonName(scVersion), a, viewValue(a, m, &scopeView[ViewScopeVersion]))
+	dst = appendKeyValuesJSON(dst, obj, scopeMsg.jsonName(scAttributes), a, viewValue(a, m, &scopeView[ViewScopeAttributes]), Value{})
+	dst = appendUintJSON(dst, obj, scopeMsg.jsonName(scDropped), viewValue(a, m, &scopeView[ViewScopeDropped]))
 	if len(dst) == obj {
 		return dst[:start]
 	}
@@ -109,9 +109,9 @@ func appendLogRecordJSON(dst []byte, r *Record) []byte {
 	obj := len(dst)
 	if r.layout != layoutOTLP {
 		if r.time != 0 {
-			dst = appendUint64JSON(dst, obj, "timeUnixNano", uint64(r.time))
+			dst = appendUint64JSON(dst, obj, jsonTimeUnixNano, uint64(r.time))
 		}
-		dst = jsonKey(dst, obj, "body")
+		dst = jsonKey(dst, obj, jsonBody)
 		dst = appendAnyValueJSON(dst, a, root)
 		return append(dst, '}')
 	}
@@ -128,30 +128,30 @@ func appendLogRecordJSON(dst []byte, r *Record) []byte {
 		}
 	}
 	var observed int64
-	if v := vals[vObservedTime]; v.kind() == Timestamp {
+	if v := vals[ViewObservedTime]; v.kind() == Timestamp {
 		observed = v.Time()
 	}
 	if t := r.otlpTimeUnixNano(observed); t != 0 {
-		dst = appendUint64JSON(dst, obj, "timeUnixNano", uint64(t))
+		dst = appendUint64JSON(dst, obj, jsonTimeUnixNano, uint64(t))
 	}
 	if observed != 0 {
-		dst = appendUint64JSON(dst, obj, "observedTimeUnixNano", uint64(observed))
+		dst = appendUint64JSON(dst, obj, jsonObservedTimeUnixNano, uint64(observed))
 	}
-	if v := vals[vSeverityNumber]; v.kind() == Int && int32(v.Int()) != 0 {
-		dst = jsonKey(dst, obj, "severityNumber")
+	if v := vals[ViewSeverityNumber]; v.kind() == Int && int32(v.Int()) != 0 {
+		dst = jsonKey(dst, obj, jsonSeverityNumber)
 		dst = strconv.AppendInt(dst, int64(int32(v.Int())), 10)
 	}
-	dst = appendStringJSON(dst, obj, "severityText", a, vals[vSeverityText])
-	if v := vals[vBody]; v.kind() != Absent {
-		dst = jsonKey(dst, obj, "body")
+	dst = appendStringJSON(dst, obj, jsonSeverityText, a, vals[ViewSeverityText])
+	if v := vals[ViewBody]; v.kind() != Absent {
+		dst = jsonKey(dst, obj, jsonBody)
 		dst = appendAnyValueJSON(dst, a, v)
 	}
-	dst = appendKeyValuesJSON(dst, obj, "attributes", a, vals[vAttributes], unknown)
-	dst = appendUintJSON(dst, obj, "droppedAttributesCount", vals[vDropped])
-	dst = appendUintJSON(dst, obj, "flags", vals[vFlags])
-	dst = appendIDJSON(dst, obj, "traceId", a, vals[vTraceID], 16)
-	dst = appendIDJSON(dst, obj, "spanId", a, vals[vSpanID], 8)
-	dst = appendStringJSON(dst, obj, "eventName", a, vals[vEventName])
+	dst = appendKeyValuesJSON(dst, obj, jsonAttributes, a, vals[ViewAttributes], unknown)
+	dst = appendUintJSON(dst, obj, jsonDroppedAttributesCount, vals[ViewDropped])
+	dst = appendUintJSON(dst, obj, jsonFlags, vals[ViewFlags])
+	dst = appendIDJSON(dst, obj, jsonTraceID, a, vals[ViewTraceID], &rootView[ViewTraceID])
+	dst = appendIDJSON(dst, obj, jsonSpanID, a, vals[ViewSpanID], &rootView[ViewSpanID])
+	dst = appendStringJSON(dst, obj, jsonEventName, a, vals[ViewEventName])
 	return append(dst, '}')
 }
 
@@ -180,20 +180,15 @@ func appendStringJSON(dst []byte, obj int, name string, a *Arena, v Value) []byt
 	return a.appendString(dst, v)
 }
 
-// appendIDJSON writes a hex trace or span id in lower case; "" (and
-// anything that is not hex of the id's length) is left out.
-func appendIDJSON(dst []byte, obj int, name string, a *Arena, v Value, n int) []byte {
-	if v.kind() != String || int(v.n()) != 2*n || !validHexID(a.str(v), n) {
+// appendIDJSON writes the hex trace or span id of f in lower case; ""
+// (and anything that is not hex of the id's length) is left out.
+func appendIDJSON(dst []byte, obj int, name string, a *Arena, v Value, f *ViewField) []byte {
+	if v.kind() != String || v.n() == 0 || !f.ValidID(a.str(v)) {
 		return dst
 	}
 	dst = jsonKey(dst, obj, name)
 	dst = append(dst, '"')
-	for _, c := range a.raw(v) {
-		if 'A' <= c && c <= 'F' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
+	dst = appendLowerHex(dst, a.raw(v))
 	return append(dst, '"')
 }
 
@@ -228,11 +223,11 @@ func appendKeyValueJSON(dst []byte, list int, a *Arena, k, v Value) []byte {
 	dst = append(dst, '{')
 	obj := len(dst)
 	if k.n() > 0 {
-		dst = jsonKey(dst, obj, "key")
+		dst = jsonKey(dst, obj, jsonKeyName)
 		dst = a.appendString(dst, k)
 	}
 	if v.kind() != Null && v.kind() != Absent {
-		dst = jsonKey(dst, obj, "value")
+		dst = jsonKey(dst, obj, jsonValue)
 		dst = appendAnyValueJSON(dst, a, v)
 	}
 	return append(dst, '}')
@@ -244,30 +239,30 @@ func appendKeyValueJSON(dst []byte, list int, a *Arena, k, v Value) []byte {
 func appendAnyValueJSON(dst []byte, a *Arena, v Value) []byte {
 	switch v.kind() {
 	case String:
-		dst = append(dst, `{"stringValue":`...)
+		dst = append(dst, `{"`+jsonStringValue+`":`...)
 		dst = a.appendString(dst, v)
 	case Bool:
-		dst = append(dst, `{"boolValue":`...)
+		dst = append(dst, `{"`+jsonBoolValue+`":`...)
 		dst = strconv.AppendBool(dst, v.Bool())
 	case Int:
-		dst = append(dst, `{"intValue":"`...)
+		dst = append(dst, `{"`+jsonIntValue+`":"`...)
 		dst = strconv.AppendInt(dst, v.Int(), 10)
 		dst = append(dst, '"')
 	case Float:
-		dst = append(dst, `{"doubleValue":`...)
+		dst = append(dst, `{"`+jsonDoubleValue+`":`...)
 		dst = appendDoubleJSON(dst, v.Float())
 	case Bytes:
-		dst = append(dst, `{"bytesValue":"`...)
+		dst = append(dst, `{"`+jsonBytesValue+`":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, a.raw(v))
 		dst = append(dst, '"')
 	case Timestamp:
-		dst = append(dst, `{"stringValue":"`...)
+		dst = append(dst, `{"`+jsonStringValue+`":"`...)
 		dst = time.Unix(0, v.Time()).UTC().AppendFormat(dst, time.RFC3339Nano)
 		dst = append(dst, '"')
 	case Array:
-		dst = append(dst, `{"arrayValue":{`...)
+		dst = append(dst, `{"`+jsonArrayValue+`":{`...)
 		if v.n() > 0 {
-			dst = append(dst, `"values":[`...)
+			dst = append(dst, `"`+jsonValues+`":[`...)
 			for i := 0; i < int(v.n()); i++ {
 				if i > 0 {
 					dst = append(dst, ',')
@@ -278,8 +273,8 @@ func appendAnyValueJSON(dst []byte, a *Arena, v Value) []byte {
 		}
 		dst = append(dst, '}')
 	case Map:
-		dst = append(dst, `{"kvlistValue":{`...)
-		dst = appendKeyValuesJSON(dst, len(dst), "values", a, v, Value{})
+		dst = append(dst, `{"`+jsonKvlistValue+`":{`...)
+		dst = appendKeyValuesJSON(dst, len(dst), jsonValues, a, v, Value{})
 		dst = append(dst, '}')
 	default:
 		dst = append(dst, '{')

@@ -11,11 +11,11 @@ import (
 // doubles with their special strings, bytes, hex ids, enums).
 
 // fields reads the object at i and calls f for each of its fields that is
-// named in names and not null, with the field's index in names and the
-// position of its value; f returns where the value ends. Other fields are
+// named in names and not null, with the field's number and the position
+// of its value; f returns where the value ends. Other fields are
 // skipped, as OTLP receivers ignore unknown fields. A field given twice
 // (by either name) is an error, as in protojson.
-func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int, error)) (int, error) {
+func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(num, i int) (int, error)) (int, error) {
 	b := d.j.b
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
@@ -71,7 +71,7 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(id, i int) (int
 			} else if j >= len(b) {
 				err = decodeErr(j, ErrTruncated, "expected a value")
 			} else {
-				j, err = f(id, j)
+				j, err = f(names[id].num, j)
 			}
 			if err != nil {
 				return j, d.in(err, "."+names[id].camel)
@@ -326,35 +326,9 @@ func (d *otlpJSONDecoder) id(i int, f *ViewField) (Value, int, error) {
 	}
 	if upper {
 		off := len(a.slab)
-		for _, c := range s {
-			if 'A' <= c && c <= 'F' {
-				c += 'a' - 'A'
-			}
-			a.slab = append(a.slab, c)
-		}
+		a.slab = appendLowerHex(a.slab, s)
 		v = strValue(String, 0, uint32(off), uint32(len(s)))
 	}
 	v.h |= flagPlain
 	return v, j, nil
 }
-
-// hexClass classes the bytes of a hex id: a digit or a lower-case letter
-// 0, an upper-case letter hexUpper, anything else hexBad. An id's bytes
-// are classed together, without a branch a byte.
-var hexClass = func() (t [256]byte) {
-	for c := range t {
-		switch {
-		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f':
-		case 'A' <= c && c <= 'F':
-			t[c] = hexUpper
-		default:
-			t[c] = hexBad
-		}
-	}
-	return t
-}()
-
-const (
-	hexUpper = 1 << iota
-	hexBad
-)

@@ -34,8 +34,8 @@ func (r *Record) wholeRoot() Value {
 	d.kref = a.addBuf(viewKeys)
 	s := int(r.wire.off())
 	was, cur := r.decoded, r.root
-	res, _ := a.lookup(was, rootView[vResource].Name, 0)
-	scope, _ := a.lookup(was, rootView[vScope].Name, 0)
+	res, _ := a.lookup(was, rootView[ViewResource].Name, 0)
+	scope, _ := a.lookup(was, rootView[ViewScope].Name, 0)
 	if err := d.logRecord(s, s+int(r.wire.n()), res, scope); err != nil || len(d.recs) != 1 {
 		// The bytes decoded once already, under the same limits.
 		panic("record: an OTLP projection's bytes do not decode again")
@@ -79,7 +79,7 @@ func (a *Arena) mergeEdited(whole, was, cur Value, root bool) Value {
 		case c < 0: // removed
 		case ce[c+1] == de[j+1]:
 			a.scratch = append(a.scratch, we[i], we[i+1])
-		case root && ce[c+1].kind() == Map && de[j+1].kind() == Map && we[i+1].kind() == Map && string(a.raw(we[i])) == rootView[vAttributes].Name:
+		case root && ce[c+1].kind() == Map && de[j+1].kind() == Map && we[i+1].kind() == Map && string(a.raw(we[i])) == rootView[ViewAttributes].Name:
 			a.scratch = append(a.scratch, we[i], a.mergeEdited(we[i+1], de[j+1], ce[c+1], false))
 		default:
 			a.scratch = append(a.scratch, we[i], ce[c+1])

@@ -1,126 +1,25 @@
 package record
 
-import (
-	"math"
-	"math/bits"
-	"strconv"
-)
+import "math/bits"
 
-// This file defines the view of an OTLP log record (docs/otlp.md): the
-// fixed keys of its root map, in their order, with the kind each holds.
-// The codecs build and read records by it, CheckOTLP validates edits
-// against it, and the compiler's checker types `schema otlp` from it.
-
-// ViewField is one fixed key of the OTLP view.
-type ViewField struct {
-	Name string
-	// Kind is what the key holds: Absent means any value (the body);
-	// Map with Fields is a closed object (resource, scope); Map without
-	// Fields is a map of any values (the attributes).
-	Kind   Kind
-	Fields []ViewField
-	// ID is the key's slot: the decoders build the root in slot order
-	// and CheckOTLP and the encoder switch on it.
-	ID viewID
-	// HexLen is, for the trace and span ids, the length in bytes of the id
-	// that the key holds as lower-case hex.
-	HexLen int
-	// Signed is, for an Int, that the field is an int32 on the wire; the
-	// others are uint32s. A value outside its range cannot be written.
-	Signed bool
-}
-
-// IntRange is the range of an Int field's values, and its wire type.
-func (f *ViewField) IntRange() (lo, hi int64, wire string) {
-	if f.Signed {
-		return math.MinInt32, math.MaxInt32, "int32"
-	}
-	return 0, math.MaxUint32, "uint32"
-}
-
-// intProblem says what is wrong with n in Int field f, "" when it fits.
-func (f *ViewField) intProblem(n int64) string {
-	lo, hi, wire := f.IntRange()
-	if n < lo || n > hi {
-		return "is " + strconv.FormatInt(n, 10) + ", not a " + wire
-	}
-	return ""
-}
-
-// Refinable reports whether a schema may declare a type for the key: the
-// body and the attribute maps; the others have the one type the view gives.
-func (f *ViewField) Refinable() bool {
-	return f.Kind == Absent || f.Kind == Map && f.Fields == nil
-}
-
-type viewID uint8
-
-// The slots of the view. The values are the order of the keys in a decoded
-// record's root map (and within resource and scope).
-const (
-	vBody viewID = iota
-	vAttributes
-	vSeverityText
-	vSeverityNumber
-	vObservedTime
-	vTraceID
-	vSpanID
-	vFlags
-	vEventName
-	vDropped
-	vResource
-	vScope
-	numRootFields
-)
-
-const (
-	vResAttributes viewID = iota
-	vResDropped
-	vResSchemaURL
-	numResourceFields
-)
-
-const (
-	vScopeName viewID = iota
-	vScopeVersion
-	vScopeAttributes
-	vScopeDropped
-	vScopeSchemaURL
-	numScopeFields
-)
-
-var resourceView = []ViewField{
-	{Name: "attributes", Kind: Map, ID: vResAttributes},
-	{Name: "dropped_attributes_count", Kind: Int, ID: vResDropped},
-	{Name: "schema_url", Kind: String, ID: vResSchemaURL},
-}
-
-var scopeView = []ViewField{
-	{Name: "name", Kind: String, ID: vScopeName},
-	{Name: "version", Kind: String, ID: vScopeVersion},
-	{Name: "attributes", Kind: Map, ID: vScopeAttributes},
-	{Name: "dropped_attributes_count", Kind: Int, ID: vScopeDropped},
-	{Name: "schema_url", Kind: String, ID: vScopeSchemaURL},
-}
-
-var rootView = []ViewField{
-	{Name: "body", Kind: Absent, ID: vBody},
-	{Name: "attributes", Kind: Map, ID: vAttributes},
-	{Name: "severity_text", Kind: String, ID: vSeverityText},
-	{Name: "severity_number", Kind: Int, ID: vSeverityNumber, Signed: true},
-	{Name: "observed_time", Kind: Timestamp, ID: vObservedTime},
-	{Name: "trace_id", Kind: String, ID: vTraceID, HexLen: 16},
-	{Name: "span_id", Kind: String, ID: vSpanID, HexLen: 8},
-	{Name: "flags", Kind: Int, ID: vFlags},
-	{Name: "event_name", Kind: String, ID: vEventName},
-	{Name: "dropped_attributes_count", Kind: Int, ID: vDropped},
-	{Name: "resource", Kind: Map, Fields: resourceView, ID: vResource},
-	{Name: "scope", Kind: Map, Fields: scopeView, ID: vScope},
-}
+// OTLP records made from the view (otlp_model.go): at its defaults, or of
+// given keys only, as embedders and the generators build them.
 
 // OTLPView returns the fixed keys of an OTLP record's root map, in order.
 // The slice is shared: do not modify it.
 func OTLPView() []ViewField { return rootView }
+
+// OTLPPath returns the path of the root's key id (.severity_number for
+// ViewSeverityNumber), for Record.Get and Set. The path is shared: do
+// not modify it.
+func OTLPPath(id ViewID) Path { return rootPaths[id] }
+
+var rootPaths = func() (ps [numRootFields]Path) {
+	for _, f := range rootView {
+		ps[f.ID] = NewPath(f.Name)
+	}
+	return ps
+}()
 
 // NewOTLPRecord returns an OTLP log record of a holding what an empty
 // LogRecord decodes to: every key of the view, in the view's order, at its
@@ -143,7 +42,7 @@ func (a *Arena) NewOTLPRecord(body Value) *Record {
 		// The body is the first key, the defaults follow.
 		n := int(root.n())
 		first := a.alloc(2 * (n + 1)) // may move a.nodes: slice it after
-		k := rootKeys[vBody]
+		k := rootKeys[ViewBody]
 		k.ref = a.otlpKeys
 		a.nodes[first], a.nodes[first+1] = k, body
 		copy(a.nodes[first+2:], a.nodes[root.off():int(root.off())+2*n])
@@ -229,14 +128,14 @@ func (v *OTLPValues) vals(g OTLPGroup) []Value {
 func (a *Arena) NewOTLPRecordOf(v *OTLPValues) *Record {
 	kref := a.viewKeysRef()
 	root := v.root
-	has := v.has[OTLPRoot] &^ (1<<vResource | 1<<vScope)
+	has := v.has[OTLPRoot] &^ (1<<ViewResource | 1<<ViewScope)
 	if v.has[OTLPResource] != 0 {
-		root[vResource] = a.viewGroup(resourceKeys[:], v.resource[:], v.has[OTLPResource], kref)
-		has |= 1 << vResource
+		root[ViewResource] = a.viewGroup(resourceKeys[:], v.resource[:], v.has[OTLPResource], kref)
+		has |= 1 << ViewResource
 	}
 	if v.has[OTLPScope] != 0 {
-		root[vScope] = a.viewGroup(scopeKeys[:], v.scope[:], v.has[OTLPScope], kref)
-		has |= 1 << vScope
+		root[ViewScope] = a.viewGroup(scopeKeys[:], v.scope[:], v.has[OTLPScope], kref)
+		has |= 1 << ViewScope
 	}
 	r := a.newRecord()
 	r.base = a.viewGroup(rootKeys[:], root[:], has, kref)

@@ -1,7 +1,7 @@
 package record
 
 import (
-	"strconv"
+	"bytes"
 	"time"
 )
 
@@ -56,14 +56,14 @@ func (a *Arena) DecodeOTLPView(line []byte, mode Mode) (*Record, error) {
 	}
 	for i := range rootView {
 		f := &rootView[i]
-		if vals[f.ID].kind() == Absent && f.ID != vBody {
+		if vals[f.ID].kind() == Absent && f.ID != ViewBody {
 			vals[f.ID], _ = d.viewValue(nil, f, NullValue()) // a default: no error
 		}
 	}
 	if !hasTime {
 		t = 0
 	}
-	return a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), t, vals[vObservedTime].Time()), nil
+	return a.newOTLPRecord(d.fixedMap(rootKeys[:], vals[:]), t, vals[ViewObservedTime].Time()), nil
 }
 
 // viewPath is the path of field f of the view, in group (resource or
@@ -103,22 +103,12 @@ func (d *otlpDecoder) viewValue(group, f *ViewField, v Value) (Value, error) {
 	case f.Fields != nil:
 		return d.viewGroup(f, v)
 	case f.HexLen > 0:
-		s := a.raw(v)
-		if !validHexID(a.str(v), f.HexLen) {
-			return Value{}, &ViewError{Path: viewPath(group, f), Problem: "is not \"\" or " + strconv.Itoa(2*f.HexLen) + " hex digits"}
+		if !f.ValidID(a.str(v)) {
+			return Value{}, &ViewError{Path: viewPath(group, f), Problem: f.idProblem()}
 		}
-		lower := true
-		for _, c := range s {
-			lower = lower && !('A' <= c && c <= 'F')
-		}
-		if !lower {
+		if s := a.raw(v); bytes.ContainsAny(s, "ABCDEF") {
 			off := len(a.slab)
-			for _, c := range s {
-				if 'A' <= c && c <= 'F' {
-					c += 'a' - 'A'
-				}
-				a.slab = append(a.slab, c)
-			}
+			a.slab = appendLowerHex(a.slab, s)
 			v = strValue(String, 0, uint32(off), uint32(len(s)))
 		}
 		v.h |= flagPlain
@@ -169,7 +159,7 @@ func (d *otlpDecoder) viewGroup(f *ViewField, m Value) (Value, error) {
 		}
 	}
 	keys := resourceKeys[:]
-	if f.ID == vScope {
+	if f.ID == ViewScope {
 		keys = scopeKeys[:]
 	}
 	return d.fixedMap(keys, vals[:len(f.Fields)]), nil

@@ -12,7 +12,7 @@ import (
 func viewKeyOrder(body bool) []string {
 	var keys []string
 	for _, f := range rootView {
-		if f.ID == vBody && !body {
+		if f.ID == ViewBody && !body {
 			continue
 		}
 		keys = append(keys, f.Name)

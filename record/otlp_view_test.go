@@ -209,15 +209,15 @@ func TestNewOTLPRecordOf(t *testing.T) {
 	if got := string(a.NewOTLPRecordOf(&v).AppendJSON(nil)); got != `{"time":"1970-01-01T00:00:00Z"}` {
 		t.Errorf("no values: %s", got)
 	}
-	v.Set(OTLPRoot, int(vSeverityNumber), IntValue(9))
-	v.Set(OTLPRoot, int(vBody), a.NewStringFrom("b"))
-	v.Set(OTLPScope, int(vScopeAttributes), m)
-	v.Set(OTLPRoot, int(vAttributes), m)
-	v.Set(OTLPRoot, int(vFlags), IntValue(3))
-	v.Set(OTLPRoot, int(vFlags), Value{}) // taken away again
-	v.Set(OTLPResource, int(vResSchemaURL), a.NewStringFrom("s"))
-	v.Set(OTLPRoot, int(vResource), IntValue(1)) // not read
-	if got := v.Get(OTLPRoot, int(vFlags)); got.Kind() != Absent {
+	v.Set(OTLPRoot, int(ViewSeverityNumber), IntValue(9))
+	v.Set(OTLPRoot, int(ViewBody), a.NewStringFrom("b"))
+	v.Set(OTLPScope, int(ViewScopeAttributes), m)
+	v.Set(OTLPRoot, int(ViewAttributes), m)
+	v.Set(OTLPRoot, int(ViewFlags), IntValue(3))
+	v.Set(OTLPRoot, int(ViewFlags), Value{}) // taken away again
+	v.Set(OTLPResource, int(ViewResSchemaURL), a.NewStringFrom("s"))
+	v.Set(OTLPRoot, int(ViewResource), IntValue(1)) // not read
+	if got := v.Get(OTLPRoot, int(ViewFlags)); got.Kind() != Absent {
 		t.Errorf("a value taken away reads %v", got.Kind())
 	}
 	r := a.NewOTLPRecordOf(&v)

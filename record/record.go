@@ -12,7 +12,7 @@ const (
 	layoutEventV1
 	// layoutEventV2 is Fluent Bit's [[timestamp, metadata], map].
 	layoutEventV2
-	// layoutOTLP is an OTLP log record: the root is its view (otlp_view.go),
+	// layoutOTLP is an OTLP log record: the root is its view (otlp_model.go),
 	// written as a map in msgpack.
 	layoutOTLP
 )
