@@ -6,8 +6,9 @@ import (
 
 // This file maps the paths of the OTLP view (record.OTLPView: the fixed
 // keys of docs/otlp.md) to the parts of pdata that hold them. The view's
-// names are record's; only the pdata side is spelled here, and
-// TestFieldsCoverView holds the two together.
+// names, order and kinds are record's; only the pdata side is spelled
+// here, by record's slot constants, and TestFieldsCoverView holds the two
+// together.
 
 // field is a fixed key of the view, or one of its groups (the root, the
 // resource, the scope), as the processor reads and writes it in pdata.
@@ -44,48 +45,51 @@ const (
 type fieldInfo struct {
 	path record.Path
 	kind record.Kind // Absent: any value (the body); Map: attributes or a group
-	subs []field     // the fields of a group
-	// hexLen is, for the trace and span ids, the bytes of the id that
-	// the key holds as hex.
-	hexLen int
+	subs []field     // the fields of a group, in the view's order
+	// view is the key's entry in the view (nil for the root): its id
+	// rule, for the trace and span ids.
+	view *record.ViewField
 	// slot is the key's index among its group's keys (record.OTLPValues).
 	slot int
 }
 
 var fields [numFields]fieldInfo
 
-// The leaves of each group, in the view's order.
+// The processor's field of each key of the view, by the key's slot in its
+// group: the one fact this file adds to record's table (which part of
+// pdata holds the key, in write.go and load.go, goes by these fields).
 var (
-	resourceLeaves = []field{fResAttributes, fResDropped, fResSchemaURL}
-	scopeLeaves    = []field{fScopeName, fScopeVersion, fScopeAttributes, fScopeDropped, fScopeSchemaURL}
-	rootLeaves     = []field{fBody, fAttributes, fSeverityText, fSeverityNumber, fObservedTime, fTraceID,
-		fSpanID, fFlags, fEventName, fDropped, fResource, fScope}
+	rootFields = [record.OTLPKeys]field{
+		record.ViewBody: fBody, record.ViewAttributes: fAttributes, record.ViewSeverityText: fSeverityText,
+		record.ViewSeverityNumber: fSeverityNumber, record.ViewObservedTime: fObservedTime, record.ViewTraceID: fTraceID,
+		record.ViewSpanID: fSpanID, record.ViewFlags: fFlags, record.ViewEventName: fEventName,
+		record.ViewDropped: fDropped, record.ViewResource: fResource, record.ViewScope: fScope,
+	}
+	groupFields = map[record.ViewID][]field{
+		record.ViewResource: {record.ViewResAttributes: fResAttributes, record.ViewResDropped: fResDropped,
+			record.ViewResSchemaURL: fResSchemaURL},
+		record.ViewScope: {record.ViewScopeName: fScopeName, record.ViewScopeVersion: fScopeVersion,
+			record.ViewScopeAttributes: fScopeAttributes, record.ViewScopeDropped: fScopeDropped,
+			record.ViewScopeSchemaURL: fScopeSchemaURL},
+	}
+	// rootLeaves are the root's fields in the view's order.
+	rootLeaves []field
 )
 
 func init() {
-	// The pdata side of each key, by the view's names.
-	root := map[string]field{
-		"body": fBody, "attributes": fAttributes, "severity_text": fSeverityText,
-		"severity_number": fSeverityNumber, "observed_time": fObservedTime, "trace_id": fTraceID,
-		"span_id": fSpanID, "flags": fFlags, "event_name": fEventName,
-		"dropped_attributes_count": fDropped, "resource": fResource, "scope": fScope,
-	}
-	groups := map[string]map[string]field{
-		"resource": {"attributes": fResAttributes, "dropped_attributes_count": fResDropped, "schema_url": fResSchemaURL},
-		"scope": {"name": fScopeName, "version": fScopeVersion, "attributes": fScopeAttributes,
-			"dropped_attributes_count": fScopeDropped, "schema_url": fScopeSchemaURL},
-	}
-	fields[fRoot] = fieldInfo{path: record.Path{}, kind: record.Map, subs: rootLeaves}
-	for i, vf := range record.OTLPView() {
-		f := root[vf.Name]
-		fields[f] = fieldInfo{path: record.NewPath(vf.Name), kind: vf.Kind, hexLen: vf.HexLen, slot: i}
-		for j, sub := range vf.Fields {
-			g := groups[vf.Name][sub.Name]
-			fields[g] = fieldInfo{path: record.NewPath(vf.Name, sub.Name), kind: sub.Kind, slot: j}
+	for i := range record.OTLPView() {
+		vf := &record.OTLPView()[i]
+		f := rootFields[vf.ID]
+		rootLeaves = append(rootLeaves, f)
+		fields[f] = fieldInfo{path: record.NewPath(vf.Name), kind: vf.Kind, view: vf, slot: int(vf.ID)}
+		for j := range vf.Fields {
+			sub := &vf.Fields[j]
+			g := groupFields[vf.ID][sub.ID]
+			fields[f].subs = append(fields[f].subs, g)
+			fields[g] = fieldInfo{path: record.NewPath(vf.Name, sub.Name), kind: sub.Kind, view: sub, slot: int(sub.ID)}
 		}
 	}
-	fields[fResource].subs = resourceLeaves
-	fields[fScope].subs = scopeLeaves
+	fields[fRoot] = fieldInfo{path: record.Path{}, kind: record.Map, subs: rootLeaves}
 }
 
 // resolve returns the field a path of the view lies in and the number of

@@ -130,8 +130,8 @@ func (w *writer) leaf(out []leafEdit, f field, rest record.Path, v record.Value)
 	case f == fBody:
 	case k != info.kind:
 		return out, false
-	case info.hexLen > 0:
-		if s := w.a.Str(v); s != "" && !validHex(s, info.hexLen) {
+	case info.view.HexLen > 0:
+		if !info.view.ValidID(w.a.Str(v)) {
 			return out, false
 		}
 	}
@@ -146,14 +146,6 @@ func (w *writer) get(m record.Value, key string) record.Value {
 		}
 	}
 	return record.Value{}
-}
-
-func validHex(s string, n int) bool {
-	if len(s) != 2*n {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
 
 // apply puts one leaf edit into d.
