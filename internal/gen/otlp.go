@@ -55,16 +55,6 @@ var (
 		number int64
 	}{"debug": {"DEBUG", 5}, "info": {"INFO", 9}, "warn": {"WARN", 13}, "error": {"ERROR", 17}}
 	agents = []string{"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "curl/8.11.0", "Go-http-client/2.0", "okhttp/4.12.0"}
-
-	pathAttributes = record.NewPath("attributes")
-	pathSevText    = record.NewPath("severity_text")
-	pathSevNumber  = record.NewPath("severity_number")
-	pathObserved   = record.NewPath("observed_time")
-	pathTraceID    = record.NewPath("trace_id")
-	pathSpanID     = record.NewPath("span_id")
-	pathFlags      = record.NewPath("flags")
-	pathResource   = record.NewPath("resource")
-	pathScope      = record.NewPath("scope")
 )
 
 // NewOTLP returns a generator of OTLP records for seed.
@@ -159,18 +149,18 @@ func (g *OTLP) record(a *record.Arena) *record.Record {
 	attrs.Add(str("cache.hit"), record.BoolValue(r.IntN(4) == 0))
 
 	rec := a.NewOTLPRecord(body.Finish())
-	must(rec.Set(pathAttributes, attrs.Finish()))
+	must(rec.Set(record.OTLPPath(record.ViewAttributes), attrs.Finish()))
 	sev := severities[pick(r, levels)]
-	must(rec.Set(pathSevText, str(sev.text)))
-	must(rec.Set(pathSevNumber, record.IntValue(sev.number)))
-	must(rec.Set(pathObserved, record.TimestampValue(g.now.UnixNano()+int64(r.IntN(2_000_000)))))
+	must(rec.Set(record.OTLPPath(record.ViewSeverityText), str(sev.text)))
+	must(rec.Set(record.OTLPPath(record.ViewSeverityNumber), record.IntValue(sev.number)))
+	must(rec.Set(record.OTLPPath(record.ViewObservedTime), record.TimestampValue(g.now.UnixNano()+int64(r.IntN(2_000_000)))))
 	if r.IntN(8) != 0 {
-		must(rec.Set(pathTraceID, a.NewString(appendHex(g.scratch[:0], r, 32))))
-		must(rec.Set(pathSpanID, a.NewString(appendHex(g.scratch[:0], r, 16))))
-		must(rec.Set(pathFlags, record.IntValue(1)))
+		must(rec.Set(record.OTLPPath(record.ViewTraceID), a.NewString(appendHex(g.scratch[:0], r, 32))))
+		must(rec.Set(record.OTLPPath(record.ViewSpanID), a.NewString(appendHex(g.scratch[:0], r, 16))))
+		must(rec.Set(record.OTLPPath(record.ViewFlags), record.IntValue(1)))
 	}
-	must(rec.Set(pathResource, g.resource(a, g.service)))
-	must(rec.Set(pathScope, g.scope(a, r.IntN(len(otlpScopes)))))
+	must(rec.Set(record.OTLPPath(record.ViewResource), g.resource(a, g.service)))
+	must(rec.Set(record.OTLPPath(record.ViewScope), g.scope(a, r.IntN(len(otlpScopes)))))
 	rec.SetTime(g.now.UnixNano())
 	rec.Commit()
 	return rec
@@ -193,10 +183,11 @@ func (g *OTLP) resource(a *record.Arena, i int) record.Value {
 	attrs.Add(str("service.instance.id"), str(s.instance))
 	attrs.Add(str("host.name"), str(s.host))
 	attrs.Add(str("process.pid"), record.IntValue(s.pid))
-	m := a.BeginMap(3)
-	m.Add(str("attributes"), attrs.Finish())
-	m.Add(str("dropped_attributes_count"), record.IntValue(0))
-	m.Add(str("schema_url"), str(otlpSchema))
+	keys := record.OTLPView()[record.ViewResource].Fields
+	m := a.BeginMap(len(keys))
+	m.Add(str(keys[record.ViewResAttributes].Name), attrs.Finish())
+	m.Add(str(keys[record.ViewResDropped].Name), record.IntValue(0))
+	m.Add(str(keys[record.ViewResSchemaURL].Name), str(otlpSchema))
 	g.resources[i] = m.Finish()
 	return g.resources[i]
 }
@@ -212,12 +203,13 @@ func (g *OTLP) scope(a *record.Arena, i int) record.Value {
 	s := &otlpScopes[i]
 	str := a.NewStringFrom
 	attrs := a.BeginMap(0)
-	m := a.BeginMap(5)
-	m.Add(str("name"), str(s.name))
-	m.Add(str("version"), str(s.version))
-	m.Add(str("attributes"), attrs.Finish())
-	m.Add(str("dropped_attributes_count"), record.IntValue(0))
-	m.Add(str("schema_url"), str(s.schema))
+	keys := record.OTLPView()[record.ViewScope].Fields
+	m := a.BeginMap(len(keys))
+	m.Add(str(keys[record.ViewScopeName].Name), str(s.name))
+	m.Add(str(keys[record.ViewScopeVersion].Name), str(s.version))
+	m.Add(str(keys[record.ViewScopeAttributes].Name), attrs.Finish())
+	m.Add(str(keys[record.ViewScopeDropped].Name), record.IntValue(0))
+	m.Add(str(keys[record.ViewScopeSchemaURL].Name), str(s.schema))
 	g.scopes[i] = m.Finish()
 	return g.scopes[i]
 }

@@ -164,11 +164,11 @@ func OTLPResponse(status int, contentType string, body []byte) (int64, string) {
 		}
 		var n int64
 		var msg string
-		if ps, ok := protoField(body, 1); ok {
-			if v, ok := protoVarint(ps, 1); ok {
+		if ps, ok := protoField(body, responsePartialSuccess); ok {
+			if v, ok := protoVarint(ps, partialRejected); ok {
 				n = int64(v)
 			}
-			if m, ok := protoField(ps, 2); ok {
+			if m, ok := protoField(ps, partialMessage); ok {
 				msg = string(m)
 			}
 		}
@@ -182,12 +182,21 @@ func OTLPResponse(status int, contentType string, body []byte) (int64, string) {
 			return 0, textMessage([]byte(st.Message))
 		}
 	} else if strings.Contains(contentType, "protobuf") {
-		if m, ok := protoField(body, 2); ok {
+		if m, ok := protoField(body, statusMessage); ok {
 			return 0, textMessage(m)
 		}
 	}
 	return 0, textMessage(body)
 }
+
+// The fields of the answers OTLPResponse reads: ExportLogsServiceResponse
+// and its ExportLogsPartialSuccess, and google.rpc.Status.
+const (
+	responsePartialSuccess = 1
+	partialRejected        = 1
+	partialMessage         = 2
+	statusMessage          = 2
+)
 
 // protoField returns the last length-delimited field num of a protobuf
 // message (a singular field's last occurrence wins).

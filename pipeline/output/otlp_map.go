@@ -43,14 +43,6 @@ func (m *PlainMapping) keys(keys map[string]func(*yaml.Node), v Values) {
 
 func (m *PlainMapping) set() bool { return *m != PlainMapping{} }
 
-var (
-	pathAttributes = record.NewPath("attributes")
-	pathSevText    = record.NewPath("severity_text")
-	pathSevNumber  = record.NewPath("severity_number")
-	pathTraceID    = record.NewPath("trace_id")
-	pathSpanID     = record.NewPath("span_id")
-)
-
 // mapPlain returns r as an OTLP record made as m says, in r's arena (the
 // caller holds it: a Write runs on its input's goroutine), or r itself
 // when it is an OTLP record.
@@ -78,21 +70,21 @@ func (m *PlainMapping) mapPlain(r *record.Record) *record.Record {
 				attrs.Add(it.Key(), it.Value())
 			}
 		}
-		o.Set(pathAttributes, attrs.Finish())
+		o.Set(record.OTLPPath(record.ViewAttributes), attrs.Finish())
 	}
 	// Ids that are not hex of their length are left out by the encoders.
-	field := func(key string, p record.Path, kind record.Kind) {
+	field := func(key string, id record.ViewID) {
 		if key == "" {
 			return
 		}
-		if v, ok := r.Get(record.NewPath(key)); ok && v.Kind() == kind {
-			o.Set(p, v)
+		if v, ok := r.Get(record.NewPath(key)); ok && v.Kind() == record.OTLPView()[id].Kind {
+			o.Set(record.OTLPPath(id), v)
 		}
 	}
-	field(m.SeverityTextKey, pathSevText, record.String)
-	field(m.SeverityNumberKey, pathSevNumber, record.Int)
-	field(m.TraceIDKey, pathTraceID, record.String)
-	field(m.SpanIDKey, pathSpanID, record.String)
+	field(m.SeverityTextKey, record.ViewSeverityText)
+	field(m.SeverityNumberKey, record.ViewSeverityNumber)
+	field(m.TraceIDKey, record.ViewTraceID)
+	field(m.SpanIDKey, record.ViewSpanID)
 	o.SetTime(r.Time())
 	return o
 }
