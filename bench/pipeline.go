@@ -57,8 +57,8 @@ type B1Config struct {
 	Flat   int
 	K8s    int
 	Seed   uint64
-	// Backends and Policies are comma-separated; Policies "all" or ""
-	// is every policy.
+	// Backends and Policies are comma-separated; "" is every backend,
+	// and Policies "all" or "" every policy.
 	Backends, Policies string
 	Quick              bool
 	Progress           io.Writer // where each run is reported; nil: nowhere
@@ -141,7 +141,11 @@ func (c B1Config) resolve() (b1Options, func(), error) {
 	if o.runs < 1 || o.flat < 1 || o.k8s < 1 {
 		return o, cleanup, errors.New("--runs, --flat and --k8s must be positive")
 	}
-	for _, b := range strings.Split(c.Backends, ",") {
+	backends := c.Backends
+	if backends == "" {
+		backends = strings.Join(B1Backends, ",")
+	}
+	for _, b := range strings.Split(backends, ",") {
 		if b = strings.TrimSpace(b); b == "" {
 			continue
 		}
