@@ -1,18 +1,14 @@
 package bench
 
 import (
-	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
-	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/internal/otlptest"
 )
 
 // TestBenchOTLP runs the load generator against a receiver that decodes
@@ -20,45 +16,17 @@ import (
 // are retried, and the report says what was measured.
 func TestBenchOTLP(t *testing.T) {
 	for _, c := range []struct{ encoding, compression string }{{"protobuf", "none"}, {"json", "gzip"}, {"protobuf", "zstd"}} {
-		var records, requests atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if requests.Add(1)%7 == 0 {
-				w.Header().Set("Retry-After", "0")
-				http.Error(w, "busy", 503)
-				return
+		rc := otlptest.New(t)
+		rc.Key = "status" // every generated record has one
+		rc.Refuse = func(w http.ResponseWriter, _ *http.Request, n int64) bool {
+			if n%7 != 0 {
+				return false
 			}
-			var body io.Reader = r.Body
-			switch r.Header.Get("Content-Encoding") {
-			case "gzip":
-				zr, err := gzip.NewReader(r.Body)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				body = zr
-			case "zstd":
-				zr, err := zstd.NewReader(r.Body)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer zr.Close()
-				body = zr
-			}
-			data, _ := io.ReadAll(body)
-			a := record.NewArena()
-			decode := a.DecodeOTLP
-			if r.Header.Get("Content-Type") == "application/json" {
-				decode = a.DecodeOTLPJSON
-			}
-			recs, err := decode(data, record.Owned, nil)
-			if err != nil {
-				t.Error(err)
-				http.Error(w, err.Error(), 400)
-				return
-			}
-			records.Add(int64(len(recs)))
-		}))
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, "busy", 503)
+			return true
+		}
+		srv := httptest.NewServer(rc)
 		l := OTLPLoad{URL: srv.URL + "/v1/logs", Records: 2000, Warmup: 500, Clients: 4, Batch: 50, Seed: 1,
 			Encoding: c.encoding, Compression: c.compression}
 		var stdout, stderr strings.Builder
@@ -68,8 +36,8 @@ func TestBenchOTLP(t *testing.T) {
 			t.Fatalf("%+v: %v\n%s", c, err, stderr.String())
 		}
 		out := stdout.String()
-		if records.Load() != 2500 {
-			t.Errorf("%+v: %d records arrived, want 2500", c, records.Load())
+		if rc.Total() != 2500 {
+			t.Errorf("%+v: %d records arrived, want 2500", c, rc.Total())
 		}
 		if !strings.Contains(out, "records 2000, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
 			!strings.Contains(out, "p99") || strings.Contains(out, "retries 0,") {
