@@ -290,12 +290,11 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 }
 
 // entityRef checks an EntityRef of a Resource's entity_refs at [s, e),
-// which the view leaves out, as protobuf does: its strings (fields 1-4)
-// must be UTF-8.
+// which the view leaves out, as protobuf does: its strings must be UTF-8.
 func (d *otlpDecoder) entityRef(s, e int) error {
 	w := d.w
 	return d.fields(s, e, func(field, wt, at, i int) (int, error) {
-		if field > entityLast || wt != wireBytes {
+		if field > entityDescriptionKeys || wt != wireBytes {
 			return w.skip(wt, at, i, e)
 		}
 		fs, fe, err := w.bytesField(i, e)

@@ -203,9 +203,11 @@ const (
 	resDropped    = 2
 	resEntityRefs = 3
 
-	// EntityRef: its strings, which the view leaves out (fields 1 to
-	// entityLast).
-	entityLast = 4
+	// EntityRef, which the view leaves out: its strings are checked
+	entitySchemaURL       = 1
+	entityType            = 2
+	entityIDKeys          = 3
+	entityDescriptionKeys = 4
 
 	// InstrumentationScope
 	scName       = 1
@@ -325,10 +327,10 @@ var (
 		{resDropped, wireVarint, "dropped_attributes_count", jsonDroppedAttributesCount},
 		{resEntityRefs, wireBytes, "entity_refs", "entityRefs"}})
 	entityRefMsg = newMessage("EntityRef", []protoField{
-		{1, wireBytes, "schema_url", "schemaUrl"},
-		{2, wireBytes, "type", "type"},
-		{3, wireBytes, "id_keys", "idKeys"},
-		{entityLast, wireBytes, "description_keys", "descriptionKeys"}})
+		{entitySchemaURL, wireBytes, "schema_url", "schemaUrl"},
+		{entityType, wireBytes, "type", "type"},
+		{entityIDKeys, wireBytes, "id_keys", "idKeys"},
+		{entityDescriptionKeys, wireBytes, "description_keys", "descriptionKeys"}})
 	scopeMsg = newMessage("InstrumentationScope", []protoField{
 		{scName, wireBytes, "name", "name"},
 		{scVersion, wireBytes, "version", "version"},
