@@ -12,7 +12,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/internal/gen"
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )

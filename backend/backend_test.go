@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 	"github.com/policyrun/policyrun/lua"
 	"github.com/policyrun/policyrun/spec"
 )

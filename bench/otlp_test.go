@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 )
 
 // TestBenchOTLP runs the load generator against a receiver that decodes

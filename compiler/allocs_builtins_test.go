@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	"github.com/policyrun/policyrun/spec"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/bigpolicy"
+	"github.com/policyrun/policyrun/internal/testkit/bigpolicy"
 )
 
 // The benchmarks run the whole of policyrun check and compile (parse,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // TestDisasmGolden compiles testdata/*.policy and compares the disassembly

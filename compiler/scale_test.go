@@ -3,10 +3,10 @@ package compiler
 import (
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/bigpolicy"
+	"github.com/policyrun/policyrun/internal/testkit/bigpolicy"
 )
 
-// TestCompileScalesLinearly compiles each shape of internal/bigpolicy at
+// TestCompileScalesLinearly compiles each shape of internal/testkit/bigpolicy at
 // sizes n and 2n: the memory CompileFile allocates (a measure that does
 // not depend on the machine's load, unlike its time) must grow about
 // twice, not four times. The cache of record reads was once copied at

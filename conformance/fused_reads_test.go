@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"

@@ -8,7 +8,7 @@ import (
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
-	"github.com/policyrun/policyrun/internal/vmtest"
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

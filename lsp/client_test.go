@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testsync"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // A client is the editor's end of a session with an in-process server:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"

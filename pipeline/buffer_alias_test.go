@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 )
 
 // TestFilesystemBufferDirIsAlias checks that an output's alias names its

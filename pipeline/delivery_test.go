@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
 )

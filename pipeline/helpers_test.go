@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testfs"
-	"github.com/policyrun/policyrun/internal/testsync"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
-	"github.com/policyrun/policyrun/internal/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/testcert"
 )
 
 // rawRequest opens a connection to url's host and writes a request's

@@ -18,8 +18,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
-	"github.com/policyrun/policyrun/internal/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/testcert"
 	"github.com/policyrun/policyrun/record"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // Each testdata/format/NAME.input formats to NAME.golden.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // FuzzParse checks that the parser never panics or hangs, and that every

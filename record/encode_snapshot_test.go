@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // The JSON encoder's output is pinned by testdata/encode.golden, taken

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
-	"github.com/policyrun/policyrun/internal/testsync"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/record"
 )
 

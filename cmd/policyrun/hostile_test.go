@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 )
 
 // TestPolicyPathNotARegularFile: a policy path that names a FIFO or a

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/cdp"
+	"github.com/policyrun/policyrun/internal/testkit/cdp"
 	"github.com/policyrun/policyrun/playground"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // TestRunSIGHUPReloads: SIGHUP makes a running policyrun run read its

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // TestRunSecondSignal checks that a second SIGINT ends a run whose drain is

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/bigpolicy"
+	"github.com/policyrun/policyrun/internal/testkit/bigpolicy"
 	"github.com/policyrun/policyrun/policy"
 )
 
 // The benchmarks check large generated policies of one shape each (see
-// internal/bigpolicy) at two or more sizes: the time per op at 2N should be
+// internal/testkit/bigpolicy) at two or more sizes: the time per op at 2N should be
 // about twice the time at N. They measure; nothing asserts a time.
 
 var (

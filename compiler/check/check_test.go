@@ -8,7 +8,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/internal/builtin"
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 	"github.com/policyrun/policyrun/policy"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // FuzzCheck parses and checks any input and renders the diagnostics: no

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/spec"
 )

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/bigpolicy"
+	"github.com/policyrun/policyrun/internal/testkit/bigpolicy"
 	"github.com/policyrun/policyrun/policy"
 )
 
-// TestCheckScalesLinearly checks each shape of internal/bigpolicy at sizes
+// TestCheckScalesLinearly checks each shape of internal/testkit/bigpolicy at sizes
 // n and 2n: the memory the check allocates (a measure that does not depend
 // on the machine's load, unlike its time) must grow about twice, not four
 // times. Flow states once copied every type and fact per statement, and

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 func generate(t *testing.T, kind string, n int, seed uint64) []byte {

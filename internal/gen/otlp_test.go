@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 	"github.com/policyrun/policyrun/record"
 )
 

@@ -18,8 +18,8 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/policyrun/policyrun/internal/gen"
-	"github.com/policyrun/policyrun/internal/racedetect"
 	"github.com/policyrun/policyrun/internal/rusage"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 )
 
 // B7 (BENCHMARKS.md): the same plog.Logs batches through the policyrun

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	"github.com/policyrun/policyrun/record"
 )
 

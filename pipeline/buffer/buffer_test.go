@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testsync"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 func payload(i int) []byte { return []byte(fmt.Sprintf("payload %04d %s", i, strings.Repeat("x", 50))) }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 )
 
 func TestMemoryDeliveryAndWait(t *testing.T) {

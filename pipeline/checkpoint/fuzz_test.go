@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/golden"
+	"github.com/policyrun/policyrun/internal/testkit/golden"
 )
 
 // seeds are the seed corpus: small on purpose, since the fuzzer minimises

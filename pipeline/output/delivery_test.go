@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/otlptest"
-	"github.com/policyrun/policyrun/internal/testcert"
-	"github.com/policyrun/policyrun/internal/testsync"
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/buffer"
 	"github.com/policyrun/policyrun/record"
 )

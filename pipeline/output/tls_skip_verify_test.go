@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/testcert"
 )
 
 // network sets what the otlp and http outputs share: the URL (srv plus

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/racedetect"
+	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // TestCursorBefore checks that a cursor set back to marks is committed as

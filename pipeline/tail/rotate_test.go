@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // A rotation is what a writer does to its file every so many lines: it

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/internal/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 )
 
