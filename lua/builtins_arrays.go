@@ -4,11 +4,11 @@ import (
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/internal/builtin"
-	"github.com/policyrun/policyrun/internal/coll"
+	"github.com/policyrun/policyrun/record/coll"
 )
 
 // The Go helpers of the array built-ins that compare elements: the VM's
-// equality (internal/coll) over copies in the scratch arena.
+// equality (record/coll) over copies in the scratch arena.
 
 func init() { registrars = append(registrars, (*state).registerArrays) }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/policyrun/policyrun/internal/third_party/gopher-lua/parse"
 
 	"github.com/policyrun/policyrun/internal/calc"
-	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
 )
 

@@ -4,8 +4,8 @@ import (
 	"regexp"
 
 	"github.com/policyrun/policyrun/internal/builtin"
-	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
 )
 

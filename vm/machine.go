@@ -5,8 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/policyrun/policyrun/internal/calc"
-	"github.com/policyrun/policyrun/internal/coll"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
 )
 

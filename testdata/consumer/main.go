@@ -33,6 +33,7 @@ import (
 	_ "github.com/policyrun/policyrun/policy"
 	_ "github.com/policyrun/policyrun/policytest"
 	"github.com/policyrun/policyrun/record"
+	_ "github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
 	_ "github.com/policyrun/policyrun/vm"
 )
