@@ -36,6 +36,11 @@ type plan struct {
 	// distinct: no two statements write one location and nothing lifts,
 	// so a decision's actions are each on a key of their own.
 	distinct bool
+	// gate is the condition of a policy that is one `if C { … }` with no
+	// else: a record for which C is false is left as it came, so it is
+	// tested alone first, without deciding (most records of a
+	// conditional edit go no further).
+	gate cond
 }
 
 type stmtKind uint8
@@ -146,6 +151,9 @@ func compilePlan(f *policysrc.File, info *check.Info) (p *plan, why string) {
 	p = &plan{stmts: stmts, distinct: distinctTargets(stmts, map[ploc]bool{})}
 	if len(stmts) > 0 && stmts[0].kind == sDrop && stmts[0].cond != nil && stmts[0].cond.group {
 		p.groupDrop = stmts[0].cond
+	}
+	if len(stmts) == 1 && stmts[0].kind == sIf && len(stmts[0].els) == 0 {
+		p.gate = stmts[0].test
 	}
 	return p, c.general
 }

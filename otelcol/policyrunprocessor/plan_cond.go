@@ -107,15 +107,15 @@ func readVsConst(e *pexpr) cond {
 			return cmpResult(op, cmp.Compare(float64(s.lr.SeverityNumber()), cf)), !math.IsNaN(cf)
 		}
 	}
-	get := reader(rd)
-	if get == nil {
+	g, ok := newGetter(rd)
+	if !ok {
 		return nil
 	}
 	switch {
 	case c.k == vStr && rd.want == types.String && (op == policysrc.EQL || op == policysrc.NEQ):
 		eq := op == policysrc.EQL
 		return func(r *runner, s *src) (bool, bool) {
-			x, st := get(s)
+			x, st := g.get(s)
 			switch st {
 			case pcommon.ValueTypeStr:
 				return (x.Str() == c.s) == eq, true
@@ -129,7 +129,7 @@ func readVsConst(e *pexpr) cond {
 		}
 	case c.k == vStr && rd.want == types.String:
 		return func(r *runner, s *src) (bool, bool) {
-			x, st := get(s)
+			x, st := g.get(s)
 			switch st {
 			case pcommon.ValueTypeStr:
 				return cmpResult(op, strings.Compare(x.Str(), c.s)), true
@@ -143,7 +143,7 @@ func readVsConst(e *pexpr) cond {
 		}
 	case c.k == vBool && rd.want == types.Bool:
 		return func(r *runner, s *src) (bool, bool) {
-			x, st := get(s)
+			x, st := g.get(s)
 			switch st {
 			case pcommon.ValueTypeBool:
 				return boolCmp(op, x.Bool(), c.b)
@@ -156,34 +156,30 @@ func readVsConst(e *pexpr) cond {
 			return false, false
 		}
 	case (c.k == vInt || c.k == vFloat) && (rd.want == types.Int || rd.want == types.Float):
-		cf := asFloat(c)
+		cf, intConst := asFloat(c), c.k == vInt
 		return func(r *runner, s *src) (bool, bool) {
-			x, st := get(s)
-			var v pval
+			x, st := g.get(s)
 			switch st {
 			case pcommon.ValueTypeInt:
-				v = pval{k: vInt, i: x.Int()}
+				if intConst {
+					return cmpResult(op, cmp.Compare(x.Int(), c.i)), true
+				}
+				return floatCmp(op, float64(x.Int()), cf)
 			case pcommon.ValueTypeDouble:
 				if rd.want != types.Float {
 					return false, false
 				}
-				v = pval{k: vFloat, f: x.Double()}
+				return floatCmp(op, x.Double(), cf)
 			case 0:
 				if dflt == nil {
 					return nullCmp(op, rd.optional)
 				}
-				v = *dflt
-			default:
-				return false, false
+				if dflt.k == vInt && intConst {
+					return cmpResult(op, cmp.Compare(dflt.i, c.i)), true
+				}
+				return floatCmp(op, asFloat(*dflt), cf)
 			}
-			if v.k == vInt && c.k == vInt {
-				return cmpResult(op, cmp.Compare(v.i, c.i)), true
-			}
-			f := asFloat(v)
-			if math.IsNaN(f) || math.IsNaN(cf) {
-				return false, false
-			}
-			return cmpResult(op, cmp.Compare(f, cf)), true
+			return false, false
 		}
 	}
 	return nil
@@ -206,40 +202,49 @@ func severityCmp(op policysrc.Token, c int64) cond {
 	return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) != c, true }
 }
 
-// reader returns a function that reads rd's location: the pdata value and
-// its type, 0 when absent (or Empty: null, which the callers take as
-// absent only where that is the engine's answer; see nullCmp).
-func reader(rd *pexpr) func(s *src) (pcommon.Value, pcommon.ValueType) {
-	key := rd.loc.key
-	switch rd.loc.w {
-	case wAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.lr.Attributes(), key) }
-	case wResAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.rl.Resource().Attributes(), key) }
-	case wScopeAttributes:
-		return func(s *src) (pcommon.Value, pcommon.ValueType) { return fromMap(s.sl.Scope().Attributes(), key) }
-	case wBody:
-		opt := rd.bodyOptional
-		return func(s *src) (pcommon.Value, pcommon.ValueType) {
-			b := s.lr.Body()
-			switch b.Type() {
-			case pcommon.ValueTypeMap:
-				return fromMap(b.Map(), key)
-			case pcommon.ValueTypeEmpty:
-				if opt {
-					return b, 0
-				}
-			}
-			return b, pcommon.ValueTypeBytes // gives up: not a kind the callers take
-		}
-	}
-	return nil
+// getter reads one location of a record: the pdata value and its type, 0
+// when absent (or Empty: null, which the callers take as absent only where
+// that is the engine's answer; see nullCmp). A value, not a closure, so
+// that a condition reads pdata in one call.
+type getter struct {
+	w       where
+	key     string
+	bodyOpt bool // an Empty body reads as absent
 }
 
-// fromMap reads m[key]: the value and its type, 0 when absent or Empty.
-// A function of its own, small enough to inline into the readers.
-func fromMap(m pcommon.Map, key string) (pcommon.Value, pcommon.ValueType) {
-	v, ok := m.Get(key)
+// newGetter returns rd's getter, ok false for a location it cannot read.
+func newGetter(rd *pexpr) (getter, bool) {
+	switch rd.loc.w {
+	case wAttributes, wResAttributes, wScopeAttributes, wBody:
+		return getter{w: rd.loc.w, key: rd.loc.key, bodyOpt: rd.bodyOptional}, true
+	}
+	return getter{}, false
+}
+
+func (g *getter) get(s *src) (pcommon.Value, pcommon.ValueType) {
+	var m pcommon.Map
+	switch g.w {
+	case wAttributes:
+		m = s.lr.Attributes()
+	case wResAttributes:
+		m = s.rl.Resource().Attributes()
+	case wScopeAttributes:
+		m = s.sl.Scope().Attributes()
+	default:
+		b := s.lr.Body()
+		switch b.Type() {
+		case pcommon.ValueTypeMap:
+			m = b.Map()
+		case pcommon.ValueTypeEmpty:
+			if g.bodyOpt {
+				return b, 0
+			}
+			return b, pcommon.ValueTypeBytes // gives up: not a kind the callers take
+		default:
+			return b, pcommon.ValueTypeBytes
+		}
+	}
+	v, ok := m.Get(g.key)
 	if !ok {
 		return v, 0
 	}
@@ -264,6 +269,14 @@ func nullCmp(op policysrc.Token, optional bool) (bool, bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// floatCmp compares as the engine does: NaN on either side gives up.
+func floatCmp(op policysrc.Token, x, y float64) (bool, bool) {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return false, false
+	}
+	return cmpResult(op, cmp.Compare(x, y)), true
 }
 
 func boolCmp(op policysrc.Token, x, y bool) (bool, bool) {

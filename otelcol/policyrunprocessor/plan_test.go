@@ -74,6 +74,9 @@ func TestPlanEquivalent(t *testing.T) {
 	required := "policy \"r\"\nschema otlp {\n  body: { user: string, ... }?\n}\n"
 	cases = append(cases, []string{required + "drop when .body.user == \"u\"\n"},
 		[]string{strings.Replace(required, "policy \"r\"", "policy \"r\" on_fault drop", 1) + "set .attributes.u = .body.user\n"})
+	// A lone `if` is gated (plan.gate): its condition faulting must still
+	// count, and drop under on_fault drop.
+	cases = append(cases, []string{strings.Replace(planHead, "policy \"p\"", "policy \"p\" on_fault drop", 1) + planPolicies[2]})
 	cases = append(cases, []string{planHead + planPolicies[5], planHead + planPolicies[2]},
 		[]string{planHead + planPolicies[1], planHead + "set .attributes.m2 = .attributes.m ?? \"none\"\n", planHead + planPolicies[3]})
 	for _, srcs := range cases {
@@ -82,8 +85,8 @@ func TestPlanEquivalent(t *testing.T) {
 			if planned.policies[i].plan == nil {
 				t.Fatalf("no plan for\n%s: %s", srcs[i], planned.policies[i].why)
 			}
-			general.policies[i].plan = nil
 		}
+		generalOnly(general)
 		x, y := planRecords(), planRecords()
 		ca, cb := runCounts(t, planned, x), runCounts(t, general, y)
 		if a, b := sortedDump(x), sortedDump(y); a != b {
@@ -91,6 +94,27 @@ func TestPlanEquivalent(t *testing.T) {
 		}
 		if ca != cb {
 			t.Errorf("%s\ncounts: the plan %s, the general path %s", strings.Join(srcs, "--\n"), ca, cb)
+		}
+	}
+}
+
+func TestPlanGate(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		gated bool
+	}{
+		{planPolicies[2], true},
+		{"if .attributes.m == \"GET\" {\n  set .attributes.g = 1\n} else {\n  set .attributes.g = 2\n}\n", false},
+		{"if .attributes.m == \"GET\" {\n  set .attributes.g = 1\n}\nset .attributes.after = 1\n", false},
+		{planPolicies[3], false},
+	} {
+		p := newTest(t, planHead+c.src)
+		pl := p.policies[0].plan
+		if pl == nil {
+			t.Fatalf("no plan for %q", c.src)
+		}
+		if gated := pl.gate != nil; gated != c.gated {
+			t.Errorf("%q: gated %v, want %v", c.src, gated, c.gated)
 		}
 	}
 }
@@ -198,7 +222,7 @@ func FuzzPlanEquivalent(f *testing.F) {
 		pair, ok := procs[i]
 		if !ok {
 			pair = [2]*logsProcessor{newTest(t, planHead+planPolicies[i]), newTest(t, planHead+planPolicies[i])}
-			pair[1].policies[0].plan = nil
+			generalOnly(pair[1])
 			procs[i] = pair
 		}
 		rec := fuzzRecord(data, sevNum)

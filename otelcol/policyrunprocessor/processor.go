@@ -298,6 +298,14 @@ func (b *batch) general(ld plog.Logs, s src, ri, si, g int32, from int) bool {
 func (b *batch) planScope(ld plog.Logs, pl *plan, lrs plog.LogRecordSlice, ri, si, g int32) int32 {
 	for li := 0; li < lrs.Len(); li++ {
 		b.s.lr = lrs.At(li)
+		if pl.gate != nil {
+			// A true C or a give-up decides as ever, C again included:
+			// it is pure, and those records are the few.
+			if t, ok := pl.gate(&b.plans, &b.s); ok && !t {
+				g++
+				continue
+			}
+		}
 		out := false
 		switch b.plans.decide(pl, &b.s) {
 		case dDrop:
