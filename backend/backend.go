@@ -132,3 +132,35 @@ func (p VM) RunBatch(recs []*record.Record, results []spec.Result) error {
 	p.Program.RunBatch(recs, results)
 	return nil
 }
+
+// Piece is one record a run made, with its result (vm.Piece).
+type Piece = vm.Piece
+
+// PieceProgram is a Program whose runs may make several records of one,
+// each with its own result: a policy with split. RunPieces appends to dst
+// the pieces rec became, in order, rec itself first when it is one of
+// them (new pieces are records of rec's arena).
+type PieceProgram interface {
+	Program
+	RunPieces(rec *record.Record, dst []Piece) ([]Piece, error)
+}
+
+// RunAll runs p over rec and appends to dst every record the run made,
+// kept or dropped, each with its result, in order: the pieces of a
+// PieceProgram, rec and the records a SplitProgram split it into (those
+// kept, with the result of rec), or rec alone.
+func RunAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
+	switch p := p.(type) {
+	case PieceProgram:
+		return p.RunPieces(rec, dst)
+	case SplitProgram:
+		res, extra, err := p.RunSplit(rec)
+		dst = append(dst, Piece{Rec: rec, Result: res})
+		for _, x := range extra {
+			dst = append(dst, Piece{Rec: x})
+		}
+		return dst, err
+	}
+	res, err := p.Run(rec)
+	return append(dst, Piece{Rec: rec, Result: res}), err
+}

@@ -603,6 +603,9 @@ const (
 	ExpectRecord  ExpectKind = iota // expect {json}
 	ExpectDropped                   // expect dropped
 	ExpectFault                     // expect fault
+	// ExpectRecords is expect [{json}, …]: the records that came out, in
+	// order ([] when none did). Want is then a *ListLit.
+	ExpectRecords
 )
 
 // Test is a `test "name" { param ...; input ...; tag ...; expect ... }` block. Input and
@@ -620,7 +623,7 @@ type Test struct {
 
 	ExpectPos Pos
 	Expect    ExpectKind
-	Want      Expr // the expected record when Expect == ExpectRecord
+	Want      Expr // the expected record (ExpectRecord) or records (ExpectRecords)
 
 	// Params are the test's `param name value` lines: the values of the
 	// policy's parameters the test loads it with.

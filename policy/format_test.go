@@ -236,6 +236,10 @@ func TestFormatSnippets(t *testing.T) {
 			"policy \"p\"\n\nschema otlp {\n  resource: {\n    attributes: {\n      \"k8s.pod.name\": string?\n      ...\n    }\n  }\n}\n"},
 		{"policy \"p\"\ntest \"a\" {\n  input {}\n  expect fault\n}\ntest \"b\" {\n  input {}\n  expect fault\n}",
 			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect fault\n}\n\ntest \"b\" {\n  input  {}\n  expect fault\n}\n"},
+		{"policy \"p\"\ntest \"a\" {\n  input {\"a\": [1, 2]}\n  expect [{\"a\": 1},\n{\"a\": 2}]\n}",
+			"policy \"p\"\n\ntest \"a\" {\n  input  {\"a\": [1, 2]}\n  expect [\n    {\"a\": 1},\n    {\"a\": 2}\n  ]\n}\n"},
+		{"policy \"p\"\ntest \"a\" {\n  input {}\n  expect  [ ]\n}",
+			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect []\n}\n"},
 	}
 	for _, tt := range tests {
 		got, err := FormatSource("x.policy", []byte(tt.in))

@@ -305,10 +305,13 @@ func (p *parser) parseTest() *Test {
 			default:
 				t.Expect = ExpectRecord
 				t.Want = p.parseExpr()
+				if _, ok := t.Want.(*ListLit); ok {
+					t.Expect = ExpectRecords
+				}
 			}
 			p.expectStmtEnd("expected value")
 		default:
-			p.errorHere(CodeTestBlock, "a test block holds input {json}, an optional tag \"t\", param lines, and expect {json} | dropped | fault",
+			p.errorHere(CodeTestBlock, "a test block holds input {json}, an optional tag \"t\", param lines, and expect {json} | [{json}, …] | dropped | fault",
 				"expected input, tag, param or expect in a test block, found %s", p.describe())
 			p.sync()
 		}

@@ -572,9 +572,20 @@ test "multi" {
     "a": [1, 2]
   }
 }
+test "records" {
+  input {"a": [1, 2]}
+  expect [
+    {"a": 1},
+    {"a": 2}
+  ]
+}
+test "none" {
+  input {"a": []}
+  expect []
+}
 `
 	f := mustParse(t, src)
-	if len(f.Tests) != 4 {
+	if len(f.Tests) != 6 {
 		t.Fatalf("%d tests", len(f.Tests))
 	}
 	type want struct {
@@ -587,6 +598,8 @@ test "multi" {
 		{"two", "{}", "", ExpectDropped, "nil"},
 		{"three", `[int:1 {"a":null}]`, "", ExpectFault, "nil"},
 		{"multi", `{"a":[int:1 int:2]}`, "", ExpectRecord, `{"a":[int:1 int:2]}`},
+		{"records", `{"a":[int:1 int:2]}`, "", ExpectRecords, `[{"a":int:1} {"a":int:2}]`},
+		{"none", `{"a":[]}`, "", ExpectRecords, `[]`},
 	}
 	for i, w := range wants {
 		tt := f.Tests[i]

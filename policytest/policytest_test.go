@@ -171,3 +171,105 @@ test "a removed key is not its old value" {
 		t.Errorf("%s passed", res[1].Name())
 	}
 }
+
+// pieceProgram makes of each record one piece per element of its "a",
+// the element at "a", as a split does; an "a" of [] drops the record.
+type pieceProgram struct{ dropSecond bool }
+
+func (p pieceProgram) Run(rec *record.Record) (spec.Result, error) {
+	panic("pieceProgram runs with RunPieces")
+}
+
+func (p pieceProgram) RunPieces(rec *record.Record, dst []backend.Piece) ([]backend.Piece, error) {
+	a := rec.Arena()
+	arr, _ := rec.Get(record.NewPath("a"))
+	if a.Len(arr) == 0 {
+		return append(dst, backend.Piece{Rec: rec, Result: spec.Result{Action: spec.Drop}}), nil
+	}
+	for i := range a.Len(arr) {
+		el, _ := a.Index(arr, i)
+		r := a.NewRecordLike(rec)
+		if err := r.Set(record.NewPath("a"), el); err != nil {
+			return dst, err
+		}
+		res := spec.Result{}
+		if p.dropSecond && i == 1 {
+			res.Action = spec.Drop
+		}
+		dst = append(dst, backend.Piece{Rec: r, Result: res})
+	}
+	return dst, nil
+}
+
+func TestExpectRecords(t *testing.T) {
+	const src = `policy "p"
+test "two" {
+  input  {"a": [1, 2]}
+  expect [{"a": 1}, {"a": 2}]
+}
+test "none" {
+  input  {"a": []}
+  expect []
+}
+test "one record expected, two made" {
+  input  {"a": [1, 2]}
+  expect {"a": 1}
+}
+test "order matters" {
+  input  {"a": [1, 2]}
+  expect [{"a": 2}, {"a": 1}]
+}
+test "too few" {
+  input  {"a": [1, 2, 3]}
+  expect [{"a": 1}, {"a": 2}]
+}
+test "dropped, every piece" {
+  input  {"a": []}
+  expect dropped
+}
+`
+	f, errs := policy.ParseFile("p.policy", []byte(src))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	info, diags := check.Check(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prog := func(name string, p pieceProgram) backend.Backend {
+		return backend.Backend{Name: name, Load: func(*policy.File, *check.Info, spec.Options) (backend.Program, error) {
+			return p, nil
+		}}
+	}
+	tests := []struct {
+		backends []backend.Backend
+		passed   []bool
+		failure  string // in the failures of the first test, when it fails
+	}{
+		{[]backend.Backend{prog("a", pieceProgram{})}, []bool{true, true, false, false, false, true}, ""},
+		{[]backend.Backend{prog("a", pieceProgram{dropSecond: true})}, []bool{false, true, false, false, false, true}, "record 2: missing"},
+		{[]backend.Backend{prog("a", pieceProgram{}), prog("b", pieceProgram{dropSecond: true})}, []bool{false, true, false, false, false, true}, "backends disagree (record 2)"},
+	}
+	for _, tt := range tests {
+		res := RunFile(f, info, tt.backends)
+		if len(res) != len(tt.passed) {
+			t.Fatalf("got %d results", len(res))
+		}
+		for i, r := range res {
+			if r.Passed() != tt.passed[i] {
+				t.Errorf("%s with %d backends: passed = %v, want %v: %v", r.Name(), len(tt.backends), r.Passed(), tt.passed[i], r.Failures)
+			}
+		}
+		if tt.failure != "" && !strings.Contains(strings.Join(res[0].Failures, "\n"), tt.failure) {
+			t.Errorf("failures %q lack %q", res[0].Failures, tt.failure)
+		}
+	}
+	if msg := strings.Join(res0(t, f, info, prog("a", pieceProgram{}))[2].Failures, "\n"); !strings.Contains(msg, "made 2 records; write expect [ … ]") {
+		t.Errorf("expect {…} of two records: %q", msg)
+	}
+}
+
+func res0(t *testing.T, f *policy.File, info *check.Info, b backend.Backend) []Result {
+	t.Helper()
+	return RunFile(f, info, []backend.Backend{b})
+}

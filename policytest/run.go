@@ -127,15 +127,30 @@ func checkParams(f *policy.File, t *policy.Test) (*check.Info, []string) {
 // run is what one backend did with one test input.
 type run struct {
 	backend string
-	out     spec.Result
 	input   any // the input record as JSON values
-	got     any // the record after the run, as JSON values
+	// pieces are the records the run made, kept or dropped, in order:
+	// one (the input record) but for a policy with split.
+	pieces []piece
+}
+
+// piece is one record a run made.
+type piece struct {
+	out spec.Result
+	got any // the record after the run, as JSON values
 	// view is, for an OTLP policy, the record after the run read back as
 	// an expected view is (its view as JSON through DecodeOTLPView): a
 	// removed or null fixed key is its default, ids are lower-case hex. It
 	// is what an expected record is compared with; got when the view does
 	// not read back.
 	view any
+}
+
+// one is the run's only piece, or a note saying how many there were.
+func (r run) one() (piece, string) {
+	if len(r.pieces) != 1 {
+		return piece{}, fmt.Sprintf("the run made %d records; write expect [ … ] to list them", len(r.pieces))
+	}
+	return r.pieces[0], ""
 }
 
 // NewInput builds the input record of test t of file f in arena a: the
@@ -173,13 +188,13 @@ func decodeInput(f *policy.File, a *record.Arena, b []byte) (*record.Record, err
 
 // want is the record test t expects, as JSON values: for an OTLP policy
 // the expected view with its defaults filled in, as NewInput reads inputs
-// (and as run.view reads the result back, so that a removed fixed key
+// (and as piece.view reads the result back, so that a removed fixed key
 // meets its default and an id written in upper case its lower case).
-func want(f *policy.File, t *policy.Test) (any, error) {
+func want(f *policy.File, lit policy.Expr) (any, error) {
 	if !f.IsOTLP() {
-		return LitValue(t.Want)
+		return LitValue(lit)
 	}
-	b, err := appendLitJSON(nil, t.Want)
+	b, err := appendLitJSON(nil, lit)
 	if err != nil {
 		return nil, err
 	}
@@ -204,15 +219,19 @@ func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err erro
 	}()
 	// An error with a fault describes the fault (backend.Program); without
 	// one it is the backend's own failure.
-	if r.out, err = rn.Run(rec); err != nil && !r.out.Faulted() {
+	pieces, err := backend.RunAll(rn, rec, nil)
+	if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
 		return r, err
 	}
-	r.got = normalize(rec.ToGo())
-	r.view = r.got
-	if f.IsOTLP() {
-		if v, err := record.NewArena().DecodeOTLPView(rec.AppendJSON(nil), record.Owned); err == nil {
-			r.view = normalize(v.ToGo())
+	for _, pc := range pieces {
+		p := piece{out: pc.Result, got: normalize(pc.Rec.ToGo())}
+		p.view = p.got
+		if f.IsOTLP() {
+			if v, err := record.NewArena().DecodeOTLPView(pc.Rec.AppendJSON(nil), record.Owned); err == nil {
+				p.view = normalize(v.ToGo())
+			}
 		}
+		r.pieces = append(r.pieces, p)
 	}
 	return r, nil
 }
@@ -221,49 +240,120 @@ func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err erro
 func (r run) meets(f *policy.File, t *policy.Test) string {
 	switch t.Expect {
 	case policy.ExpectDropped:
-		if r.out.Action != spec.Drop {
-			return fmt.Sprintf("want the record dropped, got %s%s", r.out, recordNote(r))
+		for _, p := range r.pieces {
+			if p.out.Action != spec.Drop {
+				return fmt.Sprintf("want the record dropped, got %s%s", p.out, recordNote(p))
+			}
 		}
 	case policy.ExpectFault:
-		if r.out.Fault == spec.NoFault {
-			return fmt.Sprintf("want a fault, got %s%s", r.out, recordNote(r))
+		p, msg := r.one()
+		if msg != "" {
+			return msg
 		}
-		if r.out.Action == spec.Keep && !Equal(r.input, r.got) {
-			return "the record changed although the run faulted (" + r.out.Fault.String() + ")\n" + Diff(r.input, r.got)
+		if p.out.Fault == spec.NoFault {
+			return fmt.Sprintf("want a fault, got %s%s", p.out, recordNote(p))
+		}
+		if p.out.Action == spec.Keep && !Equal(r.input, p.got) {
+			return "the record changed although the run faulted (" + p.out.Fault.String() + ")\n" + Diff(r.input, p.got)
 		}
 	case policy.ExpectRecord:
-		want, err := want(f, t)
+		want, err := want(f, t.Want)
 		if err != nil {
 			return "bad expected record: " + err.Error()
 		}
-		if r.out.Action != spec.Keep || r.out.Fault != spec.NoFault {
-			return fmt.Sprintf("want %s, got %s", JSON(want), r.out)
+		p, msg := r.one()
+		if msg != "" {
+			return msg
 		}
-		if !Equal(want, r.view) {
-			return "the record differs from the expectation\n" + Diff(want, r.view)
+		if p.out.Action != spec.Keep || p.out.Fault != spec.NoFault {
+			return fmt.Sprintf("want %s, got %s", JSON(want), p.out)
 		}
+		if !Equal(want, p.view) {
+			return "the record differs from the expectation\n" + Diff(want, p.view)
+		}
+	case policy.ExpectRecords:
+		return r.meetsRecords(f, t.Want.(*policy.ListLit).Elems)
 	}
 	return ""
 }
 
-func recordNote(r run) string {
-	if r.out.Action == spec.Keep {
-		return ": " + JSON(r.got)
+// meetsRecords checks the records that came out of r, in order, against
+// the list of expected records: faulted records that were kept come out
+// too, as a fault leaves them.
+func (r run) meetsRecords(f *policy.File, lits []policy.Expr) string {
+	var kept []piece
+	for _, p := range r.pieces {
+		if p.out.Kept() {
+			kept = append(kept, p)
+		}
+	}
+	var msgs []string
+	for i := 0; i < max(len(lits), len(kept)); i++ {
+		switch {
+		case i >= len(kept):
+			w, _ := want(f, lits[i])
+			msgs = append(msgs, fmt.Sprintf("record %d: missing, want %s", i+1, JSON(w)))
+		case i >= len(lits):
+			msgs = append(msgs, fmt.Sprintf("record %d: unexpected %s", i+1, JSON(kept[i].view)))
+		default:
+			w, err := want(f, lits[i])
+			if err != nil {
+				return fmt.Sprintf("bad expected record %d: %v", i+1, err)
+			}
+			if !Equal(w, kept[i].view) {
+				msgs = append(msgs, fmt.Sprintf("record %d differs from the expectation\n%s", i+1, Diff(w, kept[i].view)))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("want %s, got %d (%s)\n%s", records(len(lits)), len(kept), r.results(), strings.Join(msgs, "\n"))
+}
+
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return fmt.Sprintf("%d records", n)
+}
+
+// results lists the results of r's pieces.
+func (r run) results() string {
+	var s []string
+	for _, p := range r.pieces {
+		s = append(s, p.out.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+func recordNote(p piece) string {
+	if p.out.Action == spec.Keep {
+		return ": " + JSON(p.got)
 	}
 	return ""
 }
 
 // agree compares the runs of two backends over the same input.
 func agree(a, b run) string {
-	head := fmt.Sprintf("backends disagree: [%s] %s, [%s] %s", a.backend, a.out, b.backend, b.out)
-	if a.out != b.out {
-		return head
+	if len(a.pieces) != len(b.pieces) {
+		return fmt.Sprintf("backends disagree: [%s] made %d records (%s), [%s] %d (%s)", a.backend, len(a.pieces), a.results(), b.backend, len(b.pieces), b.results())
 	}
-	if a.out.Action == spec.Keep && !Equal(a.got, b.got) {
-		var s strings.Builder
-		s.WriteString(fmt.Sprintf("backends disagree on the record: want is [%s], got is [%s]\n", a.backend, b.backend))
-		s.WriteString(Diff(a.got, b.got))
-		return s.String()
+	for i := range a.pieces {
+		pa, pb := a.pieces[i], b.pieces[i]
+		which := ""
+		if len(a.pieces) > 1 {
+			which = fmt.Sprintf(" (record %d)", i+1)
+		}
+		if pa.out != pb.out {
+			return fmt.Sprintf("backends disagree%s: [%s] %s, [%s] %s", which, a.backend, pa.out, b.backend, pb.out)
+		}
+		if pa.out.Action == spec.Keep && !Equal(pa.got, pb.got) {
+			var s strings.Builder
+			s.WriteString(fmt.Sprintf("backends disagree on the record%s: want is [%s], got is [%s]\n", which, a.backend, b.backend))
+			s.WriteString(Diff(pa.got, pb.got))
+			return s.String()
+		}
 	}
 	return ""
 }

@@ -45,9 +45,17 @@ func (c *checker) tests(ts []*policy.Test) {
 					WithHint("tests give values literally: strings, numbers, true, false, null, arrays and objects"))
 			}
 		}
-		if t.Expect == policy.ExpectRecord && t.Want != nil {
+		switch {
+		case t.Want == nil:
+		case t.Expect == policy.ExpectRecord:
 			if bad := nonConstObject(t.Want); bad != nil {
 				c.report(constErr(bad, t.Want, CodeTestExpect, "expected record"))
+			}
+		case t.Expect == policy.ExpectRecords:
+			for _, w := range t.Want.(*policy.ListLit).Elems {
+				if bad := nonConstObject(w); bad != nil {
+					c.report(constErr(bad, w, CodeTestExpect, "expected record"))
+				}
 			}
 		}
 	}
