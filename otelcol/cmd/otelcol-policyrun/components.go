@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
@@ -59,6 +60,7 @@ func components() (otelcol.Factories, error) {
 		fileexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
 		nopexporter.NewFactory(),
+		loadbalancingexporter.NewFactory(),
 	); err != nil {
 		return f, err
 	}
@@ -76,7 +78,8 @@ func components() (otelcol.Factories, error) {
 		"policyrun": "github.com/policyrun/policyrun/otelcol (this repository)"})
 	f.ExporterModules = modulesOf(f.Exporters, map[string]string{
 		"debug": core + "exporter/debugexporter" + release, "file": contrib + "exporter/fileexporter" + release,
-		"otlp_http": core + "exporter/otlphttpexporter" + release, "nop": core + "exporter/nopexporter" + release})
+		"otlp_http": core + "exporter/otlphttpexporter" + release, "nop": core + "exporter/nopexporter" + release,
+		"load_balancing": contrib + "exporter/loadbalancingexporter" + release})
 	f.ExtensionModules = modulesOf(f.Extensions, map[string]string{
 		"file_storage": contrib + "extension/storage/filestorage" + release})
 	return f, nil

@@ -1,7 +1,8 @@
 // Command otelcol-policyrun is an OpenTelemetry Collector with the
 // policyrun processor: the OTLP and filelog receivers; the batch,
 // memory_limiter, transform, filter and policyrun processors; the debug,
-// file, otlphttp and nop exporters; and file_storage (docs/collector.md).
+// file, otlphttp, nop and load_balancing exporters; and file_storage
+// (docs/collector.md).
 //
 //	otelcol-policyrun --config config.yaml
 //	otelcol-policyrun validate --config config.yaml

@@ -21,7 +21,7 @@ func TestComponents(t *testing.T) {
 	for kind, want := range map[string][]string{
 		"receivers":  {"file_log", "otlp"},
 		"processors": {"batch", "filter", "memory_limiter", "policyrun", "transform"},
-		"exporters":  {"debug", "file", "nop", "otlp_http"},
+		"exporters":  {"debug", "file", "load_balancing", "nop", "otlp_http"},
 		"extensions": {"file_storage"},
 	} {
 		var got []string

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// Past one machine (docs/collector.md): a front Collector's load_balancing
+// exporter, routing on a log attribute, in front of two gateways that run
+// the policyrun processor, sends every record of a key to one gateway, so
+// that what a gateway remembers of a key it has seen whole. Three real
+// Collectors of this distribution run here, over real gRPC and HTTP.
+func TestLoadBalancingKeyAffinity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three Collectors")
+	}
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "gateway.policy")
+	write(t, policy, "policy \"gateway\"\nparam name: string\nschema otlp\nset .attributes.gateway = name\n")
+	var gateways []string
+	for _, name := range []string{"a", "b"} {
+		port := freePort(t)
+		gateways = append(gateways, port)
+		cfg := filepath.Join(dir, name+".yaml")
+		write(t, cfg, fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: %s
+processors:
+  policyrun:
+    policies: [%s]
+    params: {name: %s}
+exporters:
+  file:
+    path: %s
+    flush_interval: 100ms
+service:
+  telemetry:
+    metrics: {level: none}
+    logs: {level: warn}
+  pipelines:
+    logs:
+      receivers: [otlp]
+      processors: [policyrun]
+      exporters: [file]
+`, port, policy, name, filepath.Join(dir, name+".json")))
+		runCollector(t, cfg)
+	}
+	front := freePort(t)
+	cfg := filepath.Join(dir, "front.yaml")
+	write(t, cfg, fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %s
+exporters:
+  load_balancing:
+    routing_key: attributes
+    routing_attributes: [user.id]
+    protocol:
+      otlp:
+        tls: {insecure: true}
+    resolver:
+      static:
+        hostnames: [%s]
+service:
+  telemetry:
+    metrics: {level: none}
+    logs: {level: warn}
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [load_balancing]
+`, front, strings.Join(gateways, ", ")))
+	runCollector(t, cfg)
+
+	// 20 requests of 50 records, each request mixing 25 users.
+	const users, requests, per = 25, 20, 50
+	for i := range requests {
+		ld := plog.NewLogs()
+		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+		for j := range per {
+			lr := lrs.AppendEmpty()
+			lr.Attributes().PutStr("user.id", fmt.Sprintf("u%02d", (i*per+j)%users))
+			lr.Body().SetStr(fmt.Sprintf("record %d", i*per+j))
+		}
+		body, err := new(plog.ProtoMarshaler).MarshalLogs(ld)
+		if err != nil {
+			t.Fatal(err)
+		}
+		post(t, "http://"+front+"/v1/logs", body)
+	}
+
+	// Each user's records all reached one gateway, each record once, and
+	// both gateways had some.
+	deadline := time.Now().Add(60 * time.Second)
+	var at map[string]map[string]int // user → gateway → records
+	var total int
+	for {
+		at, total = map[string]map[string]int{}, 0
+		for _, name := range []string{"a", "b"} {
+			for _, rec := range fileRecords(t, filepath.Join(dir, name+".json")) {
+				if rec.gateway != name {
+					t.Fatalf("a record in %s.json says gateway %q", name, rec.gateway)
+				}
+				if at[rec.user] == nil {
+					at[rec.user] = map[string]int{}
+				}
+				at[rec.user][name]++
+				total++
+			}
+		}
+		if total >= requests*per || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if total != requests*per {
+		t.Fatalf("the gateways wrote %d records, want %d", total, requests*per)
+	}
+	seen := map[string]bool{}
+	for user, gws := range at {
+		if len(gws) != 1 {
+			t.Errorf("user %s reached gateways %v", user, gws)
+		}
+		for gw := range gws {
+			seen[gw] = true
+		}
+	}
+	if len(at) != users || len(seen) != 2 {
+		t.Errorf("%d users over gateways %v, want %d over both", len(at), seen, users)
+	}
+}
+
+// runCollector runs the distribution with the config at path until the
+// test ends, and waits until it is running.
+func runCollector(t *testing.T, path string) {
+	t.Helper()
+	set := settings()
+	set.ConfigProviderSettings.ResolverSettings.URIs = []string{"file:" + path}
+	set.ConfigProviderSettings.ResolverSettings.DefaultScheme = ""
+	col, err := otelcol.NewCollector(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- col.Run(context.Background()) }()
+	t.Cleanup(func() {
+		col.Shutdown()
+		if err := <-done; err != nil {
+			t.Errorf("%s: %v", filepath.Base(path), err)
+		}
+	})
+	for col.GetState() != otelcol.StateRunning {
+		select {
+		case err := <-done:
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// freePort returns a loopback address whose port was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// post sends an OTLP/HTTP protobuf request, retrying while the front's
+// exporter has no gateway yet.
+func post(t *testing.T, url string, body []byte) {
+	t.Helper()
+	for try := 0; ; try++ {
+		resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			err = fmt.Errorf("%s", resp.Status)
+		}
+		if try == 50 {
+			t.Fatalf("POST %s: %v", url, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+type gatewayRecord struct{ user, gateway string }
+
+// fileRecords reads what a file exporter wrote: OTLP/JSON lines.
+func fileRecords(t *testing.T, path string) []gatewayRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []gatewayRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		ld, err := new(plog.JSONUnmarshaler).UnmarshalLogs(sc.Bytes())
+		if err != nil {
+			return out // a line being written
+		}
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			sls := rls.At(i).ScopeLogs()
+			for j := 0; j < sls.Len(); j++ {
+				lrs := sls.At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					a := lrs.At(k).Attributes()
+					u, _ := a.Get("user.id")
+					g, _ := a.Get("gateway")
+					out = append(out, gatewayRecord{u.Str(), g.Str()})
+				}
+			}
+		}
+	}
+	return out
+}
