@@ -112,6 +112,22 @@ func readVsConst(e *pexpr) cond {
 		return nil
 	}
 	switch {
+	case c.k == vStr && rd.want == types.String && (op == policysrc.EQL || op == policysrc.NEQ) && g.w == wAttributes && dflt == nil:
+		// The most common condition of all (`.attributes.k == "v"`), read
+		// with no call between it and pdata.
+		eq, key, optional := op == policysrc.EQL, g.key, rd.optional
+		return func(r *runner, s *src) (bool, bool) {
+			x, ok := s.lr.Attributes().Get(key)
+			switch {
+			case !ok:
+				return nullCmp(op, optional)
+			case x.Type() == pcommon.ValueTypeStr:
+				return (x.Str() == c.s) == eq, true
+			case x.Type() == pcommon.ValueTypeEmpty:
+				return nullCmp(op, optional)
+			}
+			return false, false
+		}
 	case c.k == vStr && rd.want == types.String && (op == policysrc.EQL || op == policysrc.NEQ):
 		eq := op == policysrc.EQL
 		return func(r *runner, s *src) (bool, bool) {
