@@ -16,6 +16,7 @@ import (
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -73,6 +74,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
 	timeFlag := fl.String("time", "", "the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default 1970-01-01T00:00:00Z")
+	maxRecords := fl.Int("max-request-records", config.DefaultOTLPMaxRequestRecords, "the most LogRecords an OTLP request may hold, as the otlp input's max_request_records: a request with more is refused, since eval holds a request's records at once (0: no bound)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
@@ -109,7 +111,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runner = r
 	}
-	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat, []byte(*tag), recTime)
+	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat, []byte(*tag), recTime, *maxRecords)
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
@@ -158,7 +160,7 @@ func loadPolicy(policyFile, name string, params spec.Params, stderr io.Writer) (
 }
 
 // evalRecords runs runner over the records of stdin.
-func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string, tag []byte, recTime int64) int {
+func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string, tag []byte, recTime int64, maxRecords int) int {
 	var err error
 	e := &evaluator{
 		runner: runner, stats: evalStats{reasons: map[string]int{}},
@@ -166,6 +168,7 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 		msgpack: outFormat == "msgpack", arena: record.NewArena(),
 		tag: tag, time: recTime,
 	}
+	e.arena.Limits.MaxRecords = maxRecords
 	if strings.HasPrefix(outFormat, "otlp") {
 		e.otlpOut = outFormat
 	}
@@ -406,6 +409,9 @@ func lineOf(data []byte, off int) int { return 1 + bytes.Count(data[:off], []byt
 
 func (e *evaluator) otlpRequest(req []byte, lineNo int, decode func([]byte, record.Mode, []*record.Record) ([]*record.Record, error)) error {
 	recs, err := decode(req, record.Referenced, nil)
+	if errors.Is(err, record.ErrTooManyRecords) {
+		err = fmt.Errorf("%w (--max-request-records raises the bound)", err)
+	}
 	if err != nil {
 		if lineNo > 0 {
 			return fmt.Errorf("line %d: the request is refused: %w", lineNo, err)

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -77,6 +80,43 @@ func TestEvalOTLPRefused(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errs, "the request is refused") || !strings.Contains(errs, tt.want) {
 			t.Errorf("%s %q: exit %d, stdout %q, stderr %s", tt.format, tt.in, code, out, errs)
 		}
+	}
+}
+
+// An OTLP request may hold at most --max-request-records LogRecords, the
+// otlp input's bound by default: eval holds a request's records at once,
+// and 2,000,000 empty LogRecords (4 MB) took 8.4 GB to evaluate.
+func TestEvalOTLPMaxRecords(t *testing.T) {
+	p := writePolicy(t, otlpPolicy)
+	field := func(tag byte, body []byte) []byte { // a length-delimited field
+		return append(binary.AppendUvarint([]byte{tag}, uint64(len(body))), body...)
+	}
+	req := func(n int) string { // one ResourceLogs, one ScopeLogs, n empty LogRecords
+		return string(field(0x0a, field(0x12, bytes.Repeat([]byte{0x12, 0}, n))))
+	}
+	for _, tt := range []struct {
+		n    int
+		args []string
+		code int
+	}{
+		{5, nil, 0},
+		{5, []string{"--max-request-records", "5"}, 0},
+		{6, []string{"--max-request-records", "5"}, 1},
+		{6, []string{"--max-request-records", "0"}, 0},
+	} {
+		args := append([]string{"eval", "--policy", p, "--in", "otlp"}, tt.args...)
+		code, _, errs := runWith(req(tt.n), args...)
+		if code != tt.code {
+			t.Errorf("%d records %v: exit %d, want %d: %s", tt.n, tt.args, code, tt.code, errs)
+		}
+		if code == 1 && !strings.Contains(errs, "more than 5 LogRecords (--max-request-records raises the bound)") {
+			t.Errorf("%d records %v: %s", tt.n, tt.args, errs)
+		}
+	}
+	// The default is the otlp input's.
+	code, _, errs := runWith(req(config.DefaultOTLPMaxRequestRecords+1), "eval", "--policy", p, "--in", "otlp")
+	if code != 1 || !strings.Contains(errs, "more than "+strconv.Itoa(config.DefaultOTLPMaxRequestRecords)+" LogRecords") {
+		t.Errorf("past the default: exit %d: %s", code, errs)
 	}
 }
 
