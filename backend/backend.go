@@ -22,7 +22,7 @@ import (
 // things, told apart by the Result:
 //
 //   - when the Result is a fault, a non-nil error describes that fault
-//     (*lua.FaultError for scripts: the Lua message with script and line,
+//     (*luascript.FaultError for scripts: the Lua message with script and line,
 //     or what the call returned); it may be nil, as the VM's always is;
 //   - when the Result is not a fault, a non-nil error is a failure of the
 //     backend itself.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/internal/testkit/vmtest"
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -115,7 +115,7 @@ func TestIsOTLP(t *testing.T) {
 			}
 		}
 	}
-	script, err := lua.LoadScript("s.lua", []byte("function f(tag, ts, r) return 0, ts, r end"), "f")
+	script, err := luascript.Load("s.lua", []byte("function f(tag, ts, r) return 0, ts, r end"), "f")
 	if err != nil {
 		t.Fatal(err)
 	}

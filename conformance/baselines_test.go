@@ -11,6 +11,7 @@ import (
 	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
@@ -25,7 +26,7 @@ import (
 type baseCase struct {
 	b1Policy   // and its program on the VM
 	transpiled *lua.Program
-	script     *lua.Script
+	script     *luascript.Script
 	expr       *exprbaseline.Baseline
 }
 
@@ -50,7 +51,7 @@ func baseCases(tb testing.TB) []baseCase {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		s, err := lua.LoadScript(script, ssrc, "cb")
+		s, err := luascript.Load(script, ssrc, "cb")
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -37,7 +37,7 @@ func TestScripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := lua.LoadScript(name+".lua", src, "cb")
+			s, err := luascript.Load(name+".lua", src, "cb")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
 	"github.com/policyrun/policyrun/internal/kvtext"
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -223,7 +224,7 @@ func (s *state) toString(v glua.LValue) string {
 	case record.Bool:
 		return strconv.FormatBool(bool(v.(glua.LBool)))
 	case record.Int:
-		return strconv.FormatInt(luaInt(float64(v.(glua.LNumber))), 10)
+		return strconv.FormatInt(luasandbox.Int(float64(v.(glua.LNumber))), 10)
 	case record.String:
 		return string(v.(glua.LString))
 	case record.Bytes:

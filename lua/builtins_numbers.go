@@ -5,6 +5,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -19,7 +20,7 @@ func init() { registrars = append(registrars, (*state).registerNumbers) }
 func (s *state) registerNumbers() {
 	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
 	impl(builtin.Round, func(L *glua.LState) int {
-		r, ok := calc.Round(s.float(L.Get(1)), luaInt(s.number(L.Get(2))))
+		r, ok := calc.Round(s.float(L.Get(1)), luasandbox.Int(s.number(L.Get(2))))
 		if !ok {
 			s.fault(spec.NonFinite)
 		}
@@ -30,7 +31,7 @@ func (s *state) registerNumbers() {
 		impl(id, func(L *glua.LState) int {
 			a, b := L.Get(1), L.Get(2)
 			if s.kindOf(a) == record.Int && s.kindOf(b) == record.Int {
-				x, y := luaInt(s.number(a)), luaInt(s.number(b))
+				x, y := luasandbox.Int(s.number(a)), luasandbox.Int(s.number(b))
 				if (y < x) == less && y != x {
 					x = y
 				}
@@ -53,7 +54,7 @@ func (s *state) registerNumbers() {
 // float is the value of an int (as the VM holds it) or a boxed float.
 func (s *state) float(v glua.LValue) float64 {
 	if s.kindOf(v) == record.Int {
-		return float64(luaInt(s.number(v)))
+		return float64(luasandbox.Int(s.number(v)))
 	}
 	return s.number(v)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/internal/printf"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -43,7 +44,7 @@ func (s *state) registerStrings() {
 		return 1
 	})
 	impl(builtin.Truncate, func(L *glua.LState) int {
-		L.Push(glua.LString(calc.Truncate(L.CheckString(1), luaInt(float64(L.CheckNumber(2))))))
+		L.Push(glua.LString(calc.Truncate(L.CheckString(1), luasandbox.Int(float64(L.CheckNumber(2))))))
 		return 1
 	})
 }
@@ -61,16 +62,16 @@ func (s *state) appendVerb(buf []byte, v *printf.Verb, x glua.LValue) []byte {
 	}
 	switch v.Verb {
 	case 'd':
-		return printf.AppendInt(buf, v, luaInt(s.number(x)))
+		return printf.AppendInt(buf, v, luasandbox.Int(s.number(x)))
 	case 'x':
 		if k == record.Int {
-			return printf.AppendInt(buf, v, luaInt(s.number(x)))
+			return printf.AppendInt(buf, v, luasandbox.Int(s.number(x)))
 		}
 		return printf.AppendHex(buf, v, str())
 	case 'f':
 		if k == record.Int {
 			// An int as the VM holds it: Lua arithmetic can make a -0.
-			return printf.AppendFloat(buf, v, float64(luaInt(s.number(x))))
+			return printf.AppendFloat(buf, v, float64(luasandbox.Int(s.number(x))))
 		}
 		return printf.AppendFloat(buf, v, s.number(x))
 	case 's':

@@ -7,6 +7,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/calc"
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/internal/strftime"
 	"github.com/policyrun/policyrun/record"
 )
@@ -37,7 +38,7 @@ func (s *state) registerTime() {
 		unit := calc.UnixUnit(L.CheckString(2))
 		var ns int64
 		if v := L.Get(1); s.kindOf(v) == record.Int {
-			ns = calc.FromUnixInt(luaInt(float64(v.(glua.LNumber))), unit)
+			ns = calc.FromUnixInt(luasandbox.Int(float64(v.(glua.LNumber))), unit)
 		} else {
 			ns = calc.FromUnixFloat(s.number(v), unit)
 		}

@@ -1,6 +1,7 @@
 // Package lua is the second backend of the policy language: it transpiles a
 // checked policy to Lua source run on gopher-lua over records converted to
-// Lua tables, and it runs hand-written Fluent Bit-style Lua filter scripts.
+// Lua tables. Hand-written Fluent Bit-style filter scripts are package
+// luascript's; what both need of gopher-lua is internal/luasandbox's.
 package lua
 
 import (
@@ -9,6 +10,7 @@ import (
 	"math"
 	"regexp"
 
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/compiler/check"
@@ -28,7 +30,7 @@ type Program struct {
 	proto   *glua.FunctionProto
 	regexps []*regexp.Regexp
 	opts    spec.Options
-	runners runnerPool[*Runner]
+	runners luasandbox.Pool[*Runner]
 	// usesTag, usesTime and usesNow say which metadata the policy reads;
 	// the runner converts only those.
 	usesTag, usesTime, usesNow bool
@@ -42,7 +44,7 @@ func Compile(f *policy.File, info *check.Info, opts spec.Options) (*Program, err
 	if err != nil {
 		return nil, err
 	}
-	proto, err := compileLua(src, f.Name+".lua")
+	proto, err := luasandbox.Compile(src, f.Name+".lua")
 	if err != nil {
 		return nil, fmt.Errorf("lua: compiling the transpiled policy: %w", err)
 	}
@@ -102,12 +104,12 @@ func (r *Runner) Close() { r.s.L.Close() }
 
 // Run runs the program on rec with a pooled runner.
 func (p *Program) Run(rec *record.Record) (spec.Result, error) {
-	r, err := p.runners.get(p.NewRunner)
+	r, err := p.runners.Get(p.NewRunner)
 	if err != nil {
 		return spec.Result{}, err
 	}
 	res, err := r.Run(rec)
-	p.runners.put(r)
+	p.runners.Put(r)
 	return res, err
 }
 

@@ -6,13 +6,12 @@ import (
 	"io/fs"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
-	"github.com/policyrun/policyrun/internal/third_party/gopher-lua/parse"
 
 	"github.com/policyrun/policyrun/internal/calc"
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
@@ -37,7 +36,7 @@ var (
 
 // compileRuntime compiles runtime.lua and runtimeParts.
 func compileRuntime() {
-	runtimeProto, runtimeErr = compileLua(runtimeSource, "runtime.lua")
+	runtimeProto, runtimeErr = luasandbox.Compile(runtimeSource, "runtime.lua")
 	if runtimeErr != nil {
 		return
 	}
@@ -53,63 +52,13 @@ func compileRuntime() {
 			runtimeErr = err
 			return
 		}
-		p, err := compileLua(string(src), name)
+		p, err := luasandbox.Compile(string(src), name)
 		if err != nil {
 			runtimeErr = err
 			return
 		}
 		runtimeProtos = append(runtimeProtos, p)
 	}
-}
-
-// compileLua compiles Lua source once into a prototype that any number of
-// LStates can load.
-func compileLua(src, name string) (*glua.FunctionProto, error) {
-	chunk, err := parse.Parse(strings.NewReader(src), name)
-	if err != nil {
-		return nil, err
-	}
-	return glua.Compile(chunk, name)
-}
-
-// newSandbox returns an LState with only the safe libraries: base (without
-// the functions that load code or files), table, string and math.
-func newSandbox(maxString int) *glua.LState {
-	L := glua.NewState(glua.Options{SkipOpenLibs: true})
-	for _, lib := range []struct {
-		name string
-		fn   glua.LGFunction
-	}{
-		{glua.BaseLibName, glua.OpenBase},
-		{glua.TabLibName, glua.OpenTable},
-		{glua.StringLibName, glua.OpenString},
-		{glua.MathLibName, glua.OpenMath},
-	} {
-		L.Push(L.NewFunction(lib.fn))
-		L.Push(glua.LString(lib.name))
-		L.Call(1, 0)
-	}
-	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "require", "module",
-		"collectgarbage", "getfenv", "setfenv", "newproxy", "_printregs", "print"} {
-		L.SetGlobal(name, glua.LNil)
-	}
-	// string.rep is the one call that can ask for gigabytes at once; a
-	// budget of time would not stop it.
-	if str, ok := L.GetGlobal("string").(*glua.LTable); ok {
-		rep := str.RawGetString("rep")
-		str.RawSetString("rep", L.NewFunction(func(L *glua.LState) int {
-			s, n := L.CheckString(1), L.CheckInt(2)
-			if n > 0 && int64(len(s))*int64(n) > int64(maxString) {
-				L.RaiseError("string.rep: the result would be over %d bytes", maxString)
-			}
-			L.Push(rep)
-			L.Push(glua.LString(s))
-			L.Push(glua.LNumber(n))
-			L.Call(2, 1)
-			return 1
-		}))
-	}
-	return L
 }
 
 // state is one LState prepared for transpiled policies: the runtime loaded,
@@ -126,28 +75,10 @@ type state struct {
 	scratch                    *record.Arena // for to_string, parse_json and friends
 	buf                        []byte
 	fmtBuf                     []byte // format's
-	keys                       keyCache
+	keys                       luasandbox.KeyCache
 	unflatten                  coll.Unflattener
 	unique                     coll.Uniquer
 	rand                       calc.Rand // uuid_v4's and uuid_v7's bits
-}
-
-// keyCache holds the Lua strings of map keys seen before. Lua interns its
-// strings, so pushing a key Lua already holds costs a lookup, not an
-// allocation; the cache gives gopher-lua the same for the keys records
-// repeat. It is bounded: a stream of distinct keys cannot grow it forever.
-type keyCache map[string]glua.LString
-
-func (c *keyCache) get(b []byte) glua.LString {
-	if k, ok := (*c)[string(b)]; ok {
-		return k
-	}
-	if *c == nil || len(*c) >= 4096 {
-		*c = keyCache{}
-	}
-	k := glua.LString(string(b))
-	(*c)[string(k)] = k
-	return k
 }
 
 // newState prepares an LState whose runs keep to lim: the runtime reads
@@ -157,7 +88,7 @@ func newState(lim spec.Limits) (*state, error) {
 	if runtimeErr != nil {
 		return nil, runtimeErr
 	}
-	L := newSandbox(lim.MaxString)
+	L := luasandbox.New(lim.MaxString)
 	s := &state{L: L, R: L.NewTable(), scratch: record.NewArena(), lim: lim, faults: map[*glua.LTable]spec.Reason{}}
 	s.register()
 	faults := L.NewTable()
@@ -288,7 +219,7 @@ func (s *state) toValue(a *record.Arena, v glua.LValue, size *int) record.Value 
 	case glua.LBool:
 		return record.BoolValue(bool(v))
 	case glua.LNumber:
-		return record.IntValue(luaInt(float64(v)))
+		return record.IntValue(luasandbox.Int(float64(v)))
 	case glua.LString:
 		*size += len(v)
 		return a.NewStringFrom(string(v))
@@ -328,20 +259,6 @@ func (s *state) toValue(a *record.Arena, v glua.LValue, size *int) record.Value 
 	return record.Value{}
 }
 
-// luaInt converts an int held in a Lua number back to int64, saturating
-// outside the int64 range (beyond ±2^53 the backends need not agree).
-func luaInt(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
 // fromValue converts a record value to the transpiled representation.
 func (s *state) fromValue(r *record.Arena, v record.Value) glua.LValue {
 	switch v.Kind() {
@@ -373,7 +290,7 @@ func (s *state) fromValue(r *record.Arena, v record.Value) glua.LValue {
 		n := r.Len(v)
 		t, o := s.newMap(n)
 		for it := r.Iter(v); it.Next(); {
-			k := s.keys.get(r.Bytes(it.Key()))
+			k := s.keys.Get(r.Bytes(it.Key()))
 			o.RawSetInt(it.Index()+1, k)
 			t.RawSetString(string(k), s.fromValue(r, it.Value()))
 		}

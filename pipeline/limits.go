@@ -3,7 +3,7 @@ package pipeline
 import "context"
 
 // contextBinder is a processor, or a program in one, whose calls can be
-// tied to the run's context: lua.Script, whose calls in progress when the
+// tied to the run's context: luascript.Script, whose calls in progress when the
 // run ends get their time limit to finish and are then stopped, so that a
 // looping script cannot hold up a stop (docs/lua.md, "Limits").
 type contextBinder interface {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
@@ -145,7 +145,7 @@ func TestScriptPrintsWithAlias(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := proc.(*policyStage).prog.(*lua.Script).PrintPrefix; got != tt.want {
+		if got := proc.(*policyStage).prog.(*luascript.Script).PrintPrefix; got != tt.want {
 			t.Errorf("alias %q: print prefix %q, want %q", tt.alias, got, tt.want)
 		}
 	}

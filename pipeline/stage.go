@@ -8,7 +8,7 @@ import (
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
@@ -68,7 +68,7 @@ func newScriptStage(f config.Filter, dir string) (Processor, error) {
 			return nil, err
 		}
 	}
-	s, err := lua.LoadScriptLimits(name, src, f.Call, lua.ScriptLimits{Time: f.TimeLimit, Memory: f.MemoryLimit})
+	s, err := luascript.LoadLimits(name, src, f.Call, luascript.Limits{Time: f.TimeLimit, Memory: f.MemoryLimit})
 	if err != nil {
 		return nil, err
 	}

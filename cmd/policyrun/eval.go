@@ -15,7 +15,7 @@ import (
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
@@ -67,8 +67,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	outFormat := fl.String("out", "json", "output `format`: "+strings.Join(evalFormats, ", "))
 	luaScript := fl.String("lua", "", "run the Fluent Bit-style Lua filter `script` instead of a policy")
 	luaCall := fl.String("call", "", "the `function` of the --lua script called per record: FUNC(tag, timestamp, record)")
-	luaTimeout := fl.Duration("lua-timeout", lua.DefaultTimeLimit, "the time limit of a --lua call, and of the script's top level at load: a call that runs longer is stopped and its record passed through (0: no limit)")
-	luaMemory := sizeFlag(lua.DefaultMemoryLimit)
+	luaTimeout := fl.Duration("lua-timeout", luascript.DefaultTimeLimit, "the time limit of a --lua call, and of the script's top level at load: a call that runs longer is stopped and its record passed through (0: no limit)")
+	luaMemory := sizeFlag(luascript.DefaultMemoryLimit)
 	fl.Var(&luaMemory, "lua-memory-limit", "the memory limit of the --lua script's state: a call that would pass it is stopped, its record passed through and the state replaced (0: no limit)")
 	params := paramFlag{}
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
@@ -99,7 +99,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var runner backend.Program
 	if *luaScript != "" {
-		r, code := loadLuaScript(*luaScript, *luaCall, lua.ScriptLimits{Time: *luaTimeout, Memory: int64(luaMemory)}, stderr)
+		r, code := loadLuaScript(*luaScript, *luaCall, luascript.Limits{Time: *luaTimeout, Memory: int64(luaMemory)}, stderr)
 		if r == nil {
 			return code
 		}
@@ -115,13 +115,13 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
-func loadLuaScript(file, call string, lim lua.ScriptLimits, stderr io.Writer) (backend.Program, int) {
+func loadLuaScript(file, call string, lim luascript.Limits, stderr io.Writer) (backend.Program, int) {
 	src, err := policy.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}
-	s, err := lua.LoadScriptLimits(file, src, call, lim)
+	s, err := luascript.LoadLimits(file, src, call, lim)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1

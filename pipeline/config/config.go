@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/backend"
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/spec"
 
 	"go.yaml.in/yaml/v3"
@@ -171,7 +171,7 @@ type Filter struct {
 	AllowGetenv   bool // allow_getenv: os.getenv reads the environment
 	// The limits of a lua_script's runs (docs/lua.md, "Limits"):
 	// time_limit per call and for the script's top level at load,
-	// memory_limit per LState; lua.DefaultScriptLimits unless the section
+	// memory_limit per LState; luascript.DefaultLimits unless the section
 	// says otherwise, 0 for none.
 	TimeLimit   time.Duration
 	MemoryLimit int64
@@ -416,7 +416,7 @@ func validPort(s string) bool {
 const ScriptBackend = "lua_script"
 
 func (d *decoder) filter(n *yaml.Node) Filter {
-	f := Filter{Line: n.Line, Match: "*", TimeLimit: lua.DefaultTimeLimit, MemoryLimit: lua.DefaultMemoryLimit}
+	f := Filter{Line: n.Line, Match: "*", TimeLimit: luascript.DefaultTimeLimit, MemoryLimit: luascript.DefaultMemoryLimit}
 	name := d.sectionName(n, "filter", []string{"policy", "lua"})
 	f.Name = name
 	keys := map[string]func(*yaml.Node){

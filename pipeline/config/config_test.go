@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
 )
@@ -67,7 +67,7 @@ func TestParseGood(t *testing.T) {
 		t.Errorf("filter 0 = %+v", f)
 	}
 	if f := cfg.Filters[1]; f.Backend != "lua_script" || f.File != "filter.lua" || f.Call != "cb" || f.Match != "*" ||
-		f.TimeLimit != lua.DefaultTimeLimit || f.MemoryLimit != lua.DefaultMemoryLimit {
+		f.TimeLimit != luascript.DefaultTimeLimit || f.MemoryLimit != luascript.DefaultMemoryLimit {
 		t.Errorf("filter 1 = %+v", f)
 	}
 	if o := cfg.Outputs[0]; o.Name != "file" || *o.Settings.(*output.FileConfig) != (output.FileConfig{Path: "out.log", MaxSize: 5 << 20, MaxFiles: output.DefaultMaxFiles}) {

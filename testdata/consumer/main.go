@@ -20,7 +20,8 @@ import (
 	_ "github.com/policyrun/policyrun/compiler/types"
 	_ "github.com/policyrun/policyrun/conformance"
 	_ "github.com/policyrun/policyrun/lsp"
-	"github.com/policyrun/policyrun/lua"
+	_ "github.com/policyrun/policyrun/lua"
+	"github.com/policyrun/policyrun/luascript"
 	_ "github.com/policyrun/policyrun/pipeline"
 	_ "github.com/policyrun/policyrun/pipeline/buffer"
 	_ "github.com/policyrun/policyrun/pipeline/checkpoint"
@@ -99,8 +100,8 @@ func run() error {
 	if res := prog.Run(rec); res.Fault != spec.NoFault {
 		return fmt.Errorf("vm: %v", res)
 	}
-	script, err := lua.LoadScriptLimits("f.lua", []byte(`function f(tag, ts, r) r.seen = true; return 1, ts, r end`),
-		"f", lua.ScriptLimits{Time: time.Second, Memory: 64 << 20})
+	script, err := luascript.LoadLimits("f.lua", []byte(`function f(tag, ts, r) r.seen = true; return 1, ts, r end`),
+		"f", luascript.Limits{Time: time.Second, Memory: 64 << 20})
 	if err != nil {
 		return err
 	}

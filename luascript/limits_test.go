@@ -1,4 +1,4 @@
-package lua
+package luascript
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func TestMemoryLimit(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			src := "n = 0\nfunction cb(tag, ts, record)\n  n = n + 1\n  if record.boom then " + body + " end\n  record.n = n\n  return 2, ts, record\nend\n"
-			s, err := LoadScriptLimits(name+".lua", []byte(src), "cb", ScriptLimits{Time: 20 * time.Second, Memory: 4 << 20})
+			s, err := LoadLimits(name+".lua", []byte(src), "cb", Limits{Time: 20 * time.Second, Memory: 4 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ function cb(tag, ts, record)
   record.n = #cache
   return 2, ts, record
 end`
-	s, err := LoadScriptLimits("leak.lua", []byte(src), "cb", ScriptLimits{Time: time.Second, Memory: 4 << 20})
+	s, err := LoadLimits("leak.lua", []byte(src), "cb", Limits{Time: time.Second, Memory: 4 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ function cb(tag, ts, record)
   record.n = #out + #t
   return 2, ts, record
 end`
-	s, err := LoadScriptLimits("churn.lua", []byte(src), "cb", ScriptLimits{Time: 20 * time.Second, Memory: 8 << 20})
+	s, err := LoadLimits("churn.lua", []byte(src), "cb", Limits{Time: 20 * time.Second, Memory: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestLoadLimits(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, err := LoadScriptLimits(name+".lua", []byte(tc.src), "cb", ScriptLimits{Time: tc.time, Memory: DefaultMemoryLimit})
+				_, err := LoadLimits(name+".lua", []byte(tc.src), "cb", Limits{Time: tc.time, Memory: DefaultMemoryLimit})
 				done <- err
 			}()
 			select {
@@ -193,7 +193,7 @@ func TestLoadLimits(t *testing.T) {
 // within the time limit, and so do the calls after it.
 func TestBindContext(t *testing.T) {
 	src := "function cb(tag, ts, record) while true do end end"
-	s, err := LoadScriptLimits("loop.lua", []byte(src), "cb", ScriptLimits{Time: 300 * time.Millisecond})
+	s, err := LoadLimits("loop.lua", []byte(src), "cb", Limits{Time: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestPatternTimeLimit(t *testing.T) {
 			src := "function cb(tag, ts, record)\n" +
 				"  if record.n == 1 then local s = string.rep('a', 3000); local _ = " + call + " end\n" +
 				"  record.ok = true\n  return 1, ts, record\nend"
-			s, err := LoadScriptLimits("pattern.lua", []byte(src), "cb", ScriptLimits{Time: 200 * time.Millisecond, Memory: DefaultMemoryLimit})
+			s, err := LoadLimits("pattern.lua", []byte(src), "cb", Limits{Time: 200 * time.Millisecond, Memory: DefaultMemoryLimit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +260,7 @@ func TestPatternTimeLimit(t *testing.T) {
 // 1.5 GB building it.
 func TestTailCallTimeLimit(t *testing.T) {
 	src := "function cb(tag, ts, record)\n  local function f() return f() end\n  f()\nend\n"
-	s, err := LoadScriptLimits("tail.lua", []byte(src), "cb", ScriptLimits{Time: 300 * time.Millisecond, Memory: 64 << 20})
+	s, err := LoadLimits("tail.lua", []byte(src), "cb", Limits{Time: 300 * time.Millisecond, Memory: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lua
+package luascript
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func runScriptCases(t *testing.T, cases []scriptCase, setup func(*Script)) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "function cb(tag, ts, record)\n" + tc.body + "\nend\n"
-			s, err := LoadScript("t.lua", []byte(src), "cb")
+			s, err := Load("t.lua", []byte(src), "cb")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestScriptGetenvAllowed(t *testing.T) {
 func TestScriptPrint(t *testing.T) {
 	var buf bytes.Buffer
 	src := "function cb(tag, ts, record)\n  print(\"tag\", tag, 1.5, nil, true)\n  print(\"two\\nlines\")\n  print()\n  return 0, ts, record\nend\n"
-	s, err := LoadScript("dir/p.lua", []byte(src), "cb")
+	s, err := Load("dir/p.lua", []byte(src), "cb")
 	if err != nil {
 		t.Fatal(err)
 	}

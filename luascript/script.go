@@ -1,4 +1,9 @@
-package lua
+// Package luascript runs hand-written Fluent Bit-style Lua filter scripts
+// over records, within limits of time and memory, so that people can bring
+// their existing filters to a pipeline and measure them against a compiled
+// policy (docs/lua.md). The policy backend that transpiles to Lua is
+// package lua.
+package luascript
 
 import (
 	"context"
@@ -11,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/record"
@@ -65,7 +71,7 @@ type Script struct {
 	Location *time.Location
 
 	proto   *glua.FunctionProto
-	runners runnerPool[*ScriptRunner]
+	runners luasandbox.Pool[*Runner]
 	printMu sync.Mutex
 	stopMu  sync.Mutex
 	stop    context.Context // see BindContext
@@ -83,16 +89,16 @@ type FaultError struct {
 // Error is the message, without the reason.
 func (e *FaultError) Error() string { return e.Msg }
 
-// LoadScript compiles a filter script and checks that it defines call,
-// with DefaultScriptLimits.
-func LoadScript(name string, src []byte, call string) (*Script, error) {
-	return LoadScriptLimits(name, src, call, DefaultScriptLimits)
+// Load compiles a filter script and checks that it defines call,
+// with DefaultLimits.
+func Load(name string, src []byte, call string) (*Script, error) {
+	return LoadLimits(name, src, call, DefaultLimits)
 }
 
-// LoadScriptLimits is LoadScript with the given limits; the top-level
+// LoadLimits is Load with the given limits; the top-level
 // chunk runs within them too.
-func LoadScriptLimits(name string, src []byte, call string, lim ScriptLimits) (*Script, error) {
-	proto, err := compileLua(string(src), name)
+func LoadLimits(name string, src []byte, call string, lim Limits) (*Script, error) {
+	proto, err := luasandbox.Compile(string(src), name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -101,12 +107,12 @@ func LoadScriptLimits(name string, src []byte, call string, lim ScriptLimits) (*
 	if err != nil {
 		return nil, err
 	}
-	s.runners.put(r)
+	s.runners.Put(r)
 	return s, nil
 }
 
-// ScriptRunner runs a script on one LState; one goroutine at a time.
-type ScriptRunner struct {
+// Runner runs a script on one LState; one goroutine at a time.
+type Runner struct {
 	s      *Script
 	L      *glua.LState // nil after a renewal that failed
 	fn     *glua.LFunction
@@ -114,7 +120,7 @@ type ScriptRunner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	parent context.Context // what ctx derives from: the script's stop context
-	keys   keyCache
+	keys   luasandbox.KeyCache
 	// The time limit's timer, made once and reset per call; it cancels
 	// cur, then signals fired (see armTimer).
 	timer *time.Timer
@@ -127,19 +133,19 @@ type ScriptRunner struct {
 }
 
 // NewRunner loads the script into a fresh LState.
-func (s *Script) NewRunner() (*ScriptRunner, error) {
+func (s *Script) NewRunner() (*Runner, error) {
 	L, fn, mem, err := s.loadState()
 	if err != nil {
 		return nil, err
 	}
-	r := &ScriptRunner{s: s}
+	r := &Runner{s: s}
 	r.setState(L, fn, mem)
 	return r, nil
 }
 
 // setState gives the runner a loaded LState, with the metatables that
 // mark the tables made from a record's arrays and maps.
-func (r *ScriptRunner) setState(L *glua.LState, fn *glua.LFunction, mem *memGuard) {
+func (r *Runner) setState(L *glua.LState, fn *glua.LFunction, mem *memGuard) {
 	r.L, r.fn, r.mem = L, fn, mem
 	r.arrMT, r.mapMT = L.NewTable(), L.NewTable()
 	r.arrMT.RawSetString("type", glua.LString("array"))
@@ -147,7 +153,7 @@ func (r *ScriptRunner) setState(L *glua.LState, fn *glua.LFunction, mem *memGuar
 }
 
 // Close releases the runner's LState.
-func (r *ScriptRunner) Close() {
+func (r *Runner) Close() {
 	if r.timer != nil {
 		r.timer.Stop()
 	}
@@ -175,18 +181,18 @@ func (s *Script) RunSplit(rec *record.Record) (spec.Result, []*record.Record, er
 }
 
 func (s *Script) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
-	r, err := s.runners.get(s.NewRunner)
+	r, err := s.runners.Get(s.NewRunner)
 	if err != nil {
 		return spec.Result{}, nil, err
 	}
 	res, extra, err := r.run(rec, split)
-	s.runners.put(r)
+	s.runners.Put(r)
 	return res, extra, err
 }
 
 // Run calls the script's function on rec and applies what it returns; a
 // call that splits the record faults (see Script.Run).
-func (r *ScriptRunner) Run(rec *record.Record) (spec.Result, error) {
+func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	return unsplit(r.run(rec, false))
 }
 
@@ -197,11 +203,11 @@ func unsplit(res spec.Result, _ []*record.Record, err error) (spec.Result, error
 }
 
 // RunSplit is Script.RunSplit on this runner.
-func (r *ScriptRunner) RunSplit(rec *record.Record) (spec.Result, []*record.Record, error) {
+func (r *Runner) RunSplit(rec *record.Record) (spec.Result, []*record.Record, error) {
 	return r.run(rec, true)
 }
 
-func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
+func (r *Runner) run(rec *record.Record, split bool) (spec.Result, []*record.Record, error) {
 	if r.L == nil {
 		if r.renew(); r.L == nil {
 			return fault(spec.LuaError, "%s: the Lua state could not be made again after a memory fault", r.s.Name)
@@ -307,7 +313,7 @@ func (r *ScriptRunner) run(rec *record.Record, split bool) (spec.Result, []*reco
 // split applies a returned array of n records: rec becomes the first,
 // the others new records after it. Every element is converted before rec
 // changes, so that a bad one leaves rec as it came in.
-func (r *ScriptRunner) split(rec *record.Record, t *glua.LTable, n int, ts int64, split bool) (spec.Result, []*record.Record, error) {
+func (r *Runner) split(rec *record.Record, t *glua.LTable, n int, ts int64, split bool) (spec.Result, []*record.Record, error) {
 	if n > 1 && !split {
 		return fault(spec.BadReturn, "%s: %s split the record into %d, which this caller cannot take (it calls Run, not RunSplit)",
 			r.s.Name, r.s.Call, n)
@@ -404,7 +410,7 @@ func luaTime(v glua.LValue) (int64, bool) {
 // filter: maps and arrays become plain tables (marked with the runner's
 // metatables), ints and floats numbers, null nil (so a null field is
 // absent in Lua), timestamps seconds.
-func (r *ScriptRunner) fromValue(a *record.Arena, v record.Value) glua.LValue {
+func (r *Runner) fromValue(a *record.Arena, v record.Value) glua.LValue {
 	switch v.Kind() {
 	case record.Bool:
 		return glua.LBool(v.Bool())
@@ -426,7 +432,7 @@ func (r *ScriptRunner) fromValue(a *record.Arena, v record.Value) glua.LValue {
 	case record.Map:
 		t := r.L.CreateTable(0, a.Len(v))
 		for it := a.Iter(v); it.Next(); {
-			t.RawSetString(string(r.keys.get(a.Bytes(it.Key()))), r.fromValue(a, it.Value()))
+			t.RawSetString(string(r.keys.Get(a.Bytes(it.Key()))), r.fromValue(a, it.Value()))
 		}
 		t.Metatable = r.mapMT
 		return t
@@ -445,7 +451,7 @@ const maxArray = 1 << 20
 // numeric key, is a whole number — elements 1..maxn, holes null, keys of
 // other kinds dropped (flb_lua_arraylength) — and a map otherwise (the
 // empty table too).
-func (r *ScriptRunner) tableKind(t *glua.LTable) (bool, int) {
+func (r *Runner) tableKind(t *glua.LTable) (bool, int) {
 	switch t.Metatable {
 	case r.arrMT:
 		return true, t.Len()
@@ -486,7 +492,7 @@ func within(err error, step string) error {
 // the value that stood at the same place in the input (or Absent): a map's
 // keys keep its order, and a float stays a float when the number is still
 // whole. New keys follow in sorted order (Lua tables have none).
-func (r *ScriptRunner) toValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) (record.Value, error) {
+func (r *Runner) toValue(a *record.Arena, v glua.LValue, orig record.Value, depth int) (record.Value, error) {
 	if depth > record.DefaultMaxDepth {
 		return record.Value{}, &convError{what: "tables nested too deep"}
 	}
@@ -515,7 +521,7 @@ func (r *ScriptRunner) toValue(a *record.Arena, v glua.LValue, orig record.Value
 	return record.Value{}, &convError{what: "a " + v.Type().String()}
 }
 
-func (r *ScriptRunner) toArray(a *record.Arena, t *glua.LTable, n int, orig record.Value, depth int) (record.Value, error) {
+func (r *Runner) toArray(a *record.Arena, t *glua.LTable, n int, orig record.Value, depth int) (record.Value, error) {
 	if n > maxArray {
 		return record.Value{}, &convError{what: fmt.Sprintf("an array of over %d elements", maxArray)}
 	}
@@ -551,7 +557,7 @@ func keyString(k glua.LValue) (string, bool) {
 	return "", false
 }
 
-func (r *ScriptRunner) toMap(a *record.Arena, t *glua.LTable, orig record.Value, depth int) (record.Value, error) {
+func (r *Runner) toMap(a *record.Arena, t *glua.LTable, orig record.Value, depth int) (record.Value, error) {
 	b := a.BeginMap(0)
 	if orig.Kind() == record.Map {
 		for it := a.Iter(orig); it.Next(); {
@@ -603,14 +609,14 @@ func (r *ScriptRunner) toMap(a *record.Arena, t *glua.LTable, orig record.Value,
 // entry converts the value x of key k, with type_int_key and
 // type_array_key applied as Fluent Bit applies them (try_to_convert_data_type),
 // but matching the whole key.
-func (r *ScriptRunner) entry(a *record.Arena, k string, x glua.LValue, orig record.Value, depth int) (record.Value, error) {
+func (r *Runner) entry(a *record.Arena, k string, x glua.LValue, orig record.Value, depth int) (record.Value, error) {
 	if len(r.s.TypeIntKeys) > 0 {
 		if n, ok := x.(glua.LNumber); ok && slices.Contains(r.s.TypeIntKeys, k) {
 			f := math.Trunc(float64(n))
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return record.Value{}, &convError{what: "a number that is not finite", at: "." + k}
 			}
-			return record.IntValue(luaInt(f)), nil
+			return record.IntValue(luasandbox.Int(f)), nil
 		}
 	}
 	if len(r.s.TypeArrayKeys) > 0 {

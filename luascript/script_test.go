@@ -1,4 +1,4 @@
-package lua
+package luascript
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ end
 `
 
 func TestScript(t *testing.T) {
-	s, err := LoadScript("test.lua", []byte(testScript), "cb")
+	s, err := Load("test.lua", []byte(testScript), "cb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,13 +98,13 @@ func TestScript(t *testing.T) {
 }
 
 func TestLoadScriptErrors(t *testing.T) {
-	if _, err := LoadScript("bad.lua", []byte("function cb("), "cb"); err == nil {
+	if _, err := Load("bad.lua", []byte("function cb("), "cb"); err == nil {
 		t.Error("a syntax error loaded")
 	}
-	if _, err := LoadScript("none.lua", []byte("function other() end"), "cb"); err == nil || !strings.Contains(err.Error(), "no function cb") {
+	if _, err := Load("none.lua", []byte("function other() end"), "cb"); err == nil || !strings.Contains(err.Error(), "no function cb") {
 		t.Errorf("missing function: %v", err)
 	}
-	if _, err := LoadScript("boom.lua", []byte(`error("at load")`), "cb"); err == nil {
+	if _, err := Load("boom.lua", []byte(`error("at load")`), "cb"); err == nil {
 		t.Error("a script that fails at load time loaded")
 	}
 }

@@ -1,4 +1,4 @@
-package lua
+package luascript
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/policyrun/policyrun/internal/luasandbox"
 	glua "github.com/policyrun/policyrun/internal/third_party/gopher-lua"
 
 	"github.com/policyrun/policyrun/spec"
@@ -22,14 +23,14 @@ const (
 	DefaultMemoryLimit = 64 << 20
 )
 
-// ScriptLimits are the bounds of a script's runs; 0 means no bound.
-type ScriptLimits struct {
+// Limits are the bounds of a script's runs; 0 means no bound.
+type Limits struct {
 	Time   time.Duration // per call and for the top-level chunk at load
 	Memory int64         // bytes held by one LState
 }
 
-// DefaultScriptLimits are DefaultTimeLimit and DefaultMemoryLimit.
-var DefaultScriptLimits = ScriptLimits{Time: DefaultTimeLimit, Memory: DefaultMemoryLimit}
+// DefaultLimits are DefaultTimeLimit and DefaultMemoryLimit.
+var DefaultLimits = Limits{Time: DefaultTimeLimit, Memory: DefaultMemoryLimit}
 
 // memGuard keeps one LState within its memory limit. The patched
 // gopher-lua (internal/third_party/gopher-lua) charges every string,
@@ -200,7 +201,7 @@ func (w *liveWalk) add(v glua.LValue) {
 // timer's setup on every record.
 
 // armTimer arms the runner's timer for one call.
-func (r *ScriptRunner) armTimer(d time.Duration) {
+func (r *Runner) armTimer(d time.Duration) {
 	if r.timer == nil {
 		r.fired = make(chan struct{}, 1)
 		r.timer = time.AfterFunc(d, func() {
@@ -215,7 +216,7 @@ func (r *ScriptRunner) armTimer(d time.Duration) {
 // disarmTimer stops the timer armed for the call that just ended and
 // reports whether it fired. When it did, it waits for the timer's function
 // to finish, so that the function cannot cancel the next call's context.
-func (r *ScriptRunner) disarmTimer() bool {
+func (r *Runner) disarmTimer() bool {
 	if r.timer.Stop() {
 		return false
 	}
@@ -225,7 +226,7 @@ func (r *ScriptRunner) disarmTimer() bool {
 
 // callContext returns the context of the runner's next call, making it
 // when there is none yet or the script's stop context changed.
-func (r *ScriptRunner) callContext() {
+func (r *Runner) callContext() {
 	stop := r.s.stopContext()
 	if r.ctx == nil || r.parent != stop {
 		if r.cancel != nil {
@@ -271,7 +272,7 @@ func (s *Script) BindContext(ctx context.Context) {
 // loadState makes an LState with the script loaded: the sandbox, the
 // memory guard and the top-level chunk run within the time limit.
 func (s *Script) loadState() (*glua.LState, *glua.LFunction, *memGuard, error) {
-	L := newSandbox(spec.DefaultLimits.MaxString)
+	L := luasandbox.New(spec.DefaultLimits.MaxString)
 	s.openScriptLibs(L)
 	var g *memGuard
 	if s.MemoryLimit > 0 {
@@ -314,7 +315,7 @@ func (s *Script) loadState() (*glua.LState, *glua.LFunction, *memGuard, error) {
 // renew replaces the runner's LState with a fresh one, after a call that
 // passed the memory limit: the old one may hold anything up to the limit,
 // and the script's globals may be half made.
-func (r *ScriptRunner) renew() {
+func (r *Runner) renew() {
 	if r.cancel != nil {
 		r.cancel()
 	}

@@ -1,4 +1,4 @@
-package lua
+package luascript
 
 import (
 	"testing"
@@ -95,7 +95,7 @@ func TestScriptReturns(t *testing.T) {
 }
 
 func TestScriptRunRefusesSplits(t *testing.T) {
-	s, err := LoadScript("t.lua", []byte("function cb(tag, ts, record) return 2, ts, {{a = 1}, {b = 2}} end"), "cb")
+	s, err := Load("t.lua", []byte("function cb(tag, ts, record) return 2, ts, {{a = 1}, {b = 2}} end"), "cb")
 	if err != nil {
 		t.Fatal(err)
 	}
