@@ -165,3 +165,18 @@ func TestDiagnose(t *testing.T) {
 		t.Errorf("Diagnose gave %v; CheckFile %v", codes, ds)
 	}
 }
+
+// TestWithRandom: the option reaches the program's runs.
+func TestWithRandom(t *testing.T) {
+	id := func(seed uint64) string {
+		prog, diags := CompileFile("t.policy", []byte("policy \"u\"\nset .id = uuid_v4()"), WithRandom(spec.SeededRandom(seed)))
+		if prog == nil {
+			t.Fatalf("compile: %v", diags)
+		}
+		_, out := runJSON(t, prog, `{}`)
+		return out
+	}
+	if a, b, c := id(1), id(1), id(2); a != b || a == c {
+		t.Errorf("seed 1: %s and %s, seed 2: %s; want the first two equal, the third not", a, b, c)
+	}
+}

@@ -8,9 +8,8 @@ import "unsafe"
 // decoding are never changed, which is what lets Discard restore them.
 //
 // Key order: a new key is appended at the end of its map; overwriting a key
-// keeps its position; remove closes the gap; rename within the same map
-// keeps the position when the new name is not taken, and otherwise behaves
-// as remove then set; lift removes the lifted map, then upserts its keys
+// keeps its position; remove closes the gap; a rename is a take then a set
+// (MoveTop does both in one step), so the key goes to the end; lift removes the lifted map, then upserts its keys
 // into the parent in their order (new ones at the end).
 
 // slot names a place holding a value: a node index, or -1 for the root.

@@ -165,12 +165,8 @@ func TestEditsModel(t *testing.T) {
 				from, to := randPath(1), randPath(1)
 				desc = "rename " + pathOf(from).String() + " " + pathOf(to).String()
 				if v, ok := m.get(from); ok && !reflect.DeepEqual(from, to) {
-					if _, ok := m.parentForSet(to, true); !ok {
-						wantErr = true
-					} else {
-						m.remove(from)
-						m.set(to, v)
-					}
+					m.remove(from)
+					wantErr = !m.set(to, v)
 				}
 				gotErr = r.rename(pathOf(from), pathOf(to)) != nil
 			case 5:

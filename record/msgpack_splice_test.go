@@ -54,8 +54,8 @@ func TestSplicedMsgpack(t *testing.T) {
 			v, _ := r.Get(p(".bb"))
 			r.Set(p(".a"), v)
 		}, cat([]byte{0x83}, mfix("a"), []byte{0x82}, mkey8("x"), mf32, mkey16("y"), mfix("v"), mfix("bb"), inner, mfix("c"), arr)},
-		{"rename in place", func(a *Arena, r *Record) { r.rename(p(".a"), p(".q")) },
-			cat([]byte{0x83}, mfix("q"), mint64(1), mfix("bb"), inner, mfix("c"), arr)},
+		{"rename", func(a *Arena, r *Record) { r.rename(p(".a"), p(".q")) },
+			cat([]byte{0x83}, mfix("bb"), inner, mfix("c"), arr, mfix("q"), []byte{0x01})}, // re-encoded where it moved
 		{"edit, commit, edit", func(a *Arena, r *Record) {
 			r.Set(p(".bb.x"), IntValue(0))
 			r.Commit()

@@ -377,32 +377,19 @@ func (m *omodel) otake(p Path) (any, bool) {
 	return v, true
 }
 
+// orename is the VM's rename: take from, then set it at to (at the end of
+// its map); a set that fails leaves from taken.
 func (m *omodel) orename(from, to Path) error {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
 		return ErrNotContainer
 	}
-	v, ok := m.oget(from)
-	if !ok {
-		return nil
-	}
-	if err := m.ocheckSet(to); err != nil {
-		return err
-	}
-	// The same place, or the same map, however the paths are spelled.
-	from, to = m.onorm(from), m.onorm(to)
 	if from.Equal(to) {
 		return nil
 	}
-	if m.renameBreaks(from, to) {
-		return ErrIndexRange // to lies inside from, below an index step
-	}
-	if _, exists := m.oget(to); !exists && from[:len(from)-1].Equal(to[:len(to)-1]) {
-		parent, _ := m.oget(from[:len(from)-1])
-		pm := parent.(*omap)
-		pm.keys[pm.find(from[len(from)-1].key)] = to[len(to)-1].key
+	v, ok := m.otake(from)
+	if !ok {
 		return nil
 	}
-	m.otake(from)
 	return m.oset(to, v)
 }
 
@@ -425,54 +412,6 @@ func (m *omodel) olift(p Path, prefix string) error {
 		pm.put(prefix+k, lm.vals[i])
 	}
 	return nil
-}
-
-// renameBreaks reports whether renaming from to to passes the check of to
-// but fails once from is removed (to goes through from by an array index):
-// see TestRenameIntoOwnSubtreeLeavesRecordUnchanged.
-// onorm returns p with its negative array indexes made positive where the
-// model has the array.
-func (m *omodel) onorm(p Path) Path {
-	out := append(Path(nil), p...)
-	var cur any = m.root
-	for i, s := range out {
-		switch c := cur.(type) {
-		case *omap:
-			if s.isIndex {
-				return out
-			}
-			j := c.find(s.key)
-			if j < 0 {
-				return out
-			}
-			cur = c.vals[j]
-		case *oarr:
-			if !s.isIndex {
-				return out
-			}
-			j := s.index
-			if j < 0 {
-				j += len(c.elems)
-			}
-			if j < 0 || j >= len(c.elems) {
-				return out
-			}
-			out[i] = IndexStep(j)
-			cur = c.elems[j]
-		default:
-			return out
-		}
-	}
-	return out
-}
-
-func (m *omodel) renameBreaks(from, to Path) bool {
-	if _, ok := m.oget(from); !ok || len(from) == 0 || from[len(from)-1].isIndex || m.ocheckSet(to) != nil {
-		return false
-	}
-	c := &omodel{oclone(m.root).(*omap)}
-	c.otake(from)
-	return c.ocheckSet(to) != nil
 }
 
 // opaths lists the paths of x up to depth steps, array elements both from

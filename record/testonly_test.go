@@ -10,54 +10,26 @@ import (
 // Helpers only the tests use: the edits and converters they check the
 // record against, kept out of the package proper.
 
-// rename moves the value at from to to, overwriting to; it is a no-op when
-// from is absent or to is the same place. Both paths must end in a map
-// key. On error the record is unchanged.
+// rename is the VM's rename (vm/machine.go) over the record's API, so
+// that the tests edit records as policies do: the two keys of the root in
+// one step when MoveTop can, else Take then Set, the key going to the end
+// of its map. An error leaves the record half edited, as the VM's fault
+// does (the VM discards the record).
 func (r *Record) rename(from, to Path) error {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].isIndex || to[len(to)-1].isIndex {
 		return ErrNotContainer
 	}
-	l := r.a.locs(len(from) + len(to))
-	lf, lt := l[:len(from)], l[len(from):]
-	v, ok := r.locate(from, lf)
+	if from.Equal(to) {
+		return nil
+	}
+	if len(from) == 1 && len(to) == 1 && r.MoveTop(&from[0], &to[0]) {
+		return nil
+	}
+	v, ok := r.Take(from)
 	if !ok {
 		return nil
 	}
-	if _, err := r.locateSet(to, lt); err != nil {
-		return err
-	}
-	// Compare where the paths lead, not how they are spelled: .a[0] and
-	// .a[-1] may be the same element.
-	common := 0
-	for common < len(from) && common < len(to) && lt[common] >= 0 && lt[common] == lf[common] {
-		common++
-	}
-	switch {
-	case common == len(from) && len(to) == len(from):
-		return nil // the same place
-	case common == len(from):
-		// to lies inside the value that moves: once it is removed, the
-		// rest of to is created, which only keys can be.
-		for i := range to[common:] {
-			if to[common+i].isIndex {
-				return ErrIndexRange
-			}
-		}
-	case common == len(from)-1 && len(to) == len(from) && lt[len(to)-1] < 0:
-		// Same map, new name free: rename the key where it stands.
-		s := r.open(from, lf, len(from)-1)
-		k := r.a.newKey(&to[len(to)-1])
-		r.a.nodes[int(r.at(s).off())+2*int(lf[len(from)-1])] = k
-		if s == rootSlot {
-			r.addRootKey(k)
-			r.noteChanged(int(lf[len(from)-1]))
-		}
-		return nil
-	}
-	// v is detached by the remove, so it needs no copy. The remove may
-	// move entries, so set locates to again; it cannot fail now.
-	r.removeAt(from, lf)
-	return r.set(to, v)
+	return r.Set(to, v)
 }
 
 // copyRecord copies r (edits included, as its decoded state) into a new

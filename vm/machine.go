@@ -468,10 +468,9 @@ func (m *Machine) edits(list []Instr) spec.Reason {
 	return spec.NoFault
 }
 
-// rename moves the value at from to to. Unlike the record package's own
-// rename (which renames a key where it stands when it can) it always
-// puts a new key at the end of its map (semantics.md: where a new key would
-// go); the record is discarded anyway if the write faults.
+// rename moves the value at from to to: Take, then Set, so that the key
+// goes to the end of its map (semantics.md: where a new key would go);
+// the record is discarded anyway if the write faults.
 func (m *Machine) rename(from, to record.Path) spec.Reason {
 	if len(from) == 0 || len(to) == 0 || from[len(from)-1].IsIndex() || to[len(to)-1].IsIndex() {
 		return spec.PathConflict

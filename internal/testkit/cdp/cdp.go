@@ -300,9 +300,6 @@ func (b *Browser) NewPage(ctx context.Context, width, height int) (*Page, error)
 	return p, nil
 }
 
-// Session is the page's session id, as events carry it.
-func (p *Page) Session() string { return p.session }
-
 // Call is Browser.Call on the page's session.
 func (p *Page) Call(ctx context.Context, method string, params, result any) error {
 	return p.b.Call(ctx, p.session, method, params, result)

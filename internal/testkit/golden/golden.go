@@ -19,9 +19,6 @@ import (
 // golden files do not know the flag and fail to start).
 var update = flag.Bool("update", false, "rewrite the golden files in testdata instead of comparing with them")
 
-// Update reports whether the tests run with -update.
-func Update() bool { return *update }
-
 // Check compares got with the golden file at path and fails the test
 // (without stopping it) where they differ, showing the first line that
 // does. Under -update it writes got to path instead, creating its
