@@ -27,7 +27,7 @@
 // walks the current root: any number of edits cost one encode, and a
 // record decoded from a JSON line (or a msgpack event) and not edited is
 // written as the line (or the event's body). An edited one copies the runs
-// of its line or body that the edits left (json_splice.go, msgpack_splice.go).
+// of its line or body that the edits left (splice.go).
 //
 // The rules for bad input, numbers, strings, duplicate keys and key order are
 // in docs/records.md.

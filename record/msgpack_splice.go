@@ -1,6 +1,6 @@
 package record
 
-// msgpack pass-through and splicing, by the rule of JSON's (json_splice.go).
+// msgpack pass-through and splicing (splice.go has the rule).
 // A record decoded from msgpack keeps its body map's bytes (Record.text, a
 // Bytes value) unless the decode normalised something (see
 // msgpackDecoder.norm). Unedited, the body is written as those bytes;
@@ -23,123 +23,7 @@ func (r *Record) appendMsgpackBody(dst []byte) []byte {
 	if r.root == r.decoded {
 		return append(dst, t...)
 	}
-	return r.mspliceValue(dst, r.root, r.decoded, t)
-}
-
-// mspliceValue appends v, which stands where the decoded value orig stood
-// (Absent when there is none), to dst.
-func (r *Record) mspliceValue(dst []byte, v, orig Value, t []byte) []byte {
-	a := r.a
-	switch v.kind() {
-	case Map:
-		first, n := int(v.off()), int(v.n())
-		dst = appendHeader(dst, 0x80, 15, 0, 0xde, 0xdf, n)
-		if r.spanned(v) {
-			s, _ := r.msgpackEntry(v, 0, t)
-			_, e := r.msgpackEntry(v, n-1, t)
-			return append(dst, t[s:e]...)
-		}
-		if orig.kind() == Map && r.spanned(orig) {
-			return r.mspliceMap(dst, v, orig, t)
-		}
-		for i := 0; i < n; i++ {
-			dst = appendStr(dst, a.raw(a.nodes[first+2*i]))
-			dst = r.mspliceValue(dst, a.nodes[first+2*i+1], Value{}, t)
-		}
-		return dst
-	case Array:
-		// As in JSON: elements matched by position when the length is kept.
-		var of int
-		same := orig.kind() == Array && orig.n() == v.n() && r.spanned(orig)
-		if same {
-			of = int(orig.off())
-		}
-		first, n := int(v.off()), int(v.n())
-		dst = appendHeader(dst, 0x90, 15, 0, 0xdc, 0xdd, n)
-		for i := 0; i < n; i++ {
-			var o Value
-			if same {
-				o = a.nodes[of+i]
-			}
-			dst = r.mspliceValue(dst, a.nodes[first+i], o, t)
-		}
-		return dst
-	}
-	return a.appendMsgpack(dst, v)
-}
-
-// mspliceMap writes the entries of cur, an edited copy of the decoded map
-// orig (its header is written): runs of orig's entries that cur still holds
-// are copied from t, the rest is encoded.
-func (r *Record) mspliceMap(dst []byte, cur, orig Value, t []byte) []byte {
-	a := r.a
-	nodes := a.nodes
-	of, on := int(orig.off()), int(orig.n())
-	cf, cn := int(cur.off()), int(cur.n())
-	runFirst, runLast := -1, 0 // the entries of orig to copy, not yet written
-	next := 0                  // the entry of orig after the last one matched
-	for e := 0; e < cn; e++ {
-		// A stretch of entries as they were, compared word by word: a
-		// copy made by an edit keeps the decoded entries it did not
-		// change in their order, most often all but a few.
-		k, v := nodes[cf+2*e], nodes[cf+2*e+1]
-		if next < on && k == nodes[of+2*next] {
-			if p := sameEntries(nodes[cf+2*e:cf+2*cn], nodes[of+2*next:of+2*on]); p > 0 {
-				if runFirst < 0 || next != runLast+1 {
-					if runFirst >= 0 {
-						dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
-					}
-					runFirst = next
-				}
-				runLast, next, e = next+p-1, next+p, e+p-1
-				continue
-			}
-		}
-		j := findEntry(nodes, of, next, on, k)
-		if j >= 0 {
-			next = j + 1
-			if v == nodes[of+2*j+1] {
-				if runFirst < 0 || j != runLast+1 {
-					if runFirst >= 0 {
-						dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
-					}
-					runFirst = j
-				}
-				runLast = j
-				continue
-			}
-		}
-		if runFirst >= 0 {
-			dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
-			runFirst = -1
-		}
-		dst = appendStr(dst, a.raw(k))
-		if j < 0 && next < on && v == nodes[of+2*next+1] {
-			// A key renamed where it stands: its value is copied.
-			ok := nodes[of+2*next]
-			_, end := r.msgpackEntry(orig, next, t)
-			dst = append(dst, t[int(ok.off()-r.text.off())+int(ok.n()):end]...)
-			next++
-			continue
-		}
-		var o Value
-		if j >= 0 {
-			o = nodes[of+2*j+1]
-		}
-		dst = r.mspliceValue(dst, v, o, t)
-	}
-	if runFirst >= 0 {
-		dst = r.appendMsgpackRun(dst, orig, runFirst, runLast, t)
-	}
-	return dst
-}
-
-// appendMsgpackRun appends entries first to last of the decoded map m as
-// they stand in t.
-func (r *Record) appendMsgpackRun(dst []byte, m Value, first, last int, t []byte) []byte {
-	s, _ := r.msgpackEntry(m, first, t)
-	_, e := r.msgpackEntry(m, last, t)
-	return append(dst, t[s:e]...)
+	return (&splicer{r: r, t: t, msgpack: true}).spliceValue(dst, r.root, r.decoded, noSpan)
 }
 
 // msgpackEntry returns where entry j of the decoded map m lies in t.

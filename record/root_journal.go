@@ -79,7 +79,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	orig, cur := r.decoded, r.root
 	of, on := int(orig.off()), int(orig.n())
 	cf, cn := int(cur.off()), int(cur.n())
-	jm := jmap{m: orig, s: 0, e: len(t), pos: -1}
+	jm := decodedMap{m: orig, at: span{0, len(t)}, pos: -1}
 	base := len(a.pos)
 	// A changed entry set to what it held (the same handles) is unchanged
 	// after all: it joins its neighbours' run.
@@ -103,19 +103,19 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 			if rest := skip >> (uint(i) & 63); rest != 0 {
 				end = min(on, i+bits.TrailingZeros64(rest))
 			}
-			// appendRun, written out for a compact line: the run ends
+			// splicer.run, written out for a compact line: the run ends
 			// at the ',' before the next entry's key, or at the '}'.
 			s, e := r.keyAt(a.nodes[of+2*i]), len(t)-1
 			if end < on {
 				e = r.keyAt(a.nodes[of+2*end]) - 1
 			}
+			if sep {
+				dst = append(dst, ',')
+			}
 			if s >= 0 && e > s && (t[e] == ',' || e == len(t)-1) && !isSpace(t[e-1]) {
-				if sep {
-					dst = append(dst, ',')
-				}
 				dst = append(dst, t[s:e]...)
 			} else {
-				dst = r.appendRun(dst, &jm, i, end-1, sep, t)
+				dst = (&splicer{r: r, t: t}).run(dst, &jm, i, end-1)
 			}
 			sep = true
 			p += end - i
@@ -125,7 +125,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 		if changed&bit != 0 {
 			nodes := a.nodes
 			k, v := nodes[cf+2*p], nodes[cf+2*p+1]
-			ok, ov := nodes[of+2*i], nodes[of+2*i+1]
+			ov := nodes[of+2*i+1]
 			if sep {
 				dst = append(dst, ',')
 			}
@@ -136,13 +136,14 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 			case v == ov:
 				// A key renamed where it stands: its value as the line
 				// spells it.
-				dst = append(dst, t[r.valueAfter(t, ok, r.entryStart(&jm, i, t)):r.entryEnd(&jm, i, t)]...)
+				vs := r.valueSpan(&jm, i, t)
+				dst = append(dst, t[vs.s:vs.e]...)
 			case v.kind() == Map || v.kind() == Array:
-				vs, ve := -1, 0
+				vat := noSpan
 				if ov.kind() == Map && r.spanned(ov) {
-					vs, ve = r.valueAfter(t, ok, r.entryStart(&jm, i, t)), r.entryEnd(&jm, i, t)
+					vat = r.valueSpan(&jm, i, t)
 				}
-				dst = r.spliceValue(dst, v, ov, vs, ve, t)
+				dst = (&splicer{r: r, t: t}).spliceValue(dst, v, ov, vat)
 			default:
 				dst = a.AppendJSON(dst, v)
 			}
@@ -188,7 +189,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 				dst = append(dst, "false"...)
 			}
 		case Map, Array:
-			dst = r.spliceValue(dst, *v, Value{}, -1, 0, t)
+			dst = (&splicer{r: r, t: t}).spliceValue(dst, *v, Value{}, noSpan)
 		default:
 			dst = a.AppendJSON(dst, *v)
 		}
@@ -200,7 +201,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 // removedValue returns where the value v lies in t when it is the value
 // of an entry removed from the decoded root (a key renamed, in the VM's
 // way, to the end): its text is copied, not escaped again. -1 when not.
-func (r *Record) removedValue(jm *jmap, v Value, t []byte) (int, int) {
+func (r *Record) removedValue(jm *decodedMap, v Value, t []byte) (int, int) {
 	nodes, of := r.a.nodes, int(jm.m.off())
 	for m := r.jr.removed; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros64(m)

@@ -5,7 +5,7 @@ import (
 )
 
 // BenchmarkSplice encodes edited records, JSON and msgpack, copying what
-// the edits left of their input (json_splice.go, msgpack_splice.go): a
+// the edits left of their input (splice.go): a
 // wide nested map with one value changed, one removed and one added, and
 // the same with a root key set too. The record is edited once and encoded
 // b.N times, so that the splice alone is measured.
