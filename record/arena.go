@@ -1,9 +1,10 @@
 package record
 
 import (
-	"hash/maphash"
 	"strconv"
 	"unsafe"
+
+	"github.com/policyrun/policyrun/internal/indextable"
 )
 
 // Default limits; see Limits.
@@ -90,11 +91,9 @@ type Arena struct {
 	pos     []uint32
 	recs    []*Record
 	nrec    int
-	dedupT  []uint32 // open-addressing table for duplicate keys in big maps
-	locBuf  []int32  // positions of a path's steps during an edit (see locate)
-	seed    maphash.Seed
-	seeded  bool
-	strMark int // start of the string being built
+	dedupT  indextable.Table // finds duplicate keys in big maps
+	locBuf  []int32          // positions of a path's steps during an edit (see locate)
+	strMark int              // start of the string being built
 	// otlpEmpty is the root of an OTLP record at the view's defaults, its
 	// keys in input buffer otlpKeys, built by NewOTLPRecord once after
 	// each Reset (Absent until then) and shared by its records.
@@ -137,7 +136,7 @@ func (a *Arena) Used() int { return len(a.nodes)*int(unsafe.Sizeof(Value{})) + l
 // its bound on the memory of requests in hand.
 func (a *Arena) Reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
-		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + cap(a.dedupT)*4 +
+		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + a.dedupT.Reserved() +
 		cap(a.pos)*4 +
 		len(a.recs)*int(unsafe.Sizeof(Record{}))
 }

@@ -261,39 +261,25 @@ func (a *Arena) dedup(kv []Value) int {
 
 func (a *Arena) dedupHash(kv []Value) int {
 	n := len(kv) / 2
-	if !a.seeded {
-		// A random seed: crafted keys cannot make every key collide.
-		a.seed, a.seeded = maphash.MakeSeed(), true
-	}
-	size := 64
-	for size < 2*n {
-		size <<= 1
-	}
-	if cap(a.dedupT) < size {
-		a.dedupT = make([]uint32, size)
-	}
-	t := a.dedupT[:size]
-	clear(t)
-	mask := uint32(size - 1)
+	t := &a.dedupT
+	seed := t.Seed()
+	t.Reset(n)
 	w := 0
 	for i := 0; i < n; i++ {
 		k := kv[2*i]
-		h := uint32(maphash.Bytes(a.seed, a.raw(k))) & mask
-		for {
-			s := t[h]
-			if s == 0 {
-				t[h] = uint32(w + 1)
+		for slot, j := t.Probe(maphash.Bytes(seed, a.raw(k))); ; slot, j = t.Next(slot) {
+			if j < 0 {
+				t.Put(slot, w)
 				if w != i {
 					kv[2*w], kv[2*w+1] = k, kv[2*i+1]
 				}
 				w++
 				break
 			}
-			if a.keyEq(kv[2*(s-1)], k) {
-				kv[2*(s-1)+1] = kv[2*i+1]
+			if a.keyEq(kv[2*j], k) {
+				kv[2*j+1] = kv[2*i+1]
 				break
 			}
-			h = (h + 1) & mask
 		}
 	}
 	return w

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 
+	"github.com/policyrun/policyrun/internal/indextable"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -71,10 +72,8 @@ func Includes(a *record.Arena, arr, v record.Value) bool {
 // Uniquer runs unique. It keeps its scratch space from call to call; it is
 // not safe for concurrent use.
 type Uniquer struct {
-	slots []int32 // of the hash table: 1 + the index of an element kept, or 0
+	table indextable.Table
 	kept  []record.Value
-	seed  maphash.Seed
-	seed0 bool
 }
 
 // smallUnique is the length up to which unique compares every pair rather
@@ -99,29 +98,18 @@ func (u *Uniquer) Unique(a *record.Arena, arr record.Value) record.Value {
 		}
 		return u.build(a)
 	}
-	if !u.seed0 {
-		u.seed, u.seed0 = maphash.MakeSeed(), true
-	}
-	size := 64
-	for size < 2*n {
-		size <<= 1
-	}
-	if cap(u.slots) < size {
-		u.slots = make([]int32, size)
-	}
-	t := u.slots[:size]
-	clear(t)
-	mask := uint64(size - 1)
+	t := &u.table
+	seed := t.Seed()
+	t.Reset(n)
 	for it := a.Iter(arr); it.Next(); {
 		v := it.Value()
-		for h := hash(a, u.seed, v) & mask; ; h = (h + 1) & mask {
-			s := t[h]
-			if s == 0 {
+		for slot, j := t.Probe(hash(a, seed, v)); ; slot, j = t.Next(slot) {
+			if j < 0 {
+				t.Put(slot, len(u.kept))
 				u.kept = append(u.kept, v)
-				t[h] = int32(len(u.kept))
 				break
 			}
-			if Equal(a, u.kept[s-1], v) {
+			if Equal(a, u.kept[j], v) {
 				break
 			}
 		}
