@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // TestReloadRestartsTailInput changes a tail input's tag in each of 6
@@ -43,7 +45,7 @@ pipeline:
       path: out.log
 `
 			}
-			var log syncLog
+			var log testsync.Buffer
 			p, stop := startRun(t, writeConfig(t, dir, config("a")), &log)
 			var written atomic.Int64
 			var done atomic.Bool
@@ -119,7 +121,7 @@ pipeline:
       path: out.log
 `
 	}
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, config("a")), &log)
 	addr := p.OTLPAddrs()[0].String()
 	url := "http://" + addr + OTLPPath
@@ -202,7 +204,7 @@ func TestReloadAddsAndRemovesInputs(t *testing.T) {
 		return "service:\n" + service + "pipeline:\n  inputs:\n" + strings.Join(inputs, "") + genFilters +
 			"  outputs:\n    - name: file\n      path: out.log\n"
 	}
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, config("  batch_size: 1000\n", input("a"))), &log)
 	appendRecords(t, dir, "a.log", 0, 10)
 	waitOut(t, p, dir, 10)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // genConfig is a pipeline of one tail input (app.log, JSON, from its
@@ -54,7 +56,7 @@ func TestReloadBadPolicyKeepsOld(t *testing.T) {
 	writeGen(t, dir, 1, "")
 	writeFile(t, dir, "app.log", "")
 	cfg := writeConfig(t, dir, genConfig("", ""))
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 	appendRecords(t, dir, "app.log", 0, 10)
 	waitOut(t, p, dir, 10)
@@ -161,7 +163,7 @@ func TestReloadRefused(t *testing.T) {
 			writeGen(t, dir, 1, "")
 			writeFile(t, dir, "app.log", "")
 			cfg := writeConfig(t, dir, genConfig("", second))
-			var log syncLog
+			var log testsync.Buffer
 			p, stop := startRun(t, cfg, &log)
 			writeFile(t, dir, "pipeline.yaml", genConfig(tt.service, tt.outputs))
 			writeFile(t, dir, "mark.policy", "policy \"mark\"\n\nset .by = nope\n")
@@ -199,7 +201,7 @@ func TestReloadOutputMatch(t *testing.T) {
 	dir := t.TempDir()
 	writeGen(t, dir, 1, "")
 	writeFile(t, dir, "app.log", "")
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, genConfig("", second)), &log)
 	appendRecords(t, dir, "app.log", 0, 10)
 	waitOut(t, p, dir, 10)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/config"
 )
 
@@ -123,28 +124,9 @@ func tally(t *testing.T, recs []marked, total int64) (dups, lost, gens int) {
 	return dups, lost, len(seen)
 }
 
-// syncLog is a log destination the test may read while the pipeline
-// writes to it.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startRun builds the pipeline of cfg and runs it until stop, which ends
 // the run and returns its error once it and Close have returned.
-func startRun(t *testing.T, cfg *config.Config, log *syncLog) (*Pipeline, func() error) {
+func startRun(t *testing.T, cfg *config.Config, log *testsync.Buffer) (*Pipeline, func() error) {
 	t.Helper()
 	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
@@ -211,7 +193,7 @@ pipeline:
     - name: file
       path: out.log
 `)
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 
 	// The writer appends bursts of records until told to stop; written
@@ -308,7 +290,7 @@ pipeline:
     - name: file
       path: out.log
 `)
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 	url := "http://" + p.OTLPAddrs()[0].String() + OTLPPath
 

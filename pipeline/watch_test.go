@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // TestWatch runs a pipeline with service.watch polling every 100 ms: a
@@ -19,7 +21,7 @@ func TestWatch(t *testing.T) {
 	writeGen(t, dir, 1, "")
 	writeFile(t, dir, "app.log", "")
 	const watch = "  watch: true\n  watch_interval: 100ms\n"
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, genConfig(watch, "")), &log)
 	reloads := func(ok, failed int64) {
 		t.Helper()

@@ -131,25 +131,7 @@ func TestWhenFull(t *testing.T) {
 	})
 }
 
-// logs collects what a buffer logs.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func fsConfig(dir string, log *logs) Config {
+func fsConfig(dir string, log *testsync.Buffer) Config {
 	cfg := Config{Type: Filesystem, Dir: dir, MaxSize: 1 << 20}
 	if log != nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(log, nil))
@@ -301,7 +283,7 @@ func TestFilesystemDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var log logs
+	var log testsync.Buffer
 	b = mustNew(t, fsConfig(dir, &log))
 	defer b.Close()
 	got := drain(t, b)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // drain delivers every chunk the buffer has, in order, and returns their
@@ -81,7 +83,7 @@ func TestFilesystemReuse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := withSpares(t)
-			var log logs
+			var log testsync.Buffer
 			b := mustNew(t, fsConfig(dir, &log))
 			put(t, b, tc.data, 3)
 			files := chunkFiles(t, dir, chunkExt)
@@ -160,7 +162,7 @@ func TestFilesystemReuseDamage(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var log logs
+			var log testsync.Buffer
 			b = mustNew(t, fsConfig(dir, &log))
 			defer b.Close()
 			if got := drain(t, b); len(got) != 0 {

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,35 +40,17 @@ func numbered(t *testing.T, from, n int) []*record.Record {
 	return recs
 }
 
-// logBuf collects an output's log.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // fastRetry makes retries quick enough for tests.
 var fastRetry = RetryConfig{InitialInterval: 10 * time.Millisecond, MaxInterval: 50 * time.Millisecond}
 
 // start builds an output of type name with settings s (changed by mod),
 // starts it, and shuts it down at the end of the test.
-func start(t *testing.T, name string, mod func(Settings), env Env) (*buffered, *logBuf) {
+func start(t *testing.T, name string, mod func(Settings), env Env) (*buffered, *testsync.Buffer) {
 	t.Helper()
 	f, _ := Lookup(name)
 	s := f.NewSettings()
 	mod(s)
-	var log logBuf
+	var log testsync.Buffer
 	env.Alias = name + ".0"
 	env.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	if env.DataDir == "" {

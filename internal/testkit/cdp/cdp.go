@@ -6,7 +6,6 @@
 package cdp
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 var noDeadline time.Time
@@ -48,7 +49,7 @@ func FindChromium() (string, error) {
 type Browser struct {
 	cmd     *exec.Cmd
 	dir     string // the profile, removed by Close
-	stderr  *lockedBuffer
+	stderr  *testsync.Buffer
 	conn    *wsConn
 	mu      sync.Mutex
 	nextID  int64
@@ -107,7 +108,7 @@ func Launch(ctx context.Context, binary string, args ...string) (*Browser, error
 		all = append(all, "--no-sandbox") // Chromium refuses to run as root with it
 	}
 	all = append(all, "about:blank")
-	b := &Browser{dir: dir, stderr: &lockedBuffer{}, pending: map[int64]chan response{}, done: make(chan struct{})}
+	b := &Browser{dir: dir, stderr: &testsync.Buffer{}, pending: map[int64]chan response{}, done: make(chan struct{})}
 	b.cmd = exec.Command(binary, all...)
 	b.cmd.Stdout = b.stderr
 	b.cmd.Stderr = b.stderr
@@ -383,21 +384,4 @@ func (p *Page) Screenshot(ctx context.Context, full bool) ([]byte, error) {
 		return nil, err
 	}
 	return base64.StdEncoding.DecodeString(r.Data)
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
