@@ -449,11 +449,7 @@ func checkOracle(t *testing.T, req []byte, recs []*Record) {
 	if err := proto.Unmarshal(req, m); err != nil {
 		t.Fatal(err)
 	}
-	wv, wt := oracleViews(m)
-	gv, gt := recordViews(recs)
-	if !reflect.DeepEqual(gv, wv) || !reflect.DeepEqual(gt, wt) {
-		t.Fatalf("decoded\n%v %v\nthe oracle\n%v %v", gv, gt, wv, wt)
-	}
+	sameAsOracle(t, m, recs)
 }
 
 // TestOTLPParsedAnyway: what the view leaves out is checked as protobuf

@@ -43,16 +43,7 @@ func TestDecodeOTLPJSONMatchesOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantV, wantT := oracleViews(req)
-				gotV, gotT := recordViews(recs)
-				if len(gotV) != len(wantV) {
-					t.Fatalf("%d records, want %d", len(gotV), len(wantV))
-				}
-				for i := range wantV {
-					if !reflect.DeepEqual(gotV[i], wantV[i]) || gotT[i] != wantT[i] {
-						t.Fatalf("record %d:\n got %v %d\nwant %v %d", i, gotV[i], gotT[i], wantV[i], wantT[i])
-					}
-				}
+				sameAsOracle(t, req, recs)
 				sameRecords(t, recs, fromProto)
 				if !groupShared(recs, tt.groups) {
 					t.Error("a group's records do not share its resource and scope")

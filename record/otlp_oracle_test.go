@@ -21,6 +21,22 @@ import (
 // one on the wire (field 1, repeated ResourceLogs), and the collector
 // package would bring gRPC into the module for nothing.
 
+// sameAsOracle fails the test unless recs are, in order, the log records
+// of req as the oracle sees them: each one's view and time.
+func sameAsOracle(t *testing.T, req *logs.LogsData, recs []*Record) {
+	t.Helper()
+	wantV, wantT := oracleViews(req)
+	gotV, gotT := recordViews(recs)
+	if len(gotV) != len(wantV) {
+		t.Fatalf("%d records, want %d", len(gotV), len(wantV))
+	}
+	for i := range wantV {
+		if !reflect.DeepEqual(gotV[i], wantV[i]) || gotT[i] != wantT[i] {
+			t.Fatalf("record %d:\n got %v %d\nwant %v %d", i, gotV[i], gotT[i], wantV[i], wantT[i])
+		}
+	}
+}
+
 // oracleViews returns, for each log record of req in order, its view and
 // its time, as Record.ToGo and Record.Time give them.
 func oracleViews(req *logs.LogsData) (views []map[string]any, times []int64) {
@@ -211,16 +227,7 @@ func TestDecodeOTLPMatchesOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantV, wantT := oracleViews(req)
-				gotV, gotT := recordViews(recs)
-				if len(gotV) != len(wantV) {
-					t.Fatalf("%d records, want %d", len(gotV), len(wantV))
-				}
-				for i := range wantV {
-					if !reflect.DeepEqual(gotV[i], wantV[i]) || gotT[i] != wantT[i] {
-						t.Fatalf("record %d:\n got %v %d\nwant %v %d", i, gotV[i], gotT[i], wantV[i], wantT[i])
-					}
-				}
+				sameAsOracle(t, req, recs)
 			}
 		})
 	}

@@ -98,11 +98,7 @@ func TestNewOTLPRecordEdited(t *testing.T) {
 	if n := len(m.ResourceLogs); n != 1 || len(m.ResourceLogs[0].ScopeLogs) != 1 {
 		t.Fatalf("%d resource groups, want 1 with 1 scope", n)
 	}
-	wv, wt := recordViews(recs)
-	gv, gt := oracleViews(m)
-	if !reflect.DeepEqual(gv, wv) || !reflect.DeepEqual(gt, wt) {
-		t.Fatalf("encoded\n %v %v\nwant\n %v %v", gv, gt, wv, wt)
-	}
+	sameAsOracle(t, m, recs)
 }
 
 // CheckOTLP runs after every run that edits an OTLP record: it allocates

@@ -187,10 +187,7 @@ func TestPassThroughProperty(t *testing.T) {
 		line := sb.String()
 		for _, mode := range []Mode{Referenced, Owned} {
 			a := NewArena()
-			r, err := a.DecodeJSON([]byte(line), mode)
-			if err != nil {
-				t.Fatalf("%q: %v", line, err)
-			}
+			r := mustDecode(t, a, line, mode)
 			with := r.AppendJSON(nil)
 			without := a.AppendJSON(nil, r.Root())
 			if r.passThrough() {

@@ -144,10 +144,7 @@ func TestSplicedJSONProperty(t *testing.T) {
 		line := sb.String()
 		for _, mode := range []Mode{Referenced, Owned} {
 			a := NewArena()
-			r, err := a.DecodeJSON([]byte(line), mode)
-			if err != nil {
-				t.Fatalf("%q: %v", line, err)
-			}
+			r := mustDecode(t, a, line, mode)
 			var log []string
 			for step := 0; step < 8; step++ {
 				log = append(log, randomEdit(rng, a, r, keys))
