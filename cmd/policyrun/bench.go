@@ -47,7 +47,7 @@ func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("bench pipeline", usageText("bench pipeline"), stderr)
+	fl := newFlags("bench pipeline", stderr)
 	out := fl.String("o", "", "write the JSON results to `FILE` (default: standard output)")
 	b1 := b1Flags(fl)
 	if code, ok := parseFlags(fl, args); !ok {
@@ -106,7 +106,7 @@ func b1Flags(fl *flag.FlagSet) *bench.B1Config {
 }
 
 func runBenchReport(args []string, stdout, stderr io.Writer) int {
-	fl := newFlags("bench report", usageText("bench report"), stderr)
+	fl := newFlags("bench report", stderr)
 	o := report.Options{Progress: stderr, Command: "policyrun bench report " + strings.Join(args, " "), Sections: map[string]bool{}}
 	fl.StringVar(&o.Out, "o", "report.html", "write the page to `FILE`; report.md and the raw results go beside it")
 	fl.IntVar(&o.Count, "count", 0, "go test -count, and the runs of B1 unless --runs (default 5; --quick 1)")
@@ -143,7 +143,7 @@ func runBenchReport(args []string, stdout, stderr io.Writer) int {
 
 // runBenchOTLP is policyrun bench otlp; args follow the word otlp.
 func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench otlp", usageText("bench otlp"), stderr)
+	fs := newFlags("bench otlp", stderr)
 	var l bench.OTLPLoad
 	fs.StringVar(&l.URL, "url", "http://127.0.0.1:4318/v1/logs", "the OTLP/HTTP logs endpoint")
 	fs.IntVar(&l.Clients, "clients", 16, "clients sending at once, each on its own connection")

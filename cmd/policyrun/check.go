@@ -20,7 +20,7 @@ func init() {
 // runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
 // It reports every diagnostic of every file; warnings fail only with --strict.
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("check", usageText("check"), stderr)
+	fl := newFlags("check", stderr)
 	format := fl.String("format", "text", "output format: text, json or github")
 	strict := fl.Bool("strict", false, "fail on warnings too")
 	if code, ok := parseFlags(fl, args); !ok {

@@ -20,7 +20,7 @@ func init() {
 
 // runDisasm is `policyrun disasm [--param NAME=VALUE]... FILE`.
 func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("disasm", usageText("disasm"), stderr)
+	fl := newFlags("disasm", stderr)
 	params := paramFlag{}
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	if code, ok := parseFlags(fl, args); !ok {

@@ -60,7 +60,7 @@ func (s *evalStats) String() string {
 
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("eval", usageText("eval"), stderr)
+	fl := newFlags("eval", stderr)
 	policyFile := fl.String("policy", "", "the policy `file` to run")
 	backendName := fl.String("backend", backend.Names()[0], "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input `format`: "+strings.Join(evalFormats, ", "))

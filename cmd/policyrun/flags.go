@@ -26,9 +26,10 @@ func usageText(name string) string {
 }
 
 // newFlags returns the flag set of subcommand name. Its usage message,
-// on stderr, is usage (the usage lines and what the command does) and
-// then the flags, if it has any.
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+// on stderr, is the command's usage file (the usage lines and what the
+// command does) and then the flags, if it has any.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	usage := usageText(name)
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {

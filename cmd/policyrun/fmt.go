@@ -26,7 +26,7 @@ func init() {
 // prints the formatted files; -w rewrites the files that change; --check
 // lists them and exits 1 if there are any. "-" formats standard input.
 func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("fmt", usageText("fmt"), stderr)
+	fl := newFlags("fmt", stderr)
 	check := fl.Bool("check", false, "list the files whose layout differs, and exit 1 if any does")
 	write := fl.Bool("w", false, "write the result back to the files instead of printing it")
 	if code, ok := parseFlags(fl, args); !ok {

@@ -26,7 +26,7 @@ const otlpCount = 100_000
 
 // runGen is `policyrun gen flat|k8s|cri [--count N] [--seed S] [-o FILE]`.
 func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("gen", usageText("gen"), stderr)
+	fl := newFlags("gen", stderr)
 	count := fl.Int("count", 0, "number of lines (default: the B1 size, 1,000,000 flat or 300,000 k8s/cri)")
 	seed := fl.Uint64("seed", 1, "seed; the same seed gives the same bytes")
 	out := fl.String("o", "", "write to `FILE` instead of standard output")

@@ -19,7 +19,7 @@ func init() {
 // runLSP is `policyrun lsp`. --stdio, which some clients pass, is the
 // only transport and changes nothing.
 func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("lsp", usageText("lsp"), stderr)
+	fl := newFlags("lsp", stderr)
 	fl.Bool("stdio", true, "talk LSP over standard input and output (the default and only transport)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

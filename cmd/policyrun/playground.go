@@ -25,7 +25,7 @@ func init() {
 
 // runPlayground is `policyrun playground [--listen ADDR]`.
 func runPlayground(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fl := newFlags("playground", usageText("playground"), stderr)
+	fl := newFlags("playground", stderr)
 	listen := fl.String("listen", "127.0.0.1:8080", "the `address` to serve the page on (host:port; port 0 picks one)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

@@ -22,7 +22,7 @@ func init() {
 
 // runReplay is `policyrun replay --config FILE DIR`.
 func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("replay", usageText("replay"), stderr)
+	fl := newFlags("replay", stderr)
 	cfgFile := fl.String("config", "", "the pipeline config whose output owns DIR")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code

@@ -23,21 +23,8 @@ func init() {
 	})
 }
 
-const runUsage = `
-usage: policyrun run [--check] [--quiet] [--cpuprofile FILE] pipeline.yaml
-
-Runs the pipeline of the config (inputs, policy stages, outputs) until it
-is stopped (SIGINT, SIGTERM), or until its inputs end with exit_on_eof,
-then prints a summary of records, CPU time and peak RSS on stderr. SIGHUP
-reloads the config and its policies (docs/pipeline.md, "Reload"): a bad
-one is logged and the running one goes on. --check only builds the
-pipeline: it prints the policies' warnings as policyrun check does, then
-ok. Exit status: 0 ok (warnings included), 1 a bad config or policy, 2
-usage or I/O problems.
-`
-
 func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("run", runUsage, stderr)
+	fs := newFlags("run", stderr)
 	checkOnly := fs.Bool("check", false, "validate the config and compile its policies, then exit")
 	quiet := fs.Bool("quiet", false, "do not print the run summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")

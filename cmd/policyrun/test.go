@@ -22,7 +22,7 @@ func init() {
 
 // runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
 func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("test", usageText("test"), stderr)
+	fl := newFlags("test", stderr)
 	backendName := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
 	if code, ok := parseFlags(fl, args); !ok {
