@@ -96,11 +96,7 @@ func TestOTLPJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("oracle rejects %s: %v", out, err)
 		}
-		wv, wt := oracleViews(req)
-		gv, gt := oracleViews(back)
-		if !reflect.DeepEqual(flatten(gv, gt), flatten(wv, wt)) {
-			t.Fatalf("groups %d: round trip changed records", groups)
-		}
+		sameRecordSet(t, fmt.Sprintf("groups %d: round trip", groups), back, req)
 		if n := len(back.ResourceLogs); n != min(3, len(req.ResourceLogs)) {
 			t.Errorf("groups %d: %d resource groups, want %d", groups, n, min(3, len(req.ResourceLogs)))
 		}
@@ -109,8 +105,7 @@ func TestOTLPJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gv, gt = recordViews(recs2)
-		if !reflect.DeepEqual(flatten(gv, gt), flatten(wv, wt)) {
+		if gv, gt := recordViews(recs2); !reflect.DeepEqual(flatten(gv, gt), flatten(oracleViews(req))) {
 			t.Fatalf("groups %d: decode of our output changed records", groups)
 		}
 	}
@@ -122,7 +117,6 @@ func TestOTLPJSONRoundTrip(t *testing.T) {
 func TestOTLPJSONProtoCross(t *testing.T) {
 	for _, groups := range []int{1, 7, 100} {
 		req := genOracleRequest(uint64(groups)+10, 100, groups)
-		wv, wt := oracleViews(req)
 		a := NewArena()
 		var e OTLPEncoder
 
@@ -135,9 +129,7 @@ func TestOTLPJSONProtoCross(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gv, gt := oracleViews(back); !reflect.DeepEqual(flatten(gv, gt), flatten(wv, wt)) {
-			t.Fatalf("groups %d: protobuf → JSON changed records", groups)
-		}
+		sameRecordSet(t, fmt.Sprintf("groups %d: protobuf → JSON", groups), back, req)
 
 		fromJSON, err := a.DecodeOTLPJSON(marshalOracleJSON(t, req, protojson.MarshalOptions{}), Referenced, nil)
 		if err != nil {
@@ -148,9 +140,7 @@ func TestOTLPJSONProtoCross(t *testing.T) {
 		if err := proto.Unmarshal(pb, back); err != nil {
 			t.Fatal(err)
 		}
-		if gv, gt := oracleViews(back); !reflect.DeepEqual(flatten(gv, gt), flatten(wv, wt)) {
-			t.Fatalf("groups %d: JSON → protobuf changed records", groups)
-		}
+		sameRecordSet(t, fmt.Sprintf("groups %d: JSON → protobuf", groups), back, req)
 
 		// The JSON of the protobuf's records, decoded, is the regrouped
 		// request: it encodes as the protobuf's records do (as the same

@@ -250,6 +250,15 @@ func groupShape(m *logs.LogsData) [][]int {
 	return shape
 }
 
+// sameRecordSet fails the test unless got holds the log records of want,
+// however grouped and ordered, as the oracle sees them.
+func sameRecordSet(t *testing.T, what string, got, want *logs.LogsData) {
+	t.Helper()
+	if !reflect.DeepEqual(flatten(oracleViews(got)), flatten(oracleViews(want))) {
+		t.Fatalf("%s changed the records", what)
+	}
+}
+
 func flatten(views []map[string]any, times []int64) []string {
 	var out []string
 	for i, v := range views {
@@ -273,11 +282,7 @@ func TestOTLPRoundTrip(t *testing.T) {
 		if err := proto.Unmarshal(out, back); err != nil {
 			t.Fatal(err)
 		}
-		wv, wt := oracleViews(req)
-		gv, gt := oracleViews(back)
-		if !reflect.DeepEqual(flatten(gv, gt), flatten(wv, wt)) {
-			t.Fatalf("groups %d: round trip changed records", groups)
-		}
+		sameRecordSet(t, fmt.Sprintf("groups %d: round trip", groups), back, req)
 		// Regrouped: no two groups equal (3 resources, 2 scope versions
 		// in genOracleRequest).
 		if n := len(back.ResourceLogs); n != min(3, len(req.ResourceLogs)) {

@@ -24,35 +24,38 @@ func BenchmarkSplice(b *testing.B) {
 		edits["nested"](a, r)
 		r.Set(MustParsePath(".level"), a.NewStringFrom("warn"))
 	}
+	ev := mustDecode(b, NewArena(), line, Owned).appendMsgpackAs(nil, layoutEventV1)
+	formats := []struct {
+		name   string
+		in     []byte
+		decode func(a *Arena, in []byte) (*Record, error)
+		encode func(r *Record, dst []byte) []byte
+	}{
+		{"json", []byte(line), func(a *Arena, in []byte) (*Record, error) { return a.DecodeJSON(in, Referenced) },
+			(*Record).AppendJSON},
+		{"msgpack", ev, func(a *Arena, in []byte) (*Record, error) {
+			r, _, err := a.DecodeMsgpack(in, Referenced)
+			return r, err
+		}, (*Record).AppendMsgpack},
+	}
 	for _, name := range []string{"nested", "nested_and_root"} {
-		b.Run("json_"+name, func(b *testing.B) {
-			a := NewArena()
-			r := mustDecode(b, a, line, Referenced)
-			edits[name](a, r)
-			out := r.AppendJSON(nil)
-			b.SetBytes(int64(len(line)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				out = r.AppendJSON(out[:0])
-			}
-		})
-		b.Run("msgpack_"+name, func(b *testing.B) {
-			ev := mustDecode(b, NewArena(), line, Owned).appendMsgpackAs(nil, layoutEventV1)
-			a := NewArena()
-			r, _, err := a.DecodeMsgpack(ev, Referenced)
-			if err != nil {
-				b.Fatal(err)
-			}
-			edits[name](a, r)
-			out := r.AppendMsgpack(nil)
-			b.SetBytes(int64(len(ev)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				out = r.AppendMsgpack(out[:0])
-			}
-		})
+		for _, f := range formats {
+			b.Run(f.name+"_"+name, func(b *testing.B) {
+				a := NewArena()
+				r, err := f.decode(a, f.in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				edits[name](a, r)
+				out := f.encode(r, nil)
+				b.SetBytes(int64(len(f.in)))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					out = f.encode(r, out[:0])
+				}
+			})
+		}
 	}
 }
 
