@@ -507,7 +507,7 @@ func newReceiver(t *testing.T) *receiver {
 // waitFor waits until the receiver holds n records, and returns them.
 func (r *receiver) waitFor(t *testing.T, n int) []received {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r.mu.Lock()
 		got := slices.Clone(r.records)
