@@ -21,41 +21,63 @@ type Diagnostic = diag.Diagnostic
 // is nil when none of them is an error (warnings do not stop a policy).
 type Diagnostics = diag.List
 
-// An Option sets how the compiled Program runs.
-type Option func(*spec.Options)
+// An Option sets how the compiled Program runs, or where the modules it
+// imports are read.
+type Option func(*config)
+
+type config struct {
+	spec.Options
+	loader *Loader
+}
+
+// WithLoader makes l load the modules the policy imports: a Loader shared
+// by several compilations loads and reports each module once.
+func WithLoader(l *Loader) Option { return func(o *config) { o.loader = l } }
+
+// WithFiles reads the modules the policy imports with read (the default
+// is policy.ReadFile).
+func WithFiles(read ReadFunc) Option { return WithLoader(NewLoader(read)) }
+
+func configOf(opts []Option) config {
+	var o config
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.loader == nil {
+		o.loader = NewLoader(nil)
+	}
+	return o
+}
 
 // WithClock makes c the source of now() (tests and replays fix it); the
 // default is the wall clock, read once per run.
-func WithClock(c spec.Clock) Option { return func(o *spec.Options) { o.Clock = c } }
+func WithClock(c spec.Clock) Option { return func(o *config) { o.Clock = c } }
 
 // WithRandom makes r the source of the random bits of uuid_v4 and uuid_v7
 // (tests fix it: spec.SeededRandom); the default is a generator seeded
 // from crypto/rand.
-func WithRandom(r spec.Random) Option { return func(o *spec.Options) { o.Random = r } }
+func WithRandom(r spec.Random) Option { return func(o *config) { o.Random = r } }
 
 // WithLimits sets the limits of every run: the longest string a policy may
 // build, the largest record it may leave, the elements its loops may visit.
 // Zero fields keep their defaults (spec.DefaultLimits).
-func WithLimits(l spec.Limits) Option { return func(o *spec.Options) { o.Limits = l } }
+func WithLimits(l spec.Limits) Option { return func(o *config) { o.Limits = l } }
 
 // WithParams gives the policy's parameters their values; CompileFile
 // checks them before anything runs.
-func WithParams(p spec.Params) Option { return func(o *spec.Options) { o.Params = p } }
+func WithParams(p spec.Params) Option { return func(o *config) { o.Params = p } }
 
 // WithOptions sets the clock, the randomness, the limits and the
 // parameters at once.
-func WithOptions(opts spec.Options) Option { return func(o *spec.Options) { *o = opts } }
+func WithOptions(opts spec.Options) Option { return func(o *config) { o.Options = opts } }
 
 // CompileFile parses, checks and compiles one policy file, its parameters
 // given the values of WithParams. The diagnostics are every syntax and
 // type error and warning, sorted; the Program is nil when diags.Err() is
 // not.
 func CompileFile(filename string, src []byte, opts ...Option) (*vm.Program, Diagnostics) {
-	var o spec.Options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	f, info, diags := CheckFileParams(filename, src, o.Params)
+	o := configOf(opts)
+	f, info, diags := CheckFileParams(filename, src, o.Params, WithLoader(o.loader))
 	if diags.Err() != nil {
 		return nil, diags
 	}
@@ -77,25 +99,24 @@ func compileDiagnostic(filename string, f *policy.File, err error) Diagnostic {
 // for other backends too. The File and Info are nil after syntax errors.
 // Parameters without a default keep their values for run time
 // (check.Check): Info.Unbound says the file cannot be compiled yet.
-func CheckFile(filename string, src []byte) (*policy.File, *check.Info, Diagnostics) {
-	f, errs := policy.ParseFile(filename, src)
-	if len(errs) > 0 {
-		return nil, nil, diag.Sort(diag.FromSyntax(filename, errs))
-	}
-	info, diags := check.Check(f)
-	return f, info, diags
+func CheckFile(filename string, src []byte, opts ...Option) (*policy.File, *check.Info, Diagnostics) {
+	return checkFile(filename, src, check.Config{}, opts)
 }
 
 // CheckFileParams is CheckFile with the parameters given their values:
 // one without a value or a default is an error now, and the File and Info
 // are ready for any backend.
-func CheckFileParams(filename string, src []byte, params spec.Params) (*policy.File, *check.Info, Diagnostics) {
+func CheckFileParams(filename string, src []byte, params spec.Params, opts ...Option) (*policy.File, *check.Info, Diagnostics) {
+	return checkFile(filename, src, check.Config{Params: params, Bound: true}, opts)
+}
+
+func checkFile(filename string, src []byte, cfg check.Config, opts []Option) (*policy.File, *check.Info, Diagnostics) {
 	f, errs := policy.ParseFile(filename, src)
 	if len(errs) > 0 {
 		return nil, nil, diag.Sort(diag.FromSyntax(filename, errs))
 	}
-	info, diags := check.CheckParams(f, params)
-	return f, info, diags
+	info, diags := configOf(opts).loader.check(filename, src, f, cfg, false)
+	return f, info, diag.Sort(diags)
 }
 
 // Analysis is what the parser, the checker and the compiler made of one
@@ -132,19 +153,21 @@ func Analyze(filename string, src []byte, opts ...Option) *Analysis {
 		for _, d := range ds {
 			broken[d.Pos.Line] = true
 		}
-		info, more := check.Check(f)
+		info, more := configOf(opts).loader.check(filename, src, f, check.Config{}, len(errs) > 0)
 		an.Info = info
 		for _, d := range more {
-			if broken[d.Pos.Line] {
+			if d.Filename == "" {
+				d.Filename = filename
+			}
+			if d.Filename == filename && broken[d.Pos.Line] {
 				continue
 			}
-			d.Filename = filename
 			ds = append(ds, d)
 		}
 		// What only lowering finds (a policy too large for the VM's
 		// registers) is an error too: check refuses what run refuses.
 		// A parameter without a value leaves nothing to lower yet.
-		if !ds.HasErrors() && !info.Unbound {
+		if !ds.HasErrors() && !info.Unbound && !f.Module {
 			prog, err := Compile(f, info, opts...)
 			if err != nil {
 				ds = append(ds, compileDiagnostic(filename, f, err))
@@ -173,10 +196,10 @@ func Compile(f *policy.File, info *check.Info, opts ...Option) (prog *vm.Program
 	if info.Unbound {
 		return nil, check.ErrUnbound
 	}
-	var o spec.Options
-	for _, opt := range opts {
-		opt(&o)
+	if f.Module {
+		return nil, errModule
 	}
+	o := configOf(opts).Options
 	o.Limits = o.Limits.OrDefault()
 	g := newGen(f, info, o)
 	g.stmts(dropFirst(f.Stmts, vm.SizeCheckAt(o.Limits)))

@@ -39,6 +39,9 @@ func (g *gen) expr(e policy.Expr) reg {
 	case *policy.ParenExpr:
 		return g.expr(e.X)
 	case *policy.RootExpr, *policy.FieldExpr, *policy.IndexExpr:
+		if k := g.info.Consts[e]; k != nil {
+			return g.expr(k.Value) // a module's constant, net.marker
+		}
 		return g.read(e, false)
 	case *policy.MetaExpr:
 		r := g.newReg()

@@ -51,6 +51,10 @@ func (g *gen) fold(e policy.Expr) (vm.Reg, bool) {
 		}
 	case *policy.BinaryExpr:
 		return g.foldBinary(e)
+	case *policy.FieldExpr:
+		if k := g.info.Consts[e]; k != nil {
+			return g.fold(k.Value) // a module's constant, net.marker
+		}
 	case *policy.Ident:
 		// A constant, or a parameter or local bound to a constant (an
 		// argument of an inlined call): locals are immutable.

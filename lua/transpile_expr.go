@@ -126,6 +126,9 @@ func (g *gen) lit(x *policy.BasicLit, t *types.Type) string {
 // shallow, whether only its kind is (a step through an array or map reads
 // one element, not all of them).
 func (g *gen) read(e policy.Expr, final, shallow bool) string {
+	if k := g.info.Consts[e]; k != nil {
+		return g.exprAs(k.Value, g.info.Types[e]) // a module's constant, net.marker
+	}
 	switch x := e.(type) {
 	case *policy.ParenExpr:
 		return g.read(x.X, final, shallow)

@@ -21,10 +21,18 @@ const maxFnLocals = 30
 
 // funcs writes the functions of f into g.fns.
 func (g *gen) funcs(f *policy.File) {
+	// The imported modules' functions first, each module once, then
+	// the file's own.
 	var fns []*check.Func
-	for _, d := range f.Decls {
-		if fd, ok := d.(*policy.FuncDecl); ok && g.info.FuncDecls[fd] != nil {
-			fns = append(fns, g.info.FuncDecls[fd])
+	files := make([]*policy.File, 0, len(g.info.Modules)+1)
+	for _, m := range g.info.Modules {
+		files = append(files, m.File)
+	}
+	for _, file := range append(files, f) {
+		for _, d := range file.Decls {
+			if fd, ok := d.(*policy.FuncDecl); ok && g.info.FuncDecls[fd] != nil {
+				fns = append(fns, g.info.FuncDecls[fd])
+			}
 		}
 	}
 	if len(fns) == 0 {

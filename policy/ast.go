@@ -40,8 +40,11 @@ type TypeExpr interface {
 type File struct {
 	Filename string
 
-	Policy  Pos    // position of the "policy" keyword
-	Name    string // the policy's name, unquoted
+	Policy Pos // position of the "policy" keyword, or of "module" in a module
+	// Module is set in a module file (module "name"): it holds imports,
+	// constants, functions and tests only.
+	Module  bool
+	Name    string // the policy's or module's name, unquoted
 	NamePos Pos
 	OnFault OnFault // what a fault does to the record
 	// OnFaultPos is the position of the on_fault action word, invalid if absent.
@@ -51,7 +54,10 @@ type File struct {
 	// Decls are the const and fn declarations, in source order; with the
 	// schema they come after the header and before the statements, in
 	// any order.
-	Decls    []Decl
+	Decls []Decl
+	// Imports are the import declarations, in source order; they are
+	// declarations too, laid out among Decls by position.
+	Imports  []*ImportDecl
 	Stmts    []Stmt
 	Tests    []*Test
 	Comments []*Comment // every comment, in source order
@@ -216,8 +222,11 @@ type IndexExpr struct {
 	Rbrack Pos
 }
 
-// CallExpr is a call of a built-in function.
+// CallExpr is a call of a built-in function, of a function the file
+// declares, or, with Qual, of a function of an imported module
+// (net.mask_ip(.ip)).
 type CallExpr struct {
+	Qual   *Ident // the module's name before the '.', nil if unqualified
 	Fun    *Ident
 	Lparen Pos
 	Args   []Expr
@@ -320,17 +329,22 @@ type MapEntry struct {
 // BadExpr stands for an expression that did not parse.
 type BadExpr struct{ From, To Pos }
 
-func (x *RootExpr) Pos() Pos   { return x.Dot }
-func (x *RootExpr) End() Pos   { return x.Dot.Advance(".") }
-func (x *MetaExpr) Pos() Pos   { return x.Percent }
-func (x *MetaExpr) End() Pos   { return x.Percent.Advance("%" + x.Name) }
-func (x *Ident) Pos() Pos      { return x.NamePos }
-func (x *Ident) End() Pos      { return x.NamePos.Advance(x.Name) }
-func (x *FieldExpr) Pos() Pos  { return x.X.Pos() }
-func (x *FieldExpr) End() Pos  { return x.NamePos.Advance(fieldText(x)) }
-func (x *IndexExpr) Pos() Pos  { return x.X.Pos() }
-func (x *IndexExpr) End() Pos  { return x.Rbrack.Advance("]") }
-func (x *CallExpr) Pos() Pos   { return x.Fun.Pos() }
+func (x *RootExpr) Pos() Pos  { return x.Dot }
+func (x *RootExpr) End() Pos  { return x.Dot.Advance(".") }
+func (x *MetaExpr) Pos() Pos  { return x.Percent }
+func (x *MetaExpr) End() Pos  { return x.Percent.Advance("%" + x.Name) }
+func (x *Ident) Pos() Pos     { return x.NamePos }
+func (x *Ident) End() Pos     { return x.NamePos.Advance(x.Name) }
+func (x *FieldExpr) Pos() Pos { return x.X.Pos() }
+func (x *FieldExpr) End() Pos { return x.NamePos.Advance(fieldText(x)) }
+func (x *IndexExpr) Pos() Pos { return x.X.Pos() }
+func (x *IndexExpr) End() Pos { return x.Rbrack.Advance("]") }
+func (x *CallExpr) Pos() Pos {
+	if x.Qual != nil {
+		return x.Qual.Pos()
+	}
+	return x.Fun.Pos()
+}
 func (x *CallExpr) End() Pos   { return x.Rparen.Advance(")") }
 func (x *BinaryExpr) Pos() Pos { return x.X.Pos() }
 func (x *BinaryExpr) End() Pos { return x.Y.End() }
@@ -581,6 +595,24 @@ func (d *ParamDecl) End() Pos {
 	return d.Type.End()
 }
 
+// ImportDecl is `import "path.policy"` or `import "path.policy" as Name`:
+// the module in the file at Path, relative to the importing file, under
+// its declared name or under Name.
+type ImportDecl struct {
+	Import Pos
+	Path   *BasicLit
+	As     Pos    // the word as, invalid without it
+	Name   *Ident // the name after as, nil without it
+}
+
+func (d *ImportDecl) Pos() Pos { return d.Import }
+func (d *ImportDecl) End() Pos {
+	if d.Name != nil {
+		return d.Name.End()
+	}
+	return d.Path.End()
+}
+
 func (*ConstDecl) declNode() {}
 func (*FuncDecl) declNode()  {}
 func (*ParamDecl) declNode() {}
@@ -628,6 +660,9 @@ type Test struct {
 	// Params are the test's `param name value` lines: the values of the
 	// policy's parameters the test loads it with.
 	Params []*TestParam
+	// Asserts are the `assert C` lines of a module's test, which has no
+	// input and no expect.
+	Asserts []*Assert
 
 	Rbrace Pos
 }
@@ -639,6 +674,16 @@ type TestParam struct {
 	Name  *Ident
 	Value Expr
 }
+
+// Assert is `assert Cond` in a module's test: a bool expression over
+// constants and calls of functions.
+type Assert struct {
+	Assert Pos
+	Cond   Expr
+}
+
+func (a *Assert) Pos() Pos { return a.Assert }
+func (a *Assert) End() Pos { return a.Cond.End() }
 
 func (t *TestParam) Pos() Pos { return t.Param }
 func (t *TestParam) End() Pos { return t.Value.End() }

@@ -31,7 +31,7 @@ func TestSyntaxDocExamples(t *testing.T) {
 			s := strings.TrimSpace(cell)
 			s = strings.TrimSuffix(strings.TrimPrefix(s, "`"), "`")
 			s = strings.ReplaceAll(s, "⏎", "\n")
-			if !strings.HasPrefix(s, "policy") && code != CodeMissingHeader {
+			if !strings.HasPrefix(s, "policy") && !strings.HasPrefix(s, "module") && code != CodeMissingHeader {
 				s = "policy \"p\"\n" + s
 			}
 			return s + "\n"

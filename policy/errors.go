@@ -45,6 +45,8 @@ const (
 	CodeReturnOutside      = "E0031" // return outside the body of a function
 	CodeFuncHeader         = "E0032" // a fn header that is not fn name(p: T, ...) R {
 	CodeParamHeader        = "E0033" // a param declaration that is not param name: T [= E]
+	CodeModuleBody         = "E0034" // a module file holding what only a policy holds (schema, param, statements)
+	CodeImportDecl         = "E0035" // an import that is not import "path.policy" [as name]
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -83,6 +85,8 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeReturnOutside, "return is a statement of function bodies only; a policy ends with drop or stop"},
 	{CodeFuncHeader, "a function is declared fn name(p: T, q: U = constant) R { ... }"},
 	{CodeParamHeader, "a parameter is declared param name: T, or param name: T = constant"},
+	{CodeModuleBody, "a module holds import, const, fn and test declarations only: no schema, param, on_fault or statements"},
+	{CodeImportDecl, `an import is written import "path.policy", or import "path.policy" as name`},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -273,7 +273,11 @@ func lastLineWidth(s string) int {
 
 func (p *printer) file(f *File) {
 	p.item(f.Policy, 0, false)
-	p.tok(f.Policy, "policy")
+	if f.Module {
+		p.tok(f.Policy, "module")
+	} else {
+		p.tok(f.Policy, "policy")
+	}
 	p.text(" ")
 	p.tok(f.NamePos, Quote(f.Name))
 	if f.OnFaultPos.IsValid() {
@@ -292,6 +296,9 @@ func (p *printer) file(f *File) {
 		decls = append(decls, f.Schema)
 	}
 	for _, d := range f.Decls {
+		decls = append(decls, d)
+	}
+	for _, d := range f.Imports {
 		decls = append(decls, d)
 	}
 	slices.SortStableFunc(decls, func(a, b Node) int { return a.Pos().Offset - b.Pos().Offset })
@@ -319,6 +326,9 @@ func sameLineKind(a, b Node) bool {
 	case *ParamDecl:
 		_, ok := b.(*ParamDecl)
 		return ok
+	case *ImportDecl:
+		_, ok := b.(*ImportDecl)
+		return ok
 	}
 	return false
 }
@@ -332,6 +342,13 @@ func (p *printer) decl(d Node) {
 		}
 		if d.Type != nil {
 			p.objectType(d.Type, 0)
+		}
+	case *ImportDecl:
+		p.tok(d.Import, "import ")
+		p.tok(d.Path.ValuePos, d.Path.Raw)
+		if d.Name != nil {
+			p.text(" as ")
+			p.tok(d.Name.NamePos, d.Name.Name)
 		}
 	case *ConstDecl:
 		p.tok(d.Const, "const ")
@@ -496,6 +513,12 @@ func (p *printer) test(t *Test) {
 		lines = append(lines, line{t.Tag.Pos(), func() {
 			p.text("tag    ")
 			p.tok(t.Tag.Pos(), t.Tag.Raw)
+		}})
+	}
+	for _, a := range t.Asserts {
+		lines = append(lines, line{a.Assert, func() {
+			p.tok(a.Assert, "assert ")
+			p.expr(a.Cond)
 		}})
 	}
 	if t.ExpectPos.IsValid() {

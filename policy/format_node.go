@@ -151,6 +151,9 @@ func (p *printer) expr(x Expr) {
 		p.expr(x.Index)
 		p.tok(x.Rbrack, "]")
 	case *CallExpr:
+		if x.Qual != nil {
+			p.tok(x.Qual.NamePos, x.Qual.Name+".")
+		}
 		p.tok(x.Fun.NamePos, x.Fun.Name)
 		p.tok(x.Lparen, "(")
 		if len(x.Args) > 0 && x.Args[0].Pos().Line > x.Lparen.Line {

@@ -251,7 +251,7 @@ func (p *parser) stmtTok() Token {
 	return IDENT
 }
 
-// sectionWord is SCHEMA, TEST, CONST, FN or PARAM when the current token is that
+// sectionWord is SCHEMA, TEST, CONST, FN, PARAM or IMPORT when the current token is that
 // word, and IDENT otherwise.
 func (p *parser) sectionWord() Token {
 	switch {
@@ -265,6 +265,8 @@ func (p *parser) sectionWord() Token {
 		return FN
 	case p.word(PARAM):
 		return PARAM
+	case p.word(IMPORT):
+		return IMPORT
 	}
 	return IDENT
 }
@@ -281,6 +283,8 @@ func (p *parser) opensSection() bool {
 		return n.tok == STRING || n.tok == RAWSTRING || n.tok == IDENT || n.tok == LBRACE
 	case CONST, FN, PARAM:
 		return n.tok == IDENT
+	case IMPORT:
+		return n.tok == STRING || n.tok == RAWSTRING
 	}
 	return false
 }
@@ -298,7 +302,7 @@ func (p *parser) atStmtEnd() bool {
 // isStmtStart reports whether tok begins a statement or a top-level section.
 func isStmtStart(tok Token) bool {
 	switch tok {
-	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY, CONST, FN, PARAM, RETURN:
+	case SET, REMOVE, RENAME, LIFT, DROP, STOP, IF, LET, FOR, SCHEMA, TEST, POLICY, CONST, FN, PARAM, RETURN, IMPORT:
 		return true
 	}
 	return false
@@ -373,6 +377,8 @@ func (p *parser) parseFile() {
 	p.skipNewlines()
 	if p.t.tok == POLICY {
 		p.parseHeader()
+	} else if p.word(MODULE) && (p.peek().tok == STRING || p.peek().tok == RAWSTRING) {
+		p.parseModuleHeader()
 	} else {
 		p.errorAt(p.t.pos, p.t.end, CodeMissingHeader, `start the file with a line such as: policy "my-policy"`,
 			"missing policy header: expected policy \"name\", found %s", p.describe())
@@ -398,7 +404,19 @@ func (p *parser) parseFile() {
 			p.errorHere(CodeDuplicateHeader, "a file holds exactly one policy; put the other in its own file", "second policy header")
 			p.next()
 			p.sync()
+		case IMPORT:
+			if d := p.parseImport(); d != nil {
+				if state > inDecls {
+					p.errorAt(d.Pos(), d.Pos().Advance("import"), CodeSectionOrder, "move the import up, above the first statement",
+						"import declarations come before the statements and tests")
+				}
+				f.Imports = append(f.Imports, d)
+				state = max(state, inDecls)
+			}
 		case SCHEMA:
+			if f.Module {
+				p.notInModule("a schema")
+			}
 			s := p.parseSchema()
 			switch {
 			case f.Schema != nil:
@@ -421,6 +439,9 @@ func (p *parser) parseFile() {
 			case FN:
 				d = p.parseFunc()
 			default:
+				if f.Module {
+					p.notInModule("a param")
+				}
 				d = p.parseParamDecl()
 			}
 			if d == nil {
@@ -441,7 +462,9 @@ func (p *parser) parseFile() {
 			p.errorHere(CodeUnexpectedStmt, "", "unexpected '}' with no block to close")
 			p.next()
 		default:
-			if state == inTests && isStmtStart(p.stmtTok()) {
+			if f.Module && p.t.tok != RBRACE {
+				p.notInModule("a statement")
+			} else if state == inTests && isStmtStart(p.stmtTok()) {
 				p.errorHere(CodeSectionOrder, "move the statement above the first test block", "statement after a test block; statements come before the tests")
 			}
 			if s := p.parseStmt(); s != nil {

@@ -275,6 +275,14 @@ func (p *parser) parseTest() *Test {
 			p.nextWord()
 			t.Input = p.parseExpr()
 			p.expectStmtEnd("input value")
+		case p.word(ASSERT):
+			if !p.file.Module {
+				p.errorHere(CodeTestBlock, "assert lines are for the tests of a module; a policy's test gives input and expect",
+					"assert in a policy's test %q", t.Name)
+				p.sync()
+				continue
+			}
+			t.Asserts = append(t.Asserts, p.parseAssert())
 		case p.word(PARAM):
 			if prm := p.parseTestParam(t); prm != nil {
 				t.Params = append(t.Params, prm)
@@ -317,6 +325,13 @@ func (p *parser) parseTest() *Test {
 		}
 	}
 	switch {
+	case p.file.Module:
+		if t.InputPos.IsValid() || t.ExpectPos.IsValid() || len(t.Params) > 0 {
+			p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "a module runs no records: test its functions with assert lines, assert f(1) == 2",
+				"test %q of a module has input, param or expect", t.Name)
+		} else if len(t.Asserts) == 0 {
+			p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "add a line assert C, C a bool over constants and calls", "test %q has no assert", t.Name)
+		}
 	case !t.InputPos.IsValid() && !t.ExpectPos.IsValid():
 		p.errorAt(t.Test, t.Test.Advance("test"), CodeTestBlock, "add the lines input {json} and expect {json} (or dropped, or fault)", "test %q has no input and no expect", t.Name)
 	case !t.InputPos.IsValid():

@@ -66,6 +66,14 @@ func TestParseErrors(t *testing.T) {
 		{h + "const = 1", "2:1 E0028", "expected a statement", ""},
 		{h + "const c == 1", "2:9 E0012", "expected '=' after the name in const", ""},
 		{h + "fn if() int {\n  return 1\n}", "2:4 E0021", "reserved word", ""},
+		{"module \"m\"\nschema {\n}", "2:1 E0034", "a schema in module \"m\"", "module holds import, const, fn and test only"},
+		{"module \"m\"\nset .a = 1", "2:1 E0034", "a statement in module", ""},
+		{"module \"m\"\nparam p: int", "2:1 E0034", "a param in module", ""},
+		{"module \"m\" on_fault drop", "1:12 E0034", "a module has no on_fault", ""},
+		{h + "import net", "2:8 E0035", "expected the module's path after import", ""},
+		{h + "import \"n.policy\" as 1", "2:22 E0035", "expected a name after as", ""},
+		{h + "test \"t\" {\n  input {}\n  assert 1 == 1\n  expect {}\n}", "4:3 E0020", "assert in a policy's test", "tests of a module"},
+		{"module \"m\"\ntest \"t\" {\n  input {}\n  assert true\n}", "2:1 E0020", "of a module has input", "assert lines"},
 		{h + "param env = \"prod\"", "2:11 E0033", "expected ':' and a type after the parameter env", "param env: string"},
 		{h + "set .a = 1\nparam p: int", "3:1 E0009", "param declarations come before the statements", ""},
 		{h + "test \"t\" input {}", "2:10 E0010", "after the test name", ""},
@@ -200,6 +208,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nlet if = 1", "policy \"p\"\nset .a = 1 2", "policy \"p\"\nset .a =", "policy \"p\"\nfor v in .a {\n}",
 		"policy \"p\"\nschema {\n  a int\n}", "policy p", "policy \"p\"\nset .a = .b(1)", "policy \"p\"\nelse {\n}",
 		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
+		"module \"m\"\nset .a = 1", "policy \"p\"\nimport 1",
 		"policy \"p\"\nschema otel {\n}", "policy \"p\"\nreturn 1", "policy \"p\"\nfn f {\n}", "policy \"p\"\nparam p = 1",
 	} {
 		_, errs := ParseFile("x", []byte(src))

@@ -127,6 +127,10 @@ func (p *parser) parsePostfixOf(x Expr) Expr {
 			if p.afterNL && p.t.bol {
 				return x
 			}
+			if c := p.qualifiedCall(x); c != nil {
+				x = c
+				continue
+			}
 			from := x.Pos()
 			p.errorAt(p.t.pos, p.t.end, CodeBadCall, "only the built-in functions can be called, by name: len(x)", "cannot call %s", exprKind(x))
 			p.parseArgs()

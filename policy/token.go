@@ -95,6 +95,10 @@ const (
 	FN
 	RETURN
 	PARAM
+	MODULE
+	IMPORT
+	AS
+	ASSERT
 	contextualEnd
 )
 
@@ -167,6 +171,10 @@ var tokens = [...]string{
 	FN:        "fn",
 	RETURN:    "return",
 	PARAM:     "param",
+	MODULE:    "module",
+	IMPORT:    "import",
+	AS:        "as",
+	ASSERT:    "assert",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",

@@ -12,6 +12,9 @@ import (
 )
 
 func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
+	if e.Qual != nil {
+		return c.qualifiedCall(e, st)
+	}
 	if fn := c.funcs[e.Fun.Name]; fn != nil {
 		return c.callFunc(e, fn, st)
 	}

@@ -53,18 +53,31 @@ type Info struct {
 	// in Types; for a function, the default expressions of its
 	// declaration). Backends read arguments through Args.
 	Defaults map[*policy.CallExpr][]policy.Expr
-	// Consts maps each identifier that names a constant to it; backends
-	// compile it as the constant's value.
-	Consts map[*policy.Ident]*Const
+	// Consts maps each identifier that names a constant, and each
+	// module.name that names a module's constant (a FieldExpr), to it;
+	// backends compile it as the constant's value.
+	Consts map[policy.Expr]*Const
 	// Funcs holds the function each call of a declared function calls
 	// (Calls holds those of built-ins), and FuncDecls the function of
 	// each declaration.
 	Funcs     map[*policy.CallExpr]*Func
 	FuncDecls map[*policy.FuncDecl]*Func
+	// Modules are the modules the file imports, directly or through
+	// other modules, each once, every module after those it imports.
+	// Their side tables are in the maps above.
+	Modules []*Module
+	// Qualifiers maps the module name of each qualified call or
+	// constant (the net of net.mask(.ip)) to the import that declares it.
+	Qualifiers map[*policy.Ident]*policy.ImportDecl
 	// Unbound is set when a parameter's value comes at run time only
 	// (Check, not CheckParams): the file checks, but no backend can
 	// compile it until the value is known.
 	Unbound bool
+
+	// modConsts and modFuncs are the file's constants and functions by
+	// name, for a module's importers (CheckModule).
+	modConsts map[string]*Const
+	modFuncs  map[string]*Func
 }
 
 // Args returns the arguments of the call e, those it leaves out filled in
@@ -108,9 +121,9 @@ type InSet struct {
 // (sorted; errors and warnings). It does not stop at the first error.
 // Parameters without a default are typed by their declaration, their
 // values left to run time (CheckParams gives them).
-func Check(f *policy.File) (*Info, diag.List) { return check(f, nil, false) }
+func Check(f *policy.File) (*Info, diag.List) { return check(f, nil, false, nil) }
 
-func check(f *policy.File, params spec.Params, bound bool) (*Info, diag.List) {
+func check(f *policy.File, params spec.Params, bound bool, imports Imports) (*Info, diag.List) {
 	c := &checker{
 		params: params,
 		bound:  bound,
@@ -126,9 +139,11 @@ func check(f *policy.File, params spec.Params, bound bool) (*Info, diag.List) {
 			InSets:        map[*policy.BinaryExpr]*InSet{},
 
 			Defaults:  map[*policy.CallExpr][]policy.Expr{},
-			Consts:    map[*policy.Ident]*Const{},
+			Consts:    map[policy.Expr]*Const{},
 			Funcs:     map[*policy.CallExpr]*Func{},
 			FuncDecls: map[*policy.FuncDecl]*Func{},
+
+			Qualifiers: map[*policy.Ident]*policy.ImportDecl{},
 		},
 		globals:  map[string]policy.Decl{},
 		consts:   map[string]*Const{},
@@ -143,7 +158,9 @@ func check(f *policy.File, params spec.Params, bound bool) (*Info, diag.List) {
 	c.otlp = f.IsOTLP()
 	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
+	c.importDecls(f.Imports, imports)
 	c.decls(f.Decls)
+	c.info.modConsts, c.info.modFuncs = c.consts, c.funcs
 	if bound {
 		c.unknownParams()
 	}
@@ -194,6 +211,9 @@ type checker struct {
 	// the constants whose values are being typed, innermost last.
 	fn      *funcCtx
 	inConst []*Const
+	// imports are the modules the file imports, by the name each is
+	// imported under (modules.go).
+	imports map[string]*imported
 	// params are the values given to the parameters; bound says they
 	// were given (CheckParams), so that one left out is an error.
 	params spec.Params

@@ -59,6 +59,12 @@ const (
 	CodeParamMissing  = "E0610" // a param without a default given no value
 	CodeParamUnknown  = "E0611" // a value given for a param the policy does not declare
 	CodeParamValue    = "E0612" // a param given a value of another type than its declared one
+	CodeImportClash   = "E0613" // two imports under one name
+	CodeImportCycle   = "E0614" // a module that imports itself, directly or through others
+	CodeImportFile    = "E0615" // an import whose file cannot be read, or is not a module
+	CodeUnknownModule = "E0616" // module.name where no import has that name
+	CodeUnknownMember = "E0617" // module.name where the module declares no such function or constant
+	CodeAssert        = "E0618" // an assert that is not a bool, or reads the record
 	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
@@ -126,6 +132,12 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeParamMissing, "a parameter without a default must be given a value when the policy is loaded"},
 	{CodeParamUnknown, "a value is given for a parameter the policy does not declare"},
 	{CodeParamValue, "a parameter's value must have the parameter's declared type"},
+	{CodeImportClash, "each import brings its module in under its own name: the module's declared name, or the name after as"},
+	{CodeImportCycle, "modules cannot import themselves, directly or through other modules"},
+	{CodeImportFile, "an import names a module file, relative to the importing file, that starts with module \"name\""},
+	{CodeUnknownModule, "a qualified name (net.mask_ip) starts with the name of an import"},
+	{CodeUnknownMember, "the module declares no function or constant of this name"},
+	{CodeAssert, "an assert of a module's test is a bool over constants and calls"},
 	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},

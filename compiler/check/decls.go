@@ -33,7 +33,10 @@ type Const struct {
 // parameters only) and no call graph through it is recursive, so a
 // backend may inline it at every call or compile it once.
 type Func struct {
-	Name   string
+	Name string
+	// Module is the name of the module that declares it, empty for a
+	// policy's own function.
+	Module string
 	Decl   *policy.FuncDecl
 	Params []*Local // of kind Param, in order
 	Result *types.Type
@@ -59,6 +62,15 @@ func (f *Func) Sig() string {
 	}
 	fmt.Fprintf(&b, ") %s", f.Result)
 	return b.String()
+}
+
+// FullName is the function's name as a caller outside its module writes
+// it, module.name, and its name alone for a policy's own function.
+func (f *Func) FullName() string {
+	if f.Module == "" {
+		return f.Name
+	}
+	return f.Module + "." + f.Name
 }
 
 // required is the number of parameters without a default.
@@ -104,6 +116,9 @@ func (c *checker) decls(ds []policy.Decl) {
 			c.consts[id.Name] = &Const{Name: id.Name, Param: d}
 		case *policy.FuncDecl:
 			f := &Func{Name: id.Name, Decl: d}
+			if c.file.Module {
+				f.Module = c.file.Name
+			}
 			c.funcs[id.Name] = f
 			c.info.FuncDecls[d] = f
 		}
@@ -161,6 +176,11 @@ func (c *checker) constExpr(e policy.Expr) bool {
 			return false
 		}
 		var what string
+		if fx, ok := n.(*policy.FieldExpr); ok {
+			if _, ok := c.qualified(fx); ok {
+				return false // a module's constant
+			}
+		}
 		switch n := n.(type) {
 		case *policy.RootExpr, *policy.MetaExpr, *policy.FieldExpr, *policy.IndexExpr:
 			what = recordAccess(n.(policy.Expr))
@@ -206,7 +226,7 @@ func (c *checker) constLit(e policy.Expr) (*policy.BasicLit, bool) {
 		switch x := policy.Unparen(e).(type) {
 		case *policy.BasicLit:
 			return x, x.Kind == policy.LitString
-		case *policy.Ident:
+		case *policy.Ident, *policy.FieldExpr:
 			k := c.info.Consts[x]
 			if k == nil || k.Value == nil {
 				return nil, false
@@ -224,9 +244,8 @@ func (c *checker) constLit(e policy.Expr) (*policy.BasicLit, bool) {
 // value is checked where it is given (CheckParams).
 func (c *checker) unboundConst(e policy.Expr) bool {
 	for range 100 { // constants are acyclic (E0603): 100 is plenty
-		id, ok := policy.Unparen(e).(*policy.Ident)
-		k := c.info.Consts[id]
-		if !ok || k == nil {
+		k := c.info.Consts[policy.Unparen(e)]
+		if k == nil {
 			return false
 		}
 		if k.Value == nil {

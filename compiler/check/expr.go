@@ -468,7 +468,7 @@ func (c *checker) constList(e policy.Expr) (*policy.ListLit, bool) {
 		switch x := policy.Unparen(e).(type) {
 		case *policy.ListLit:
 			return x, true
-		case *policy.Ident:
+		case *policy.Ident, *policy.FieldExpr:
 			k := c.info.Consts[x]
 			if k == nil || k.Value == nil {
 				return nil, false

@@ -22,11 +22,8 @@ func checkSource(name string, src []byte) (*Info, []diag.Diagnostic) {
 	var info *Info
 	if f != nil {
 		var more []diag.Diagnostic
-		if params, ok := paramsIn(src); ok {
-			info, more = CheckParams(f, params)
-		} else {
-			info, more = Check(f)
-		}
+		params, bound := paramsIn(src)
+		info, more = Config{Params: params, Bound: bound, Imports: testImports(f)}.Check(f)
 		ds = append(ds, more...)
 	}
 	return info, diag.Sort(ds)
@@ -73,4 +70,39 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testModules are the modules the tests' sources may import, by path
+// (package compiler tests the loader that reads them from files).
+var testModules = map[string]string{
+	"net.policy": `module "net"
+const marker = "[ip]"
+fn mask_ip(ip: string) string {
+  return ip
+}
+`,
+	"net2.policy": `module "net"
+const other = 1
+`,
+}
+
+// testImports checks the modules f imports from testModules.
+func testImports(f *policy.File) Imports {
+	imports := Imports{}
+	for _, d := range f.Imports {
+		src, ok := testModules[d.Path.Str]
+		if !ok {
+			continue
+		}
+		mf, errs := policy.ParseFile(d.Path.Str, []byte(src))
+		if len(errs) > 0 {
+			panic(errs)
+		}
+		m, ds := CheckModule(mf, d.Path.Str, testImports(mf))
+		if len(ds) > 0 {
+			panic(ds)
+		}
+		imports[d] = m
+	}
+	return imports
 }

@@ -25,7 +25,7 @@ import (
 // its declaration, and the file cannot be compiled while one has no value
 // (Info.Unbound).
 func CheckParams(f *policy.File, params spec.Params) (*Info, diag.List) {
-	return check(f, params, true)
+	return check(f, params, true, nil)
 }
 
 // ErrUnbound is what a backend returns for a file checked without the

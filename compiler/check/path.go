@@ -73,6 +73,11 @@ func (c *checker) readRef(e policy.Expr, st *state) (t, guard *types.Type, r pat
 	case *policy.MetaExpr:
 		t = metaType(e.Name)
 	case *policy.FieldExpr:
+		if qual, ok := c.qualified(e); ok {
+			t = c.qualifiedConst(e, qual)
+			c.info.Types[e] = t
+			return t, nil, pathRef{}
+		}
 		xt, xg, xr := c.operand(e.X, st)
 		s := seg{kind: segField, name: e.Name}
 		t = c.member(e, e.X, xt, s, nil)

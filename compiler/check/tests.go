@@ -23,6 +23,7 @@ func (c *checker) tests(ts []*policy.Test) {
 		} else {
 			names[t.Name] = t
 		}
+		c.asserts(t)
 		if t.Input != nil {
 			if bad := nonConstObject(t.Input); bad != nil {
 				c.report(constErr(bad, t.Input, CodeTestInput, "test input"))

@@ -36,6 +36,10 @@ type Diagnostic struct {
 	Label    string     // the text beside the carets, explaining the span
 	Hint     string     // how to fix it, when one helps
 	Filename string
+	// Source is the text of Filename when it is another file than the
+	// one checked (a module's diagnostic, seen from a policy that
+	// imports it), for WriteText; empty otherwise.
+	Source string
 }
 
 // String is the diagnostic on one line, its control characters escaped

@@ -15,7 +15,7 @@ import (
 // WriteText writes ds in the layout of docs/language.md, "Diagnostics", one
 // block per diagnostic separated by blank lines. src is the source of the
 // diagnostics' file (all of ds must come from it); without it the source
-// line is left out.
+// line is left out. A diagnostic with its own Source is shown from it.
 //
 //	error[E0301]: cannot compare int with string
 //	  --> checkout.policy:7:11
@@ -40,6 +40,9 @@ func writeOne(b *bytes.Buffer, src []byte, d Diagnostic) {
 	// shown with its control characters escaped: a terminal would act on
 	// them.
 	esc := termesc.String
+	if d.Source != "" {
+		src = []byte(d.Source)
+	}
 	fmt.Fprintf(b, "%s[%s]: %s\n", d.Severity, esc(d.Code), esc(d.Msg))
 	line, ok := sourceLine(src, d.Pos.Offset)
 	num := strconv.Itoa(d.Pos.Line)
