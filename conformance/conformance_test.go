@@ -75,3 +75,32 @@ func TestCorpusSize(t *testing.T) {
 	}
 	t.Logf("%d test blocks", n)
 }
+
+// TestModules runs the tests of the corpus's modules (modules/, which
+// cases/module_*.policy import) on every backend.
+func TestModules(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("modules", "*.policy"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no modules: %v", err)
+	}
+	for _, fn := range files {
+		src, err := os.ReadFile(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(fn), ".policy"), func(t *testing.T) {
+			f, _, diags := compiler.CheckFile(fn, src)
+			if diags.HasErrors() || !f.Module {
+				t.Fatalf("%s: not a clean module: %v", fn, diags)
+			}
+			if len(f.Tests) == 0 {
+				t.Errorf("%s has no test blocks", fn)
+			}
+			for _, r := range policytest.RunModule(src, f, backends) {
+				for _, msg := range r.Failures {
+					t.Errorf("%s:%d: %s: %s", fn, r.Test.Pos().Line, r.Name(), msg)
+				}
+			}
+		})
+	}
+}

@@ -48,7 +48,7 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 		}
 		res := Result{File: f.Filename, Test: t}
 		if withParams {
-			tinfo, msgs := checkParams(f, t)
+			tinfo, msgs := checkParams(f, info.Imports, t)
 			if len(msgs) > 0 {
 				res.Failures = msgs
 				out = append(out, res)
@@ -104,7 +104,7 @@ func declaresParams(f *policy.File) bool {
 // checkParams checks f with the values of t's param lines, and returns
 // its errors as failures of the test: a value missing, unknown or of the
 // wrong type.
-func checkParams(f *policy.File, t *policy.Test) (*check.Info, []string) {
+func checkParams(f *policy.File, imports check.Imports, t *policy.Test) (*check.Info, []string) {
 	params := spec.Params{}
 	var msgs []string
 	for _, prm := range t.Params {
@@ -115,7 +115,7 @@ func checkParams(f *policy.File, t *policy.Test) (*check.Info, []string) {
 		}
 		params[prm.Name.Name] = spec.Param{Value: v, Where: fmt.Sprintf("line %d (test %q)", prm.Param.Line, t.Name)}
 	}
-	info, ds := check.CheckParams(f, params)
+	info, ds := check.Config{Params: params, Bound: true, Imports: imports}.Check(f)
 	for _, d := range ds {
 		if d.Severity == diag.Error {
 			msgs = append(msgs, fmt.Sprintf("%d:%d: error[%s]: %s", d.Pos.Line, d.Pos.Col, d.Code, d.Msg))

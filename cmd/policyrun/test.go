@@ -43,13 +43,14 @@ func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	passed, failed := 0, 0
+	loader := compiler.NewLoader(nil) // each module checked once
 	for _, name := range files {
 		src, err := policy.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun test: %v\n", err)
 			return 2
 		}
-		f, info, diags := compiler.CheckFile(name, src)
+		f, info, diags := compiler.CheckFile(name, src, compiler.WithLoader(loader))
 		if diags.HasErrors() {
 			fmt.Fprintf(stdout, "FAIL %s: the policy does not compile\n", name)
 			diag.WriteText(stdout, src, diags)
@@ -60,7 +61,11 @@ func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		for _, r := range policytest.RunFile(f, info, bs) {
+		results := func() []policytest.Result { return policytest.RunFile(f, info, bs) }
+		if f.Module {
+			results = func() []policytest.Result { return policytest.RunModule(src, f, bs) }
+		}
+		for _, r := range results() {
 			where := fmt.Sprintf("%s:%d", name, r.Test.Pos().Line)
 			if r.Passed() {
 				passed++

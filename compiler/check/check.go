@@ -66,6 +66,9 @@ type Info struct {
 	// other modules, each once, every module after those it imports.
 	// Their side tables are in the maps above.
 	Modules []*Module
+	// Imports are the modules the file's imports load, as the check was
+	// given them: a check again with parameters' values takes them.
+	Imports Imports
 	// Qualifiers maps the module name of each qualified call or
 	// constant (the net of net.mask(.ip)) to the import that declares it.
 	Qualifiers map[*policy.Ident]*policy.ImportDecl
@@ -158,6 +161,7 @@ func check(f *policy.File, params spec.Params, bound bool, imports Imports) (*In
 	c.otlp = f.IsOTLP()
 	c.record = c.newPathNode(nil, seg{}, nil)
 	c.info.Root = c.schema(f.Schema)
+	c.info.Imports = imports
 	c.importDecls(f.Imports, imports)
 	c.decls(f.Decls)
 	c.info.modConsts, c.info.modFuncs = c.consts, c.funcs
