@@ -43,6 +43,9 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var all diag.List
 	ioErr := false
+	// One loader for every file: a module imported by several policies
+	// is checked, and its diagnostics reported, once.
+	loader := compiler.NewLoader(nil)
 	for _, name := range files {
 		src, err := policy.ReadFile(name)
 		if err != nil {
@@ -50,7 +53,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			ioErr = true
 			continue
 		}
-		ds := compiler.Diagnose(name, src)
+		ds := compiler.Analyze(name, src, compiler.WithLoader(loader)).Diagnostics
 		if *format == "text" && len(ds) > 0 {
 			diag.WriteText(stdout, src, ds)
 			fmt.Fprintln(stdout)
