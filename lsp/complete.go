@@ -42,6 +42,8 @@ func (s *server) completion(d *document, off int) any {
 		if before != '.' && before != '%' {
 			list.Items = typeItems(edit)
 		}
+	case before == '.' && qualifier(d.text, from-1) != "" && imported(an, qualifier(d.text, from-1)) != nil:
+		list.Items = memberItems(imported(an, qualifier(d.text, from-1)), edit)
 	case before == '.':
 		if t := s.baseType(d, an, from); t != nil {
 			list.Items = fieldItems(t, edit)
@@ -73,6 +75,19 @@ func (s *server) completion(d *document, off int) any {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// qualifier is the name that ends right before the '.' at dot, when it is
+// a bare name (not .a.b's b, nor a local's field: an import's name), or "".
+func qualifier(text string, dot int) string {
+	j := dot
+	for j > 0 && isIdentByte(text[j-1]) {
+		j--
+	}
+	if j == dot || isDigit(text[j]) || j > 0 && (text[j-1] == '.' || text[j-1] == '%') {
+		return ""
+	}
+	return text[j:dot]
+}
+
 // baseType is the type of what stands before the '.' at from-1: the
 // checker's, on the text with a placeholder name after the '.'; else,
 // read from the text, a path of the record or of a local, typed from the
@@ -82,7 +97,7 @@ func (s *server) baseType(d *document, an *analysis, from int) *types.Type {
 	for to < len(d.text) && isIdentByte(d.text[to]) {
 		to++
 	}
-	trial := analyze(d.filename(), d.text[:from]+placeholder+d.text[to:])
+	trial := analyze(d.filename(), d.text[:from]+placeholder+d.text[to:], d.read)
 	var base *types.Type
 	policy.Inspect(trial.file, func(n policy.Node) bool {
 		if fe, ok := n.(*policy.FieldExpr); ok && fe.NamePos.Offset == from && fe.Name == placeholder {

@@ -13,6 +13,9 @@ func (s *server) definition(d *document, off int) any {
 	switch n := at.node.(type) {
 	case *policy.Ident:
 		if at.call != nil {
+			if fn := an.info.Funcs[at.call]; fn != nil {
+				return declLocation(d, an, fn.Decl.Name, fn, nil)
+			}
 			return nil
 		}
 		l := an.info.Uses[n]
@@ -33,6 +36,9 @@ func (s *server) definition(d *document, off int) any {
 			return []Location{{URI: d.uri, Range: d.nodeRange(name)}}
 		}
 	case *policy.FieldExpr:
+		if k := an.info.Consts[n]; k != nil && k.Decl != nil {
+			return declLocation(d, an, k.Decl.Name, nil, k)
+		}
 		if pos, ok := fieldDefinition(an, n); ok {
 			from, to := d.wordAround(pos.Offset)
 			if fd := schemaField(an.file.Schema, n); fd != nil {

@@ -20,6 +20,9 @@ type document struct {
 	text    string
 	lines   []int // byte offset of each line's first byte
 	an      *analysis
+	// read reads the modules the document imports (server.readFile);
+	// nil reads the files.
+	read compiler.ReadFunc
 }
 
 func newDocument(uri string, version int32, text string) *document {
@@ -156,15 +159,15 @@ type analysis struct {
 	diags diag.List
 }
 
-func analyze(filename, text string) *analysis {
-	an := compiler.Analyze(filename, []byte(text))
-	return &analysis{file: an.File, info: an.Info, diags: an.Diagnostics}
+func analyze(filename, text string, read compiler.ReadFunc) *analysis {
+	an := compiler.Analyze(filename, []byte(text), compiler.WithFiles(read))
+	return &analysis{file: an.File, info: an.Info, diags: foreign(filename, an.File, an.Diagnostics)}
 }
 
 // analysis returns the analysis of d's text, made once per text.
 func (d *document) analysis() *analysis {
 	if d.an == nil {
-		d.an = analyze(d.filename(), d.text)
+		d.an = analyze(d.filename(), d.text, d.read)
 	}
 	return d.an
 }

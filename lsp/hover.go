@@ -75,14 +75,14 @@ func (s *server) hover(d *document, off int) any {
 		if n.Fun == nil {
 			return nil
 		}
-		text = callDoc(an.info, n)
+		text = callDoc(an, n)
 		if t := an.info.Types[n]; text != "" && !t.IsInvalid() {
 			text = code(shortSource(d, n)+": "+typeText(t)) + "\n\n" + text
 		}
 	case *policy.Ident:
 		switch {
 		case at.call != nil:
-			text = callDoc(an.info, at.call)
+			text = callDoc(an, at.call)
 		case an.info.Consts[n] != nil:
 			k := an.info.Consts[n]
 			if k.Param != nil {
@@ -112,7 +112,10 @@ func (s *server) hover(d *document, off int) any {
 			label += ": "
 		}
 		text = code(label + typeText(t))
-		if fe, ok := n.(*policy.FieldExpr); ok {
+		if k := an.info.Consts[n]; k != nil && k.Decl != nil && moduleOf(an, nil, k) != nil {
+			m := moduleOf(an, nil, k)
+			text = code("const "+m.Name+"."+k.Name+": "+typeText(k.Type)) + "\n\n" + declaredAt(m, k.Decl.Const.Line)
+		} else if fe, ok := n.(*policy.FieldExpr); ok {
 			if pos, ok := fieldDefinition(an, fe); ok {
 				text += fmt.Sprintf("\n\ndeclared at line %d", pos.Line)
 			}
@@ -149,11 +152,14 @@ func declaredParam(f *policy.File, id *policy.Ident) *policy.ParamDecl {
 
 // callDoc is the signature and doc of the function the call c calls: a
 // built-in, or a function of the file.
-func callDoc(info *check.Info, c *policy.CallExpr) string {
-	if info != nil {
-		if fn := info.Funcs[c]; fn != nil {
-			return code("fn "+fn.Sig()) + fmt.Sprintf("\n\ndeclared at line %d", fn.Decl.Fn.Line)
+func callDoc(an *analysis, c *policy.CallExpr) string {
+	if an.info != nil {
+		if fn := an.info.Funcs[c]; fn != nil {
+			return code("fn "+fn.Sig()) + "\n\n" + declaredAt(moduleOf(an, fn, nil), fn.Decl.Fn.Line)
 		}
+	}
+	if c.Qual != nil {
+		return ""
 	}
 	return builtinDoc(c.Fun.Name)
 }

@@ -249,6 +249,7 @@ func (s *server) didOpen(params json.RawMessage) {
 		return
 	}
 	d := newDocument(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	d.read = s.readFile
 	s.docs[d.uri] = d
 	s.publish(d)
 }

@@ -46,10 +46,11 @@ type Func struct {
 	fnScope *scope // the parameters
 }
 
-// Sig is the function's signature as declared: f(s: string, n: int = 3) string.
+// Sig is the function's signature as declared: f(s: string, n: int = 3)
+// string, net.f(...) for a module's.
 func (f *Func) Sig() string {
 	var b strings.Builder
-	b.WriteString(f.Name)
+	b.WriteString(f.FullName())
 	b.WriteByte('(')
 	for i, p := range f.Params {
 		if i > 0 {
@@ -363,7 +364,7 @@ func (c *checker) callFunc(e *policy.CallExpr, f *Func, st *state) *types.Type {
 		if r := f.required(); r < len(f.Params) {
 			want = fmt.Sprintf("%d to %d", r, len(f.Params))
 		}
-		c.report(diag.Errorf(e, CodeArgCount, "%s takes %s arguments, got %d", f.Name, want, n).
+		c.report(diag.Errorf(e, CodeArgCount, "%s takes %s arguments, got %d", f.FullName(), want, n).
 			WithLabel("%s", f.Sig()).
 			WithHint("fn %s is declared at line %d", f.Name, f.Decl.Fn.Line))
 		return f.Result
@@ -378,9 +379,9 @@ func (c *checker) callFunc(e *policy.CallExpr, f *Func, st *state) *types.Type {
 		case t.Kind == types.Null || t.IsOptional() && types.AssignableTo(types.NonOptional(t), want):
 			c.report(c.optionalErr(a, t, "a "+want.String()))
 		case types.NonOptional(t).Kind == types.Any:
-			c.report(anyErr(a, t, fmt.Sprintf("argument %s of %s", f.Params[i].Name, f.Name), want))
+			c.report(anyErr(a, t, fmt.Sprintf("argument %s of %s", f.Params[i].Name, f.FullName()), want))
 		default:
-			d := diag.Errorf(a, CodeArgType, "argument %s of %s is %s, want %s", f.Params[i].Name, f.Name, t, want).
+			d := diag.Errorf(a, CodeArgType, "argument %s of %s is %s, want %s", f.Params[i].Name, f.FullName(), t, want).
 				WithLabel("%s is %s%s", exprText(a), t, c.declaredAt(a))
 			if want.Kind == types.String && t.IsNumeric() {
 				d = d.WithHint("convert it: to_string(%s)", exprText(a))
