@@ -140,7 +140,9 @@ type Analysis struct {
 }
 
 // Analyze parses, checks and compiles one policy file, and reports
-// everything it found at once. CheckFile stops at syntax errors.
+// everything it found at once. CheckFile stops at syntax errors. With
+// WithParams its parameters are given those values, as CheckFileParams
+// gives them; without, they are left to run time.
 func Analyze(filename string, src []byte, opts ...Option) *Analysis {
 	f, errs := policy.ParseFile(filename, src)
 	an := &Analysis{File: f}
@@ -153,7 +155,14 @@ func Analyze(filename string, src []byte, opts ...Option) *Analysis {
 		for _, d := range ds {
 			broken[d.Pos.Line] = true
 		}
-		info, more := configOf(opts).loader.check(filename, src, f, check.Config{}, len(errs) > 0)
+		o := configOf(opts)
+		cfg := check.Config{}
+		if o.Params != nil {
+			// Values given (the playground's): check and compile with
+			// them, as eval does.
+			cfg = check.Config{Params: o.Params, Bound: true}
+		}
+		info, more := o.loader.check(filename, src, f, cfg, len(errs) > 0)
 		an.Info = info
 		for _, d := range more {
 			if d.Filename == "" {

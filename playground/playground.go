@@ -52,6 +52,8 @@ type Result struct {
 
 // Diagnostic is one error or warning about the policy.
 type Diagnostic struct {
+	// File is the file it is in: Filename, or a module's name.
+	File     string `json:"file"`
 	Severity string `json:"severity"` // "error" or "warning"
 	Code     string `json:"code"`     // E0301, W0001: docs/language.md lists them
 	// Line and Col are where it starts, EndLine and EndCol where it ends
@@ -90,7 +92,13 @@ type Outcome struct {
 // OTLP view for a policy with `schema otlp`), with no tag and the time
 // 1970-01-01T00:00:00Z unless the record carries one, as eval reads them.
 // Run never panics: a panic inside is returned in Result.Error.
-func Run(policySrc, input string) (res Result) {
+func Run(policySrc, input string) Result { return RunFiles(policySrc, input, nil, "") }
+
+// RunFiles is Run with modules the policy may import, by file name
+// (import "pii.policy"), and parameters' values, one name=value a line as
+// eval's --param takes them (JSON for arrays and maps). A diagnostic of a
+// module says its file in Diagnostic.File.
+func RunFiles(policySrc, input string, modules map[string]string, params string) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res.Error = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -102,7 +110,22 @@ func Run(policySrc, input string) (res Result) {
 	src := []byte(policySrc)
 	// Every diagnostic, as `policyrun check` reports them (one
 	// compiler.Analyze), and the program when there are no errors.
-	an := compiler.Analyze(Filename, src)
+	read := func(name string) ([]byte, error) {
+		if m, ok := modules[name]; ok {
+			return []byte(m), nil
+		}
+		return nil, fmt.Errorf("no file %s: the playground has the policy and the module tab", name)
+	}
+	opts := []compiler.Option{compiler.WithFiles(read)}
+	if ps, err := parseParams(params); err != nil {
+		res.Error = err.Error()
+		return res
+	} else {
+		// Bound, as eval binds them: a parameter without a value or a
+		// default is an error (E0610), not a policy left unrun.
+		opts = append(opts, compiler.WithParams(ps))
+	}
+	an := compiler.Analyze(Filename, src, opts...)
 	ds := an.Diagnostics
 	if an.File != nil {
 		res.Name, res.OTLP = an.File.Name, an.File.IsOTLP()
@@ -119,11 +142,16 @@ func Run(policySrc, input string) (res Result) {
 		if !end.IsValid() || end.Offset < d.Pos.Offset {
 			end = d.Pos
 		}
+		text := src
+		if d.Source != "" {
+			text = []byte(d.Source)
+		}
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{
+			File:     d.Filename,
 			Severity: d.Severity.String(), Code: d.Code,
 			Line: d.Pos.Line, Col: d.Pos.Col, EndLine: end.Line, EndCol: end.Col,
 			Message: d.Msg, Label: d.Label, Hint: d.Hint,
-			From: utf16Offset(src, d.Pos.Offset), To: utf16Offset(src, end.Offset),
+			From: utf16Offset(text, d.Pos.Offset), To: utf16Offset(text, end.Offset),
 		})
 	}
 	return res
@@ -205,4 +233,26 @@ func utf16Offset(src []byte, off int) int {
 		b = b[size:]
 	}
 	return n
+}
+
+// parseParams reads params, one name=value a line (blank lines and lines
+// starting with # are skipped), as eval's --param flags.
+func parseParams(params string) (spec.Params, error) {
+	ps := spec.Params{}
+	for i, line := range strings.Split(params, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("parameters, line %d: want name=value, as in env=prod or keep=3", i+1)
+		}
+		if _, dup := ps[name]; dup {
+			return nil, fmt.Errorf("parameters, line %d: %s is given twice", i+1, name)
+		}
+		ps[name] = spec.Param{Value: strings.TrimSpace(value), Raw: true, Where: fmt.Sprintf("parameters line %d", i+1)}
+	}
+	return ps, nil
 }

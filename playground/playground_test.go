@@ -168,3 +168,31 @@ func TestRunEmpty(t *testing.T) {
 		}
 	}
 }
+
+// RunFiles: a policy imports the module beside it and takes parameters;
+// a module's diagnostic says its file and its own line; a malformed
+// parameter line is an error of the run.
+func TestRunFilesModulesAndParams(t *testing.T) {
+	mod := "module \"net\"\n\nconst sep = \".\"\n\nfn head(ip: string, keep: int) string {\n  return join(slice(split(ip, sep), 0, keep), sep)\n}\n"
+	src := "policy \"p\"\n\nimport \"net.policy\"\n\nschema {\n  ip: string\n  ...\n}\n\nparam keep: int\n\nset .ip = net.head(.ip, keep)\n"
+	res := RunFiles(src, `{"ip":"10.1.2.3"}`, map[string]string{"net.policy": mod}, "keep=2\n")
+	if !res.Ran || strings.Join(res.Output, "\n") != `{"ip":"10.1"}` {
+		t.Errorf("ran %v, output %q, diagnostics %+v, error %q", res.Ran, res.Output, res.Diagnostics, res.Error)
+	}
+	res = RunFiles(src, `{"ip":"10.1.2.3"}`, map[string]string{"net.policy": mod}, "")
+	if res.Ran || len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "E0610" {
+		t.Errorf("without keep: ran %v, %+v", res.Ran, res.Diagnostics)
+	}
+	broken := strings.Replace(mod, "string {", "int {", 1)
+	res = RunFiles(src, `{"ip":"10.1.2.3"}`, map[string]string{"net.policy": broken}, "keep=2")
+	if res.Ran || len(res.Diagnostics) != 1 || res.Diagnostics[0].File != "net.policy" || res.Diagnostics[0].Line != 6 || !strings.Contains(res.Text, "return join") {
+		t.Errorf("a broken module: ran %v, %+v\n%s", res.Ran, res.Diagnostics, res.Text)
+	}
+	res = RunFiles(src, "", nil, "keep=2")
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "E0615" {
+		t.Errorf("no module: %+v", res.Diagnostics)
+	}
+	if res = RunFiles(src, "", nil, "keep"); res.Error == "" {
+		t.Errorf("a parameter line without '=': no error")
+	}
+}

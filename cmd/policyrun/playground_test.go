@@ -257,6 +257,24 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Errorf("the OTLP policy shows %+v\nwant the output %q", st, strings.Join(wantOTLP.Output, "\n"))
 	}
 
+	// A module beside the policy, and parameters: the link carries them,
+	// the output is RunFiles', and a module's error names its file.
+	raw := base64.RawURLEncoding.EncodeToString
+	modSrc := "module \"net\"\n\nfn mask(ip: string, keep: int) string {\n  return join(slice(split(ip, \".\"), 0, keep), \".\")\n}\n"
+	modPolicy := "policy \"m\"\n\nimport \"net.policy\"\n\nschema {\n  ip: string\n  ...\n}\n\nparam keep: int = 3\n\nset .ip = net.mask(.ip, keep)\n"
+	modInput := "{\"ip\":\"10.1.2.3\"}\n"
+	modLink := shareLink(base, modPolicy, modInput) + "&module=" + raw([]byte(modSrc)) + "&modname=" + raw([]byte("net.policy")) + "&params=" + raw([]byte("keep=2\n"))
+	st = open("module", modLink)
+	wantMod := playground.RunFiles(modPolicy, modInput, map[string]string{"net.policy": modSrc}, "keep=2\n")
+	if st.State != "ran" || st.Output != `{"ip":"10.1"}` || st.Output != strings.Join(wantMod.Output, "\n") || st.Share != modLink {
+		t.Errorf("the module's link shows %+v, want the output %q", st, strings.Join(wantMod.Output, "\n"))
+	}
+	badMod := strings.Replace(modSrc, "string {", "int {", 1)
+	st = open("module error", shareLink(base, modPolicy, modInput)+"&module="+raw([]byte(badMod))+"&modname="+raw([]byte("net.policy")))
+	if st.State != "errors" || len(st.Codes) != 1 || st.Codes[0] != "E0605" || !strings.Contains(st.Diagnostics[0], "net.policy:4:") {
+		t.Errorf("the broken module shows %+v", st)
+	}
+
 	// The page with no fragment runs its first example.
 	st = open("default", base)
 	if st.State != "ran" || !strings.Contains(st.Output, `"service":"checkout"`) {

@@ -2,7 +2,9 @@
 // the compiler and VM built to WebAssembly (playground/wasm), on every
 // edit; the page shows its diagnostics, the output records and each
 // record's outcome. The URL's fragment, #policy=<base64url>&input=<base64url>,
-// carries the policy and the input: opening such a link shows the result.
+// carries the policy and the input (and the module tab, its name and the
+// parameters, when they are not empty): opening such a link shows the
+// result.
 "use strict";
 
 const EXAMPLES = [
@@ -112,8 +114,55 @@ drop when .status == "500"
   },
 ];
 
+const PII_MODULE = `module "pii"
+
+const card = \`\\b\\d(?:[ -]?\\d){12,15}\\b\`
+
+fn mask_card(s: string) string {
+  return replace_re(s, card, "[card]")
+}
+
+fn mask_ip(ip: string, keep: int = 3) string {
+  let parts = split(ip, ".")
+  if len(parts) != 4 {
+    return ip
+  }
+  return join(slice(parts, 0, keep), ".") + ".0"
+}
+
+test "masks" {
+  assert mask_ip("10.1.2.3") == "10.1.2.0"
+}
+`;
+
+EXAMPLES.push({
+  name: "a module and parameters",
+  policy: `# Import the module of the Module tab; the Parameters tab gives keep.
+policy "web"
+
+import "pii.policy"
+
+schema {
+  msg: string
+  ip: string
+  ...
+}
+
+param keep: int = 3
+
+set .msg = pii.mask_card(.msg)
+set .ip = pii.mask_ip(.ip, keep)
+`,
+  input: `{"msg":"paid with 4111 1111 1111 1111","ip":"10.1.2.3"}
+`,
+  module: PII_MODULE,
+  params: `keep=2
+`,
+});
+
 const $ = (id) => document.getElementById(id);
 const policyEl = $("policy"), inputEl = $("input");
+const moduleEl = $("module"), moduleNameEl = $("module-name"), paramsEl = $("params");
 let ready = false;
 let timer = 0;
 
@@ -139,7 +188,10 @@ function decode(b64) {
 }
 
 function shareHash() {
-  return "#policy=" + encode(policyEl.value) + "&input=" + encode(inputEl.value);
+  let h = "#policy=" + encode(policyEl.value) + "&input=" + encode(inputEl.value);
+  if (moduleEl.value !== "") h += "&module=" + encode(moduleEl.value) + "&modname=" + encode(moduleNameEl.value);
+  if (paramsEl.value !== "") h += "&params=" + encode(paramsEl.value);
+  return h;
 }
 
 // linkError says why the URL's fragment could not be read, "" when it
@@ -160,9 +212,14 @@ function fromHash() {
   if (params.policy === undefined) return false;
   try {
     const policy = decode(decodeURIComponent(params.policy));
-    const input = params.input !== undefined ? decode(decodeURIComponent(params.input)) : "";
+    const opt = (k, d) => (params[k] !== undefined ? decode(decodeURIComponent(params[k])) : d);
+    const input = opt("input", "");
+    const module = opt("module", ""), modname = opt("modname", "pii.policy"), ps = opt("params", "");
     policyEl.value = policy;
     inputEl.value = input;
+    moduleEl.value = module;
+    moduleNameEl.value = modname;
+    paramsEl.value = ps;
   } catch (e) {
     linkError = "the link's policy or input cannot be read (" + e.message + "): showing the example instead";
     setStatus(linkError, true);
@@ -185,17 +242,20 @@ function el(tag, cls, text) {
   return e;
 }
 
+// inPolicy says the diagnostic d is in the policy, not in the module.
+const inPolicy = (d) => !d.file || d.file === "playground.policy";
+
 function gutter(diags) {
   const n = policyEl.value.split("\n").length;
   const marks = {};
-  for (const d of diags) {
+  for (const d of diags.filter(inPolicy)) {
     if (marks[d.line] !== "bad") marks[d.line] = d.severity === "error" ? "bad" : "warn";
   }
   const g = $("gutter");
   g.replaceChildren();
   for (let i = 1; i <= n; i++) {
     const line = el("span", marks[i] || "", String(i));
-    if (marks[i]) line.title = diags.filter((d) => d.line === i).map((d) => d.code + " " + d.message).join("\n");
+    if (marks[i]) line.title = diags.filter((d) => inPolicy(d) && d.line === i).map((d) => d.code + " " + d.message).join("\n");
     g.append(line, "\n");
   }
   g.scrollTop = policyEl.scrollTop;
@@ -217,13 +277,14 @@ function show(res) {
     const li = el("li", d.severity);
     li.dataset.code = d.code;
     li.append(el("span", "severity", d.severity + " "), el("span", "code", d.code),
-      el("span", "pos", `${d.line}:${d.col}`), el("span", "message", d.message));
+      el("span", "pos", (inPolicy(d) ? "" : d.file + ":") + `${d.line}:${d.col}`), el("span", "message", d.message));
     if (d.label) li.append(el("span", "label", d.label));
     if (d.hint) li.append(el("span", "hint", d.hint));
-    li.title = "select it in the policy";
+    const where = inPolicy(d) ? policyEl : moduleEl;
+    li.title = inPolicy(d) ? "select it in the policy" : "select it in the module";
     li.addEventListener("click", () => {
-      policyEl.focus();
-      policyEl.setSelectionRange(d.from, Math.max(d.to, d.from + 1));
+      where.focus();
+      where.setSelectionRange(d.from, Math.max(d.to, d.from + 1));
     });
     list.append(li);
   }
@@ -275,7 +336,8 @@ function run() {
   if (location.hash !== hash) history.replaceState(null, "", hash);
   let res;
   try {
-    res = JSON.parse(globalThis.policyrunRun(policyEl.value, inputEl.value));
+    const modules = moduleEl.value === "" ? {} : { [moduleNameEl.value]: moduleEl.value };
+    res = JSON.parse(globalThis.policyrunRun(policyEl.value, inputEl.value, JSON.stringify(modules), paramsEl.value));
   } catch (e) {
     setStatus("the engine failed: " + e.message, true);
     document.body.dataset.state = "failed";
@@ -297,13 +359,17 @@ async function start() {
   EXAMPLES.forEach((ex, i) => select.append(new Option(ex.name, String(i))));
   // The menu names the example shown, if the editors hold one.
   const which = () => {
-    const i = EXAMPLES.findIndex((ex) => ex.policy === policyEl.value && ex.input === inputEl.value);
+    const i = EXAMPLES.findIndex((ex) => ex.policy === policyEl.value && ex.input === inputEl.value &&
+      (ex.module || "") === moduleEl.value && (ex.params || "") === paramsEl.value);
     select.value = i < 0 ? "" : String(i);
   };
   select.addEventListener("change", () => {
     const ex = EXAMPLES[Number(select.value)];
     policyEl.value = ex.policy;
     inputEl.value = ex.input;
+    moduleEl.value = ex.module || "";
+    paramsEl.value = ex.params || "";
+    if (ex.module) moduleNameEl.value = "pii.policy";
     run();
   });
   if (!fromHash()) {
@@ -312,7 +378,7 @@ async function start() {
   }
   which();
   gutter([]);
-  for (const e of [policyEl, inputEl]) {
+  for (const e of [policyEl, inputEl, moduleEl, moduleNameEl, paramsEl]) {
     e.addEventListener("input", () => { which(); later(); });
   }
   policyEl.addEventListener("scroll", () => { $("gutter").scrollTop = policyEl.scrollTop; });
