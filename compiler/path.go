@@ -129,6 +129,10 @@ func (g *gen) guard(pos policy.Pos, r reg, have, m vm.Mask) vm.Mask {
 // of the final value (exists(P) reads without one).
 func (g *gen) read(e policy.Expr, lastAny bool) reg {
 	base, steps := flatten(e)
+	if len(steps) > 0 && g.info.Consts[steps[0].node] != nil {
+		// net.codes[0]: the steps start from a module's constant.
+		base, steps = steps[0].node, steps[1:]
+	}
 	pos := e.Pos()
 	var cur reg
 	have := vm.MaskAll

@@ -35,8 +35,12 @@ func (p *parser) parseBinary(prec int) Expr {
 		}
 		y = p.parseBinary(next)
 		if op == IN {
-			// A name may stand for a list: a constant or a parameter.
+			// A name may stand for a list: a constant or a parameter,
+			// or a module's constant (net.codes).
 			_, isName := Unparen(y).(*Ident)
+			if fx, ok := Unparen(y).(*FieldExpr); ok && !fx.Quoted {
+				_, isName = fx.X.(*Ident)
+			}
 			if _, ok := Unparen(y).(*ListLit); !ok && !isName && !isBad(y) {
 				p.errorAt(y.Pos(), y.End(), CodeInList, `write the values in brackets: x in ["a", "b"]`,
 					"in needs a list literal on its right, found %s", exprKind(y))
