@@ -97,3 +97,50 @@ func FuzzDifferentialOTLP(f *testing.F) {
 		otlpPairs(t, seed, 1, 6, 2+int(seed%7))
 	})
 }
+
+// TestDifferentialFuncs runs policies that declare functions and call
+// them with random arguments: the VM's inlined bodies and the Lua
+// backend's functions must agree.
+func TestDifferentialFuncs(t *testing.T) {
+	checked, calls := 0, 0
+	for seed := uint64(0); seed < 200; seed++ {
+		src := FuncPolicy(seed)
+		f, info, _, ok := parseCheck(src)
+		if !ok {
+			continue
+		}
+		checked++
+		calls += len(info.Funcs)
+		recs := make([][]byte, 10)
+		for i := range recs {
+			recs[i] = Record(seed*1000 + uint64(i))
+		}
+		if err := Compare(f, info, src, backends, recs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if checked < 100 || calls < 200 {
+		t.Errorf("only %d of 200 policies check, with %d calls", checked, calls)
+	}
+	t.Logf("%d policies with %d calls × 10 records on %d backends", checked, calls, len(backends))
+}
+
+func FuzzDifferentialFuncs(f *testing.F) {
+	for _, s := range []uint64{1, 7, 42, 1000} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		src := FuncPolicy(seed)
+		pf, info, _, ok := parseCheck(src)
+		if !ok {
+			return
+		}
+		recs := make([][]byte, 8)
+		for i := range recs {
+			recs[i] = Record(seed*1000 + uint64(i))
+		}
+		if err := Compare(pf, info, src, backends, recs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	})
+}

@@ -17,6 +17,11 @@ func (g *Gen) strLit() string {
 // expr returns an expression of type t ("int", "float", "string", "bool",
 // "any", "map<string>", "array<string>").
 func (g *Gen) expr(t string, d int) string {
+	if len(g.fns) > 0 && d < maxDepth && g.r.IntN(3) == 0 {
+		if c := g.call(t, d+1); c != "" {
+			return c
+		}
+	}
 	leaf := d >= maxDepth || g.r.IntN(3) == 0
 	if leaf {
 		return g.leaf(t)

@@ -36,6 +36,10 @@ type Gen struct {
 	at   string
 	otlp bool
 	body string // OTLP: the type the schema gives the body
+	// fns are the functions a FuncPolicy declared so far (gen_func.go),
+	// which expressions may call; none in Policy's policies.
+	fns    []genFn
+	fnText string // their declarations
 }
 
 // schema is the record shape every generated policy declares (an OTLP
