@@ -32,6 +32,7 @@ type loaded struct {
 	// bad says why an import of it fails, for each importer (E0615);
 	// empty when mod is fine.
 	bad      string
+	name     string    // the module's declared name
 	own      diag.List // its own diagnostics, in its own file
 	src      string
 	loading  bool // its imports are being loaded: meeting it again is a cycle
@@ -75,7 +76,7 @@ func (l *Loader) resolve(from string, f *policy.File, chain []string) (check.Imp
 		switch {
 		case e.loading:
 			ds = append(ds, l.cycle(from, d, p, chain))
-		case e.mod != nil && e.mod.Errors && more.HasErrors():
+		case more.HasErrors():
 			// The module's errors are reported just now: the import
 			// needs none of its own (another importer gets one).
 		case e.bad != "":
@@ -106,8 +107,8 @@ func (l *Loader) load(p string, chain []string) (*loaded, diag.List) {
 	for _, d := range e.own {
 		if d.Filename == p {
 			d.Source = e.src
-			if len(chain) > 0 && e.mod != nil {
-				d.Msg += fmt.Sprintf(" (in module %s, imported at %s)", e.mod.Name, strings.Join(reversed(chain), " ← "))
+			if len(chain) > 0 && e.name != "" {
+				d.Msg += fmt.Sprintf(" (in module %s, imported at %s)", e.name, strings.Join(reversed(chain), " ← "))
 			}
 		}
 		out = append(out, d)
@@ -124,6 +125,7 @@ func (l *Loader) parse(p string, e *loaded, chain []string) {
 	}
 	e.src = string(src)
 	f, errs := policy.ParseFile(p, src)
+	e.name = f.Name
 	if !f.Module {
 		e.bad = fmt.Sprintf("%s is a policy, not a module: a module starts with module \"name\"", p)
 		return

@@ -30,7 +30,9 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			c.expr(a, st)
 		}
 		d := diag.Errorf(e.Fun, CodeUnknownFunc, "unknown function %s", e.Fun.Name)
-		if k := c.consts[e.Fun.Name]; k != nil {
+		if q := c.importedFunc(e.Fun.Name); q != "" {
+			d = d.WithHint("did you mean %s? a module's functions are called by the module's name", q)
+		} else if k := c.consts[e.Fun.Name]; k != nil {
 			d = d.WithHint("%s is a constant (line %d), not a function", k.Name, k.Decl.Const.Line)
 		} else if s := suggest.Closest(e.Fun.Name, append(builtin.Names(), c.funcNames()...)); s != "" {
 			d = d.WithHint("did you mean %s?", s)

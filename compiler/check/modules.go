@@ -247,3 +247,24 @@ func (c *checker) asserts(t *policy.Test) {
 		}
 	}
 }
+
+// importedFunc is name qualified by the first import (by name) whose
+// module declares a function of that name, or "".
+func (c *checker) importedFunc(name string) string {
+	for _, q := range slices.Sorted(maps.Keys(c.imports)) {
+		if m := c.imports[q].mod; m != nil && m.Funcs[name] != nil {
+			return q + "." + name
+		}
+	}
+	return ""
+}
+
+// importedConst is importedFunc for a constant.
+func (c *checker) importedConst(name string) string {
+	for _, q := range slices.Sorted(maps.Keys(c.imports)) {
+		if m := c.imports[q].mod; m != nil && m.Consts[name] != nil {
+			return q + "." + name
+		}
+	}
+	return ""
+}

@@ -178,6 +178,8 @@ func (c *checker) undefined(id *policy.Ident) {
 	switch {
 	case builtin.Lookup(id.Name) != nil || c.funcs[id.Name] != nil:
 		d = d.WithHint("%s is a function: call it as %s(...)", id.Name, id.Name)
+	case c.importedConst(id.Name) != "":
+		d = d.WithHint("did you mean %s? a module's constants are read by the module's name", c.importedConst(id.Name))
 	default:
 		names := c.constNames()
 		for s := c.scope; s != nil; s = s.parent {
