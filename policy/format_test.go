@@ -131,8 +131,17 @@ func TestFormatIdempotentRepository(t *testing.T) {
 // by their dumped statements, schema, tests, header and comments; it
 // returns what differs, or "".
 func sameTree(a, b *File) string {
-	if a.Name != b.Name || a.OnFault != b.OnFault || a.OnFaultPos.IsValid() != b.OnFaultPos.IsValid() {
+	if a.Name != b.Name || a.Module != b.Module || a.OnFault != b.OnFault || a.OnFaultPos.IsValid() != b.OnFaultPos.IsValid() {
 		return "header"
+	}
+	if len(a.Imports) != len(b.Imports) {
+		return "import count"
+	}
+	for i, x := range a.Imports {
+		y := b.Imports[i]
+		if x.Path.Str != y.Path.Str || (x.Name == nil) != (y.Name == nil) || x.Name != nil && x.Name.Name != y.Name.Name {
+			return "import " + x.Path.Raw
+		}
 	}
 	if (a.Schema == nil) != (b.Schema == nil) || a.Schema != nil && (dump(a.Schema.Type) != dump(b.Schema.Type) || a.Schema.IsOTLP() != b.Schema.IsOTLP()) {
 		return "schema"
@@ -159,8 +168,13 @@ func sameTree(a, b *File) string {
 	for i := range a.Tests {
 		x, y := a.Tests[i], b.Tests[i]
 		if x.Name != y.Name || dump(x.Input) != dump(y.Input) || dump(x.Want) != dump(y.Want) || x.Expect != y.Expect ||
-			(x.Tag == nil) != (y.Tag == nil) || x.Tag != nil && x.Tag.Str != y.Tag.Str {
+			(x.Tag == nil) != (y.Tag == nil) || x.Tag != nil && x.Tag.Str != y.Tag.Str || len(x.Asserts) != len(y.Asserts) {
 			return "test " + x.Name
+		}
+		for j := range x.Asserts {
+			if dump(x.Asserts[j].Cond) != dump(y.Asserts[j].Cond) {
+				return "test " + x.Name + ": assert " + dump(x.Asserts[j].Cond)
+			}
 		}
 	}
 	if len(a.Comments) != len(b.Comments) {

@@ -72,7 +72,11 @@ func dumpTo(b *strings.Builder, n Node) {
 		for _, a := range n.Args {
 			args = append(args, a)
 		}
-		sexp("call "+n.Fun.Name, args...)
+		name := n.Fun.Name
+		if n.Qual != nil {
+			name = n.Qual.Name + "." + name
+		}
+		sexp("call "+name, args...)
 	case *BinaryExpr:
 		sexp(fmt.Sprint(n.Op), n.X, n.Y)
 	case *UnaryExpr:
