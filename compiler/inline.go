@@ -50,7 +50,7 @@ func (g *gen) inline(e *policy.CallExpr, fn *check.Func) reg {
 	if len(g.inlines) >= 1<<16-1 {
 		failf("the policy inlines more than %d calls", 1<<16-1)
 	}
-	g.inlines = append(g.inlines, vm.Inline{Func: fn.FullName(), Line: int32(e.Pos().Line), Parent: g.frame})
+	g.inlines = append(g.inlines, vm.Inline{Func: fn.FullName(), Line: int32(e.Pos().Line), Parent: g.frame, File: fn.File})
 	outer := g.frame
 	g.frame = uint16(len(g.inlines) - 1)
 	ctx := &retCtx{r: g.newReg(), result: fn.Result}

@@ -3,6 +3,7 @@ package vm
 import (
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func (p *Program) Disasm(w io.Writer) error {
 		}
 		if c.Lines != nil && (c.Lines[pc] != line || f != frame) {
 			line, frame = c.Lines[pc], f
-			fmt.Fprintf(&b, "  ; line %d%s\n", line, inlinedAt(c, f))
+			fmt.Fprintf(&b, "  ; line %d%s%s\n", line, ofFile(c, f), inlinedAt(c, f))
 		}
 		fmt.Fprintf(&b, "  %4d  %-8s", pc, in.Op)
 		b.WriteString(operands(c, in))
@@ -83,10 +84,19 @@ func inlinedAt(c *Code, f uint16) string {
 	var b strings.Builder
 	for f != 0 {
 		in := c.Inlines[f]
-		fmt.Fprintf(&b, ", in fn %s inlined at line %d", in.Func, in.Line)
+		fmt.Fprintf(&b, ", in fn %s inlined at line %d%s", in.Func, in.Line, ofFile(c, in.Parent))
 		f = in.Parent
 	}
 	return b.String()
+}
+
+// ofFile names the file of the code of frame f when it is a module's:
+// " of net.policy", and "" for the policy's own.
+func ofFile(c *Code, f uint16) string {
+	if f == 0 || c.Inlines[f].File == "" {
+		return ""
+	}
+	return " of " + path.Base(c.Inlines[f].File)
 }
 
 // operands decodes the operands of in.

@@ -63,11 +63,14 @@ type Code struct {
 
 // Inline is one call of a function whose body the compiler inlined: the
 // function's name, the line of the call, and the entry of Code.Inlines of
-// the body that holds the call (0 for the policy's own code).
+// the body that holds the call (0 for the policy's own code). File is the
+// file of the function's body when it is not the policy's (a module's
+// function), for disasm: its lines are that file's.
 type Inline struct {
 	Func   string
 	Line   int32
 	Parent uint16
+	File   string
 }
 
 // Path is a record path, some of whose steps may be computed at run time:

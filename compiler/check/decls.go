@@ -34,9 +34,10 @@ type Const struct {
 // backend may inline it at every call or compile it once.
 type Func struct {
 	Name string
-	// Module is the name of the module that declares it, empty for a
-	// policy's own function.
+	// Module is the name of the module that declares it, and File that
+	// module's file as it was loaded; both empty for a policy's own.
 	Module string
+	File   string
 	Decl   *policy.FuncDecl
 	Params []*Local // of kind Param, in order
 	Result *types.Type

@@ -53,6 +53,9 @@ func (cfg Config) Check(f *policy.File) (*Info, diag.List) {
 // returns it ready for importers with every diagnostic of its own.
 func CheckModule(f *policy.File, path string, imports Imports) (*Module, diag.List) {
 	info, ds := check(f, nil, false, imports)
+	for _, fn := range info.modFuncs {
+		fn.File = path
+	}
 	return &Module{Name: f.Name, Path: path, File: f, Info: info, Consts: info.modConsts, Funcs: info.modFuncs, Errors: ds.HasErrors()}, ds
 }
 
