@@ -37,3 +37,27 @@ func TestCheckModulesOnce(t *testing.T) {
 		t.Errorf("a clean module and its importer: exit %d\n%s", code, stdout)
 	}
 }
+
+// eval, disasm and test with modules: a policy that imports a module and
+// takes a parameter gives the same records on both backends; disasm
+// names the module's file; test runs the module's asserts.
+func TestEvalModules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"lib/net.policy": "module \"net\"\n\nfn mask(ip: string, keep: int = 3) string {\n  return join(slice(split(ip, \".\"), 0, keep), \".\")\n}\n\n" +
+			"test \"keeps\" {\n  assert mask(\"10.1.2.3\", 2) == \"10.1\"\n}\n",
+		"p.policy": "policy \"p\"\n\nimport \"lib/net.policy\"\n\nschema {\n  ip: string\n  ...\n}\n\nparam keep: int = 3\n\nset .ip = net.mask(.ip, keep)\n",
+	})
+	p := filepath.Join(dir, "p.policy")
+	for _, b := range []string{"vm", "lua"} {
+		code, stdout, stderr := runWith(`{"ip":"10.1.2.3"}`+"\n", "eval", "--backend", b, "--param", "keep=2", "--policy", p)
+		if code != 0 || stdout != `{"ip":"10.1"}`+"\n" {
+			t.Errorf("eval --backend %s: exit %d, %q\n%s", b, code, stdout, stderr)
+		}
+	}
+	if code, stdout, _ := runCLI("disasm", p); code != 0 || !strings.Contains(stdout, "of net.policy, in fn net.mask inlined at line 12") {
+		t.Errorf("disasm: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := runCLI("test", dir); code != 0 || !strings.Contains(stdout, "1 passed, 0 failed") {
+		t.Errorf("test: exit %d\n%s", code, stdout)
+	}
+}
