@@ -415,6 +415,13 @@ type LiftStmt struct {
 	Prefix *BasicLit
 }
 
+// SplitStmt is `split Target`: one record per element of the array at
+// Target (docs/language.md, "split").
+type SplitStmt struct {
+	Split  Pos
+	Target Expr
+}
+
 // DropStmt is `drop` or `drop when Cond` (Cond nil when unconditional).
 type DropStmt struct {
 	Drop Pos
@@ -480,7 +487,9 @@ func (s *LiftStmt) End() Pos {
 	}
 	return s.Target.End()
 }
-func (s *DropStmt) Pos() Pos { return s.Drop }
+func (s *SplitStmt) Pos() Pos { return s.Split }
+func (s *SplitStmt) End() Pos { return s.Target.End() }
+func (s *DropStmt) Pos() Pos  { return s.Drop }
 func (s *DropStmt) End() Pos {
 	if s.Cond != nil {
 		return s.Cond.End()
@@ -514,6 +523,7 @@ func (*RemoveStmt) stmtNode() {}
 func (*RenameStmt) stmtNode() {}
 func (*LiftStmt) stmtNode()   {}
 func (*DropStmt) stmtNode()   {}
+func (*SplitStmt) stmtNode()  {}
 func (*StopStmt) stmtNode()   {}
 func (*IfStmt) stmtNode()     {}
 func (*Block) stmtNode()      {}

@@ -28,6 +28,9 @@ func (p *printer) stmt(s Stmt) {
 			p.text(" prefix ")
 			p.tok(s.Prefix.Pos(), s.Prefix.Raw)
 		}
+	case *SplitStmt:
+		p.tok(s.Split, "split ")
+		p.expr(s.Target)
 	case *DropStmt:
 		p.tok(s.Drop, "drop")
 		if s.Cond != nil {

@@ -9,6 +9,9 @@ func (p *parser) parseStmt() Stmt {
 	if p.word(RETURN) {
 		return p.parseReturn()
 	}
+	if p.isSplit() {
+		return p.parseSplit()
+	}
 	switch p.t.tok {
 	case SET:
 		return p.parseSet()

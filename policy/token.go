@@ -75,7 +75,7 @@ const (
 	// keywords where the grammar expects them (lift .k prefix "p_", drop
 	// when C, rename .a to .b, a test's input, tag and expect, the header's
 	// on_fault, schema otlp, const, fn and param at the start of a declaration,
-	// return at the start of a statement); anywhere else they are names:
+	// return and split at the start of a statement); anywhere else they are names:
 	// let tag = 1, let fn = 2.
 	contextualBeg
 	SCHEMA
@@ -99,6 +99,7 @@ const (
 	IMPORT
 	AS
 	ASSERT
+	SPLIT
 	contextualEnd
 )
 
@@ -175,6 +176,7 @@ var tokens = [...]string{
 	IMPORT:    "import",
 	AS:        "as",
 	ASSERT:    "assert",
+	SPLIT:     "split",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",

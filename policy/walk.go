@@ -102,6 +102,8 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Prefix != nil {
 			Inspect(n.Prefix, f)
 		}
+	case *SplitStmt:
+		Inspect(n.Target, f)
 	case *DropStmt:
 		if n.Cond != nil {
 			Inspect(n.Cond, f)

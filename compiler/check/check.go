@@ -222,6 +222,8 @@ type checker struct {
 	// were given (CheckParams), so that one left out is an error.
 	params spec.Params
 	bound  bool
+	// split is the policy's split statement, once checked (split.go).
+	split1 *policy.SplitStmt
 }
 
 type scope struct {

@@ -65,6 +65,9 @@ const (
 	CodeUnknownModule = "E0616" // module.name where no import has that name
 	CodeUnknownMember = "E0617" // module.name where the module declares no such function or constant
 	CodeAssert        = "E0618" // an assert that is not a bool, or reads the record
+	CodeSplitType     = "E0650" // split of something that is not an array (or optional array) record path
+	CodeSplitPlace    = "E0651" // split inside if or for: a split is a top-level statement
+	CodeSplitTwice    = "E0652" // a second split in a policy
 	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
@@ -138,6 +141,9 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeUnknownModule, "a qualified name (net.mask_ip) starts with the name of an import"},
 	{CodeUnknownMember, "the module declares no function or constant of this name"},
 	{CodeAssert, "an assert of a module's test is a bool over constants and calls"},
+	{CodeSplitType, "split needs a record path holding an array (or an optional array)"},
+	{CodeSplitPlace, "split stands at the top level of the policy, not inside if or for"},
+	{CodeSplitTwice, "a policy splits its records once"},
 	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},

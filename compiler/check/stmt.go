@@ -82,6 +82,8 @@ func (c *checker) stmt(s policy.Stmt, st *state) {
 		c.rename(s, st)
 	case *policy.LiftStmt:
 		c.lift(s, st)
+	case *policy.SplitStmt:
+		c.split(s, st)
 	case *policy.DropStmt:
 		c.end(s.Cond, st, "drop", s.Drop)
 	case *policy.StopStmt:
@@ -109,7 +111,7 @@ func (c *checker) funcStmt(s policy.Stmt) bool {
 			c.impure(s, "edits the record")
 		}
 		return false
-	case *policy.RemoveStmt, *policy.RenameStmt, *policy.LiftStmt:
+	case *policy.RemoveStmt, *policy.RenameStmt, *policy.LiftStmt, *policy.SplitStmt:
 		c.impure(s, "edits the record")
 		return false
 	case *policy.DropStmt:
