@@ -82,7 +82,11 @@ var registry = []Backend{
 	{
 		Name: "lua", Doc: "the policy transpiled to Lua, run on gopher-lua",
 		Load: func(f *policy.File, info *check.Info, opts spec.Options) (Program, error) {
-			return lua.Compile(f, info, opts)
+			p, err := lua.Compile(f, info, opts)
+			if err != nil {
+				return nil, err
+			}
+			return Lua{p}, nil
 		},
 	},
 }
@@ -163,4 +167,33 @@ func RunAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 	}
 	res, err := p.Run(rec)
 	return append(dst, Piece{Rec: rec, Result: res}), err
+}
+
+// RunPieces runs the program over rec and appends the records the run
+// made to dst (vm.Program.RunPieces); the VM itself never fails.
+func (p VM) RunPieces(rec *record.Record, dst []Piece) ([]Piece, error) {
+	return p.Program.RunPieces(rec, dst), nil
+}
+
+// Splits reports whether p's runs may make several records of one, or
+// none (a policy with split): its callers then take the sequence of
+// RunAll, or a PieceProgram's, rather than Run's one result.
+func Splits(p Program) bool {
+	s, ok := p.(interface{ Splits() bool })
+	return ok && s.Splits()
+}
+
+// Lua is a lua.Program as a PieceProgram.
+type Lua struct{ *lua.Program }
+
+// RunPieces runs the program over rec and appends the records the run
+// made to dst (lua.Program.RunPieces).
+func (p Lua) RunPieces(rec *record.Record, dst []Piece) ([]Piece, error) {
+	var recsBuf [4]*record.Record
+	var resBuf [4]spec.Result
+	recs, results, err := p.Program.RunPieces(rec, recsBuf[:0], resBuf[:0])
+	for i, r := range recs {
+		dst = append(dst, Piece{Rec: r, Result: results[i]})
+	}
+	return dst, err
 }

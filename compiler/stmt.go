@@ -53,6 +53,8 @@ func (g *gen) stmt(s policy.Stmt) bool {
 			prefix = prefix[:len(prefix)-1] // the parent gains keys
 		}
 		g.invalidate(prefix)
+	case *policy.SplitStmt:
+		g.split(s)
 	case *policy.DropStmt:
 		return g.end(s.Pos(), s.Cond, vm.DROP)
 	case *policy.StopStmt:

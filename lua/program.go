@@ -34,6 +34,8 @@ type Program struct {
 	// usesTag, usesTime and usesNow say which metadata the policy reads;
 	// the runner converts only those.
 	usesTag, usesTime, usesNow bool
+	// split is the path of the policy's split, nil when it has none.
+	split record.Path
 }
 
 // Compile transpiles a checked policy (info from check.Check without
@@ -50,7 +52,7 @@ func Compile(f *policy.File, info *check.Info, opts spec.Options) (*Program, err
 	}
 	opts.Limits = opts.Limits.OrDefault()
 	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, otlp: f.IsOTLP(), proto: proto, regexps: g.regexps, opts: opts,
-		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow}, nil
+		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow, split: g.split}, nil
 }
 
 // OTLP reports whether the policy runs over OTLP log records (its schema
@@ -65,6 +67,11 @@ type Runner struct {
 	s    *state
 	fn   *glua.LFunction
 	meta *glua.LTable
+	// rest is the policy after its split, as the run that reached the
+	// split made it (a closure over that run's locals); recs the records
+	// the split made, reused.
+	rest *glua.LFunction
+	recs []*record.Record
 }
 
 // NewRunner returns a runner with a fresh LState.
@@ -116,8 +123,24 @@ func (p *Program) Run(rec *record.Record) (spec.Result, error) {
 // Run runs the policy on rec, editing it in place and committing the edits
 // (record.Record.Commit). On a fault rec is left exactly as it was. The error is for failures of the backend itself (a
 // Lua error that is not a policy fault): they are bugs, never the record's
-// doing.
+// doing. A policy with split makes at most one record here: an array of
+// more elements is the fault split_limit (RunPieces makes them all).
 func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
+	res, err := r.run(rec, r.fn, true)
+	if err == nil && res.Action == actSplit {
+		var recs [1]*record.Record
+		var results [1]spec.Result
+		_, rs, err := r.pieces(rec, recs[:0], results[:0], 1)
+		return rs[0], err
+	}
+	return res, err
+}
+
+// run runs fn, the policy function or the rest of it after a split
+// (fresh false: now() and the random bits go on from the run that split),
+// over rec. A run that reached the split returns actSplit, its edits made
+// on rec, checked and not committed.
+func (r *Runner) run(rec *record.Record, fn *glua.LFunction, fresh bool) (spec.Result, error) {
 	s, L := r.s, r.s.L
 	a := rec.Arena()
 	root := s.fromValue(a, rec.Root())
@@ -125,21 +148,24 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	p := r.p
 	M.RawSetString("tag", glua.LNil)
 	M.RawSetString("time", glua.LNil)
-	M.RawSetString("now", glua.LNil)
 	if p.usesTag {
 		M.RawSetString("tag", glua.LString(string(rec.Tag())))
 	}
 	if p.usesTime {
 		M.RawSetString("time", s.newTS(rec.Time()))
 	}
-	if p.usesNow {
-		M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
+	if fresh {
+		M.RawSetString("now", glua.LNil)
+		if p.usesNow {
+			M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
+		}
+		s.rand.Reset()
 	}
-	s.rand.Reset()
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
+	M.RawSetString("split", glua.LNil)
 	s.st.RawSetString("e", glua.LFalse)
-	L.Push(r.fn)
+	L.Push(fn)
 	L.Push(root)
 	L.Push(M)
 	// What the run builds is counted from here, as the VM counts what a
@@ -156,8 +182,13 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 	}
 	code := L.Get(-1)
 	L.Pop(1)
-	if code == glua.LNumber(1) {
+	action := spec.Keep
+	switch code {
+	case glua.LNumber(1):
 		return spec.Result{Action: spec.Drop}, nil
+	case glua.LNumber(2):
+		action = actSplit
+		r.rest, _ = M.RawGetString("split").(*glua.LFunction)
 	}
 	edited := M.RawGetString("e") == glua.LTrue || s.st.RawGetString("e") == glua.LTrue
 	if edited {
@@ -189,11 +220,14 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 		}
 	}
 	if !edited {
-		return spec.Result{Action: spec.Keep}, nil
+		return spec.Result{Action: action}, nil
 	}
 	if rec.CheckOTLP() != nil {
 		rec.Discard()
 		return r.fault(spec.OTLPView), nil
+	}
+	if action == actSplit {
+		return spec.Result{Action: action}, nil // the split commits
 	}
 	// As the VM does: a later stage's fault goes back to here, not before.
 	rec.Commit()

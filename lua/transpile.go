@@ -9,6 +9,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
 )
 
 // gen writes the Lua source of one policy. Expressions are linearised into
@@ -27,6 +28,10 @@ type gen struct {
 	// loops is set when the policy has a for loop, whose iterations are
 	// counted against the limit (spec.Limits.MaxIterations, R.MAXITER).
 	loops bool
+	// split is the path of the policy's split (split.go), nil without
+	// one; splits says the iterations' counter is reset after it.
+	split  record.Path
+	splits bool
 
 	// Lua allows 200 active locals per function (and per chunk). live
 	// counts the policy function's; past maxLive, temporaries and locals
@@ -83,7 +88,7 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 		}()
 		g.funcs(f)
 		g.depth = 1
-		g.stmts(f.Stmts)
+		g.topStmts(f.Stmts)
 	}()
 	if err != nil {
 		return "", nil, err
@@ -95,7 +100,7 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 		out.WriteString(c)
 		out.WriteByte('\n')
 	}
-	if g.loops {
+	if g.loops || g.splits {
 		// Upvalues, not locals: the function's locals are counted
 		// (maxLive). Runs of one function never overlap.
 		out.WriteString("local iters, MAXITER = 0, 0\n")
@@ -227,6 +232,18 @@ func (g *gen) regex(e policy.Expr) string {
 }
 
 // ------------------------------------------------------------- statements
+
+// topStmts writes the policy's statements: those after a split go into
+// a function of their own (splitStmt).
+func (g *gen) topStmts(list []policy.Stmt) {
+	for i, s := range list {
+		if sp, ok := s.(*policy.SplitStmt); ok {
+			g.splitStmt(sp, list[i+1:])
+			return
+		}
+		g.stmt(s)
+	}
+}
 
 func (g *gen) stmts(list []policy.Stmt) {
 	live := g.live // every list but the policy's is a Lua block of its own

@@ -44,6 +44,9 @@ const (
 	// (record.CheckOTLP): a fixed key of another type, an id that is not
 	// hex of its length, a key the view does not have.
 	OTLPView
+	// SplitLimit: split P met an array of more than Limits.MaxSplit
+	// elements.
+	SplitLimit
 	// Faults of a Fluent Bit-style Lua script (docs/lua.md).
 	LuaError    // the call raised an error
 	BadReturn   // the call returned no valid code and record
@@ -57,7 +60,7 @@ var reasonNames = [NumReasons]string{
 	NoFault: "", TypeMismatch: "type_mismatch", DivisionByZero: "division_by_zero",
 	NonFinite: "non_finite", PathConflict: "path_conflict", StringTooLong: "string_too_long",
 	RecordTooLarge: "record_too_large", IterationLimit: "iteration_limit", OTLPView: "otlp_view",
-	LuaError: "lua_error", BadReturn: "bad_return", Timeout: "timeout",
+	SplitLimit: "split_limit", LuaError: "lua_error", BadReturn: "bad_return", Timeout: "timeout",
 	MemoryLimit: "memory_limit",
 }
 
@@ -85,6 +88,9 @@ func ParseReason(s string) (Reason, bool) {
 type Result struct {
 	Action Action
 	Fault  Reason
+	// Why says what dropped a record that was dropped by other than the
+	// policy's drop or on_fault drop (ByPolicy, the zero value).
+	Why DropReason
 }
 
 // Kept reports whether the record goes on.
@@ -99,6 +105,8 @@ func (r Result) String() string {
 		return "fault (" + r.Fault.String() + "), dropped"
 	case r.Fault != NoFault:
 		return "fault (" + r.Fault.String() + ")"
+	case r.Action == Drop && r.Why != ByPolicy:
+		return "drop (" + r.Why.String() + ")"
 	case r.Action == Drop:
 		return "drop"
 	}
@@ -111,6 +119,9 @@ func (r Result) String() string {
 type Counts struct {
 	Runs, Dropped uint64
 	Faults        [NumReasons]uint64 // by Reason; Faults[NoFault] stays 0
+	// Drops counts the drops by DropReason; Drops[ByPolicy] stays 0
+	// (Dropped less the others).
+	Drops [NumDropReasons]uint64
 }
 
 // Add counts one result.
@@ -118,6 +129,9 @@ func (c *Counts) Add(r Result) {
 	c.Runs++
 	if r.Action == Drop {
 		c.Dropped++
+		if r.Why != ByPolicy {
+			c.Drops[r.Why]++
+		}
 	}
 	if r.Fault != NoFault {
 		c.Faults[r.Fault]++
@@ -130,6 +144,9 @@ func (c *Counts) Merge(o *Counts) {
 	c.Dropped += o.Dropped
 	for i := range c.Faults {
 		c.Faults[i] += o.Faults[i]
+	}
+	for i := range c.Drops {
+		c.Drops[i] += o.Drops[i]
 	}
 }
 
@@ -157,10 +174,14 @@ type Limits struct {
 	// this keeps one record from stalling a pipeline, as Lua filters need a
 	// time budget for.
 	MaxIterations int
+	// MaxSplit is how many records one split P may make of a record
+	// (split_limit): a record's array of more elements faults, and the
+	// record goes on unchanged.
+	MaxSplit int
 }
 
 // DefaultLimits are the limits of a run unless the embedder sets others.
-var DefaultLimits = Limits{MaxString: 1 << 20, MaxRecord: 16 << 20, MaxIterations: 1 << 20}
+var DefaultLimits = Limits{MaxString: 1 << 20, MaxRecord: 16 << 20, MaxIterations: 1 << 20, MaxSplit: 1000}
 
 // OrDefault returns l with every zero field set to its default.
 func (l Limits) OrDefault() Limits {
@@ -172,6 +193,9 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.MaxIterations <= 0 {
 		l.MaxIterations = DefaultLimits.MaxIterations
+	}
+	if l.MaxSplit <= 0 {
+		l.MaxSplit = DefaultLimits.MaxSplit
 	}
 	return l
 }

@@ -52,6 +52,7 @@ type Machine struct {
 	maxElems  int              // of an array a + b or append builds
 	maxBuilt  int              // bytes of values one run may build (spec.MaxBuilt)
 	used0     int              // the arena's Used when the run began
+	splitSt   splitState       // a split's place, array and saved registers (split.go)
 }
 
 // NewMachine returns a Machine for p.
@@ -80,36 +81,58 @@ func NewMachine(p *Program) *Machine {
 
 // Run runs the program over rec. On success the edits are committed to
 // rec; after a fault rec is exactly as it came in, and the record is kept
-// or, under on_fault drop, dropped.
+// or, under on_fault drop, dropped. A program that splits records
+// (Program.Splits) makes at most one here: an array of more elements is
+// the fault split_limit (RunPieces makes them all).
 func (m *Machine) Run(rec *record.Record) spec.Result {
+	r := m.run(rec, 0, true)
+	if r.Action == actSplit {
+		return m.splitOne(rec)
+	}
+	return r
+}
+
+// run runs the code from pc on over rec: from 0 for a record as it came
+// (fresh: now() and the random bits start anew), from past the SPLIT for
+// each record a split made. A run that reaches a SPLIT returns actSplit,
+// the record's edits kept but not committed, after the checks of a run's
+// end.
+func (m *Machine) run(rec *record.Record, pc int, fresh bool) spec.Result {
 	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
 	if m.a != m.constA || m.a.Generation() != m.constGen {
 		m.placeConsts()
 	}
 	m.used0 = m.a.Used()
-	m.now = 0
-	m.rand.Reset()
-	action, reason := m.exec()
+	if fresh {
+		m.now = 0
+		m.rand.Reset()
+	}
+	action, reason := m.exec(pc)
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.
 	if reason == spec.NoFault && m.grown > m.sizeAt && recordSize(m.a, rec.Root(), m.lim.MaxRecord) > m.lim.MaxRecord {
 		reason = spec.RecordTooLarge
 	}
 	m.rec, m.a = nil, nil
-	if reason == spec.NoFault && action == spec.Keep && rec.Edited() && rec.CheckOTLP() != nil {
+	if reason == spec.NoFault && action != spec.Drop && rec.Edited() && rec.CheckOTLP() != nil {
 		reason = spec.OTLPView
 	}
 	if reason != spec.NoFault {
 		rec.Discard()
-		if m.prog.code.OnFaultDrop {
-			return spec.Result{Action: spec.Drop, Fault: reason}
-		}
-		return spec.Result{Action: spec.Keep, Fault: reason}
+		return m.fault(reason)
 	}
 	if action == spec.Keep && rec.Edited() {
 		rec.Commit()
 	}
 	return spec.Result{Action: action}
+}
+
+// fault is the result of a run that faulted for reason.
+func (m *Machine) fault(reason spec.Reason) spec.Result {
+	if m.prog.code.OnFaultDrop {
+		return spec.Result{Action: spec.Drop, Fault: reason}
+	}
+	return spec.Result{Action: spec.Keep, Fault: reason}
 }
 
 // overBudget reports whether the run has built, or would with n more
@@ -143,13 +166,13 @@ func (m *Machine) nowNanos() int64 {
 }
 
 // exec is the interpreter loop.
-func (m *Machine) exec() (spec.Action, spec.Reason) {
+func (m *Machine) exec(pc int) (spec.Action, spec.Reason) {
 	code, edits := m.prog.code.Instrs, m.prog.code.Edits
 	paths := m.paths
 	regs := m.regs
 	rec := m.rec
 	a := m.a
-	for pc := 0; ; {
+	for {
 		in := code[pc]
 		pc++
 		switch in.Op {
@@ -395,6 +418,11 @@ func (m *Machine) exec() (spec.Action, spec.Reason) {
 			return spec.Drop, spec.NoFault
 		case KEEP:
 			return spec.Keep, spec.NoFault
+		case SPLIT:
+			if !m.splitAt(&paths[in.A], pc) {
+				return spec.Keep, spec.TypeMismatch
+			}
+			return actSplit, spec.NoFault
 		}
 	}
 }

@@ -82,6 +82,7 @@ const (
 	GETG
 	ACAT
 	GUARDP
+	SPLIT
 	numOps
 )
 
@@ -159,6 +160,7 @@ var ops = [numOps]opInfo{
 	GETG:    {"GETG", 'w', 'p', 'm', '-', "GET, then GUARD: A = the record's value at path B; type_mismatch fault unless its kind is in mask C"},
 	ACAT:    {"ACAT", 'w', 'r', 'r', '-', "A = B + C (arrays): B's elements, then C's"},
 	GUARDP:  {"GUARDP", 'r', 'm', 'r', '-', "GUARD of A by mask B where C, A's container, is neither absent nor null"},
+	SPLIT:   {"SPLIT", 'p', '-', '-', '-', "split the record: one record per element of the array at path A, each running the code after (type_mismatch fault when A holds no array; split_limit past Limits.MaxSplit)"},
 }
 
 // Operands returns the kinds of the operands A, B, C and X of o, one

@@ -90,6 +90,7 @@ type Program struct {
 	code   Code
 	access Access
 	pool   sync.Pool
+	splits bool // the code has a SPLIT
 }
 
 // New checks c's operands and returns the Program.
@@ -101,6 +102,9 @@ func New(c Code) (*Program, error) {
 	p := &Program{code: c, access: AccessAll()}
 	if c.Access != nil {
 		p.access = c.Access.normalized()
+	}
+	for _, in := range c.Instrs {
+		p.splits = p.splits || in.Op == SPLIT
 	}
 	p.pool.New = func() any { return NewMachine(p) }
 	return p, nil

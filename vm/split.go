@@ -14,3 +14,107 @@ type Piece struct {
 	Rec    *record.Record
 	Result spec.Result
 }
+
+// actSplit is the action of a run that reached SPLIT: not a result any
+// caller sees, but what Machine.run says to RunPieces and Run.
+const actSplit spec.Action = 255
+
+// splitState is where a run reached SPLIT: the instruction after it, the
+// path resolved (its own copy: dynamic steps are resolved into scratch
+// that later runs reuse), the value found there, and the registers as
+// they were, which every record the split makes starts from.
+type splitState struct {
+	pc    int
+	path  record.Path
+	val   record.Value
+	saved []Reg
+	recs  []*record.Record
+}
+
+// splitAt notes, at a SPLIT of path p, what RunPieces needs. It reports
+// false when p's dynamic steps do not resolve, a type mismatch as for a
+// write.
+func (m *Machine) splitAt(p *Path, pc int) bool {
+	steps, ok := m.resolve(p, 0)
+	if !ok {
+		return false
+	}
+	sp := &m.splitSt
+	sp.pc = pc
+	sp.path = append(sp.path[:0], steps...)
+	sp.val, _ = m.rec.Get(steps)
+	sp.saved = append(sp.saved[:0], m.regs...)
+	return true
+}
+
+// Splits reports whether the program has a split: its runs may make
+// several records of one (RunPieces), or none.
+func (p *Program) Splits() bool { return p.splits }
+
+// RunPieces runs the program over rec and appends to dst the records the
+// run made, each with its result: rec alone for a program without split
+// (and for a record whose run ended before the split, or faulted there);
+// else one per element of the array at the split's path, rec first,
+// each run on its own from the split on (docs/language.md, "split").
+func (p *Program) RunPieces(rec *record.Record, dst []Piece) []Piece {
+	m := p.pool.Get().(*Machine)
+	dst = m.RunPieces(rec, dst)
+	p.pool.Put(m)
+	return dst
+}
+
+// RunPieces is Program.RunPieces on this Machine.
+func (m *Machine) RunPieces(rec *record.Record, dst []Piece) []Piece {
+	r := m.run(rec, 0, true)
+	if r.Action != actSplit {
+		return append(dst, Piece{Rec: rec, Result: r})
+	}
+	return m.pieces(rec, dst, m.lim.MaxSplit)
+}
+
+// splitOne finishes a split for Run, which returns one record: at most
+// one element.
+func (m *Machine) splitOne(rec *record.Record) spec.Result {
+	var one [1]Piece
+	return m.pieces(rec, one[:0], 1)[0].Result
+}
+
+// pieces finishes the split the run over rec reached, making at most max
+// records, and runs the rest of the code over each.
+func (m *Machine) pieces(rec *record.Record, dst []Piece, max int) []Piece {
+	sp := &m.splitSt
+	a := rec.Arena()
+	switch sp.val.Kind() {
+	case record.Absent, record.Null:
+		// No array: the record goes on whole, P absent; the statements
+		// after the split, which read P as an element, do not run.
+		rec.Remove(sp.path)
+		rec.Commit()
+		return append(dst, Piece{Rec: rec})
+	case record.Array:
+	default:
+		rec.Discard()
+		return append(dst, Piece{Rec: rec, Result: m.fault(spec.TypeMismatch)})
+	}
+	switch n := a.Len(sp.val); {
+	case n == 0:
+		rec.Discard()
+		return append(dst, Piece{Rec: rec, Result: spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}})
+	case n > max:
+		rec.Discard()
+		return append(dst, Piece{Rec: rec, Result: m.fault(spec.SplitLimit)})
+	}
+	recs, err := rec.Split(sp.path, sp.val, sp.recs[:0])
+	sp.recs = recs[:0]
+	if err != nil {
+		return append(dst, Piece{Rec: rec, Result: m.fault(spec.PathConflict)})
+	}
+	for i, r := range recs {
+		if i > 0 {
+			copy(m.regs, sp.saved)
+		}
+		dst = append(dst, Piece{Rec: r, Result: m.run(r, sp.pc, false)})
+	}
+	clear(recs)
+	return dst
+}

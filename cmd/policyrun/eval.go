@@ -40,10 +40,19 @@ var evalFormats = []string{"json", "msgpack", "otlp", "otlp-json"}
 type evalStats struct {
 	in, out, dropped, faulted, malformed int
 	reasons                              map[string]int
+	// added counts the records splits added: a record split into n
+	// counts n-1 (and one dropped, split_empty, for an empty array), so
+	// that out = in + added - dropped.
+	added int
+	drops map[string]int // the dropped by spec.DropReason, but policy's own
 }
 
 func (s *evalStats) String() string {
-	line := fmt.Sprintf("eval: %d in, %d out, %d dropped, %d faulted", s.in, s.out, s.dropped, s.faulted)
+	line := fmt.Sprintf("eval: %d in, %d out, %d dropped", s.in, s.out, s.dropped)
+	if len(s.drops) > 0 {
+		line += " (" + countList(s.drops) + ")"
+	}
+	line += fmt.Sprintf(", %d faulted", s.faulted)
 	if len(s.reasons) > 0 {
 		var rs []string
 		for r, n := range s.reasons {
@@ -52,10 +61,23 @@ func (s *evalStats) String() string {
 		sort.Strings(rs)
 		line += " (" + strings.Join(rs, ", ") + ")"
 	}
+	if s.added > 0 {
+		line += fmt.Sprintf(", %d added by split", s.added)
+	}
 	if s.malformed > 0 {
 		line += fmt.Sprintf(", %d malformed passed through", s.malformed)
 	}
 	return line
+}
+
+// countList is "a 1, b 2", in name order.
+func countList(m map[string]int) string {
+	var rs []string
+	for r, n := range m {
+		rs = append(rs, fmt.Sprintf("%s %d", r, n))
+	}
+	sort.Strings(rs)
+	return strings.Join(rs, ", ")
 }
 
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
@@ -174,7 +196,6 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 	}
 	// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
 	e.views = backend.IsOTLP(runner)
-	e.splitter, _ = runner.(backend.SplitProgram)
 	switch inFormat {
 	case "msgpack":
 		err = e.msgpackInput(stdin)
@@ -201,16 +222,16 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 }
 
 type evaluator struct {
-	runner   backend.Program
-	splitter backend.SplitProgram // runner, when it can split records
-	tag      []byte               // --tag
-	time     int64                // --time, for records without one
-	stats    evalStats
-	out      *bufio.Writer
-	stderr   io.Writer
-	msgpack  bool
-	arena    *record.Arena
-	buf      []byte
+	runner  backend.Program
+	pieces  []backend.Piece // what a run made, reused
+	tag     []byte          // --tag
+	time    int64           // --time, for records without one
+	stats   evalStats
+	out     *bufio.Writer
+	stderr  io.Writer
+	msgpack bool
+	arena   *record.Arena
+	buf     []byte
 	// otlpOut is the OTLP format of --out, if it is one: the kept records
 	// are collected (the arena is not reset) and go out as one request.
 	otlpOut string
@@ -232,36 +253,36 @@ func (e *evaluator) record(rec *record.Record) error {
 		rec.SetTime(e.time)
 	}
 	rec.Commit()
-	var o spec.Result
-	var extra []*record.Record
-	var err error
-	if e.splitter != nil {
-		o, extra, err = e.splitter.RunSplit(rec)
-	} else {
-		o, err = e.runner.Run(rec)
-	}
-	if err != nil && !o.Faulted() {
+	pieces, err := backend.RunAll(e.runner, rec, e.pieces[:0])
+	e.pieces = pieces[:0]
+	if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
 		return err // the backend itself failed
 	}
-	if o.Fault != spec.NoFault {
-		e.stats.faulted++
-		e.stats.reasons[o.Fault.String()]++
-		if err != nil {
-			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %s: %v\n", e.stats.in, o.Fault, err)
+	e.stats.added += len(pieces) - 1
+	for _, pc := range pieces {
+		o := pc.Result
+		if o.Fault != spec.NoFault {
+			e.stats.faulted++
+			e.stats.reasons[o.Fault.String()]++
+			if err != nil {
+				fmt.Fprintf(e.stderr, "policyrun eval: record %d: %s: %v\n", e.stats.in, o.Fault, err)
+			}
 		}
-	}
-	if o.Action == spec.Drop {
-		e.stats.dropped++
-		return nil
-	}
-	if err := e.write(rec); err != nil {
-		return err
-	}
-	for _, r := range extra {
-		if err := e.write(r); err != nil {
+		if o.Action == spec.Drop {
+			e.stats.dropped++
+			if o.Why != spec.ByPolicy {
+				if e.stats.drops == nil {
+					e.stats.drops = map[string]int{}
+				}
+				e.stats.drops[o.Why.String()]++
+			}
+			continue
+		}
+		if err := e.write(pc.Rec); err != nil {
 			return err
 		}
 	}
+	clear(pieces)
 	return nil
 }
 

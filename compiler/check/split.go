@@ -34,6 +34,13 @@ func (c *checker) split(s *policy.SplitStmt, st *state) {
 	if t.IsInvalid() {
 		return
 	}
+	for i, sg := range p.segs {
+		if sg.kind == segDyn {
+			c.report(diag.Errorf(p.nodes[i], CodeSplitType, "split needs a path of constant steps, and %s is computed", exprText(p.nodes[i].(*policy.IndexExpr).Index)).
+				WithHint("name the array's place in the record: split .events, split .attributes[\"events\"]"))
+			return
+		}
+	}
 	base := types.NonOptional(t)
 	if base.Kind != types.Array {
 		d := diag.Errorf(s.Target, CodeSplitType, "split needs an array, and %s is %s", exprText(s.Target), t).

@@ -1,0 +1,94 @@
+package conformance
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/backend"
+	"github.com/policyrun/policyrun/compiler"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// TestSplitLimit splits arrays at, under and over max_split on every
+// backend, at a lowered limit and at the default (spec.DefaultLimits):
+// over it, the run faults split_limit and the record goes on unchanged,
+// or is dropped under on_fault drop; Run, which returns one record, takes
+// an array of one element and faults on more.
+func TestSplitLimit(t *testing.T) {
+	const src = `policy "lim"%s
+schema {
+  xs: array<int>
+  ...
+}
+set .seen = true
+split .xs
+set .y = .xs * 2
+`
+	line := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"xs":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString(`]}`)
+		return []byte(b.String())
+	}
+	def := spec.DefaultLimits.MaxSplit
+	tests := []struct {
+		header   string
+		limit, n int
+		want     int    // records kept
+		result   string // of the first record
+	}{
+		{"", 3, 3, 3, "keep"},
+		{"", 3, 4, 1, "fault (split_limit)"},
+		{" on_fault drop", 3, 4, 0, "fault (split_limit), dropped"},
+		{"", 0, def, def, "keep"},
+		{"", 0, def + 1, 1, "fault (split_limit)"},
+	}
+	for _, tt := range tests {
+		f, info, diags := compiler.CheckFile("lim.policy", []byte(strings.Replace(src, "%s", tt.header, 1)))
+		if err := diags.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range backends {
+			p, err := b.Load(f, info, spec.Options{Limits: spec.Limits{MaxSplit: tt.limit}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := record.NewArena().DecodeJSON(line(tt.n), record.Owned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces, err := backend.RunAll(p, rec, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", b.Name, err)
+			}
+			kept := 0
+			for _, pc := range pieces {
+				if pc.Result.Kept() {
+					kept++
+				}
+			}
+			if kept != tt.want || pieces[0].Result.String() != tt.result {
+				t.Errorf("%s, limit %d, %d elements%s: %d kept, first %s; want %d, %s", b.Name, tt.limit, tt.n, tt.header, kept, pieces[0].Result, tt.want, tt.result)
+			}
+			if tt.result != "keep" && string(rec.AppendJSON(nil)) != string(line(tt.n)) {
+				t.Errorf("%s: the record changed although the split faulted: %s", b.Name, rec.AppendJSON(nil))
+			}
+			// Run makes one record: one element, or the fault.
+			one, err := record.NewArena().DecodeJSON(line(min(tt.n, 2)), record.Owned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, _ := p.Run(one); res.Fault != spec.SplitLimit {
+				t.Errorf("%s: Run of a record of 2 elements: %s, want split_limit", b.Name, res)
+			}
+		}
+	}
+}

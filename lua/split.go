@@ -1,0 +1,136 @@
+package lua
+
+import (
+	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+)
+
+// split P is transpiled to a policy function that ends at the split,
+// returning 2 with M.split set to the rest of the policy: a closure over
+// the run's locals, which RunPieces calls once per record the split
+// makes, each a table of its own (docs/language.md, "split").
+
+// actSplit is the action of a run that reached the split: what run says
+// to Run and RunPieces, never a result a caller sees.
+const actSplit spec.Action = 255
+
+// Splits reports whether the policy has a split: its runs may make
+// several records of one, or none (RunPieces).
+func (p *Program) Splits() bool { return p.split != nil }
+
+// RunPieces runs the policy over rec with a pooled runner and appends
+// the records the run made to recs, each with its result to results:
+// rec alone for a policy without split, or a run that ended (or faulted)
+// before it; else one per element of the array at the split's path, rec
+// first, as the VM's RunPieces.
+func (p *Program) RunPieces(rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
+	r, err := p.runners.get(p.NewRunner)
+	if err != nil {
+		return recs, results, err
+	}
+	recs, results, err = r.RunPieces(rec, recs, results)
+	p.runners.put(r)
+	return recs, results, err
+}
+
+// RunPieces is Program.RunPieces on this runner.
+func (r *Runner) RunPieces(rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
+	res, err := r.run(rec, r.fn, true)
+	if err != nil || res.Action != actSplit {
+		return append(recs, rec), append(results, res), err
+	}
+	return r.pieces(rec, recs, results, r.p.opts.Limits.MaxSplit)
+}
+
+// pieces finishes the split the run over rec reached, making at most max
+// records, and runs the rest of the policy over each.
+func (r *Runner) pieces(rec *record.Record, recs []*record.Record, results []spec.Result, max int) ([]*record.Record, []spec.Result, error) {
+	path := r.p.split
+	a := rec.Arena()
+	val, _ := rec.Get(path)
+	one := func(res spec.Result) ([]*record.Record, []spec.Result, error) {
+		return append(recs, rec), append(results, res), nil
+	}
+	switch val.Kind() {
+	case record.Absent, record.Null:
+		// No array: the record goes on whole, P absent; the rest of the
+		// policy, which reads P as an element, does not run.
+		rec.Remove(path)
+		rec.Commit()
+		return one(spec.Result{})
+	case record.Array:
+	default:
+		rec.Discard()
+		return one(r.fault(spec.TypeMismatch))
+	}
+	switch n := a.Len(val); {
+	case n == 0:
+		rec.Discard()
+		return one(spec.Result{Action: spec.Drop, Why: spec.SplitEmpty})
+	case n > max:
+		rec.Discard()
+		return one(r.fault(spec.SplitLimit))
+	}
+	rest := r.rest
+	r.rest = nil
+	made, err := rec.Split(path, val, r.recs[:0])
+	r.recs = made[:0]
+	if err != nil {
+		return one(r.fault(spec.PathConflict))
+	}
+	defer clear(made)
+	for _, x := range made {
+		res, err := r.run(x, rest, false)
+		if err != nil {
+			return recs, results, err
+		}
+		recs, results = append(recs, x), append(results, res)
+	}
+	return recs, results, nil
+}
+
+// splitStmt writes split P and the statements after it, rest: the
+// policy function stores the rest as a closure in M.split and returns 2.
+// The checker holds P to constant steps (E0650), so the runner reads and
+// writes it as a record.Path.
+func (g *gen) splitStmt(s *policy.SplitStmt, rest []policy.Stmt) {
+	g.split = staticPath(s.Target)
+	g.line("M.split = function(rec)")
+	g.depth++
+	live := g.live
+	g.live = 0 // a function of its own: its locals are counted apart
+	g.line("iters = 0")
+	g.splits = true
+	g.stmts(rest)
+	g.line("return 0")
+	g.live = live
+	g.depth--
+	g.line("end")
+	g.line("do return 2 end")
+}
+
+// staticPath is the record path of e, a path of constant steps from the
+// record's root.
+func staticPath(e policy.Expr) record.Path {
+	switch x := e.(type) {
+	case *policy.ParenExpr:
+		return staticPath(x.X)
+	case *policy.FieldExpr:
+		return append(staticPath(x.X), record.KeyStep(x.Name))
+	case *policy.IndexExpr:
+		p := staticPath(x.X)
+		lit, neg := policy.SignedLit(x.Index)
+		switch {
+		case lit == nil:
+		case lit.Kind == policy.LitString && !neg:
+			return append(p, record.KeyStep(lit.Str))
+		case lit.Kind == policy.LitInt && neg:
+			return append(p, record.IndexStep(int(-lit.Int)))
+		case lit.Kind == policy.LitInt:
+			return append(p, record.IndexStep(int(lit.Int)))
+		}
+		panic(genError{"split of a path with a computed step"})
+	}
+	return record.Path{}
+}
