@@ -45,6 +45,10 @@ func (f Format) String() string {
 type Counts struct {
 	spec.Counts        // Runs, Dropped, and Faults by reason
 	Out         uint64 // records appended to dst, malformed ones included
+	// Split counts the records a policy's split added: a record split
+	// into n adds n-1, and each of the n is a run of Counts (Runs is
+	// the records run over plus Split).
+	Split uint64
 	// Malformed counts the JSON lines and msgpack events that did not
 	// decode: each is appended to dst unchanged (counted in Out) and not
 	// run. An msgpack input whose next event has no length its headers
@@ -75,11 +79,13 @@ type Batch struct {
 	// machine is the VM's per-run state, the batch's own: the VM's pool
 	// of them is emptied at every garbage collection.
 	machine *vm.Machine
+	splits  bool            // the policy has a split (runPieces)
+	pieces  []backend.Piece // a run's records, reused
 }
 
 // NewBatch returns a Batch of p.
 func (p *Policy) NewBatch() *Batch {
-	b := &Batch{p: p, arena: record.NewArena(), results: make([]spec.Result, chunk)}
+	b := &Batch{p: p, arena: record.NewArena(), results: make([]spec.Result, chunk), splits: backend.Splits(p.prog)}
 	if v, ok := p.prog.(backend.VM); ok {
 		b.machine = vm.NewMachine(v.Program)
 	}
@@ -219,6 +225,9 @@ func (b *Batch) otlp(dst, in []byte,
 // itself passes the records it concerns on as they came in, counted as the
 // Lua error it is, and is kept in b.failed for Process to return.
 func (b *Batch) run() []*record.Record {
+	if b.splits {
+		return b.runPieces()
+	}
 	if cap(b.results) < len(b.recs) {
 		b.results = make([]spec.Result, len(b.recs))
 	}
@@ -275,6 +284,41 @@ func (b *Batch) run() []*record.Record {
 		if splits != nil {
 			b.kept = append(b.kept, splits[i]...)
 		}
+	}
+	return b.kept
+}
+
+// runPieces is run for a policy with split: each record is followed by
+// the records it became, those kept, in order; in an OTLP request they
+// stay in its resource and scope (the encoder groups by them, and each
+// copy holds the original's).
+func (b *Batch) runPieces() []*record.Record {
+	for _, r := range b.recs {
+		var err error
+		if b.machine != nil {
+			b.pieces = b.machine.RunPieces(r, b.pieces[:0])
+		} else {
+			b.pieces, err = backend.RunAll(b.p.prog, r, b.pieces[:0])
+		}
+		if err != nil {
+			if len(b.pieces) == 0 {
+				b.pieces = append(b.pieces, backend.Piece{Rec: r})
+			}
+			if res := &b.pieces[0].Result; !res.Faulted() {
+				*res = spec.Result{Fault: spec.LuaError}
+				if b.failed == nil {
+					b.failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
+				}
+			}
+		}
+		b.c.Split += uint64(len(b.pieces) - 1)
+		for _, pc := range b.pieces {
+			b.c.Add(pc.Result)
+			if pc.Result.Kept() {
+				b.kept = append(b.kept, pc.Rec)
+			}
+		}
+		clear(b.pieces)
 	}
 	return b.kept
 }

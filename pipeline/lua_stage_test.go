@@ -124,7 +124,7 @@ func TestMergeSplit(t *testing.T) {
 	// recs 0..4; the stage ran over 1, 2 and 4: it dropped 2 and split 1
 	// and 4 (5, 6 after 1; 7 after 4).
 	recs := []*record.Record{r[0], r[1], r[2], r[3], r[4]}
-	got := mergeSplit(recs, []*record.Record{r[1], r[2], r[4]}, []*record.Record{r[1], r[5], r[6], r[4], r[7]})
+	got := mergeSplit(recs, []*record.Record{r[1], r[2], r[4]}, []*record.Record{r[1], r[5], r[6], r[4], r[7]}, nil)
 	want := []*record.Record{r[0], r[1], r[5], r[6], r[3], r[4], r[7]}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", got, want)

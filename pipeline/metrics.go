@@ -57,6 +57,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	counter("policyrun_records_faulted_total", "Records on which a policy faulted.", s.Faulted)
 	counter("policyrun_records_unparsed_total", "Lines that did not parse, passed on raw.", s.Unparsed)
 	counter("policyrun_records_unrouted_total", "Records kept by the policies whose tag no output matches.", s.Unrouted)
+	counter("policyrun_records_split_total", "Records added by splits: a record split into n adds n-1.", s.Split)
 	counter("policyrun_lines_truncated_total", "Lines over max_line_size, cut to it.", s.TruncatedLines)
 	counter("policyrun_lines_skipped_total", "Lines over max_line_size, skipped (skip_long_lines).", s.SkippedLines)
 	counter("policyrun_file_open_errors_total", "Failed attempts to open a matched file.", s.OpenErrors)
@@ -80,6 +81,12 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 			fmt.Fprintf(w, "policyrun_faults_total{reason=%q} %d\n", k, s.Faults[k])
 		}
 	}
+	if len(s.Drops) > 0 {
+		fmt.Fprintf(w, "# HELP policyrun_drops_total Records dropped by a statement of their own accord (split_empty), by reason; the policies' drop statements are not counted here.\n# TYPE policyrun_drops_total counter\n")
+		for _, k := range slices.Sorted(maps.Keys(s.Drops)) {
+			fmt.Fprintf(w, "policyrun_drops_total{reason=%q} %d\n", k, s.Drops[k])
+		}
+	}
 
 	// The same per input, filter and output.
 	writeFamilies(w, s.Inputs, func(in *InputSummary) string { return in.Alias }, []family[InputSummary]{
@@ -101,6 +108,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_filter_records_in_total", "Records a filter ran on.", func(f *FilterSummary) int64 { return f.In }},
 		{"policyrun_filter_records_dropped_total", "Records dropped, by filter.", func(f *FilterSummary) int64 { return f.Dropped }},
 		{"policyrun_filter_records_faulted_total", "Records on which a filter faulted.", func(f *FilterSummary) int64 { return f.Faulted }},
+		{"policyrun_filter_records_split_total", "Records a filter's splits added.", func(f *FilterSummary) int64 { return f.Split }},
 	})
 	wroteHead := false
 	for _, f := range s.Filters {

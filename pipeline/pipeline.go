@@ -45,9 +45,19 @@ type StageCounts struct {
 	// the rest.
 	Messages []FaultMessage
 	// Added counts the records the stage added by splitting records into
-	// several (a Lua script returning an array of records); each follows
-	// the record it came from in the kept slice.
+	// several (a policy's split, a Lua script returning an array of
+	// records): a record split into n adds n-1. Each follows the record
+	// it came from in the kept slice. A split of an empty array adds
+	// none; it drops the record (Drops["split_empty"]).
 	Added int64
+	// Drops counts the dropped records by spec.DropReason, those the
+	// policy's drop or on_fault drop dropped left out (nil when none).
+	Drops map[string]int64
+	// Made, when a stage sets it (a policy with split), is how many
+	// records of kept each record it ran over became, in order: a split
+	// may drop the first of them and keep the others, which then cannot
+	// be told from the next record's.
+	Made []int32
 }
 
 // FaultMessage is what a stage says of one fault.
@@ -377,8 +387,8 @@ func (p *Pipeline) processWith(recs []*record.Record, tags *tagCache, sc *scratc
 		sc.orig = append(sc.orig, sc.sel...)
 		kept, counts := s.proc.Process(sc.sel)
 		p.addStage(s, n, counts)
-		if counts.Added > 0 {
-			recs = mergeSplit(recs, sc.orig, kept)
+		if counts.Added > 0 || counts.Made != nil {
+			recs = mergeSplit(recs, sc.orig, kept, counts.Made)
 		} else {
 			recs = removeDropped(recs, sc.orig, kept)
 		}
@@ -457,15 +467,29 @@ func removeDropped(recs, sel, kept []*record.Record) []*record.Record {
 }
 
 // mergeSplit puts what a stage kept of sel, the records of recs it ran
-// over, in their place: each record of sel is replaced by itself and the
+// over, in their place. With made (StageCounts.Made), each record of sel
+// is replaced by its made[i] records of kept; without, by itself and the
 // records split from it, which follow it in kept, or by nothing when it
 // was dropped. It returns a new slice.
-func mergeSplit(recs, sel, kept []*record.Record) []*record.Record {
+func mergeSplit(recs, sel, kept []*record.Record, made []int32) []*record.Record {
+	out := make([]*record.Record, 0, len(recs)-len(sel)+len(kept))
+	if made != nil {
+		i, k := 0, 0
+		for _, r := range recs {
+			if i < len(sel) && sel[i] == r {
+				n := int(made[i])
+				out = append(out, kept[k:k+n]...)
+				i, k = i+1, k+n
+				continue
+			}
+			out = append(out, r)
+		}
+		return out
+	}
 	selected := make(map[*record.Record]bool, len(sel))
 	for _, r := range sel {
 		selected[r] = true
 	}
-	out := make([]*record.Record, 0, len(recs)-len(sel)+len(kept))
 	k := 0
 	for _, r := range recs {
 		if !selected[r] {

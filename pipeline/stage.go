@@ -45,7 +45,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &policyStage{prog: prog}
+	s := &policyStage{prog: prog, splits: backend.Splits(prog)}
 	if _, n := diags.Count(); n > 0 {
 		var b bytes.Buffer
 		diag.WriteText(&b, src, diags)
@@ -96,6 +96,10 @@ type policyStage struct {
 	prog    backend.Program
 	results sync.Pool // []spec.Result scratch, one per concurrent batch
 	warn    Warnings  // the policy's warnings (N == 0 when none)
+	// splits says the policy has a split: its runs make sequences of
+	// records (backend.RunAll), each with its result (processPieces).
+	splits bool
+	pieces sync.Pool // []backend.Piece scratch, as results
 }
 
 func (s *policyStage) warnings() Warnings { return s.warn }
@@ -107,6 +111,9 @@ type split struct {
 }
 
 func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCounts) {
+	if s.splits {
+		return s.processPieces(recs)
+	}
 	res, _ := s.results.Get().(*[]spec.Result)
 	if res == nil {
 		res = new([]spec.Result)
@@ -155,15 +162,7 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 	}
 	for i, r := range recs {
 		out := results[i]
-		if out.Fault != spec.NoFault {
-			c.Faulted++
-			if c.Faults == nil {
-				c.Faults = map[string]int64{}
-			}
-			c.Faults[out.Fault.String()]++
-		}
-		if !out.Kept() {
-			c.Dropped++
+		if !c.count(out) {
 			continue
 		}
 		kept = append(kept, r)
@@ -174,6 +173,62 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 	}
 	s.results.Put(res)
 	return kept, c
+}
+
+// processPieces runs a policy with a split: each record becomes the
+// records of its run, in its place and in order, each counted by its
+// result; those the split added beyond the first are StageCounts.Added.
+func (s *policyStage) processPieces(recs []*record.Record) ([]*record.Record, StageCounts) {
+	buf, _ := s.pieces.Get().(*[]backend.Piece)
+	if buf == nil {
+		buf = new([]backend.Piece)
+	}
+	var c StageCounts
+	// The output may be longer than the input: it cannot overwrite it.
+	kept := make([]*record.Record, 0, len(recs))
+	c.Made = make([]int32, len(recs))
+	for i, r := range recs {
+		pieces, err := backend.RunAll(s.prog, r, (*buf)[:0])
+		*buf = pieces[:0]
+		if err != nil {
+			if len(pieces) == 0 {
+				pieces = append(pieces, backend.Piece{Rec: r})
+			}
+			noteErr(&c, &pieces[0].Result, err)
+		}
+		c.Added += int64(len(pieces) - 1)
+		for _, pc := range pieces {
+			if c.count(pc.Result) {
+				kept = append(kept, pc.Rec)
+				c.Made[i]++
+			}
+		}
+		clear(pieces)
+	}
+	s.pieces.Put(buf)
+	return kept, c
+}
+
+// count counts one result and reports whether its record is kept.
+func (c *StageCounts) count(out spec.Result) bool {
+	if out.Fault != spec.NoFault {
+		c.Faulted++
+		if c.Faults == nil {
+			c.Faults = map[string]int64{}
+		}
+		c.Faults[out.Fault.String()]++
+	}
+	if out.Kept() {
+		return true
+	}
+	c.Dropped++
+	if out.Why != spec.ByPolicy {
+		if c.Drops == nil {
+			c.Drops = map[string]int64{}
+		}
+		c.Drops[out.Why.String()]++
+	}
+	return false
 }
 
 // noteErr applies the error of a run to its result: with a fault it

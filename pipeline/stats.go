@@ -26,24 +26,47 @@ type Stats struct {
 	// when the last one took effect, UnixNano (0: none yet).
 	Reloads, FailedReloads, LastReload atomic.Int64
 
+	// Split counts the records splits added (StageCounts.Added).
+	Split atomic.Int64
+
 	mu     sync.Mutex
 	faults map[string]int64 // by reason
+	drops  map[string]int64 // by spec.DropReason, the policy's own left out
 }
 
 func (s *Stats) addStage(c StageCounts) {
 	s.Dropped.Add(c.Dropped)
 	s.Faulted.Add(c.Faulted)
-	if len(c.Faults) == 0 {
+	s.Split.Add(c.Added)
+	if len(c.Faults) == 0 && len(c.Drops) == 0 {
 		return
 	}
 	s.mu.Lock()
-	if s.faults == nil {
-		s.faults = map[string]int64{}
-	}
-	for k, v := range c.Faults {
-		s.faults[k] += v
-	}
+	s.faults = addCounts(s.faults, c.Faults)
+	s.drops = addCounts(s.drops, c.Drops)
 	s.mu.Unlock()
+}
+
+// addCounts adds the counts of add to m, made when needed.
+func addCounts(m, add map[string]int64) map[string]int64 {
+	if len(add) == 0 {
+		return m
+	}
+	if m == nil {
+		m = map[string]int64{}
+	}
+	for k, v := range add {
+		m[k] += v
+	}
+	return m
+}
+
+// DropsByReason returns a copy of the counts of drops by reason
+// (spec.DropReason: split_empty), the policies' own drops left out.
+func (s *Stats) DropsByReason() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.drops)
 }
 
 // FaultsByReason returns a copy of the fault counts.
@@ -97,10 +120,11 @@ func (st *inputStats) requests() map[int]int64 {
 // stageStats counts what one filter did, and which of its fault messages
 // were logged.
 type stageStats struct {
-	in, dropped, faulted atomic.Int64
+	in, dropped, faulted, split atomic.Int64
 
 	mu       sync.Mutex
 	faults   map[string]int64 // by reason
+	drops    map[string]int64 // by spec.DropReason, the policy's own left out
 	logged   map[string]int64 // messages logged, by reason
 	nlogged  int
 	withheld bool // a message was not logged, and the log said so
@@ -117,11 +141,13 @@ func (p *Pipeline) addStage(s *stage, n int, c StageCounts) {
 	st.in.Add(int64(n))
 	st.dropped.Add(c.Dropped)
 	st.faulted.Add(c.Faulted)
-	if len(c.Faults) == 0 && len(c.Messages) == 0 {
+	st.split.Add(c.Added)
+	if len(c.Faults) == 0 && len(c.Messages) == 0 && len(c.Drops) == 0 {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.drops = addCounts(st.drops, c.Drops)
 	if st.faults == nil {
 		st.faults, st.logged = map[string]int64{}, map[string]int64{}
 	}
@@ -176,6 +202,10 @@ type FilterSummary struct {
 	Alias                string
 	In, Dropped, Faulted int64
 	Faults               map[string]int64 // by reason; nil when none
+	// Split is the records the filter's splits added: a record split
+	// into n adds n-1, so that a filter's out is In + Split - Dropped.
+	Split int64
+	Drops map[string]int64 // by spec.DropReason; nil when none
 }
 
 // OutputSummary is what one output wrote (Out: delivered) and, for an
@@ -199,6 +229,12 @@ type Summary struct {
 	OpenErrors, ReadErrors          int64
 	BadCheckpoints, CheckpointSaves int64
 	Faults                          map[string]int64
+	// Split is the records splits added (a record split into n adds
+	// n-1: out = in + split - dropped - unparsed - unrouted); Drops the
+	// drops by spec.DropReason (split_empty), the policies' own drops
+	// left out; nil when none.
+	Split int64
+	Drops map[string]int64
 	// The same per input, filter and output, in config order.
 	Inputs  []InputSummary
 	Filters []FilterSummary
@@ -230,6 +266,8 @@ func (p *Pipeline) Summary() Summary {
 		Unrouted: p.stats.Unrouted.Load(),
 		BytesIn:  p.stats.BytesIn.Load(),
 		Faults:   p.stats.FaultsByReason(),
+		Split:    p.stats.Split.Load(),
+		Drops:    p.stats.DropsByReason(),
 	}
 	if start := p.started.Load(); start != 0 {
 		end := p.ended.Load()
@@ -244,11 +282,13 @@ func (p *Pipeline) Summary() Summary {
 		s.Outputs = append(s.Outputs, OutputSummary{Alias: o.cfg.Alias, Out: st.Records, BytesOut: st.Bytes, Stats: st})
 	}
 	for _, st := range p.gen.Load().stages {
-		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load()}
+		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load(),
+			Split: st.stats.split.Load()}
 		st.stats.mu.Lock()
 		if len(st.stats.faults) > 0 {
 			f.Faults = maps.Clone(st.stats.faults)
 		}
+		f.Drops = maps.Clone(st.stats.drops)
 		st.stats.mu.Unlock()
 		s.Filters = append(s.Filters, f)
 	}
@@ -304,9 +344,15 @@ func (s Summary) Write(w io.Writer) {
 	if s.Unrouted > 0 {
 		fmt.Fprintf(w, ", unrouted %d", s.Unrouted)
 	}
+	if s.Split > 0 {
+		fmt.Fprintf(w, ", split %d", s.Split)
+	}
 	fmt.Fprintln(w)
 	if len(s.Faults) > 0 {
 		fmt.Fprintf(w, "faults: %s\n", byReason(s.Faults))
+	}
+	if len(s.Drops) > 0 {
+		fmt.Fprintf(w, "drops: %s\n", byReason(s.Drops))
 	}
 	for _, in := range s.Inputs {
 		if in.Requests != nil {
@@ -327,9 +373,16 @@ func (s Summary) Write(w io.Writer) {
 		fmt.Fprintf(w, "input %s: in %d, unparsed %d, bytes %d\n", in.Alias, in.In, in.Unparsed, in.BytesIn)
 	}
 	for _, f := range s.Filters {
-		fmt.Fprintf(w, "filter %s: in %d, dropped %d, faulted %d", f.Alias, f.In, f.Dropped, f.Faulted)
+		fmt.Fprintf(w, "filter %s: in %d, dropped %d", f.Alias, f.In, f.Dropped)
+		if len(f.Drops) > 0 {
+			fmt.Fprintf(w, " (%s)", byReason(f.Drops))
+		}
+		fmt.Fprintf(w, ", faulted %d", f.Faulted)
 		if len(f.Faults) > 0 {
 			fmt.Fprintf(w, " (%s)", byReason(f.Faults))
+		}
+		if f.Split > 0 {
+			fmt.Fprintf(w, ", split %d", f.Split)
 		}
 		fmt.Fprintln(w)
 	}

@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
+
+const splitPolicy = `policy "split"
+schema {
+  n: int
+  items: array<int>?
+  ...
+}
+split .items
+drop when .items == 0
+set .inv = 12 / (.items - 1)
+`
+
+// TestStagePolicySplits runs a policy with split through a pipeline on
+// each backend: a record's records take its place, in order, each
+// dropped or faulted on its own, and the summary counts them (split,
+// drops by reason).
+func TestStagePolicySplits(t *testing.T) {
+	var lines, want []string
+	for n := 0; n < 30; n++ {
+		switch n % 3 {
+		case 0: // split: 0 dropped, 1 faults (12 / 0), 3 kept
+			lines = append(lines, fmt.Sprintf(`{"n":%d,"items":[0,1,3]}`, n))
+			want = append(want, fmt.Sprintf(`{"n":%d,"items":1}`, n), fmt.Sprintf(`{"n":%d,"items":3,"inv":6}`, n))
+		case 1: // empty: no records
+			lines = append(lines, fmt.Sprintf(`{"n":%d,"items":[]}`, n))
+		case 2: // absent: whole
+			lines = append(lines, fmt.Sprintf(`{"n":%d}`, n))
+			want = append(want, lines[n])
+		}
+	}
+	for _, b := range []string{"vm", "lua"} {
+		t.Run(b, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "in.log", strings.Join(lines, "\n")+"\n")
+			writeFile(t, dir, "s.policy", splitPolicy)
+			filter := "  filters:\n    - name: policy\n      backend: " + b + "\n      file: s.policy\n"
+			cfg := tailConfig(t, dir, filter+toStdout, "in.log", "parser: json", "exit_on_eof: true", "poll_interval: 10ms")
+			var out bytes.Buffer
+			s := runPipeline(t, cfg, Options{Stdout: &out}).Summary()
+			if got := strings.TrimSpace(out.String()); got != strings.Join(want, "\n") {
+				t.Errorf("output\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+			}
+			// 30 in; 10 records split into 3 (20 added); 10 dropped
+			// there and 10 empty: 20 dropped; 10 faulted.
+			if s.In != 30 || s.Split != 20 || s.Dropped != 20 || s.Faulted != 10 || s.Out != 30 || s.Drops["split_empty"] != 10 {
+				t.Errorf("summary = %+v", s)
+			}
+			if f := s.Filters[0]; f.Split != 20 || f.Drops["split_empty"] != 10 {
+				t.Errorf("filter = %+v", f)
+			}
+			var sum bytes.Buffer
+			s.Write(&sum)
+			for _, want := range []string{"split 20", "drops: split_empty 10"} {
+				if !strings.Contains(sum.String(), want) {
+					t.Errorf("the summary lacks %q:\n%s", want, sum.String())
+				}
+			}
+		})
+	}
+}
+
+// TestMergeSplitFirstDropped: a policy's split may drop the first record
+// and keep the ones after it, which still take the original's place.
+func TestMergeSplitFirstDropped(t *testing.T) {
+	a := record.NewArena()
+	r := make([]*record.Record, 7)
+	for i := range r {
+		r[i] = a.NewRecord()
+	}
+	// recs 0..3; the stage ran over 1 and 3: 1 split into 1, 4, 5 with 1
+	// dropped; 3 into 3, 6 with 3 dropped.
+	recs := []*record.Record{r[0], r[1], r[2], r[3]}
+	got := mergeSplit(recs, []*record.Record{r[1], r[3]}, []*record.Record{r[4], r[5], r[6]}, []int32{2, 1})
+	want := []*record.Record{r[0], r[4], r[5], r[2], r[6]}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
