@@ -65,7 +65,9 @@ remove .attributes.items
 		}
 		var got struct {
 			ResourceLogs []struct {
-				Resource  struct{ Attributes []struct{ Value struct{ StringValue string } } }
+				Resource struct {
+					Attributes []struct{ Value struct{ StringValue string } }
+				}
 				ScopeLogs []struct {
 					Scope      struct{ Name string }
 					LogRecords []struct{ Body struct{ StringValue string } }
