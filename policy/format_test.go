@@ -252,6 +252,8 @@ func TestFormatSnippets(t *testing.T) {
 			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect fault\n}\n\ntest \"b\" {\n  input  {}\n  expect fault\n}\n"},
 		{"policy \"p\"\ntest \"a\" {\n  input {\"a\": [1, 2]}\n  expect [{\"a\": 1},\n{\"a\": 2}]\n}",
 			"policy \"p\"\n\ntest \"a\" {\n  input  {\"a\": [1, 2]}\n  expect [\n    {\"a\": 1},\n    {\"a\": 2}\n  ]\n}\n"},
+		{h + "split   .events # one per event", h + "split .events # one per event\n"},
+		{h + "split .a[\"b c\"]\nset .x = .a", ""},
 		{"policy \"p\"\ntest \"a\" {\n  input {}\n  expect  [ ]\n}",
 			"policy \"p\"\n\ntest \"a\" {\n  input  {}\n  expect []\n}\n"},
 	}
