@@ -20,14 +20,15 @@ import (
 type unreadable uint8
 
 const (
-	readable   unreadable = iota
-	tooDeep               // values nested deeper than record.DefaultMaxDepth
-	valueType             // a pdata value type the view cannot hold
-	unwritable            // edits the processor cannot put in pdata
+	readable    unreadable = iota
+	tooDeep                // values nested deeper than record.DefaultMaxDepth
+	valueType              // a pdata value type the view cannot hold
+	unwritable             // edits the processor cannot put in pdata
+	undecodable            // a batch that a policy with split needs whole does not decode (split.go)
 	numUnreadable
 )
 
-var unreadableNames = [numUnreadable]string{"", "too_deep", "value_type", "unwritable"}
+var unreadableNames = [numUnreadable]string{"", "too_deep", "value_type", "unwritable", "undecodable"}
 
 // src is where a record's view lies in pdata.
 type src struct {

@@ -33,7 +33,10 @@ type logsProcessor struct {
 	dropWhen cond
 	// only is the plan of a policy that runs alone (planScope).
 	only *plan
-	tel  *telemetry
+	// splits says a policy has a split: batches then take the whole
+	// path (split.go).
+	splits bool
+	tel    *telemetry
 	// The state of batches, reused: ConsumeLogs may be called from many
 	// goroutines at once, and each call takes one. A free list, not a
 	// sync.Pool: a pool is emptied at every GC, which pdata makes
@@ -62,7 +65,10 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		setsTime: u.SetsTime,
 		tel:      tel,
 	}
-	if len(policies) == 1 {
+	for _, pol := range policies {
+		p.splits = p.splits || pol.prog.Splits()
+	}
+	if len(policies) == 1 && !p.splits {
 		p.only = policies[0].plan
 		if pl := policies[0].plan; pl != nil && pl.groupDrop == nil && len(pl.stmts) == 1 &&
 			pl.stmts[0].kind == sDrop && pl.stmts[0].test != nil {
@@ -105,6 +111,13 @@ type batch struct {
 	keys   []byte
 	newRLs []newRL
 	newSLs []newSL
+
+	// The whole path's (split.go): the records decoded, those a policy
+	// kept, a run's records, the encoder. (Its output is not reused:
+	// pdata may keep bytes of it.)
+	whole, next []*record.Record
+	pieces      []vm.Piece
+	enc         record.OTLPEncoder
 }
 
 func (p *logsProcessor) newBatch() *batch {
@@ -115,6 +128,7 @@ func (p *logsProcessor) newBatch() *batch {
 	b.l.a, b.w.a = b.a, b.a
 	n := len(p.policies) * int(spec.NumReasons)
 	b.c.drops, b.c.faults = make([]int64, n), make([]int64, n)
+	b.c.whys = make([]int64, len(p.policies)*int(spec.NumDropReasons))
 	return b
 }
 
@@ -138,7 +152,11 @@ func (p *logsProcessor) put(b *batch) {
 // processLogs is the processorhelper.ProcessLogsFunc.
 func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
 	b := p.get()
-	b.run(ld)
+	if p.splits {
+		ld = b.runWhole(ld)
+	} else {
+		b.run(ld)
+	}
 	p.tel.add(ctx, &b.c)
 	b.reset()
 	p.put(b)

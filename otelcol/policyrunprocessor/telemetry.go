@@ -19,18 +19,22 @@ const (
 	metricDropped    = "policyrun_processor_records_dropped"
 	metricFaults     = "policyrun_processor_faults"
 	metricUnreadable = "policyrun_processor_records_unreadable"
+	metricSplit      = "policyrun_processor_records_split"
 )
 
 // dropReason is the reason a record dropped without a fault carries.
 const dropReason = "drop"
 
 type telemetry struct {
-	in, out, dropped, faults, unreadable metric.Int64Counter
+	in, out, dropped, faults, unreadable, split metric.Int64Counter
 	// by policy and reason: [policy*spec.NumReasons + reason]; a drop
 	// without a fault is under spec.NoFault.
 	dropOpts, faultOpts [][]metric.AddOption
-	unreadOpts          [numUnreadable][]metric.AddOption
-	opts                []metric.AddOption // the processor's attribute alone
+	// whyOpts are the drops by a reason of their own (split_empty), by
+	// policy: [policy*spec.NumDropReasons + reason].
+	whyOpts    [][]metric.AddOption
+	unreadOpts [numUnreadable][]metric.AddOption
+	opts       []metric.AddOption // the processor's attribute alone
 }
 
 // newTelemetry makes the counters of the processor id (its attribute
@@ -49,10 +53,11 @@ func newTelemetry(mp metric.MeterProvider, id string, policies []string) (*telem
 		return c
 	}
 	t.in = counter(metricIn, "Log records the policies ran over.")
-	t.out = counter(metricOut, "Log records passed on (all but the dropped).")
+	t.out = counter(metricOut, "Log records passed on (all but the dropped, and those splits added).")
 	t.dropped = counter(metricDropped, "Log records dropped, by policy and reason (drop, or the fault under on_fault drop).")
 	t.faults = counter(metricFaults, "Runs that faulted, by policy and reason; the record is left as the policy found it (or dropped under on_fault drop).")
 	t.unreadable = counter(metricUnreadable, "Log records passed through untouched because the processor could not read them, by reason.")
+	t.split = counter(metricSplit, "Log records added by splits: a record split into n adds n-1.")
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +75,9 @@ func newTelemetry(mp metric.MeterProvider, id string, policies []string) (*telem
 			t.dropOpts = append(t.dropOpts, opt(attribute.String("policy", name), attribute.String("reason", reason)))
 			t.faultOpts = append(t.faultOpts, opt(attribute.String("policy", name), attribute.String("reason", r.String())))
 		}
+		for r := spec.DropReason(0); r < spec.NumDropReasons; r++ {
+			t.whyOpts = append(t.whyOpts, opt(attribute.String("policy", name), attribute.String("reason", r.String())))
+		}
 	}
 	for r := unreadable(1); r < numUnreadable; r++ {
 		t.unreadOpts[r] = opt(attribute.String("reason", unreadableNames[r]))
@@ -82,19 +90,32 @@ type counts struct {
 	in, dropped   int64
 	drops, faults []int64 // as telemetry's options
 	unread        [numUnreadable]int64
+	// split is the records splits added (out = in + split - dropped);
+	// whys the drops by their own reasons, as telemetry's whyOpts.
+	split int64
+	whys  []int64
 }
 
 func (c *counts) reset() {
-	c.in, c.dropped = 0, 0
+	c.in, c.dropped, c.split = 0, 0, 0
 	clear(c.drops)
 	clear(c.faults)
+	clear(c.whys)
 	c.unread = [numUnreadable]int64{}
 }
 
 // add adds a batch's counts to the metrics.
 func (t *telemetry) add(ctx context.Context, c *counts) {
 	t.in.Add(ctx, c.in, t.opts...)
-	t.out.Add(ctx, c.in-c.dropped, t.opts...)
+	t.out.Add(ctx, c.in+c.split-c.dropped, t.opts...)
+	if c.split != 0 {
+		t.split.Add(ctx, c.split, t.opts...)
+	}
+	for i, n := range c.whys {
+		if n != 0 {
+			t.dropped.Add(ctx, n, t.whyOpts[i]...)
+		}
+	}
 	for i, n := range c.drops {
 		if n != 0 {
 			t.dropped.Add(ctx, n, t.dropOpts[i]...)

@@ -1,0 +1,59 @@
+package policyrunprocessor
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/policyrun/policyrun/spec"
+)
+
+const splitHead = `policy "split"
+schema otlp {
+  attributes: {
+    items: array<string>?
+    ...
+  }
+}
+`
+
+// TestProcessorSplit: a policy with split makes one log record per
+// element, each in the original's resource and scope, right after where
+// it was and in order, each dropped or faulted on its own; the policies
+// after it run on each. The counts say what was added and dropped.
+func TestProcessorSplit(t *testing.T) {
+	items := func(body string, xs ...any) func(plog.LogRecord) {
+		return lrec(body, map[string]any{"items": xs, "k": 1})
+	}
+	in := build(rgroup{attrs: map[string]any{"host": "a"}, scopes: []sgroup{
+		{name: "s1", recs: []func(plog.LogRecord){items("a1", "x", "drop", "y"), items("a2"), lrec("a3", map[string]any{"k": 2})}},
+		{name: "s2", recs: []func(plog.LogRecord){items("a4", "z")}}}},
+		rgroup{attrs: map[string]any{"host": "b"}, scopes: []sgroup{
+			{name: "s1", recs: []func(plog.LogRecord){items("b1", "u", "v")}}}})
+	p := newTest(t, splitHead+"split .attributes.items\ndrop when .attributes.items == \"drop\"\nset .body = .attributes.items\nremove .attributes.items\n",
+		"policy \"second\"\nschema otlp\nset .attributes.n = 1\n")
+	b := p.get()
+	out := b.runWhole(in)
+	want := "R{host=\"a\"}\n  S s1\n    body=\"x\" {k=1 n=1}\n    body=\"y\" {k=1 n=1}\n    body=\"a3\" {k=2 n=1}\n" +
+		"  S s2\n    body=\"z\" {k=1 n=1}\n" +
+		"R{host=\"b\"}\n  S s1\n    body=\"u\" {k=1 n=1}\n    body=\"v\" {k=1 n=1}\n"
+	if got := dump(out); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// 5 in; a1 into 3, a4 into 1, b1 into 2: 3 added; "drop" and a2's
+	// empty array dropped.
+	if c := b.c; c.in != 5 || c.split != 3 || c.dropped != 2 || c.whys[spec.SplitEmpty] != 1 || sum(c.drops) != 1 {
+		t.Errorf("counts: in %d, split %d, dropped %d, whys %v, drops %d", c.in, c.split, c.dropped, c.whys, sum(c.drops))
+	}
+	b.reset()
+	p.put(b)
+
+	// Every record an empty array: the batch is skipped.
+	out, err := p.processLogs(context.Background(), one(items("e")))
+	if !errors.Is(err, processorhelper.ErrSkipProcessingData) || out.LogRecordCount() != 0 {
+		t.Errorf("all dropped: %v, %d records", err, out.LogRecordCount())
+	}
+}
