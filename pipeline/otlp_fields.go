@@ -18,7 +18,8 @@ import (
 // for its policies), so it holds for any tag a policy may give a record:
 // every stage and every output counts, whatever it matches. A stage whose
 // access is not known (a Lua script, a backend without vm.Access, a
-// processor of Options.NewProcessor) needs the whole record.
+// processor of Options.NewProcessor) needs the whole record, as does a
+// policy with split.
 func (g *generation) otlpFields() record.OTLPProjection {
 	all := record.OTLPProjection{Fields: record.OTLPAllFields}
 	wire := false
@@ -37,7 +38,8 @@ func (g *generation) otlpFields() record.OTLPProjection {
 	var paths []record.Path
 	for _, s := range g.stages {
 		ps, ok := s.proc.(*policyStage)
-		if !ok {
+		if !ok || ps.splits {
+			// A split copies the whole record into each it makes.
 			return all
 		}
 		ac, ok := ps.prog.(interface{ Access() vm.Access })

@@ -41,6 +41,7 @@ func TestOTLPFields(t *testing.T) {
 		{"an http output", nil, "    - name: http\n      uri: http://127.0.0.1:9/\n", all},
 		{"another output too", []string{add}, "    - name: null\n      encode: false\n    - name: stdout\n", all},
 		{"a Lua script", []string{"lua"}, "    - name: null\n      encode: false\n", all},
+		{"a policy with split", []string{"policy \"s\"\nschema otlp {\n  attributes: {xs: array<int>?, ...}\n}\nsplit .attributes.xs\n"}, "    - name: otlp\n      endpoint: http://127.0.0.1:9\n", all},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
