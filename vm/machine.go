@@ -85,29 +85,19 @@ func NewMachine(p *Program) *Machine {
 // (Program.Splits) makes at most one here: an array of more elements is
 // the fault split_limit (RunPieces makes them all).
 func (m *Machine) Run(rec *record.Record) spec.Result {
-	r := m.run(rec, 0, true)
-	if r.Action == actSplit {
-		return m.splitOne(rec)
-	}
-	return r
-}
-
-// run runs the code from pc on over rec: from 0 for a record as it came
-// (fresh: now() and the random bits start anew), from past the SPLIT for
-// each record a split made. A run that reaches a SPLIT returns actSplit,
-// the record's edits kept but not committed, after the checks of a run's
-// end.
-func (m *Machine) run(rec *record.Record, pc int, fresh bool) spec.Result {
 	m.rec, m.a, m.grown, m.iterated = rec, rec.Arena(), 0, 0
 	if m.a != m.constA || m.a.Generation() != m.constGen {
 		m.placeConsts()
 	}
 	m.used0 = m.a.Used()
-	if fresh {
+	// A record a split made runs from past the SPLIT (split.go), with
+	// the now() and the random bits of the run that split.
+	from := m.splitSt.from
+	if from == 0 {
 		m.now = 0
 		m.rand.Reset()
 	}
-	action, reason := m.exec(pc)
+	action, reason := m.exec(from)
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.
 	if reason == spec.NoFault && m.grown > m.sizeAt && recordSize(m.a, rec.Root(), m.lim.MaxRecord) > m.lim.MaxRecord {
@@ -120,6 +110,9 @@ func (m *Machine) run(rec *record.Record, pc int, fresh bool) spec.Result {
 	if reason != spec.NoFault {
 		rec.Discard()
 		return m.fault(reason)
+	}
+	if action == actSplit {
+		return m.splitRecord(rec)
 	}
 	if action == spec.Keep && rec.Edited() {
 		rec.Commit()

@@ -16,22 +16,27 @@ type Piece struct {
 }
 
 // actSplit is the action of a run that reached SPLIT: not a result any
-// caller sees, but what Machine.run says to RunPieces and Run.
+// caller sees, but what exec says to Run.
 const actSplit spec.Action = 255
 
 // splitState is where a run reached SPLIT: the instruction after it, the
 // path resolved (its own copy: dynamic steps are resolved into scratch
 // that later runs reuse), the value found there, and the registers as
-// they were, which every record the split makes starts from.
+// they were, which every record the split makes starts from. from is set
+// while those records run (Run starts there), max while RunPieces runs
+// (Run alone makes one record), and pieces holds what the split made.
 type splitState struct {
-	pc    int
-	path  record.Path
-	val   record.Value
-	saved []Reg
-	recs  []*record.Record
+	pc     int
+	path   record.Path
+	val    record.Value
+	saved  []Reg
+	recs   []*record.Record
+	from   int
+	max    int
+	pieces []Piece
 }
 
-// splitAt notes, at a SPLIT of path p, what RunPieces needs. It reports
+// splitAt notes, at a SPLIT of path p, what the split needs. It reports
 // false when p's dynamic steps do not resolve, a type mismatch as for a
 // write.
 func (m *Machine) splitAt(p *Path, pc int) bool {
@@ -48,7 +53,7 @@ func (m *Machine) splitAt(p *Path, pc int) bool {
 }
 
 // Splits reports whether the program has a split: its runs may make
-// several records of one (RunPieces), or none.
+// several records of one, or none (RunPieces).
 func (p *Program) Splits() bool { return p.splits }
 
 // RunPieces runs the program over rec and appends to dst the records the
@@ -65,56 +70,65 @@ func (p *Program) RunPieces(rec *record.Record, dst []Piece) []Piece {
 
 // RunPieces is Program.RunPieces on this Machine.
 func (m *Machine) RunPieces(rec *record.Record, dst []Piece) []Piece {
-	r := m.run(rec, 0, true)
-	if r.Action != actSplit {
+	sp := &m.splitSt
+	sp.max, sp.pieces = m.lim.MaxSplit, sp.pieces[:0]
+	r := m.Run(rec)
+	sp.max = 0
+	if len(sp.pieces) == 0 {
 		return append(dst, Piece{Rec: rec, Result: r})
 	}
-	return m.pieces(rec, dst, m.lim.MaxSplit)
+	dst = append(dst, sp.pieces...)
+	clear(sp.pieces)
+	return dst
 }
 
-// splitOne finishes a split for Run, which returns one record: at most
-// one element.
-func (m *Machine) splitOne(rec *record.Record) spec.Result {
-	var one [1]Piece
-	return m.pieces(rec, one[:0], 1)[0].Result
-}
-
-// pieces finishes the split the run over rec reached, making at most max
-// records, and runs the rest of the code over each.
-func (m *Machine) pieces(rec *record.Record, dst []Piece, max int) []Piece {
+// splitRecord finishes the split the run over rec reached: it makes the
+// records (at most max, one when Run alone runs), runs the rest of the
+// code over each into pieces, and returns the first one's result.
+func (m *Machine) splitRecord(rec *record.Record) spec.Result {
 	sp := &m.splitSt
+	max := max(sp.max, 1)
 	a := rec.Arena()
+	var res spec.Result
 	switch sp.val.Kind() {
 	case record.Absent, record.Null:
 		// No array: the record goes on whole, P absent; the statements
 		// after the split, which read P as an element, do not run.
 		rec.Remove(sp.path)
 		rec.Commit()
-		return append(dst, Piece{Rec: rec})
+		return res
 	case record.Array:
 	default:
 		rec.Discard()
-		return append(dst, Piece{Rec: rec, Result: m.fault(spec.TypeMismatch)})
+		return m.fault(spec.TypeMismatch)
 	}
 	switch n := a.Len(sp.val); {
 	case n == 0:
 		rec.Discard()
-		return append(dst, Piece{Rec: rec, Result: spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}})
+		return spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}
 	case n > max:
 		rec.Discard()
-		return append(dst, Piece{Rec: rec, Result: m.fault(spec.SplitLimit)})
+		return m.fault(spec.SplitLimit)
 	}
 	recs, err := rec.Split(sp.path, sp.val, sp.recs[:0])
 	sp.recs = recs[:0]
 	if err != nil {
-		return append(dst, Piece{Rec: rec, Result: m.fault(spec.PathConflict)})
+		return m.fault(spec.PathConflict)
 	}
+	sp.from = sp.pc
 	for i, r := range recs {
 		if i > 0 {
 			copy(m.regs, sp.saved)
 		}
-		dst = append(dst, Piece{Rec: r, Result: m.run(r, sp.pc, false)})
+		out := m.Run(r)
+		if i == 0 {
+			res = out
+		}
+		if sp.max > 0 {
+			sp.pieces = append(sp.pieces, Piece{Rec: r, Result: out})
+		}
 	}
+	sp.from = 0
 	clear(recs)
-	return dst
+	return res
 }
