@@ -20,6 +20,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/vm"
 )
 
 // Filename is the name the policy has in diagnostics.
@@ -157,15 +158,17 @@ func RunFiles(policySrc, input string, modules map[string]string, params string)
 	return res
 }
 
-// runRecords runs prog over the lines of input, as eval's JSON input does.
+// runRecords runs prog over the lines of input, as eval's JSON input does:
+// a line a split makes several records of has an Outcome for each.
 func runRecords(res *Result, prog interface {
-	Run(*record.Record) spec.Result
+	RunPieces(*record.Record, []vm.Piece) []vm.Piece
 	OTLP() bool
 }, input string) {
 	arena := record.NewArena()
-	var in, out, dropped, faulted, malformed int
+	var in, out, dropped, faulted, malformed, split int
 	reasons := map[string]int{}
 	var buf []byte
+	var pieces []vm.Piece
 	for i, line := range strings.Split(input, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" {
@@ -189,23 +192,28 @@ func runRecords(res *Result, prog interface {
 			continue
 		}
 		rec.Commit()
-		r := prog.Run(rec)
-		if r.Faulted() {
-			faulted++
-			o.Fault = r.Fault.String()
-			reasons[o.Fault]++
+		pieces = prog.RunPieces(rec, pieces[:0])
+		split += len(pieces) - 1
+		for _, pc := range pieces {
+			o := o
+			r := pc.Result
+			if r.Faulted() {
+				faulted++
+				o.Fault = r.Fault.String()
+				reasons[o.Fault]++
+			}
+			if r.Action == spec.Drop {
+				dropped++
+				o.Action = "drop"
+			} else {
+				out++
+				o.Action = "keep"
+				buf = pc.Rec.AppendJSON(buf[:0])
+				o.Output = string(bytes.Clone(buf))
+				res.Output = append(res.Output, o.Output)
+			}
+			res.Records = append(res.Records, o)
 		}
-		if r.Action == spec.Drop {
-			dropped++
-			o.Action = "drop"
-		} else {
-			out++
-			o.Action = "keep"
-			buf = rec.AppendJSON(buf[:0])
-			o.Output = string(bytes.Clone(buf))
-			res.Output = append(res.Output, o.Output)
-		}
-		res.Records = append(res.Records, o)
 	}
 	res.Summary = fmt.Sprintf("%d in, %d out, %d dropped, %d faulted", in, out, dropped, faulted)
 	if len(reasons) > 0 {
@@ -215,6 +223,9 @@ func runRecords(res *Result, prog interface {
 		}
 		sort.Strings(rs)
 		res.Summary += " (" + strings.Join(rs, ", ") + ")"
+	}
+	if split > 0 {
+		res.Summary += fmt.Sprintf(", %d added by split", split)
 	}
 	if malformed > 0 {
 		res.Summary += fmt.Sprintf(", %d malformed passed through", malformed)

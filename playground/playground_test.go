@@ -196,3 +196,22 @@ func TestRunFilesModulesAndParams(t *testing.T) {
 		t.Errorf("a parameter line without '=': no error")
 	}
 }
+
+// TestRunSplit: a line a split makes several records of has an outcome
+// for each, in order, under its line.
+func TestRunSplit(t *testing.T) {
+	const src = "policy \"s\"\nschema {\n  xs: array<int>?\n  ...\n}\nsplit .xs\ndrop when .xs == 0\n"
+	res := Run(src, `{"xs":[1,0,2]}`+"\n"+`{"xs":[]}`+"\n")
+	want := []Outcome{
+		{Line: 1, Action: "keep", Output: `{"xs":1}`},
+		{Line: 1, Action: "drop"},
+		{Line: 1, Action: "keep", Output: `{"xs":2}`},
+		{Line: 2, Action: "drop"},
+	}
+	if !reflect.DeepEqual(res.Records, want) {
+		t.Errorf("records:\n got %+v\nwant %+v", res.Records, want)
+	}
+	if want := "2 in, 2 out, 2 dropped, 0 faulted, 2 added by split"; res.Summary != want {
+		t.Errorf("summary %q, want %q", res.Summary, want)
+	}
+}
