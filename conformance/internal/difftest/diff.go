@@ -52,7 +52,7 @@ func Compare(f *policy.File, info *check.Info, src string, backends []backend.Ba
 	}
 	a := record.NewArena()
 	for _, line := range recs {
-		var first run
+		var first []run
 		for i, rn := range runners {
 			a.Reset()
 			rec, err := a.DecodeJSON(line, record.Owned)
@@ -62,33 +62,41 @@ func Compare(f *policy.File, info *check.Info, src string, backends []backend.Ba
 			rec.SetTag([]byte("app.log"))
 			rec.SetTime(policytest.TestNow.UnixNano() + 123456789)
 			rec.Commit()
-			var got run
-			if got.out, err = rn.Run(rec); err != nil && !got.out.Faulted() {
+			// A policy with split makes a sequence of records: each is
+			// compared.
+			pieces, err := backend.RunAll(rn, rec, nil)
+			if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
 				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name, err)}
 			}
-			if got.out.Action == spec.Keep {
-				// gopher-lua turns -0.0 into 0.0 whenever a number goes
-				// through a register (its small-integer cache), so the
-				// backends are not held to agree on the sign of zero.
-				// A record decoded from a line keeps the line's spelling
-				// of what an edit left (json_splice.go), and backends may
-				// leave different handles: the outputs are compared as
-				// values with their key order, in their canonical form.
-				got.json = negZero.ReplaceAllString(canonJSON(rec.AppendJSON(nil)), "${1}0.0")
-				got.tag = string(rec.Tag())
-				got.time = rec.Time()
-				if got.out.Fault != spec.NoFault && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
-					return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name, got.out.Fault, got.json)}
+			var runs []run
+			for _, pc := range pieces {
+				got := run{out: pc.Result}
+				if got.out.Action == spec.Keep {
+					// gopher-lua turns -0.0 into 0.0 whenever a number goes
+					// through a register (its small-integer cache), so the
+					// backends are not held to agree on the sign of zero.
+					// A record decoded from a line keeps the line's spelling
+					// of what an edit left (json_splice.go), and backends may
+					// leave different handles: the outputs are compared as
+					// values with their key order, in their canonical form.
+					got.json = negZero.ReplaceAllString(canonJSON(pc.Rec.AppendJSON(nil)), "${1}0.0")
+					got.tag = string(pc.Rec.Tag())
+					got.time = pc.Rec.Time()
+					// A fault leaves the record as it came, or, after a
+					// split, as the split made it.
+					if !backend.Splits(rn) && got.out.Fault != spec.NoFault && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
+						return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name, got.out.Fault, got.json)}
+					}
 				}
+				runs = append(runs, got)
 			}
 			if i == 0 {
-				first = got
+				first = runs
 				continue
 			}
-			if got != first {
-				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] %s %s tag=%q time=%d\n[%s] %s %s tag=%q time=%d",
-					backends[0].Name, first.out, first.json, first.tag, first.time,
-					backends[i].Name, got.out, got.json, got.tag, got.time)}
+			if fmt.Sprint(runs) != fmt.Sprint(first) {
+				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] %v\n[%s] %v",
+					backends[0].Name, first, backends[i].Name, runs)}
 			}
 		}
 	}

@@ -72,7 +72,14 @@ func Policy(seed uint64) string {
 	g.b.WriteString("}\n\n")
 	g.locals = [][]local{nil}
 	n := 3 + g.r.IntN(8)
-	for range n {
+	splitAt := -1
+	if g.r.IntN(5) == 0 {
+		splitAt = g.r.IntN(n)
+	}
+	for i := range n {
+		if i == splitAt {
+			g.split()
+		}
 		g.stmt(0, true)
 	}
 	if g.r.IntN(15) == 0 {
@@ -447,4 +454,21 @@ func (g *Gen) forStmt(indent int) {
 	}
 	g.locals = g.locals[:len(g.locals)-1]
 	g.line(indent, "}")
+}
+
+// split writes split of one of the array fields still there: from then
+// on the field holds one element.
+func (g *Gen) split() {
+	var arrays []*field
+	for _, f := range g.fields {
+		if !f.gone && strings.HasPrefix(f.typ, "array<") {
+			arrays = append(arrays, f)
+		}
+	}
+	if len(arrays) == 0 {
+		return
+	}
+	f := arrays[g.r.IntN(len(arrays))]
+	g.line(0, "split %s", f.path)
+	f.typ = strings.TrimSuffix(strings.TrimPrefix(f.typ, "array<"), ">")
 }
