@@ -116,6 +116,9 @@ func (m *Machine) splitRecord(rec *record.Record) spec.Result {
 		return m.fault(spec.PathConflict)
 	}
 	sp.from = sp.pc
+	// Run starts where from says: a panic in a record's run must not
+	// leave the next record of this Machine starting there.
+	defer func() { sp.from = 0 }()
 	for i, r := range recs {
 		if i > 0 {
 			copy(m.regs, sp.saved)
@@ -128,7 +131,6 @@ func (m *Machine) splitRecord(rec *record.Record) spec.Result {
 			sp.pieces = append(sp.pieces, Piece{Rec: r, Result: out})
 		}
 	}
-	sp.from = 0
 	clear(recs)
 	return res
 }
