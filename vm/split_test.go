@@ -13,7 +13,11 @@ import (
 // (a fault for 0); drop when .q == 6 (no: keep .q). r0 = 1, r1 = 12,
 // r2 = 6 constants; r3 the element, r4 the quotient, r5 a test.
 func splitProgram(t *testing.T, lim spec.Limits) *Program {
-	return mustNew(t, Code{
+	return mustNew(t, splitCode(lim))
+}
+
+func splitCode(lim spec.Limits) Code {
+	return Code{
 		Name:   "split",
 		Consts: []Reg{Int(1), Int(12), Int(6)},
 		Instrs: []Instr{
@@ -31,7 +35,7 @@ func splitProgram(t *testing.T, lim spec.Limits) *Program {
 		NumRegs: 6,
 		Paths:   []Path{{Steps: record.NewPath("seen")}, {Steps: record.NewPath("xs")}, {Steps: record.NewPath("q")}},
 		Options: spec.Options{Limits: lim},
-	})
+	}
 }
 
 func TestRunPieces(t *testing.T) {
@@ -112,4 +116,30 @@ func TestRunPiecesAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, run); n != 0 {
 		t.Errorf("%v allocations a run", n)
 	}
+}
+
+// BenchmarkRunPieces splits a record of four elements and runs the code
+// after the split over each: ns per input record.
+func BenchmarkRunPieces(b *testing.B) {
+	p := mustNewB(b, splitCode(spec.Limits{}))
+	m := NewMachine(p)
+	a := record.NewArena()
+	line := []byte(`{"xs":[1,2,3,4],"msg":"some message of a few words"}`)
+	var pieces []Piece
+	b.ReportAllocs()
+	for i := range b.N {
+		if i%256 == 0 {
+			a.Reset()
+		}
+		rec, _ := a.DecodeJSON(line, record.Owned)
+		pieces = m.RunPieces(rec, pieces[:0])
+	}
+}
+
+func mustNewB(b *testing.B, c Code) *Program {
+	p, err := New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
