@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -84,5 +85,28 @@ func TestMergeSplitFirstDropped(t *testing.T) {
 	want := []*record.Record{r[0], r[4], r[5], r[2], r[6]}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestSplitExample runs examples/split: batches of client events, one
+// record per event.
+func TestSplitExample(t *testing.T) {
+	cfg, err := config.Load("../examples/split/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s := runPipeline(t, cfg, Options{Stdout: &out}).Summary()
+	want := []string{
+		`{"client":"ios-1","sent_at":"2026-12-05T10:00:00Z","batch_size":3,"event":"open","level":"INFO","duration_ms":120}`,
+		`{"client":"ios-1","sent_at":"2026-12-05T10:00:00Z","batch_size":3,"event":"crash","level":"ERROR","duration_ms":0}`,
+		`{"client":"web-2","sent_at":"2026-12-05T10:00:02Z","batch_size":0}`,
+		`{"client":"web-2","sent_at":"2026-12-05T10:00:03Z","batch_size":1,"event":"load","level":"INFO","duration_ms":840}`,
+	}
+	if got := strings.TrimSpace(out.String()); got != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if s.In != 4 || s.Out != 4 || s.Dropped != 2 || s.Split != 2 || s.Drops["split_empty"] != 1 {
+		t.Errorf("summary = %+v", s)
 	}
 }
