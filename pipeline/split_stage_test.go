@@ -2,7 +2,11 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +112,43 @@ func TestSplitExample(t *testing.T) {
 	}
 	if s.In != 4 || s.Out != 4 || s.Dropped != 2 || s.Split != 2 || s.Drops["split_empty"] != 1 {
 		t.Errorf("summary = %+v", s)
+	}
+}
+
+// TestOTLPInputSplit: through an otlp input, the records a split makes
+// follow the original in order, with its resource and scope.
+func TestOTLPInputSplit(t *testing.T) {
+	pol := writePolicy(t, "policy \"s\"\nschema otlp {\n  attributes: {items: array<string>?, ...}\n}\nsplit .attributes.items\nset .body = .attributes.items\n")
+	out := filepath.Join(t.TempDir(), "out.json")
+	url, p, stop := otlpServer(t, "  filters:\n    - name: policy\n      file: "+pol+"\n  outputs:\n    - name: file\n      path: "+out+"\n")
+	str := func(s string) string { return `{"stringValue":"` + s + `"}` }
+	req := `{"resourceLogs":[{"resource":{"attributes":[{"key":"r","value":` + str("1") + `}]},"scopeLogs":[{"scope":{"name":"s"},"logRecords":[` +
+		`{"body":` + str("a") + `,"attributes":[{"key":"items","value":{"arrayValue":{"values":[` + str("x") + `,` + str("y") + `]}}}]},` +
+		`{"body":` + str("b") + `}]}]}]}`
+	if a := post(t, &http.Client{}, url, "application/json", "", []byte(req)); a.status != 200 {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	stop()
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var v struct {
+			Body     string
+			Resource struct{ Attributes map[string]string }
+			Scope    struct{ Name string }
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		bodies = append(bodies, fmt.Sprintf("%s/%s/%s", v.Resource.Attributes["r"], v.Scope.Name, v.Body))
+	}
+	if got := strings.Join(bodies, " "); got != "1/s/x 1/s/y 1/s/b" {
+		t.Errorf("records %s\n%s", got, b)
+	}
+	if s := p.Summary(); s.In != 2 || s.Out != 3 || s.Split != 1 {
+		t.Errorf("summary:\n%s", summaryText(s))
 	}
 }
