@@ -25,12 +25,12 @@ func (p *Program) Splits() bool { return p.split != nil }
 // before it; else one per element of the array at the split's path, rec
 // first, as the VM's RunPieces.
 func (p *Program) RunPieces(rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
-	r, err := p.runners.get(p.NewRunner)
+	r, err := p.runners.Get(p.NewRunner)
 	if err != nil {
 		return recs, results, err
 	}
 	recs, results, err = r.RunPieces(rec, recs, results)
-	p.runners.put(r)
+	p.runners.Put(r)
 	return recs, results, err
 }
 
