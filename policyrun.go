@@ -46,6 +46,7 @@ type Option func(*settings)
 type settings struct {
 	opts    spec.Options
 	backend string
+	read    compiler.ReadFunc
 }
 
 // WithLimits sets the limits of every run: the longest string a policy may
@@ -65,6 +66,12 @@ func WithRandom(r spec.Random) Option { return func(s *settings) { s.opts.Random
 // Compile: a parameter without a default left out, a value of the wrong
 // type and a value for no parameter are errors, every one in the *Error.
 func WithParams(p spec.Params) Option { return func(s *settings) { s.opts.Params = p } }
+
+// WithFiles reads the modules the policy imports (import "pii.policy",
+// relative to filename) with read; the default reads the OS's files.
+func WithFiles(read func(path string) ([]byte, error)) Option {
+	return func(s *settings) { s.read = read }
+}
 
 // WithBackend runs the policy on the named backend: "vm" (the default) or
 // "lua" (the policy transpiled to Lua; the results are the same).
@@ -100,13 +107,13 @@ func Compile(filename string, src []byte, opts ...Option) (*Policy, error) {
 	if b.Name == "vm" {
 		// CompileFile turns what only lowering finds (a policy too large
 		// for the VM's registers) into a diagnostic too.
-		vp, diags := compiler.CompileFile(filename, src, compiler.WithOptions(s.opts))
+		vp, diags := compiler.CompileFile(filename, src, compiler.WithOptions(s.opts), compiler.WithFiles(s.read))
 		if err := diags.Err(); err != nil {
 			return nil, err
 		}
 		p.prog, p.name, p.warnings = backend.VM{Program: vp}, vp.Name(), diags
 	} else {
-		f, info, diags := compiler.CheckFileParams(filename, src, s.opts.Params)
+		f, info, diags := compiler.CheckFileParams(filename, src, s.opts.Params, compiler.WithFiles(s.read))
 		if err := diags.Err(); err != nil {
 			return nil, err
 		}
