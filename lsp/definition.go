@@ -9,6 +9,13 @@ import (
 // the record to its line in the schema block.
 func (s *server) definition(d *document, off int) any {
 	an := d.analysis()
+	if imp, m := importAt(an, off); imp != nil {
+		if m == nil {
+			return nil
+		}
+		// The module's file, at its header.
+		return []Location{{URI: fileURI(m.Path), Range: Range{}}}
+	}
 	at := nodeAt(an.file, off)
 	switch n := at.node.(type) {
 	case *policy.Ident:

@@ -61,6 +61,13 @@ func fieldDeclText(fd *policy.FieldDecl) string {
 // built-in's signature and doc, or a schema field's declared type.
 func (s *server) hover(d *document, off int) any {
 	an := d.analysis()
+	if imp, m := importAt(an, off); imp != nil {
+		if m == nil {
+			return nil
+		}
+		rng := d.nodeRange(imp)
+		return hover{Contents: markupContent{Kind: "markdown", Value: importDoc(imp, m)}, Range: &rng}
+	}
 	at := nodeAt(an.file, off)
 	if at.node == nil {
 		return nil

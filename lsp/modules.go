@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"strings"
 
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
@@ -122,4 +123,44 @@ func foreign(filename string, f *policy.File, ds diag.List) diag.List {
 		out = append(out, dg)
 	}
 	return out
+}
+
+// importAt returns the import whose path or name holds the offset off,
+// and its module (nil when it did not load).
+func importAt(an *analysis, off int) (*policy.ImportDecl, *check.Module) {
+	if an.file == nil {
+		return nil, nil
+	}
+	for _, d := range an.file.Imports {
+		if d.Pos().Offset <= off && off < d.End().Offset {
+			if an.info == nil {
+				return d, nil
+			}
+			return d, an.info.Imports[d]
+		}
+	}
+	return nil, nil
+}
+
+// importDoc is what hover shows of an import: the module's name, its
+// file, its functions' signatures and its constants' types.
+func importDoc(d *policy.ImportDecl, m *check.Module) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "module %s", m.Name)
+	if name := check.ImportName(d, m); name != m.Name {
+		fmt.Fprintf(&b, " (imported as %s)", name)
+	}
+	for _, dc := range m.File.Decls {
+		switch dc := dc.(type) {
+		case *policy.FuncDecl:
+			if fn := m.Funcs[dc.Name.Name]; fn != nil {
+				b.WriteString("\nfn " + fn.Sig())
+			}
+		case *policy.ConstDecl:
+			if k := m.Consts[dc.Name.Name]; k != nil {
+				fmt.Fprintf(&b, "\nconst %s.%s: %s", m.Name, k.Name, k.Type)
+			}
+		}
+	}
+	return code(b.String()) + "\n\n" + m.Path
 }

@@ -66,6 +66,16 @@ func TestModulesAcrossFiles(t *testing.T) {
 		}
 	}
 
+	// On the import: hover lists the module's names, definition opens it.
+	imp := strings.Index(text, "lib/net")
+	if h, _ := s.hover(d, imp).(hover); !strings.Contains(h.Contents.Value, "module net (imported as n)") ||
+		!strings.Contains(h.Contents.Value, "fn net.mask_ip(ip: string, keep: int = 3) string") || !strings.Contains(h.Contents.Value, "const net.marker: string") {
+		t.Errorf("hover on the import: %q", h.Contents.Value)
+	}
+	if locs, _ := s.definition(d, imp).([]Location); len(locs) != 1 || locs[0].URI != fileURI(modPath) || locs[0].Range != (Range{}) {
+		t.Errorf("definition on the import: %+v", locs)
+	}
+
 	// The module open with an edit: its text, not the disk's, counts;
 	// its error shows at the import of the policy.
 	open("lib/net.policy", strings.Replace(netModule, "return ip", "return 1", 1))
