@@ -131,6 +131,9 @@ func (r *Runner) Run(rec *record.Record) (spec.Result, error) {
 		var recs [1]*record.Record
 		var results [1]spec.Result
 		_, rs, err := r.pieces(rec, recs[:0], results[:0], 1)
+		if len(rs) == 0 {
+			return spec.Result{}, err // the backend failed on the record
+		}
 		return rs[0], err
 	}
 	return res, err
