@@ -25,6 +25,7 @@ import (
 // counted unreadable, passed on untouched).
 func (b *batch) runWhole(ld plog.Logs) plog.Logs {
 	n := int64(ld.LogRecordCount())
+	b.c.in = n // as the other paths count them, read or not
 	req, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
 	if err != nil {
 		b.c.unread[undecodable] += n
@@ -36,7 +37,6 @@ func (b *batch) runWhole(ld plog.Logs) plog.Logs {
 		b.c.unread[undecodable] += n
 		return ld
 	}
-	b.c.in = int64(len(recs))
 	cur, next := recs, b.next[:0]
 	for i, m := range b.machines {
 		next = b.runPolicy(i, m, cur, next[:0])
