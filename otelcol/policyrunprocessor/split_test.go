@@ -57,3 +57,24 @@ func TestProcessorSplit(t *testing.T) {
 		t.Errorf("all dropped: %v, %d records", err, out.LogRecordCount())
 	}
 }
+
+// TestProcessorSplitUndecodable: a batch the whole path cannot convert
+// (nested past the decoder's depth) passes through untouched, its records
+// counted unreadable.
+func TestProcessorSplitUndecodable(t *testing.T) {
+	p := newTest(t, splitHead+"split .attributes.items\n")
+	deep := map[string]any{}
+	for range 200 {
+		deep = map[string]any{"d": deep}
+	}
+	in := one(lrec(deep, nil), lrec("ok", map[string]any{"items": []any{"x", "y"}}))
+	want := dump(in)
+	b := p.get()
+	out := b.runWhole(in)
+	if got := dump(out); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if b.c.unread[undecodable] != 2 || b.c.in != 2 {
+		t.Errorf("in %d, unreadable counts %v", b.c.in, b.c.unread)
+	}
+}
