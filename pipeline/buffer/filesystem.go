@@ -411,17 +411,10 @@ func (b *filesystem) Get(ctx context.Context) (*Chunk, error) {
 				t.Stop()
 				continue
 			}
+			// With its last payloads still being synced, seal leaves it
+			// to their Put to queue the chunk: then it is waited for
+			// below, as any chunk is.
 			b.seal(b.open)
-			if len(b.ready) == 0 {
-				// Its last payloads are still being synced; their Put
-				// queues it.
-				ch := b.readySig.wait()
-				b.mu.Unlock()
-				if err := await(ctx, ch); err != nil {
-					return nil, err
-				}
-				continue
-			}
 		}
 		if len(b.ready) == 0 {
 			ch := b.readySig.wait()
