@@ -69,7 +69,7 @@ func (f *splicer) spliceValue(dst []byte, v, orig Value, at span) []byte {
 			}
 		}
 		first, n := int(v.off()), int(v.n())
-		dst = f.openMap(dst, n)
+		dst = f.begin(dst, Map, n)
 		for i := 0; i < n; i++ {
 			if i > 0 {
 				dst = f.sep(dst)
@@ -77,7 +77,7 @@ func (f *splicer) spliceValue(dst []byte, v, orig Value, at span) []byte {
 			dst = f.key(dst, a.nodes[first+2*i])
 			dst = f.spliceValue(dst, a.nodes[first+2*i+1], Value{}, noSpan)
 		}
-		return f.closeMap(dst)
+		return f.end(dst, Map)
 	case Array:
 		var of int
 		same := orig.kind() == Array && orig.n() == v.n() && r.spanned(orig)
@@ -85,7 +85,7 @@ func (f *splicer) spliceValue(dst []byte, v, orig Value, at span) []byte {
 			of = int(orig.off())
 		}
 		first, n := int(v.off()), int(v.n())
-		dst = f.openArray(dst, n)
+		dst = f.begin(dst, Array, n)
 		for i := 0; i < n; i++ {
 			if i > 0 {
 				dst = f.sep(dst)
@@ -96,7 +96,7 @@ func (f *splicer) spliceValue(dst []byte, v, orig Value, at span) []byte {
 			}
 			dst = f.spliceValue(dst, a.nodes[first+i], o, noSpan)
 		}
-		return f.closeArray(dst)
+		return f.end(dst, Array)
 	}
 	return f.encode(dst, v)
 }
@@ -112,7 +112,7 @@ func (f *splicer) spliceMap(dst []byte, cur, orig Value, at span) []byte {
 	base := len(a.pos)
 	of, on := int(orig.off()), int(orig.n())
 	cf, cn := int(cur.off()), int(cur.n())
-	dst = f.openMap(dst, cn)
+	dst = f.begin(dst, Map, cn)
 	sep := false
 	runFirst, runLast := -1, 0 // the entries of orig to copy, not yet written
 	next := 0                  // the entry of orig after the last one matched
@@ -182,7 +182,7 @@ func (f *splicer) spliceMap(dst []byte, cur, orig Value, at span) []byte {
 		dst = f.appendRun(dst, &dm, runFirst, runLast, sep)
 	}
 	a.pos = a.pos[:base]
-	return f.closeMap(dst)
+	return f.end(dst, Map)
 }
 
 // appendRun appends entries first to last of dm as they lie in the text,
@@ -194,34 +194,27 @@ func (f *splicer) appendRun(dst []byte, dm *decodedMap, first, last int, sep boo
 	return f.run(dst, dm, first, last)
 }
 
-// openMap appends the start of a map of n entries.
-func (f *splicer) openMap(dst []byte, n int) []byte {
-	if f.msgpack {
+// begin appends the start of a map or array (kind) of n entries or
+// elements.
+func (f *splicer) begin(dst []byte, kind Kind, n int) []byte {
+	switch {
+	case f.msgpack && kind == Map:
 		return appendHeader(dst, 0x80, 15, 0, 0xde, 0xdf, n)
-	}
-	return append(dst, '{')
-}
-
-// closeMap appends the end of a map.
-func (f *splicer) closeMap(dst []byte) []byte {
-	if f.msgpack {
-		return dst
-	}
-	return append(dst, '}')
-}
-
-// openArray appends the start of an array of n elements.
-func (f *splicer) openArray(dst []byte, n int) []byte {
-	if f.msgpack {
+	case f.msgpack:
 		return appendHeader(dst, 0x90, 15, 0, 0xdc, 0xdd, n)
+	case kind == Map:
+		return append(dst, '{')
 	}
 	return append(dst, '[')
 }
 
-// closeArray appends the end of an array.
-func (f *splicer) closeArray(dst []byte) []byte {
-	if f.msgpack {
+// end appends the end of a map or array (kind): msgpack's have none.
+func (f *splicer) end(dst []byte, kind Kind) []byte {
+	switch {
+	case f.msgpack:
 		return dst
+	case kind == Map:
+		return append(dst, '}')
 	}
 	return append(dst, ']')
 }
@@ -258,7 +251,7 @@ func (f *splicer) decodedMap(dst []byte, v, orig Value, at span) ([]byte, bool) 
 		n := int(v.n())
 		s, _ := f.r.msgpackEntry(v, 0, f.t)
 		_, e := f.r.msgpackEntry(v, n-1, f.t)
-		return append(f.openMap(dst, n), f.t[s:e]...), true
+		return append(f.begin(dst, Map, n), f.t[s:e]...), true
 	}
 	if v == orig && at.s >= 0 {
 		return append(dst, f.t[at.s:at.e]...), true
