@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 )
@@ -241,24 +242,26 @@ func TestAllocsJSON(t *testing.T) {
 	}
 }
 
-func TestCopyRecord(t *testing.T) {
+// TestNewRecordLikeOtherArena: a record made like one of another arena
+// holds copies of its tag and metadata (copyValue), which outlive that
+// arena's Reset.
+func TestNewRecordLikeOtherArena(t *testing.T) {
+	meta := mustMarshal(t, map[string]any{"otlp": map[string]any{"severity": "INFO", "ids": []any{1, "two"}}})
+	body := mustMarshal(t, map[string]any{"log": "x"})
+	ev := cat([]byte{0x92, 0x92}, eventTime(7, 8), meta, body)
 	src := NewArena()
-	r := mustDecode(t, src, editInput, Referenced)
+	r, _, err := src.DecodeMsgpack(ev, Referenced)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r.SetTag([]byte("t"))
-	r.SetTime(42)
-	r.Set(MustParsePath(".b.c"), src.NewStringFrom("edited"))
 	dst := NewArena()
-	c := dst.copyRecord(r)
-	want := string(r.AppendJSON(nil))
+	c := dst.NewRecordLike(r)
 	src.Reset()
 	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
-	if got := string(c.AppendJSON(nil)); got != want || string(c.Tag()) != "t" || c.Time() != 42 || c.Edited() {
-		t.Errorf("copy %s tag %q time %d", got, c.Tag(), c.Time())
-	}
-	c.Set(NewPath("x"), IntValue(1))
-	c.Discard()
-	if got := string(c.AppendJSON(nil)); got != want {
-		t.Errorf("after Discard %s", got)
+	want := cat([]byte{0x92, 0x92}, eventTime(7, 8), meta, []byte{0x80})
+	if got := c.AppendMsgpack(nil); !bytes.Equal(got, want) || string(c.Tag()) != "t" {
+		t.Errorf("tag %q, record %x, want %x", c.Tag(), got, want)
 	}
 }
 

@@ -86,33 +86,6 @@ func TestPassThroughNotFromMsgpack(t *testing.T) {
 	}
 }
 
-func TestPassThroughCopyRecord(t *testing.T) {
-	src := NewArena()
-	line := []byte(`{"a": 1, "s": "x"}`)
-	j := mustDecode(t, src, string(line), Referenced)
-	e := mustDecode(t, src, `{"a": 1}`, Referenced)
-	e.Set(NewPath("b"), IntValue(2))
-	dst := NewArena()
-	cj, ce := dst.copyRecord(j), dst.copyRecord(e)
-	src.Reset()
-	mustDecode(t, src, `{"overwrite":"the arena with other data, more than before............"}`, Owned)
-	if got := string(cj.AppendJSON(nil)); got != string(line) {
-		t.Errorf("copy of an unchanged record: %s", got)
-	}
-	// An edited record's copy holds its edits as decoded state: encoded.
-	if got := string(ce.AppendJSON(nil)); got != `{"a":1,"b":2}` {
-		t.Errorf("copy of an edited record: %s", got)
-	}
-	cj.Set(NewPath("b"), IntValue(2))
-	if got := string(cj.AppendJSON(nil)); got != `{"a":1,"s":"x","b":2}` {
-		t.Errorf("edited copy: %s", got)
-	}
-	cj.Discard()
-	if got := string(cj.AppendJSON(nil)); got != string(line) {
-		t.Errorf("edited copy, discarded: %s", got)
-	}
-}
-
 // randomJSON writes a random JSON object, with what the decoder normalises
 // (duplicate keys, big integers, lone surrogates) and what it does not
 // (spacing, escapes, number forms), each now and then.

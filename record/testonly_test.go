@@ -32,29 +32,6 @@ func (r *Record) rename(from, to Path) error {
 	return r.Set(to, v)
 }
 
-// copyRecord copies r (edits included, as its decoded state) into a new
-// record of a.
-func (a *Arena) copyRecord(r *Record) *Record {
-	c := a.newRecord()
-	c.base = a.copyValue(r.a, r.root)
-	c.root = c.base
-	if r.tag.kind() == String {
-		c.tag = a.copyValue(r.a, r.tag)
-	}
-	c.baseTag = c.tag
-	if r.passThrough() || r.text.kind() == Bytes && r.root == r.decoded {
-		// The copy still stands for its line or msgpack body: keep it.
-		c.decoded, c.text = c.base, a.NewString(r.a.raw(r.text))
-		c.text.setKind(r.text.kind())
-	}
-	c.time, c.baseTime = r.time, r.time
-	if r.meta.kind() == Map {
-		c.meta = a.copyValue(r.a, r.meta)
-	}
-	c.layout, c.timeFmt = r.layout, r.timeFmt
-	return c
-}
-
 // newRecordFromGo returns a new record holding m (keys in sorted order, as
 // Go maps have none).
 func (a *Arena) newRecordFromGo(m map[string]any) (*Record, error) {
