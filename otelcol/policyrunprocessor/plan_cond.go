@@ -171,6 +171,25 @@ func readVsConst(e *pexpr) cond {
 			}
 			return false, false
 		}
+	case c.k == vInt && rd.want == types.Int && g.w == wAttributes && (dflt == nil || dflt.k == vInt):
+		// `(.attributes.k ?? 0) >= 500`, as the string case above.
+		key, optional := g.key, rd.optional
+		return func(r *runner, s *src) (bool, bool) {
+			x, ok := s.lr.Attributes().Get(key)
+			var v int64
+			switch {
+			case ok && x.Type() == pcommon.ValueTypeInt:
+				v = x.Int()
+			case !ok || x.Type() == pcommon.ValueTypeEmpty:
+				if dflt == nil {
+					return nullCmp(op, optional)
+				}
+				v = dflt.i
+			default:
+				return false, false
+			}
+			return cmpResult(op, cmp.Compare(v, c.i)), true
+		}
 	case (c.k == vInt || c.k == vFloat) && (rd.want == types.Int || rd.want == types.Float):
 		cf, intConst := asFloat(c), c.k == vInt
 		return func(r *runner, s *src) (bool, bool) {
