@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
@@ -77,9 +78,11 @@ type Options struct {
 	Stdout io.Writer    // the stdout output's destination; os.Stdout when nil
 	Logger *slog.Logger // problems worth a line: unreadable files, bad checkpoints
 	// NewProcessor builds a policy stage from its config; tests replace it.
-	// Nil means NewStage. A reload calls it for every filter of the new
-	// config, and closes the processors it replaces once no batch runs on
-	// them.
+	// Nil means NewStage, the stages of one load of the config sharing one
+	// compiler.Loader: a module that several policies import is read,
+	// parsed and checked once. A reload calls it for every filter of the
+	// new config, and closes the processors it replaces once no batch runs
+	// on them.
 	NewProcessor func(f config.Filter, dir string) (Processor, error)
 	// Check builds the pipeline only to find its problems (run --check):
 	// file outputs are checked but neither created nor opened, so the
@@ -89,6 +92,10 @@ type Options struct {
 	// service.watch) with its error: nil when the new config runs. The
 	// errors are logged before it is called.
 	OnReload func(error)
+
+	// readModule reads the modules that policies import (nil:
+	// policy.ReadFile); tests count its reads.
+	readModule compiler.ReadFunc
 }
 
 // Warnings are the checker's warnings of one policy file.
@@ -177,9 +184,6 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	if opts.NewProcessor == nil {
-		opts.NewProcessor = NewStage
-	}
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -226,12 +230,22 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 func (p *Pipeline) newStages(cfg *config.Config) ([]*stage, []error) {
 	var stages []*stage
 	var errs []error
+	// One Loader for this load of the config: the modules are read once
+	// for all its policies, and again at the next reload, which sees what
+	// changed in them.
+	loader := compiler.NewLoader(p.opts.readModule)
 	for _, f := range cfg.Filters {
 		if f.Backend == config.ScriptBackend && f.Name == "lua" && !f.ProtectedMode {
 			p.log.Warn("protected_mode: false is ignored: a Lua filter always runs protected, its errors faulting one record",
 				"filter_line", f.Line)
 		}
-		proc, err := p.opts.NewProcessor(f, cfg.Dir)
+		var proc Processor
+		var err error
+		if p.opts.NewProcessor != nil {
+			proc, err = p.opts.NewProcessor(f, cfg.Dir)
+		} else {
+			proc, err = newStage(f, cfg.Dir, loader)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("filter at line %d: %w", f.Line, err))
 			continue

@@ -97,7 +97,8 @@ func (p *Pipeline) reload() (did []any, cfg *config.Config, err error) {
 	// config can be reloaded, so that every error shows at once. The
 	// check builds the stages for real: they are the ones that will run.
 	changes, rerr := reloadable(cur.cfg, cfg)
-	check, cerr := New(cfg, Options{Check: true, Logger: p.log, NewProcessor: p.opts.NewProcessor, Stdout: p.opts.Stdout})
+	check, cerr := New(cfg, Options{Check: true, Logger: p.log, NewProcessor: p.opts.NewProcessor, Stdout: p.opts.Stdout,
+		readModule: p.opts.readModule})
 	if err := errors.Join(rerr, cerr); err != nil {
 		if check != nil {
 			check.Close()

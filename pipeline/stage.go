@@ -21,6 +21,12 @@ import (
 // errors fails here, with every diagnostic, before anything runs; a
 // policy's warnings are kept for Pipeline.Warnings.
 func NewStage(f config.Filter, dir string) (Processor, error) {
+	return newStage(f, dir, compiler.NewLoader(nil))
+}
+
+// newStage is NewStage with the modules the policy imports loaded by
+// loader, which the other stages of the pipeline share.
+func newStage(f config.Filter, dir string, loader *compiler.Loader) (Processor, error) {
 	if f.Backend == config.ScriptBackend {
 		return newScriptStage(f, dir)
 	}
@@ -37,7 +43,7 @@ func NewStage(f config.Filter, dir string) (Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w or %s", err, config.ScriptBackend)
 	}
-	file, info, diags := compiler.CheckFileParams(path, src, f.Params)
+	file, info, diags := compiler.CheckFileParams(path, src, f.Params, compiler.WithLoader(loader))
 	if diags.HasErrors() {
 		return nil, policyErrors(src, diags)
 	}
