@@ -39,7 +39,7 @@ type Config struct {
 // Collector report every diagnostic of every policy, as `policyrun
 // check` renders them.
 func (c *Config) Validate() error {
-	_, _, err := compilePolicies(c.Policies, c.Params)
+	_, _, err := compilePolicies(c.Policies, c.Params, nil)
 	return err
 }
 
@@ -59,7 +59,12 @@ type policy struct {
 // policies that do not compile (in policyrun check's text), policies
 // whose schema is not for OTLP records. The warnings of policies that
 // compile are returned as text, for the log.
-func compilePolicies(files []string, values map[string]any) ([]policy, string, error) {
+//
+// The policies share one compiler.Loader, reading modules with read (nil:
+// policysrc.ReadFile): a module that several of them import is read,
+// parsed and checked once, and again at the next start, which sees what
+// changed in it.
+func compilePolicies(files []string, values map[string]any, read compiler.ReadFunc) ([]policy, string, error) {
 	if len(files) == 0 {
 		return nil, "", errors.New("policies: name at least one policy file")
 	}
@@ -68,6 +73,7 @@ func compilePolicies(files []string, values map[string]any) ([]policy, string, e
 		params[k] = spec.Param{Value: v, Where: "the processor's params"}
 	}
 	declared := map[string]bool{}
+	loader := compiler.NewLoader(read)
 	var out []policy
 	var problems, warnings bytes.Buffer
 	nerr, nwarn, nbad := 0, 0, 0
@@ -78,7 +84,7 @@ func compilePolicies(files []string, values map[string]any) ([]policy, string, e
 			nbad++
 			continue
 		}
-		f, info, ds := compiler.CheckFileParams(name, src, params)
+		f, info, ds := compiler.CheckFileParams(name, src, params, compiler.WithLoader(loader))
 		ds = ownParams(f, ds, declared)
 		if ds.HasErrors() {
 			ds = withParamErrors(compiler.Diagnose(name, src), ds) // all of them, as check shows them

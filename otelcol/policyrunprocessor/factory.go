@@ -47,7 +47,7 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 
 // newFromConfig compiles the policies of c and makes the processor.
 func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
-	pols, warnings, err := compilePolicies(c.Policies, c.Params)
+	pols, warnings, err := compilePolicies(c.Policies, c.Params, nil)
 	if err != nil {
 		return nil, err
 	}
