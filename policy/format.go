@@ -140,10 +140,17 @@ func (p *printer) trailing() bool {
 	if p.cur == nil || c.Hash.Line != p.lastLine || p.cur.comment != "" || p.cur.ownLineNl {
 		return false
 	}
-	p.cur.comment = strings.TrimRight(c.Text, " \t")
+	p.cur.comment = commentText(c)
 	p.ci++
 	return true
 }
+
+// commentText is c as it is printed: without the whitespace at its end,
+// carriage returns included, which the scanner skips as it does spaces.
+// A CR kept there would end up before the newline the formatter writes,
+// where the scanner drops it from the comment: `#\r ` would not format
+// to text that formats the same.
+func commentText(c *Comment) string { return strings.TrimRight(c.Text, " \t\r") }
 
 // ownLine prints the next comment on a line of its own at indent, keeping
 // one blank line before it if the source had any.
@@ -154,7 +161,7 @@ func (p *printer) ownLine(indent int) {
 		p.wantBlank = true
 	}
 	p.openLine(indent)
-	p.cur.code, p.cur.ownLineNl = []byte(strings.TrimRight(c.Text, " \t")), true
+	p.cur.code, p.cur.ownLineNl = []byte(commentText(c)), true
 	p.closeLine()
 	p.lastLine = c.Hash.Line
 }
