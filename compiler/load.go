@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler/check"
@@ -46,6 +48,13 @@ func NewLoader(read ReadFunc) *Loader {
 		read = policy.ReadFile
 	}
 	return &Loader{read: read, mods: map[string]*loaded{}}
+}
+
+// Files are the paths of the module files l has loaded or tried to
+// load (one that could not be read too), sorted: the files a reload of
+// the policies that imported them should look at again.
+func (l *Loader) Files() []string {
+	return slices.Sorted(maps.Keys(l.mods))
 }
 
 // ImportPath is the path of the file an import of imp, written in the

@@ -39,3 +39,34 @@ func TestModuleGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestLoaderFiles: a Loader names every module file it loaded or tried
+// to, once, for a reload to watch.
+func TestLoaderFiles(t *testing.T) {
+	tests := []struct {
+		policies []string
+		want     []string
+	}{
+		{[]string{"ok_import"}, []string{"lib/net.policy", "lib/util.policy"}},
+		{[]string{"e_import_missing"}, []string{"lib/nope.policy"}},
+		{[]string{"e_import_cycle", "e_import_cycle"}, []string{"lib/cyc_a.policy", "lib/cyc_b.policy"}},
+	}
+	for _, tt := range tests {
+		l := NewLoader(nil)
+		for _, name := range tt.policies {
+			file := filepath.Join("testdata", "modules", name+".policy")
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			CheckFile(file, src, WithLoader(l))
+		}
+		var want []string
+		for _, f := range tt.want {
+			want = append(want, filepath.Join("testdata", "modules", f))
+		}
+		if got := l.Files(); strings.Join(got, " ") != strings.Join(want, " ") || len(want) == 0 {
+			t.Errorf("%v: files %q, want %q", tt.policies, got, want)
+		}
+	}
+}
