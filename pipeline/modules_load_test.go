@@ -5,7 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -56,4 +58,43 @@ func TestModulesLoadedOnce(t *testing.T) {
 		t.Errorf("a reload after the module was mended: %v", err)
 	}
 	count(3)
+}
+
+// TestWatchModules: service.watch polls the modules the policies import
+// too: a changed module reloads, a broken one fails the reload, its
+// mending reloads, and a module that a failed reload could not read is
+// watched until it is written.
+func TestWatchModules(t *testing.T) {
+	dir := t.TempDir()
+	module := func(name, ret string) string {
+		return "module \"" + name + "\"\n\nfn v() int {\n  return " + ret + "\n}\n"
+	}
+	writeFile(t, dir, "app.log", "")
+	writeFile(t, dir, "lib/m.policy", module("m", "1"))
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/m.policy\"\n\nset .v = m.v()\n")
+	cfg := writeConfig(t, dir, "service:\n  watch: true\n  watch_interval: 100ms\npipeline:\n  inputs:\n    - name: tail\n      path: app.log\n"+
+		"  filters:\n    - name: policy\n      file: p.policy\n"+toNull)
+	var log testsync.Buffer
+	p, _ := startRun(t, cfg, &log)
+	reloads := func(ok, failed int64) {
+		t.Helper()
+		if !eventually(5*time.Second, func() bool {
+			s := p.Summary()
+			return s.Reloads == ok && s.FailedReloads == failed
+		}) {
+			s := p.Summary()
+			t.Fatalf("reloads ok %d, failed %d; want %d, %d\n%s", s.Reloads, s.FailedReloads, ok, failed, log.String())
+		}
+	}
+	writeFile(t, dir, "lib/m.policy", module("m", "2"))
+	reloads(1, 0)
+	writeFile(t, dir, "lib/m.policy", module("m", `"two"`))
+	reloads(1, 1)
+	writeFile(t, dir, "lib/m.policy", module("m", "3"))
+	reloads(2, 1)
+
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/n.policy\"\n\nset .v = n.v()\n")
+	reloads(2, 2)
+	writeFile(t, dir, "lib/n.policy", module("n", "4"))
+	reloads(3, 2)
 }

@@ -96,6 +96,9 @@ type Options struct {
 	// readModule reads the modules that policies import (nil:
 	// policy.ReadFile); tests count its reads.
 	readModule compiler.ReadFunc
+	// loader, when set, loads the modules of this load of the config (a
+	// reload's, which watches the files it read); nil: one of New's own.
+	loader *compiler.Loader
 }
 
 // Warnings are the checker's warnings of one policy file.
@@ -189,7 +192,14 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 	}
 	opts.Logger = p.log
 	p.opts = opts
-	stages, errs := p.newStages(cfg)
+	// One Loader for this load of the config: the modules are read once
+	// for all its policies, and again at the next reload, which sees what
+	// changed in them.
+	loader := opts.loader
+	if loader == nil {
+		loader = compiler.NewLoader(opts.readModule)
+	}
+	stages, errs := p.newStages(cfg, loader)
 	for _, o := range cfg.Outputs {
 		f, _ := output.Lookup(o.Name) // config knows only registered names
 		out, err := f.New(o.Settings, output.Env{
@@ -220,20 +230,17 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		return nil, err
 	}
 	if cfg.File != "" && !opts.Check {
-		p.watched = snapshot(watchedFiles(cfg), nil)
+		p.watched = snapshot(watchedFiles(cfg, loader.Files()), nil)
 	}
 	return p, nil
 }
 
 // newStages builds the stages of cfg's filters (their counters are the
-// generation's to give), with every filter's errors.
-func (p *Pipeline) newStages(cfg *config.Config) ([]*stage, []error) {
+// generation's to give), with every filter's errors; the policies'
+// modules come from loader.
+func (p *Pipeline) newStages(cfg *config.Config, loader *compiler.Loader) ([]*stage, []error) {
 	var stages []*stage
 	var errs []error
-	// One Loader for this load of the config: the modules are read once
-	// for all its policies, and again at the next reload, which sees what
-	// changed in them.
-	loader := compiler.NewLoader(p.opts.readModule)
 	for _, f := range cfg.Filters {
 		if f.Backend == config.ScriptBackend && f.Name == "lua" && !f.ProtectedMode {
 			p.log.Warn("protected_mode: false is ignored: a Lua filter always runs protected, its errors faulting one record",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/pipeline/config"
 )
 
@@ -34,8 +35,8 @@ func (p *Pipeline) Reload() error {
 func (p *Pipeline) reloadLocked() error {
 	file := p.gen.Load().cfg.File
 	pre := p.watchFrom()
-	did, cfg, err := p.reload()
-	p.reloadWatched(cfg, pre)
+	did, cfg, modules, err := p.reload()
+	p.reloadWatched(cfg, modules, pre)
 	if err != nil {
 		p.stats.FailedReloads.Add(1)
 		n := 0
@@ -79,31 +80,34 @@ func flatten(err error) []error {
 }
 
 // reload does the work of Reload; did describes what changed, as
-// key-value pairs for the log, and cfg is the config it read (nil when it
-// could not read one).
-func (p *Pipeline) reload() (did []any, cfg *config.Config, err error) {
+// key-value pairs for the log, cfg is the config it read (nil when it
+// could not read one) and modules the module files its policies import
+// (those that failed too, for the watch to see them mended).
+func (p *Pipeline) reload() (did []any, cfg *config.Config, modules []string, err error) {
 	cur := p.gen.Load()
 	if cur.cfg.File == "" {
-		return nil, nil, errors.New("the config was not read from a file (config.Load): there is nothing to read again")
+		return nil, nil, nil, errors.New("the config was not read from a file (config.Load): there is nothing to read again")
 	}
 	if p.ended.Load() != 0 {
-		return nil, nil, errors.New("the run has ended")
+		return nil, nil, nil, errors.New("the run has ended")
 	}
 	cfg, err = config.Load(cur.cfg.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Every check of run --check, policies compiled, whether or not the
 	// config can be reloaded, so that every error shows at once. The
 	// check builds the stages for real: they are the ones that will run.
 	changes, rerr := reloadable(cur.cfg, cfg)
+	loader := compiler.NewLoader(p.opts.readModule)
 	check, cerr := New(cfg, Options{Check: true, Logger: p.log, NewProcessor: p.opts.NewProcessor, Stdout: p.opts.Stdout,
-		readModule: p.opts.readModule})
+		loader: loader})
+	modules = loader.Files()
 	if err := errors.Join(rerr, cerr); err != nil {
 		if check != nil {
 			check.Close()
 		}
-		return nil, cfg, err
+		return nil, cfg, modules, err
 	}
 	stages := check.gen.Load().stages
 	check.gen.Store(&generation{})
@@ -123,13 +127,13 @@ func (p *Pipeline) reload() (did []any, cfg *config.Config, err error) {
 		inputs = append(inputs, c)
 	}
 	if err := p.replaceInputs(cfg, p.newGeneration(cfg, stages), inputs); err != nil {
-		return nil, cfg, err
+		return nil, cfg, modules, err
 	}
 	did = []any{"filters", len(stages)}
 	for _, c := range inputs {
 		did = append(did, "input "+c.alias, c.why)
 	}
-	return did, cfg, nil
+	return did, cfg, modules, nil
 }
 
 // reloadable compares the running config with a new one and returns the

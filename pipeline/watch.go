@@ -12,12 +12,13 @@ import (
 	"github.com/policyrun/policyrun/pipeline/config"
 )
 
-// The watch (service.watch: true): the config file and every policy and
-// script it names are polled every service.watch_interval, and a change
-// of their content reloads the pipeline as SIGHUP does. Polling, with the
-// standard library: each file is stat'ed, and hashed again only when its
-// size or modification time changed (or that time is recent: racyTime);
-// a file touched or rewritten as it was reloads nothing. A poll also sees what file notification can
+// The watch (service.watch: true): the config file, every policy and
+// script it names and the modules those import are polled every
+// service.watch_interval, and a change of their content reloads the
+// pipeline as SIGHUP does. Polling, with the standard library: each file
+// is stat'ed, and hashed again only when its size or modification time
+// changed (or that time is recent: racyTime); a file touched or rewritten
+// as it was reloads nothing. A poll also sees what file notification can
 // miss: a Kubernetes ConfigMap's update, which swaps a symlink to a new
 // directory of files, and files on a network file system.
 
@@ -37,10 +38,11 @@ type fileState struct {
 // hashed again at each poll, as git treats its "racily clean" files.
 const racyTime = 2 * time.Second
 
-// watchedFiles are the files of cfg a reload reads: the config and the
-// filters' policies and scripts (an inline script has none).
-func watchedFiles(cfg *config.Config) []string {
-	files := []string{cfg.File}
+// watchedFiles are the files of cfg a reload reads: the config, the
+// filters' policies and scripts (an inline script has none) and the
+// modules the policies import (as the last load of cfg found them).
+func watchedFiles(cfg *config.Config, modules []string) []string {
+	files := append([]string{cfg.File}, modules...)
 	for _, f := range cfg.Filters {
 		if f.File != "" {
 			files = append(files, resolve(cfg.Dir, f.File))
@@ -104,15 +106,15 @@ func (p *Pipeline) watchFrom() map[string]fileState {
 }
 
 // reloadWatched sets the files to watch after a reload that read cfg (nil
-// when the config could not be read): those of cfg, each as it was before
+// when the config could not be read): those of cfg and its modules, each as it was before
 // the reload read it when the watch knew it (pre), so that a change made
 // while the reload ran reloads again.
-func (p *Pipeline) reloadWatched(cfg *config.Config, pre map[string]fileState) {
+func (p *Pipeline) reloadWatched(cfg *config.Config, modules []string, pre map[string]fileState) {
 	if cfg == nil {
 		p.watched = pre
 		return
 	}
-	files := watchedFiles(cfg)
+	files := watchedFiles(cfg, modules)
 	now := snapshot(files, pre)
 	for _, name := range files {
 		if st, ok := pre[name]; ok {
