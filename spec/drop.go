@@ -12,11 +12,18 @@ const (
 	ByPolicy DropReason = iota
 	// SplitEmpty: split P met an empty array, which makes no records.
 	SplitEmpty
+	// ByDedupe: dedupe met a repeat of a key within its window.
+	ByDedupe
+	// ByRateLimit: rate_limit found the key's bucket empty.
+	ByRateLimit
+	// BySample: sample did not keep the record.
+	BySample
 	// NumDropReasons is one more than the largest DropReason.
 	NumDropReasons
 )
 
-var dropReasonNames = [NumDropReasons]string{ByPolicy: "policy", SplitEmpty: "split_empty"}
+var dropReasonNames = [NumDropReasons]string{ByPolicy: "policy", SplitEmpty: "split_empty",
+	ByDedupe: "dedupe", ByRateLimit: "rate_limit", BySample: "sample"}
 
 // String is the reason as summaries and metrics spell it.
 func (r DropReason) String() string {

@@ -2,7 +2,7 @@
 // run's Result, the fault Reasons with their one spelling, and a run's
 // Options (its clock and Limits).
 //
-// It imports nothing of ours, so that the VM, the Lua backend, the
+// It imports nothing of ours but package state (itself a leaf), so that the VM, the Lua backend, the
 // pipeline, the test runner and embedders all read one definition
 // (docs/semantics.md, "Faults"; docs/language.md, "Limits").
 package spec
@@ -10,6 +10,8 @@ package spec
 import (
 	"fmt"
 	"time"
+
+	"github.com/policyrun/policyrun/state"
 )
 
 // Action is what happens to a record after a run.
@@ -259,6 +261,10 @@ type Options struct {
 	// Params are checked and folded in when the policy is compiled: a
 	// parameter is a constant for the whole run.
 	Params Params
+	// State holds the memory of the policy's dedupe, rate_limit and
+	// sample statements: a pipeline stage's, kept across reloads and
+	// restarts. Nil gives each loaded program a fresh one.
+	State *state.Store
 }
 
 // Params are the values given to a policy's parameters, by name.
