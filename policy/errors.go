@@ -47,6 +47,7 @@ const (
 	CodeParamHeader        = "E0033" // a param declaration that is not param name: T [= E]
 	CodeModuleBody         = "E0034" // a module file holding what only a policy holds (schema, param, statements)
 	CodeImportDecl         = "E0035" // an import that is not import "path.policy" [as name]
+	CodeStateSyntax        = "E0036" // a dedupe, rate_limit or sample statement missing a part
 )
 
 // Codes lists every syntax error code with a one-line meaning, in code
@@ -87,6 +88,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeParamHeader, "a parameter is declared param name: T, or param name: T = constant"},
 	{CodeModuleBody, "a module holds import, const, fn and test declarations only: no schema, param, on_fault or statements"},
 	{CodeImportDecl, `an import is written import "path.policy", or import "path.policy" as name`},
+	{CodeStateSyntax, `dedupe by E, … within "D" [count P] [max_keys N]; rate_limit by E, … to N per "D" [max_keys N]; sample by E, … keep 1 in N; sample keep 1 in N`},
 }
 
 // An Error is a syntax error: a stable code, the span it covers, a message

@@ -14,6 +14,8 @@ func (p *printer) stmt(s Stmt) {
 	case *RemoveStmt:
 		p.tok(s.Remove, "remove ")
 		p.exprList(s.Targets)
+	case *StateStmt:
+		p.stateStmt(s)
 	case *RenameStmt:
 		p.tok(s.Rename, "rename ")
 		p.expr(s.From)

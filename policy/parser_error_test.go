@@ -210,6 +210,7 @@ func TestEveryCodeTested(t *testing.T) {
 		"policy \"p\"\nrename .a .b", "policy \"p\"\nset .a = " + strings.Repeat("-", maxNest+1) + "1",
 		"module \"m\"\nset .a = 1", "policy \"p\"\nimport 1",
 		"policy \"p\"\nschema otel {\n}", "policy \"p\"\nreturn 1", "policy \"p\"\nfn f {\n}", "policy \"p\"\nparam p = 1",
+		"policy \"p\"\ndedupe .msg within \"1m\"",
 	} {
 		_, errs := ParseFile("x", []byte(src))
 		for _, e := range errs {

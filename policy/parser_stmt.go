@@ -12,6 +12,9 @@ func (p *parser) parseStmt() Stmt {
 	if p.isSplit() {
 		return p.parseSplit()
 	}
+	if k := p.stateKind(); k != ILLEGAL {
+		return p.parseState(k)
+	}
 	switch p.t.tok {
 	case SET:
 		return p.parseSet()

@@ -100,6 +100,16 @@ const (
 	AS
 	ASSERT
 	SPLIT
+	DEDUPE
+	RATELIMIT
+	SAMPLE
+	BY
+	WITHIN
+	COUNT
+	PER
+	MAXKEYS
+	AT
+	WAIT
 	contextualEnd
 )
 
@@ -177,6 +187,16 @@ var tokens = [...]string{
 	AS:        "as",
 	ASSERT:    "assert",
 	SPLIT:     "split",
+	DEDUPE:    "dedupe",
+	RATELIMIT: "rate_limit",
+	SAMPLE:    "sample",
+	BY:        "by",
+	WITHIN:    "within",
+	COUNT:     "count",
+	PER:       "per",
+	MAXKEYS:   "max_keys",
+	AT:        "at",
+	WAIT:      "wait",
 	TRUE:      "true",
 	FALSE:     "false",
 	NULL:      "null",

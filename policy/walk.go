@@ -94,6 +94,8 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, t := range n.Targets {
 			Inspect(t, f)
 		}
+	case *StateStmt:
+		inspectState(n, f)
 	case *RenameStmt:
 		Inspect(n.From, f)
 		Inspect(n.To, f)

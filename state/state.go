@@ -89,10 +89,10 @@ func BytesPerKey(max int) int64 {
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration: write a number and a unit, as \"500ms\", \"30s\", \"1m\", \"1h\"", s)
+		return 0, fmt.Errorf("%q is not a duration", s)
 	}
 	if d <= 0 {
-		return 0, fmt.Errorf("%q is not a positive duration", s)
+		return 0, fmt.Errorf("%q is not positive", s)
 	}
 	return d, nil
 }

@@ -81,6 +81,10 @@ type Info struct {
 	// name, for a module's importers (CheckModule).
 	modConsts map[string]*Const
 	modFuncs  map[string]*Func
+	// States holds what the checker resolved of each dedupe, rate_limit
+	// and sample statement; StateOrder lists them in source order.
+	States     map[*policy.StateStmt]*StateInfo
+	StateOrder []*policy.StateStmt
 }
 
 // Args returns the arguments of the call e, those it leaves out filled in
@@ -147,6 +151,7 @@ func check(f *policy.File, params spec.Params, bound bool, imports Imports) (*In
 			FuncDecls: map[*policy.FuncDecl]*Func{},
 
 			Qualifiers: map[*policy.Ident]*policy.ImportDecl{},
+			States:     map[*policy.StateStmt]*StateInfo{},
 		},
 		globals:  map[string]policy.Decl{},
 		consts:   map[string]*Const{},

@@ -271,6 +271,10 @@ func TestEveryExprTyped(t *testing.T) {
 					skipPathParents(n.Target, skip)
 				case *policy.RenameStmt:
 					skipPathParents(n.To, skip)
+				case *policy.StateStmt:
+					if n.Count != nil {
+						skipPathParents(n.Count, skip)
+					}
 				case *policy.ForStmt:
 					skip[n.Key], skip[n.Value] = true, true
 				case *policy.LetStmt:

@@ -68,6 +68,9 @@ const (
 	CodeSplitType     = "E0650" // split of something that is not an array (or optional array) record path
 	CodeSplitPlace    = "E0651" // split inside if or for: a split is a top-level statement
 	CodeSplitTwice    = "E0652" // a second split in a policy
+	CodeStateKey      = "E0801" // a key of dedupe, rate_limit or sample that is a map, an object or an array
+	CodeStateDuration = "E0802" // within or per of something other than a constant positive duration string
+	CodeStateCount    = "E0803" // to, keep 1 in or max_keys of something other than a constant int in range
 	CodeCompile       = "E0900" // a checked policy past a limit of the VM's code (reported by package compiler)
 	CodeDeadDefault   = "W0001" // ?? on a value that is never absent
 	CodeUnreachable   = "W0002" // a statement after an unconditional drop or stop
@@ -144,6 +147,9 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeSplitType, "split needs a record path holding an array (or an optional array)"},
 	{CodeSplitPlace, "split stands at the top level of the policy, not inside if or for"},
 	{CodeSplitTwice, "a policy splits its records once"},
+	{CodeStateKey, "keys of dedupe, rate_limit and sample are scalars (string, int, float, bool, timestamp, optional or not) or any, not maps, objects or arrays"},
+	{CodeStateDuration, `within and per take a constant positive duration string: "500ms", "30s", "1m", "1h"`},
+	{CodeStateCount, "to and keep 1 in take a constant int from 1 to 1,000,000,000, max_keys one from 1 to 67,108,864"},
 	{CodeCompile, "the policy checks, but its code goes past a limit of the VM (registers, constants, paths or instructions)"},
 	{CodeDeadDefault, "?? on a value that is never absent: the default is dead"},
 	{CodeUnreachable, "the statement can never run: an unconditional drop or stop comes first"},

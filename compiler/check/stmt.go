@@ -96,6 +96,8 @@ func (c *checker) stmt(s policy.Stmt, st *state) {
 		c.let(s, st)
 	case *policy.ForStmt:
 		c.forStmt(s, st)
+	case *policy.StateStmt:
+		c.stateStmt(s, st)
 	}
 }
 
@@ -120,11 +122,13 @@ func (c *checker) funcStmt(s policy.Stmt) bool {
 		what = "stop"
 	case *policy.ForStmt:
 		what = "for"
+	case *policy.StateStmt:
+		what = s.Kind.String()
 	default:
 		return true
 	}
 	c.report(diag.Errorf(span{s.Pos(), s.Pos().Advance(what)}, CodeFuncStmt, "%s in fn %s: a function body holds let, if and return", what, c.fn.fn.Name).
-		WithHint("return a value, and let the policy %s with it", map[string]string{"drop": "drop", "stop": "stop", "for": "loop"}[what]))
+		WithHint("return a value, and let the policy %s with it", map[string]string{"drop": "drop", "stop": "stop", "for": "loop", "dedupe": "dedupe", "rate_limit": "rate_limit", "sample": "sample"}[what]))
 	return false
 }
 
