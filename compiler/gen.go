@@ -305,6 +305,7 @@ func (g *gen) finish() (*vm.Program, error) {
 		Iters:       g.maxIters,
 		Builders:    g.maxBuilders,
 		Options:     g.opts,
+		States:      g.info.StateSpecs(),
 	})
 }
 

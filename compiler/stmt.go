@@ -67,6 +67,8 @@ func (g *gen) stmt(s policy.Stmt) bool {
 		g.let(s)
 	case *policy.ForStmt:
 		g.forStmt(s)
+	case *policy.StateStmt:
+		g.stateStmt(s)
 	case *policy.ReturnStmt:
 		return g.ret(s)
 	}

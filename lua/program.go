@@ -17,6 +17,7 @@ import (
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
+	kstate "github.com/policyrun/policyrun/state"
 )
 
 // Program is a policy transpiled to Lua and compiled once to a gopher-lua
@@ -36,6 +37,10 @@ type Program struct {
 	usesTag, usesTime, usesNow bool
 	// split is the path of the policy's split, nil when it has none.
 	split record.Path
+	// states are the stateful statements' specs and tables, in source
+	// order: ST(i, …) runs statement i.
+	states []kstate.Spec
+	tables []*kstate.Table
 }
 
 // Compile transpiles a checked policy (info from check.Check without
@@ -51,8 +56,16 @@ func Compile(f *policy.File, info *check.Info, opts spec.Options) (*Program, err
 		return nil, fmt.Errorf("lua: compiling the transpiled policy: %w", err)
 	}
 	opts.Limits = opts.Limits.OrDefault()
-	return &Program{Name: f.Name, Source: src, onFault: f.OnFault, otlp: f.IsOTLP(), proto: proto, regexps: g.regexps, opts: opts,
-		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow, split: g.split}, nil
+	p := &Program{Name: f.Name, Source: src, onFault: f.OnFault, otlp: f.IsOTLP(), proto: proto, regexps: g.regexps, opts: opts,
+		usesTag: g.usesTag, usesTime: g.usesTime, usesNow: g.usesNow, split: g.split, states: info.StateSpecs()}
+	if len(p.states) > 0 || opts.State != nil {
+		store := opts.State
+		if store == nil {
+			store = kstate.NewStore()
+		}
+		p.tables = store.Bind(p.states)
+	}
+	return p, nil
 }
 
 // OTLP reports whether the policy runs over OTLP log records (its schema
@@ -72,6 +85,7 @@ type Runner struct {
 	// the split made, reused.
 	rest *glua.LFunction
 	recs []*record.Record
+	now  int64 // the run's clock as the stateful statements read it, once a run
 }
 
 // NewRunner returns a runner with a fresh LState.
@@ -89,6 +103,8 @@ func (p *Program) NewRunner() (*Runner, error) {
 		re.RawSetInt(i+1, ud)
 	}
 	P.RawSetString("re", re)
+	r := &Runner{p: p, s: s, meta: L.NewTable()}
+	P.RawSetString("st", L.NewFunction(r.stateFunc))
 	L.Push(L.NewFunctionFromProto(p.proto))
 	L.Push(s.R)
 	L.Push(P)
@@ -103,7 +119,8 @@ func (p *Program) NewRunner() (*Runner, error) {
 		return nil, errors.New("lua: the transpiled chunk did not return a function")
 	}
 	s.rand.Fixed = p.opts.Random
-	return &Runner{p: p, s: s, fn: fn, meta: L.NewTable()}, nil
+	r.fn = fn
+	return r, nil
 }
 
 // Close releases the runner's LState.
@@ -163,6 +180,7 @@ func (r *Runner) run(rec *record.Record, fn *glua.LFunction, fresh bool) (spec.R
 			M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
 		}
 		s.rand.Reset()
+		r.now = 0
 	}
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)
@@ -189,6 +207,10 @@ func (r *Runner) run(rec *record.Record, fn *glua.LFunction, fresh bool) (spec.R
 	switch code {
 	case glua.LNumber(1):
 		return spec.Result{Action: spec.Drop}, nil
+	default:
+		if res, drop := dropResult(code); drop {
+			return res, nil
+		}
 	case glua.LNumber(2):
 		action = actSplit
 		r.rest, _ = M.RawGetString("split").(*glua.LFunction)

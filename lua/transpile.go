@@ -25,6 +25,9 @@ type gen struct {
 	consts  []string // declarations of constant tables (in sets, paths)
 	// Which metadata the policy reads: the runner fills in only those.
 	usesTag, usesTime, usesNow bool
+	// usesState: the policy has a stateful statement, which calls ST
+	// (state_stmt.go).
+	usesState bool
 	// loops is set when the policy has a for loop, whose iterations are
 	// counted against the limit (spec.Limits.MaxIterations, R.MAXITER).
 	loops bool
@@ -61,7 +64,9 @@ const (
 // source refers to as P.re[i]. The source is a chunk that takes (R, P) and
 // returns the policy function f(rec, M): rec is the root map, M holds tag,
 // time and now, and gets e = true when the record was edited and rec when the
-// root was replaced. f returns 0 to keep the record and 1 to drop it.
+// root was replaced. f returns 0 to keep the record and 1 to drop it, 2 when it split it, and
+// dropCode + a spec.DropReason when a stateful statement dropped it. P.st is the Go side of
+// the stateful statements (state_stmt.go).
 func Transpile(f *policy.File, info *check.Info) (string, []*regexp.Regexp, error) {
 	src, g, err := transpile(f, info)
 	if err != nil {
@@ -99,6 +104,9 @@ func transpile(f *policy.File, info *check.Info) (string, *gen, error) {
 	for _, c := range g.consts {
 		out.WriteString(c)
 		out.WriteByte('\n')
+	}
+	if g.usesState {
+		out.WriteString("local ST = P.st\n")
 	}
 	if g.loops || g.splits {
 		// Upvalues, not locals: the function's locals are counted
@@ -328,6 +336,8 @@ func (g *gen) stmt(s policy.Stmt) {
 		})
 	case *policy.ForStmt:
 		g.block(func() { g.forStmt(s) })
+	case *policy.StateStmt:
+		g.stateStmt(s)
 	case *policy.ReturnStmt:
 		g.block(func() {
 			v := g.exprAs(s.Value, g.fnResult)

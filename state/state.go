@@ -97,10 +97,10 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Hasher makes the 64-bit hash of a key, the values of a statement's by
-// expressions in order: FNV-1a over each value's kind byte and bytes,
-// then SplitMix64's finalizer, so that the low bits sample well (sample
-// by keeps the records whose hash is 0 modulo N). Every backend hashes
+// Hasher makes the 64-bit hash of one value of a key: FNV-1a over the
+// value's kind byte and bytes, then SplitMix64's finalizer, so that the
+// low bits sample well (sample by keeps the records whose hash is 0
+// modulo N); Combine folds the values of a key of several, in order. Every backend hashes
 // through it, so that each keeps the same records. Absent and null are
 // one value; an int and a float of the same value are one value, as ==
 // says.
@@ -171,9 +171,16 @@ func (h *Hasher) String(s string) {
 // Time adds a timestamp (unix nanoseconds).
 func (h *Hasher) Time(ns int64) { h.byte(tagTime); h.u64(uint64(ns)) }
 
-// Sum is the key's hash.
-func (h *Hasher) Sum() uint64 {
-	z := h.h
+// Sum is the value's hash.
+func (h *Hasher) Sum() uint64 { return mix(h.h) }
+
+// Combine is the hash of a key of several values: the hash of the values
+// before, a, and the hash of the next one, b. A key of one value hashes
+// as that value.
+func Combine(a, b uint64) uint64 { return mix(a*fnvPrime ^ b) }
+
+// mix is SplitMix64's finalizer.
+func mix(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
 	return z ^ z>>31

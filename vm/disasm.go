@@ -129,6 +129,8 @@ func operands(c *Code, in Instr) string {
 				parts = append(parts, Mask(o.v).String())
 			case 'i':
 				parts = append(parts, "it"+strconv.Itoa(o.v))
+			case 't':
+				parts = append(parts, "t"+strconv.Itoa(o.v)+" "+c.States[o.v].Kind.String())
 			case 'b':
 				parts = append(parts, "b"+strconv.Itoa(o.v))
 			case 'n':

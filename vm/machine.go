@@ -53,6 +53,7 @@ type Machine struct {
 	maxBuilt  int              // bytes of values one run may build (spec.MaxBuilt)
 	used0     int              // the arena's Used when the run began
 	splitSt   splitState       // a split's place, array and saved registers (split.go)
+	why       spec.DropReason  // which statement dropped the record, when a stateful one did
 }
 
 // NewMachine returns a Machine for p.
@@ -97,6 +98,7 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 		m.now = 0
 		m.rand.Reset()
 	}
+	m.why = spec.ByPolicy
 	action, reason := m.exec(from)
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.
@@ -116,6 +118,9 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 	}
 	if action == spec.Keep && rec.Edited() {
 		rec.Commit()
+	}
+	if action == spec.Drop {
+		return spec.Result{Action: action, Why: m.why}
 	}
 	return spec.Result{Action: action}
 }
@@ -416,6 +421,10 @@ func (m *Machine) exec(pc int) (spec.Action, spec.Reason) {
 				return spec.Keep, spec.TypeMismatch
 			}
 			return actSplit, spec.NoFault
+		default:
+			if action, reason, end := m.stateOp(in); end {
+				return action, reason
+			}
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // "w" a register written, "r" a register read, "p" a path, "j" a jump
 // target (an instruction index), "s" an in-set, "e" a regex, "m" a kind
 // mask, "i" an iterator slot, "b" a builder slot, "n" a number, "f" a
-// built-in function; "-" unused.
+// built-in function, "t" a state table (Code.States); "-" unused.
 type Op uint8
 
 const (
@@ -83,6 +83,12 @@ const (
 	ACAT
 	GUARDP
 	SPLIT
+	KEY
+	KEYMIX
+	DEDUPE
+	RATE
+	SAMPLE
+	EVERY
 	numOps
 )
 
@@ -161,6 +167,12 @@ var ops = [numOps]opInfo{
 	ACAT:    {"ACAT", 'w', 'r', 'r', '-', "A = B + C (arrays): B's elements, then C's"},
 	GUARDP:  {"GUARDP", 'r', 'm', 'r', '-', "GUARD of A by mask B where C, A's container, is neither absent nor null"},
 	SPLIT:   {"SPLIT", 'p', '-', '-', '-', "split the record: one record per element of the array at path A, each running the code after (type_mismatch fault when A holds no array; split_limit past Limits.MaxSplit)"},
+	KEY:     {"KEY", 'w', 'r', '-', '-', "A = the key hash of the value B (state.Hasher); type_mismatch fault on a map or an array"},
+	KEYMIX:  {"KEYMIX", 'w', 'r', 'r', '-', "A = the key hash of the values hashed in B, then the one hashed in C (state.Combine)"},
+	DEDUPE:  {"DEDUPE", 'w', 'r', 't', '-', "end the run, dropping the record (dedupe), when key B was kept within the window of table C; else A = the key's drops since"},
+	RATE:    {"RATE", 'r', 't', '-', '-', "end the run, dropping the record (rate_limit), when key A's bucket in table B is empty"},
+	SAMPLE:  {"SAMPLE", 'r', 'r', '-', '-', "end the run, dropping the record (sample), unless key A is 0 modulo B (an int)"},
+	EVERY:   {"EVERY", 't', '-', '-', '-', "end the run, dropping the record (sample), unless it is the N-th of table A"},
 }
 
 // Operands returns the kinds of the operands A, B, C and X of o, one
@@ -273,6 +285,8 @@ func validate(c *Code) error {
 				}
 			case 'i':
 				limit = c.Iters
+			case 't':
+				limit = len(c.States)
 			case 'b':
 				limit = c.Builders
 			case 'f':

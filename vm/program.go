@@ -13,6 +13,7 @@ import (
 
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/state"
 )
 
 // Instr is one instruction: an opcode and up to four small operands. Which
@@ -59,6 +60,10 @@ type Code struct {
 	// Options are the clock and limits of every run, however it is run
 	// (Program.Run, RunBatch, a Machine); zero limits are the defaults.
 	Options spec.Options
+	// States are the stateful statements (dedupe, rate_limit, sample),
+	// whose tables the operands "t" index: New binds them to the tables
+	// of Options.State, or of a Store of the Program's own.
+	States []state.Spec
 }
 
 // Inline is one call of a function whose body the compiler inlined: the
@@ -90,7 +95,8 @@ type Program struct {
 	code   Code
 	access Access
 	pool   sync.Pool
-	splits bool // the code has a SPLIT
+	splits bool           // the code has a SPLIT
+	tables []*state.Table // of code.States, in order
 }
 
 // New checks c's operands and returns the Program.
@@ -105,6 +111,13 @@ func New(c Code) (*Program, error) {
 	}
 	for _, in := range c.Instrs {
 		p.splits = p.splits || in.Op == SPLIT
+	}
+	if len(c.States) > 0 || c.Options.State != nil {
+		store := c.Options.State
+		if store == nil {
+			store = state.NewStore()
+		}
+		p.tables = store.Bind(c.States)
 	}
 	p.pool.New = func() any { return NewMachine(p) }
 	return p, nil

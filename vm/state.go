@@ -1,0 +1,67 @@
+package vm
+
+import (
+	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/state"
+)
+
+// stateOp runs the instructions of the stateful statements (dedupe,
+// rate_limit, sample: docs/language.md, "State"), whose memory is the
+// Program's tables. It reports end when the run ends, with its action
+// and fault reason. Keys are hashed by package state, as the Lua backend
+// hashes them, so that both keep the same records.
+func (m *Machine) stateOp(in Instr) (action spec.Action, reason spec.Reason, end bool) {
+	regs := m.regs
+	switch in.Op {
+	case KEY:
+		r := &regs[in.B]
+		h := state.NewHasher()
+		switch r.K {
+		case record.Absent, record.Null:
+			h.Null()
+		case record.Bool:
+			h.Bool(r.N != 0)
+		case record.Int:
+			h.Int(r.int())
+		case record.Float:
+			h.Float(r.float())
+		case record.String:
+			h.String(r.S)
+		case record.Timestamp:
+			h.Time(int64(r.N))
+		default:
+			return spec.Keep, spec.TypeMismatch, true
+		}
+		regs[in.A] = Reg{K: record.Int, N: h.Sum()}
+	case KEYMIX:
+		regs[in.A] = Reg{K: record.Int, N: state.Combine(regs[in.B].N, regs[in.C].N)}
+	case DEDUPE:
+		drop, n := m.prog.tables[in.C].Dedupe(regs[in.B].N, m.nowNanos())
+		if drop {
+			m.why = spec.ByDedupe
+			return spec.Drop, spec.NoFault, true
+		}
+		regs[in.A] = Int(n)
+	case RATE:
+		if m.prog.tables[in.B].Rate(regs[in.A].N, m.nowNanos()) {
+			m.why = spec.ByRateLimit
+			return spec.Drop, spec.NoFault, true
+		}
+	case SAMPLE:
+		if !state.Sampled(regs[in.A].N, regs[in.B].int()) {
+			m.why = spec.BySample
+			return spec.Drop, spec.NoFault, true
+		}
+	case EVERY:
+		if m.prog.tables[in.A].Every() {
+			m.why = spec.BySample
+			return spec.Drop, spec.NoFault, true
+		}
+	}
+	return 0, 0, false
+}
+
+// Tables are the tables of the Program's stateful statements, in source
+// order (Code.States), for their figures: keys held, evictions.
+func (p *Program) Tables() []*state.Table { return p.tables }
