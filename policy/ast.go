@@ -660,8 +660,11 @@ type Test struct {
 	Lbrace  Pos
 
 	InputPos Pos
-	Input    Expr      // nil if missing (the parser reports it)
-	Tag      *BasicLit // nil when the test gives no tag
+	Input    Expr // nil if missing (the parser reports it)
+	// Inputs are every input line, in order, each with the at and wait
+	// lines before it; Input and InputPos are the first's.
+	Inputs []*TestInput
+	Tag    *BasicLit // nil when the test gives no tag
 
 	ExpectPos Pos
 	Expect    ExpectKind

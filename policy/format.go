@@ -503,10 +503,20 @@ func (p *printer) test(t *Test) {
 		emit func()
 	}
 	var lines []line
-	if t.Input != nil {
-		lines = append(lines, line{t.InputPos, func() {
-			p.tok(t.InputPos, "input  ")
-			p.expr(t.Input)
+	inputs := t.Inputs
+	if len(inputs) == 0 && t.Input != nil {
+		inputs = []*TestInput{{Pos: t.InputPos, Value: t.Input}}
+	}
+	for _, in := range inputs {
+		for _, c := range in.Clocks {
+			lines = append(lines, line{c.Pos, func() {
+				p.tok(c.Pos, c.word()+"     "[len(c.word()):]+"  ")
+				p.tok(c.Value.Pos(), c.Value.Raw)
+			}})
+		}
+		lines = append(lines, line{in.Pos, func() {
+			p.tok(in.Pos, "input  ")
+			p.expr(in.Value)
 		}})
 	}
 	for _, prm := range t.Params {

@@ -261,6 +261,7 @@ func (p *parser) parseTest() *Test {
 	p.next()
 	what := "test " + strconv.Quote(t.Name)
 	var tagPos Pos
+	var clocks []*TestClock // at and wait lines waiting for their input
 	for {
 		if rbrace, done := p.bodyEnd(t.Lbrace, startsTestEnd, "add a } after the test's expect line", what); done {
 			t.Rbrace = rbrace
@@ -268,12 +269,14 @@ func (p *parser) parseTest() *Test {
 		}
 		switch {
 		case p.word(INPUT):
-			if t.InputPos.IsValid() {
-				p.errorHere(CodeTestBlock, "", "second input in test %q; the first is at %s", t.Name, t.InputPos)
-			}
-			t.InputPos = p.t.pos
+			in := &TestInput{Pos: p.t.pos, Clocks: clocks}
+			clocks = nil
 			p.nextWord()
-			t.Input = p.parseExpr()
+			in.Value = p.parseExpr()
+			t.Inputs = append(t.Inputs, in)
+			if len(t.Inputs) == 1 {
+				t.InputPos, t.Input = in.Pos, in.Value
+			}
 			p.expectStmtEnd("input value")
 		case p.word(ASSERT):
 			if !p.file.Module {
@@ -283,6 +286,10 @@ func (p *parser) parseTest() *Test {
 				continue
 			}
 			t.Asserts = append(t.Asserts, p.parseAssert())
+		case p.word(AT) || p.word(WAIT):
+			if c := p.parseTestClock(); c != nil {
+				clocks = append(clocks, c)
+			}
 		case p.word(PARAM):
 			if prm := p.parseTestParam(t); prm != nil {
 				t.Params = append(t.Params, prm)
@@ -323,6 +330,11 @@ func (p *parser) parseTest() *Test {
 				"expected input, tag, param or expect in a test block, found %s", p.describe())
 			p.sync()
 		}
+	}
+	if len(clocks) > 0 {
+		c := clocks[0]
+		p.errorAt(c.Pos, c.Value.End(), CodeTestBlock, "at and wait set the clock for the input after them: add an input line below",
+			"%s with no input after it in test %q", c.word(), t.Name)
 	}
 	switch {
 	case p.file.Module:

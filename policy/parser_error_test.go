@@ -113,7 +113,7 @@ func TestParseErrors(t *testing.T) {
 		{h + "test \"t\" {\n  expect dropped\n}", "2:1 E0020", `test "t" has no input`, "input {json}"},
 		{h + "test \"t\" {\n  input {}\n}", "2:1 E0020", `test "t" has no expect`, ""},
 		{h + "test \"t\" {\n}", "2:1 E0020", "no input and no expect", ""},
-		{h + "test \"t\" {\n  input {}\n  input {}\n  expect dropped\n}", "4:3 E0020", "second input", ""},
+		{h + "test \"t\" {\n  input {}\n  wait \"1s\"\n  expect dropped\n}", "4:3 E0020", "wait with no input after it", ""},
 		{h + "test \"t\" {\n  input {}\n  tag \"a\"\n  tag \"b\"\n  expect dropped\n}", "5:3 E0020", "second tag", ""},
 		{h + "test \"t\" {\n  input {}\n  expect dropped\n  expect fault\n}", "5:3 E0020", "second expect", ""},
 		{h + "test \"t\" {\n  input {}\n  output {}\n  expect dropped\n}", "4:3 E0020", "expected input, tag, param or expect", ""},

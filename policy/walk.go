@@ -133,8 +133,14 @@ func Inspect(n Node, f func(Node) bool) {
 		Inspect(n.X, f)
 		Inspect(n.Body, f)
 	case *Test:
-		if n.Input != nil {
+		if len(n.Inputs) == 0 && n.Input != nil {
 			Inspect(n.Input, f)
+		}
+		for _, in := range n.Inputs {
+			for _, c := range in.Clocks {
+				Inspect(c.Value, f)
+			}
+			Inspect(in.Value, f)
 		}
 		if n.Tag != nil {
 			Inspect(n.Tag, f)

@@ -3,6 +3,7 @@ package policytest
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler/check"
@@ -36,10 +37,14 @@ func (r Result) Name() string { return r.Test.Name }
 // the test's param lines: a parameter is a constant of the load.
 func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Result {
 	withParams := declaresParams(f)
+	// A policy with state is loaded for each test, so that each starts
+	// with fresh state and a clock of its own.
+	perTest := withParams || len(info.StateOrder) > 0
 	var runners []backend.Program
 	var loadErr []error
-	if !withParams {
-		runners, loadErr = loadAll(f, info, backends)
+	clocks := make([]*testClock, len(backends))
+	if !perTest {
+		runners, loadErr = loadAll(f, info, backends, clocks)
 	}
 	var out []Result
 	for _, t := range f.Tests {
@@ -54,7 +59,9 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 				out = append(out, res)
 				continue
 			}
-			runners, loadErr = loadAll(f, tinfo, backends)
+			runners, loadErr = loadAll(f, tinfo, backends, clocks)
+		} else if perTest {
+			runners, loadErr = loadAll(f, info, backends, clocks)
 		}
 		runs := make([]run, 0, len(backends))
 		for i, b := range backends {
@@ -62,7 +69,7 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 				res.Failures = append(res.Failures, fmt.Sprintf("[%s] cannot load the policy: %v", b.Name, loadErr[i]))
 				continue
 			}
-			r, err := runOne(runners[i], f, t)
+			r, err := runOne(runners[i], f, t, clocks[i])
 			if err != nil {
 				res.Failures = append(res.Failures, fmt.Sprintf("[%s] %v", b.Name, err))
 				continue
@@ -83,13 +90,40 @@ func RunFile(f *policy.File, info *check.Info, backends []backend.Backend) []Res
 	return out
 }
 
-func loadAll(f *policy.File, info *check.Info, backends []backend.Backend) ([]backend.Program, []error) {
+// loadAll loads f on every backend, each with a clock of its own
+// (clocks[i]), that the test's at and wait lines move.
+func loadAll(f *policy.File, info *check.Info, backends []backend.Backend, clocks []*testClock) ([]backend.Program, []error) {
 	runners := make([]backend.Program, len(backends))
 	loadErr := make([]error, len(backends))
 	for i, b := range backends {
-		runners[i], loadErr[i] = b.Load(f, info, TestOptions())
+		clocks[i] = &testClock{now: TestNow}
+		opts := TestOptions()
+		opts.Clock = clocks[i].read
+		runners[i], loadErr[i] = b.Load(f, info, opts)
 	}
 	return runners, loadErr
+}
+
+// testClock is the clock of a test's runs: TestNow, unless its at and
+// wait lines move it. Runs of one test read it from one goroutine.
+type testClock struct{ now time.Time }
+
+func (c *testClock) read() time.Time { return c.now }
+
+// set applies the at and wait lines before an input.
+func (c *testClock) set(clocks []*policy.TestClock) error {
+	for _, k := range clocks {
+		at, wait, err := check.TestClock(k)
+		if err != nil {
+			return err
+		}
+		if k.Wait {
+			c.now = c.now.Add(wait)
+		} else {
+			c.now = at
+		}
+	}
+	return nil
 }
 
 func declaresParams(f *policy.File) bool {
@@ -158,10 +192,15 @@ func (r run) one() (piece, string) {
 // For an OTLP policy (schema otlp) the literal is the record's view
 // (docs/otlp.md): missing keys take their defaults, and "time" gives %time.
 func NewInput(f *policy.File, t *policy.Test, a *record.Arena) (*record.Record, error) {
-	if t.Input == nil {
+	return newInput(f, t, t.Input, TestNow, a)
+}
+
+// newInput builds the record of input, given at now, of test t.
+func newInput(f *policy.File, t *policy.Test, input policy.Expr, now time.Time, a *record.Arena) (*record.Record, error) {
+	if input == nil {
 		return nil, fmt.Errorf("test %q has no input", t.Name)
 	}
-	b, err := appendLitJSON(nil, t.Input)
+	b, err := appendLitJSON(nil, input)
 	if err != nil {
 		return nil, fmt.Errorf("test %q: input: %v", t.Name, err)
 	}
@@ -173,7 +212,7 @@ func NewInput(f *policy.File, t *policy.Test, a *record.Arena) (*record.Record, 
 		rec.SetTag([]byte(t.Tag.Str))
 	}
 	if !f.IsOTLP() || rec.Time() == 0 {
-		rec.SetTime(TestNow.UnixNano())
+		rec.SetTime(now.UnixNano())
 	}
 	rec.Commit()
 	return rec, nil
@@ -205,11 +244,30 @@ func want(f *policy.File, lit policy.Expr) (any, error) {
 	return normalize(rec.ToGo()), nil
 }
 
-func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err error) {
+// runOne runs the inputs of t through rn in order, the clock set by the
+// at and wait lines before each; r.input is the last input.
+func runOne(rn backend.Program, f *policy.File, t *policy.Test, clock *testClock) (r run, err error) {
+	inputs := t.Inputs
+	if len(inputs) == 0 {
+		inputs = []*policy.TestInput{{Pos: t.InputPos, Value: t.Input}}
+	}
+	clock.now = TestNow
+	for _, in := range inputs {
+		if err := clock.set(in.Clocks); err != nil {
+			return r, fmt.Errorf("test %q: %v", t.Name, err)
+		}
+		if err := r.runInput(rn, f, t, in.Value, clock.now); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+func (r *run) runInput(rn backend.Program, f *policy.File, t *policy.Test, input policy.Expr, now time.Time) (err error) {
 	a := record.NewArena()
-	rec, err := NewInput(f, t, a)
+	rec, err := newInput(f, t, input, now, a)
 	if err != nil {
-		return r, err
+		return err
 	}
 	r.input = normalize(rec.ToGo())
 	defer func() {
@@ -221,7 +279,7 @@ func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err erro
 	// one it is the backend's own failure.
 	pieces, err := backend.RunAll(rn, rec, nil)
 	if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
-		return r, err
+		return err
 	}
 	for _, pc := range pieces {
 		p := piece{out: pc.Result, got: normalize(pc.Rec.ToGo())}
@@ -233,7 +291,7 @@ func runOne(rn backend.Program, f *policy.File, t *policy.Test) (r run, err erro
 		}
 		r.pieces = append(r.pieces, p)
 	}
-	return r, nil
+	return nil
 }
 
 // meets checks r against the test's expectation and explains a miss.

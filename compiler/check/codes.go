@@ -47,6 +47,7 @@ const (
 	CodeTestInput     = "E0501" // a test input that is not a constant JSON object
 	CodeTestExpect    = "E0502" // an expected record that is not a constant JSON object
 	CodeTestDup       = "E0503" // two tests with the same name
+	CodeTestClock     = "E0504" // a test's at that is not an RFC 3339 time, or wait that is not a positive duration
 	CodeConstValue    = "E0601" // a const whose value is not constant (reads the record, calls a function)
 	CodeImpure        = "E0602" // a function body reads or edits the record or metadata
 	CodeCycle         = "E0603" // a function that calls itself, or a constant that refers to itself, directly or not
@@ -126,6 +127,7 @@ var Codes = []struct{ Code, Meaning string }{
 	{CodeTestInput, "a test input must be a constant JSON object"},
 	{CodeTestExpect, "an expected record must be a constant JSON object"},
 	{CodeTestDup, "two tests of a policy have the same name"},
+	{CodeTestClock, `a test's at is an RFC 3339 time ("2026-01-01T00:00:30Z"), its wait a positive duration ("30s")`},
 	{CodeConstValue, "a constant's value is made of literals, operators and other constants"},
 	{CodeImpure, "a function reads its parameters only: not the record, nor metadata, and it edits nothing"},
 	{CodeCycle, "functions cannot call themselves, and constants cannot refer to themselves, directly or through others"},

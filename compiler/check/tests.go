@@ -24,11 +24,22 @@ func (c *checker) tests(ts []*policy.Test) {
 			names[t.Name] = t
 		}
 		c.asserts(t)
-		if t.Input != nil {
-			if bad := nonConstObject(t.Input); bad != nil {
-				c.report(constErr(bad, t.Input, CodeTestInput, "test input"))
+		inputs := []policy.Expr{t.Input}
+		if len(t.Inputs) > 0 {
+			inputs = inputs[:0]
+			for _, in := range t.Inputs {
+				inputs = append(inputs, in.Value)
+				c.testClocks(in.Clocks)
+			}
+		}
+		for _, in := range inputs {
+			if in == nil {
+				continue
+			}
+			if bad := nonConstObject(in); bad != nil {
+				c.report(constErr(bad, in, CodeTestInput, "test input"))
 			} else if t.Expect != policy.ExpectFault && !(t.Expect == policy.ExpectDropped && c.file.OnFault == policy.OnFaultDrop) {
-				c.fitsSchema(t.Input.(*policy.MapLit), c.info.Root, path{root: true})
+				c.fitsSchema(in.(*policy.MapLit), c.info.Root, path{root: true})
 			}
 		}
 		for _, prm := range t.Params {
