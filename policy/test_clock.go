@@ -26,7 +26,6 @@ func (c *TestClock) word() string {
 	return "at"
 }
 
-
 // parseTestClock parses an at or a wait line of a test block.
 func (p *parser) parseTestClock() *TestClock {
 	c := &TestClock{Pos: p.t.pos, Wait: p.word(WAIT)}
