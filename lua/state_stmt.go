@@ -75,12 +75,12 @@ func (r *Runner) stateFunc(L *glua.LState) int {
 		case glua.LString:
 			h.String(string(v))
 		case *glua.LTable:
-			switch v.Metatable {
-			case s.null:
+			switch {
+			case v == s.null:
 				h.Null()
-			case s.flt:
+			case v.Metatable == s.flt:
 				h.Float(float64(v.RawGetInt(1).(glua.LNumber)))
-			case s.ts:
+			case v.Metatable == s.ts:
 				h.Time(tsNanos(v))
 			default:
 				s.fault(spec.TypeMismatch) // a map or an array
