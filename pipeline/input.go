@@ -374,7 +374,9 @@ func (p *Pipeline) saveCheckpoint(in *input) error {
 		p.stats.CheckpointErrors.Add(1)
 		return fmt.Errorf("input %s: cannot save its checkpoint: %w", in.cfg.Alias, err)
 	}
-	return nil
+	// The filters' state goes with the checkpoints, saved after the
+	// records it covers were handed to the outputs, as they are.
+	return p.saveStates(false)
 }
 
 // tagCache holds, per source file, the record tag and which stages and

@@ -82,7 +82,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		}
 	}
 	if len(s.Drops) > 0 {
-		fmt.Fprintf(w, "# HELP policyrun_drops_total Records dropped by a statement of their own accord (split_empty), by reason; the policies' drop statements are not counted here.\n# TYPE policyrun_drops_total counter\n")
+		fmt.Fprintf(w, "# HELP policyrun_drops_total Records dropped by a statement of their own accord (split_empty, dedupe, rate_limit, sample), by reason; the policies' drop statements are not counted here.\n# TYPE policyrun_drops_total counter\n")
 		for _, k := range slices.Sorted(maps.Keys(s.Drops)) {
 			fmt.Fprintf(w, "policyrun_drops_total{reason=%q} %d\n", k, s.Drops[k])
 		}
@@ -109,6 +109,20 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_filter_records_dropped_total", "Records dropped, by filter.", func(f *FilterSummary) int64 { return f.Dropped }},
 		{"policyrun_filter_records_faulted_total", "Records on which a filter faulted.", func(f *FilterSummary) int64 { return f.Faulted }},
 		{"policyrun_filter_records_split_total", "Records a filter's splits added.", func(f *FilterSummary) int64 { return f.Split }},
+	})
+	writeByReason(w, s.Filters, "policyrun_filter_drops_total", "Records dropped by a statement of their own accord (split_empty, dedupe, rate_limit, sample), by filter and reason.",
+		func(f *FilterSummary) map[string]int64 { return f.Drops })
+	var stateful []FilterSummary
+	for _, f := range s.Filters {
+		if f.Stateful {
+			stateful = append(stateful, f)
+		}
+	}
+	writeFamilies(w, stateful, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
+		{"policyrun_filter_state_evictions_total", "Keys of dedupe and rate_limit evicted to make room for others (max_keys), by filter.", func(f *FilterSummary) int64 { return f.Evictions }},
+	})
+	writeTyped(w, "gauge", stateful, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
+		{"policyrun_filter_state_keys", "Keys the dedupe and rate_limit statements of a filter hold.", func(f *FilterSummary) int64 { return f.StateKeys }},
 	})
 	wroteHead := false
 	for _, f := range s.Filters {
@@ -169,6 +183,22 @@ func writeTyped[T any](w io.Writer, typ string, items []T, alias func(*T) string
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", fam.name, fam.help, fam.name, typ)
 		for i := range items {
 			fmt.Fprintf(w, "%s{name=%q} %d\n", fam.name, alias(&items[i]), fam.value(&items[i]))
+		}
+	}
+}
+
+// writeByReason writes a counter family with a sample per filter and
+// reason, labelled name and reason; nothing when no filter has any.
+func writeByReason(w io.Writer, items []FilterSummary, name, help string, counts func(*FilterSummary) map[string]int64) {
+	wroteHead := false
+	for i := range items {
+		m := counts(&items[i])
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !wroteHead {
+				wroteHead = true
+				fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+			}
+			fmt.Fprintf(w, "%s{name=%q,reason=%q} %d\n", name, items[i].Alias, k, m[k])
 		}
 	}
 }

@@ -156,6 +156,10 @@ type Pipeline struct {
 	order       []*inputRef // every input, in the running config's order
 	runs        runState
 	filterStats map[string]*stageStats
+	// stateMu serializes saves of the filters' state; stateSaved is when
+	// the last one was.
+	stateMu     sync.Mutex
+	stateSaved  time.Time
 	inputStats  map[string]*inputStats
 	retiredTail tail.Stats // what inputs a reload stopped had counted
 	// reloading serializes reloads (SIGHUP, service.watch, Reload) and
@@ -200,6 +204,12 @@ func New(cfg *config.Config, opts Options) (*Pipeline, error) {
 		loader = compiler.NewLoader(opts.readModule)
 	}
 	stages, errs := p.newStages(cfg, loader)
+	if err := checkStateMemory(cfg, stages); err != nil {
+		errs = append(errs, err)
+	}
+	if !opts.Check {
+		p.loadStates(cfg, stages)
+	}
 	for _, o := range cfg.Outputs {
 		f, _ := output.Lookup(o.Name) // config knows only registered names
 		out, err := f.New(o.Settings, output.Env{
@@ -321,6 +331,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		deadline = time.Unix(0, at).Add(grace)
 	}
 	p.shutdownOutputs(deadline)
+	if serr := p.saveStates(true); serr != nil {
+		p.log.Warn("cannot save the filters' state", "err", serr)
+	}
 	p.ended.Store(time.Now().UnixNano())
 	p.logUnloggedFaults()
 	return err

@@ -126,6 +126,7 @@ func (p *Pipeline) reload() (did []any, cfg *config.Config, modules []string, er
 		c.old = running[c.alias]
 		inputs = append(inputs, c)
 	}
+	p.carryState(stages)
 	if err := p.replaceInputs(cfg, p.newGeneration(cfg, stages), inputs); err != nil {
 		return nil, cfg, modules, err
 	}

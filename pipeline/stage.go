@@ -13,6 +13,7 @@ import (
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/state"
 )
 
 // NewStage builds the processor of a filter from its config: a policy on
@@ -47,11 +48,15 @@ func newStage(f config.Filter, dir string, loader *compiler.Loader) (Processor, 
 	if diags.HasErrors() {
 		return nil, policyErrors(src, diags)
 	}
-	prog, err := b.Load(file, info, spec.Options{Params: f.Params})
+	store := state.NewStore()
+	prog, err := b.Load(file, info, spec.Options{Params: f.Params, State: store})
 	if err != nil {
 		return nil, err
 	}
 	s := &policyStage{prog: prog, splits: backend.Splits(prog)}
+	if len(info.StateOrder) > 0 {
+		s.store, s.memory = store, info.StateMemory()
+	}
 	if _, n := diags.Count(); n > 0 {
 		var b bytes.Buffer
 		diag.WriteText(&b, src, diags)
@@ -106,7 +111,19 @@ type policyStage struct {
 	// records (backend.RunAll), each with its result (processPieces).
 	splits bool
 	pieces sync.Pool // []backend.Piece scratch, as results
+	// store holds the memory of the policy's dedupe, rate_limit and
+	// sample statements (nil without any), which can take up to memory
+	// bytes.
+	store  *state.Store
+	memory int64
 }
+
+// StateStore is the Store of the policy's stateful statements, or nil.
+func (s *policyStage) StateStore() *state.Store { return s.store }
+
+// StateMemory is the most bytes the policy's stateful statements can
+// hold (check.Info.StateMemory).
+func (s *policyStage) StateMemory() int64 { return s.memory }
 
 func (s *policyStage) warnings() Warnings { return s.warn }
 

@@ -206,6 +206,11 @@ type FilterSummary struct {
 	// into n adds n-1, so that a filter's out is In + Split - Dropped.
 	Split int64
 	Drops map[string]int64 // by spec.DropReason; nil when none
+	// Stateful is set for a policy with dedupe, rate_limit or sample:
+	// StateKeys are the keys its statements hold now, Evictions the keys
+	// evicted since the start to make room for others.
+	Stateful             bool
+	StateKeys, Evictions int64
 }
 
 // OutputSummary is what one output wrote (Out: delivered) and, for an
@@ -284,6 +289,10 @@ func (p *Pipeline) Summary() Summary {
 	for _, st := range p.gen.Load().stages {
 		f := FilterSummary{Alias: st.cfg.Alias, In: st.stats.in.Load(), Dropped: st.stats.dropped.Load(), Faulted: st.stats.faulted.Load(),
 			Split: st.stats.split.Load()}
+		if store := stateOf(st.proc); store != nil {
+			ss := store.Stats()
+			f.Stateful, f.StateKeys, f.Evictions = true, int64(ss.Keys), int64(ss.Evictions)
+		}
 		st.stats.mu.Lock()
 		if len(st.stats.faults) > 0 {
 			f.Faults = maps.Clone(st.stats.faults)
@@ -383,6 +392,9 @@ func (s Summary) Write(w io.Writer) {
 		}
 		if f.Split > 0 {
 			fmt.Fprintf(w, ", split %d", f.Split)
+		}
+		if f.Stateful {
+			fmt.Fprintf(w, ", state keys %d, evictions %d", f.StateKeys, f.Evictions)
 		}
 		fmt.Fprintln(w)
 	}

@@ -50,8 +50,14 @@ type Service struct {
 	// with a checkpoint save.
 	BatchSize int
 	// DataDir is where outputs keep their filesystem buffers, each in
-	// DataDir/<alias>; relative to the config's directory.
+	// DataDir/<alias>, and filters their state, in DataDir/state;
+	// relative to the config's directory.
 	DataDir string
+	// StateMemoryLimit bounds the bytes the filters' dedupe, rate_limit
+	// and sample statements may hold together, at worst (their max_keys
+	// each): a pipeline past it does not start. 0 means
+	// spec.DefaultStateMemory.
+	StateMemoryLimit int64
 	// Grace bounds how long a stop waits for the outputs to deliver what
 	// they hold (DefaultGrace).
 	Grace time.Duration
@@ -274,8 +280,13 @@ func (d *decoder) service(n *yaml.Node, s *Service) {
 		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
 		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
 		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
-		"threads":    func(v *yaml.Node) { s.Threads = d.intv(v) },
-		"watch":      func(v *yaml.Node) { s.Watch = d.boolv(v) },
+		"state_memory_limit": func(v *yaml.Node) {
+			if s.StateMemoryLimit = d.size(v); s.StateMemoryLimit <= 0 {
+				d.errorf(v.Line, "state_memory_limit must be more than 0")
+			}
+		},
+		"threads": func(v *yaml.Node) { s.Threads = d.intv(v) },
+		"watch":   func(v *yaml.Node) { s.Watch = d.boolv(v) },
 		"watch_interval": func(v *yaml.Node) {
 			if s.WatchInterval = d.duration(v); s.WatchInterval <= 0 {
 				d.errorf(v.Line, "watch_interval must be more than 0")

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// statePipeline is a tail of app.log through a dedupe with counts and a
+// rate limit to stdout, with a data_dir when dataDir is set.
+func statePipeline(t *testing.T, dir, service string) string {
+	writeFile(t, dir, "dedupe.policy", `policy "dedupe"
+dedupe by .msg within "1h" count .repeats
+rate_limit by .tenant to 2 per "1h"
+`)
+	return service + `
+pipeline:
+  inputs:
+    - name: tail
+      path: app.log
+      parser: json
+      read_from_head: true
+      exit_on_eof: true
+      poll_interval: 10ms
+      db: tail.db
+  filters:
+    - name: policy
+      alias: dd
+      file: dedupe.policy
+  outputs:
+    - name: stdout
+`
+}
+
+// TestStateRestart runs a pipeline twice over one data_dir: the second
+// run remembers the keys the first kept, so that their repeats are
+// dropped and counted, as the run summary and the metrics say.
+func TestStateRestart(t *testing.T) {
+	dir := t.TempDir()
+	body := statePipeline(t, dir, "service:\n  data_dir: data\n")
+	writeFile(t, dir, "app.log", `{"msg":"a","tenant":"x"}
+{"msg":"a","tenant":"x"}
+{"msg":"b","tenant":"y"}
+`)
+	var out bytes.Buffer
+	s := runPipeline(t, writeConfig(t, dir, body), Options{Stdout: &out}).Summary()
+	if got := out.String(); got != `{"msg":"a","tenant":"x","repeats":0}`+"\n"+`{"msg":"b","tenant":"y","repeats":0}`+"\n" {
+		t.Fatalf("first run wrote %q", got)
+	}
+	if f := s.Filters[0]; f.Drops["dedupe"] != 1 || f.StateKeys != 4 || !f.Stateful {
+		t.Errorf("first run: %+v", f)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "state", "dd.state")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The second run reads the lines appended: a and b are repeats within
+	// the hour, c is new; x has one token of its two left.
+	appendFile(t, dir, "app.log", `{"msg":"a","tenant":"z"}
+{"msg":"c","tenant":"x"}
+{"msg":"d","tenant":"x"}
+{"msg":"b","tenant":"y"}
+`)
+	out.Reset()
+	p := runPipeline(t, writeConfig(t, dir, body), Options{Stdout: &out})
+	if got := out.String(); got != `{"msg":"c","tenant":"x","repeats":0}`+"\n" {
+		t.Fatalf("second run wrote %q", got)
+	}
+	s = p.Summary()
+	f := s.Filters[0]
+	if f.Drops["dedupe"] != 2 || f.Drops["rate_limit"] != 1 {
+		t.Errorf("second run: %+v", f)
+	}
+	text := summaryText(s)
+	if !strings.Contains(text, "filter dd: in 4, dropped 3 (dedupe 2, rate_limit 1), faulted 0, state keys") {
+		t.Errorf("summary:\n%s", text)
+	}
+	var m bytes.Buffer
+	p.WriteMetrics(&m)
+	for _, want := range []string{`policyrun_filter_drops_total{name="dd",reason="dedupe"} 2`, `policyrun_filter_state_evictions_total{name="dd"} 0`, `policyrun_filter_state_keys{name="dd"} `} {
+		if !strings.Contains(m.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, m.String())
+		}
+	}
+}
+
+// TestStateWithoutDataDir forgets everything between runs.
+func TestStateWithoutDataDir(t *testing.T) {
+	dir := t.TempDir()
+	body := statePipeline(t, dir, "")
+	writeFile(t, dir, "app.log", `{"msg":"a","tenant":"x"}`+"\n")
+	var out bytes.Buffer
+	runPipeline(t, writeConfig(t, dir, body), Options{Stdout: &out})
+	os.Remove(filepath.Join(dir, "tail.db"))
+	out.Reset()
+	runPipeline(t, writeConfig(t, dir, body), Options{Stdout: &out})
+	if got := out.String(); got != `{"msg":"a","tenant":"x","repeats":0}`+"\n" {
+		t.Errorf("second run wrote %q", got)
+	}
+}
+
+// TestStateMemoryLimit refuses a pipeline whose policies may hold more
+// than service.state_memory_limit, naming them.
+func TestStateMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "app.log", "")
+	writeFile(t, dir, "big.policy", `policy "big"
+dedupe by .msg within "1m" max_keys 1000000
+`)
+	cfg := writeConfig(t, dir, `
+service:
+  state_memory_limit: 16MiB
+pipeline:
+  inputs:
+    - name: tail
+      path: app.log
+  filters:
+    - name: policy
+      alias: big
+      file: big.policy
+  outputs:
+    - name: null
+`)
+	_, err := New(cfg, Options{})
+	if err == nil || !strings.Contains(fmt.Sprint(err), "big (big.policy) 38.5 MiB") || !strings.Contains(fmt.Sprint(err), "state_memory_limit 16.0 MiB") {
+		t.Errorf("New: %v", err)
+	}
+}
