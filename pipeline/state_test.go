@@ -129,3 +129,29 @@ pipeline:
 		t.Errorf("New: %v", err)
 	}
 }
+
+// TestDedupeExample runs examples/dedupe (in a copy, since it writes its
+// data_dir): a noisy service's errors deduplicated with counts, then a
+// rate limit per tenant, each filter's state saved in data_dir.
+func TestDedupeExample(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../examples/dedupe")); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	p := runPipeline(t, writeConfig(t, dir, readFile(t, dir, "pipeline.yaml")), Options{Stdout: &out})
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 10 || lines[0] != `{"service":"api","level":"error","msg":"db timeout","tenant":"acme","n":0,"repeats":0}` ||
+		lines[9] != `{"service":"web","level":"error","msg":"disk full","tenant":"globex","n":99,"repeats":0}` {
+		t.Errorf("got\n%s", out.String())
+	}
+	s := p.Summary()
+	if errs, tenants := s.Filters[0], s.Filters[1]; errs.DroppedBy["dedupe"] != 39 || tenants.DroppedBy["rate_limit"] != 16 {
+		t.Errorf("filters %+v", s.Filters)
+	}
+	for _, name := range []string{"errors.state", "tenants.state"} {
+		if _, err := os.Stat(filepath.Join(dir, "data", "state", name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
