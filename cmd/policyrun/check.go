@@ -42,6 +42,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var all diag.List
+	var reports []*stateReport
 	ioErr := false
 	// One loader for every file: a module imported by several policies
 	// is checked, and its diagnostics reported, once.
@@ -53,16 +54,23 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			ioErr = true
 			continue
 		}
-		ds := compiler.Analyze(name, src, compiler.WithLoader(loader)).Diagnostics
+		an := compiler.Analyze(name, src, compiler.WithLoader(loader))
+		ds := an.Diagnostics
 		if *format == "text" && len(ds) > 0 {
 			diag.WriteText(stdout, src, ds)
 			fmt.Fprintln(stdout)
+		}
+		if r := stateOf(name, an); r != nil {
+			reports = append(reports, r)
+			if *format == "text" {
+				r.writeText(stdout)
+			}
 		}
 		all = append(all, ds...)
 	}
 	switch *format {
 	case "json":
-		diag.WriteJSON(stdout, all)
+		writeCheckJSON(stdout, all, reports)
 	case "github":
 		diag.WriteGitHub(stdout, all)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/internal/testkit/testfs"
+	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/state"
 )
 
 const (
@@ -156,5 +158,34 @@ set .n = .msg + 1
 	want := "9:E0022 10:E0022 11:E0017 12:E0303"
 	if strings.Join(got, " ") != want {
 		t.Errorf("diagnostics %s, want %s\n%s", strings.Join(got, " "), want, out)
+	}
+}
+
+// TestCheckStateMemory: check reports the worst-case state memory of a
+// policy with dedupe or rate_limit, in text and in JSON, as the state
+// package measures it, and nothing for a policy without.
+func TestCheckStateMemory(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"dd.policy": `policy "dd"
+dedupe by .msg within "1m" count .n
+rate_limit by .user to 10 per "1s" max_keys 1000
+sample keep 1 in 10
+`, "ok.policy": cleanPolicy})
+	want := state.Spec{Kind: state.Dedupe, MaxKeys: spec.DefaultMaxKeys}.Memory() + state.Spec{Kind: state.RateLimit, MaxKeys: 1000}.Memory()
+	code, out, _ := runCLI("check", dir)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("info[I0001]: policy \"dd\" keeps at most 101000 keys of state, %d bytes", want)) ||
+		!strings.Contains(out, "= line 3: rate_limit, max_keys 1000") || strings.Contains(out, "ok.policy") {
+		t.Errorf("exit %d, text:\n%s", code, out)
+	}
+	_, out, _ = runCLI("check", "--format", "json", dir)
+	var rs []struct {
+		File, Severity, Code string
+		StateBytes           int64 `json:"state_bytes"`
+		StateKeys            int64 `json:"state_keys"`
+	}
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rs) != 1 || rs[0].Code != "I0001" || rs[0].Severity != "info" || rs[0].StateBytes != want || rs[0].StateKeys != 101000 {
+		t.Errorf("JSON %+v", rs)
 	}
 }

@@ -95,19 +95,20 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	params := paramFlag{}
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
-	timeFlag := fl.String("time", "", "the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default 1970-01-01T00:00:00Z")
+	timeFlag := fl.String("time", "", "the run's clock (now(), dedupe, rate_limit) and the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default the wall clock, and 1970-01-01T00:00:00Z for records")
 	maxRecords := fl.Int("max-request-records", config.DefaultOTLPMaxRequestRecords, "the most LogRecords an OTLP request may hold, as the otlp input's max_request_records: a request with more is refused, since eval holds a request's records at once (0: no bound)")
 	if code, ok := parseFlags(fl, args); !ok {
 		return code
 	}
 	var recTime int64
+	var clock spec.Clock
 	if *timeFlag != "" {
 		t, err := time.Parse(time.RFC3339Nano, *timeFlag)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun eval: --time: %v\n", err)
 			return 2
 		}
-		recTime = t.UnixNano()
+		recTime, clock = t.UnixNano(), spec.FixedClock(t)
 	}
 	if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
 		fl.Usage()
@@ -127,7 +128,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runner = r
 	} else {
-		r, code := loadPolicy(*policyFile, *backendName, spec.Params(params), stderr)
+		r, code := loadPolicy(*policyFile, *backendName, spec.Options{Params: spec.Params(params), Clock: clock}, stderr)
 		if r == nil {
 			return code
 		}
@@ -151,10 +152,11 @@ func loadLuaScript(file, call string, lim luascript.Limits, stderr io.Writer) (b
 	return s, 0
 }
 
-// loadPolicy checks a policy file, its parameters given params, and
-// loads it on the named backend; it reports problems and returns nil and
-// the exit code.
-func loadPolicy(policyFile, name string, params spec.Params, stderr io.Writer) (backend.Program, int) {
+// loadPolicy checks a policy file, its parameters given opts.Params, and
+// loads it on the named backend with opts; it reports problems and
+// returns nil and the exit code.
+func loadPolicy(policyFile, name string, opts spec.Options, stderr io.Writer) (backend.Program, int) {
+	params := opts.Params
 	b, err := backend.Lookup(name)
 	if err != nil {
 		err = fmt.Errorf("%w; eval runs one backend (policyrun test compares them all)", err)
@@ -173,7 +175,7 @@ func loadPolicy(policyFile, name string, params spec.Params, stderr io.Writer) (
 		diag.WriteText(stderr, src, diags)
 		return nil, 1
 	}
-	runner, err := b.Load(f, info, spec.Options{Params: params})
+	runner, err := b.Load(f, info, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1

@@ -284,3 +284,17 @@ set .api = matches(as_string(.path) ?? "", prefix)
 		t.Errorf("disasm without the value: exit %d: %s", code, errs)
 	}
 }
+
+// TestEvalTimeClock: --time fixes the run's clock, which now() and
+// dedupe read, and the summary counts drops by the statement that made
+// them.
+func TestEvalTimeClock(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"d.policy": `policy "d"
+dedupe by .msg within "1m"
+set .at = format_time(now(), "%Y-%m-%dT%H:%M:%SZ")
+`})
+	code, out, errOut := runWith("{\"msg\":\"a\"}\n{\"msg\":\"a\"}\n", "eval", "--time", "2026-05-01T10:00:00Z", "--policy", filepath.Join(dir, "d.policy"))
+	if code != 0 || out != `{"msg":"a","at":"2026-05-01T10:00:00Z"}`+"\n" || !strings.Contains(errOut, "2 in, 1 out, 1 dropped (dedupe 1), 0 faulted") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, errOut)
+	}
+}
