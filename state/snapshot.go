@@ -72,18 +72,34 @@ func (t *Table) appendTo(b []byte) []byte {
 	return b
 }
 
-// Restore replaces the Store's tables with those of a snapshot. A later
-// Bind keeps the tables whose statements are still run, and their keys;
-// on an error the Store is as it was.
+// Restore loads the tables of a snapshot: into the Store's own table of
+// the same ID and Spec, where a program is bound to it already, and
+// otherwise kept for a later Bind (which forgets those it is not asked
+// for). On an error the Store is as it was.
 func (s *Store) Restore(data []byte) error {
 	tables, err := decode(data)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.tables = tables
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	for id, t := range tables {
+		if own := s.tables[id]; own != nil && own.spec == t.spec {
+			own.load(t)
+			continue
+		}
+		s.tables[id] = t
+	}
 	return nil
+}
+
+// load makes t hold the keys of from, a table of the same Spec that
+// nothing else uses.
+func (t *Table) load(from *Table) {
+	t.mu.Lock()
+	t.ents, t.idx, t.head, t.tail = from.ents, from.idx, from.head, from.tail
+	t.mu.Unlock()
+	t.seq.Store(from.seq.Load())
 }
 
 func decode(data []byte) (map[uint64]*Table, error) {

@@ -173,6 +173,16 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if rt[2].Every() {
 		t.Error("sample's count restarted")
 	}
+	// A snapshot loads into tables already bound, as a stage that is
+	// built before its state is read.
+	bound := NewStore()
+	bt := bound.Bind(specs)
+	if err := bound.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if drop, _ := bt[0].Dedupe(5, 20); !drop {
+		t.Error("a bound table did not get its keys")
+	}
 	// A statement that changed starts empty.
 	changed := specs[0]
 	changed.Window = 2 * sec

@@ -36,6 +36,7 @@ import (
 	"github.com/policyrun/policyrun/record"
 	_ "github.com/policyrun/policyrun/record/coll"
 	"github.com/policyrun/policyrun/spec"
+	_ "github.com/policyrun/policyrun/state"
 	_ "github.com/policyrun/policyrun/vm"
 )
 
