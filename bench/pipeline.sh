@@ -21,7 +21,9 @@
 #
 # Usage: bench/pipeline.sh [DATA_DIR]   (default: $TMPDIR/policyrun-bench)
 # SEED, RUNS, BACKENDS ("vm lua lua_script"), POLICIES (numbers, default
-# "1 2 3 4 5 6 7 8 9") and the counts FLAT, K8S can be overridden from the
+# "1 2 3 4 5 6 7 8 9", and "dedupe": bench/policies/dedupe.policy, a dedupe
+# over the flat lines with 100,000 keys, compared with 1-noop; it has no
+# lua_script baseline) and the counts FLAT, K8S can be overridden from the
 # environment. BINS ("label=path ...") runs those policyrun binaries side by
 # side, interleaved in each round, instead of the one built from this tree
 # (which still generates the data): e.g. BINS="before=/tmp/a after=/tmp/b".
@@ -76,7 +78,8 @@ median() {
 filter() {
 	case $1 in
 	lua_script) printf '  filters:\n    - name: policy\n      backend: lua_script\n      file: %s\n      call: cb\n' "$root/conformance/baselines/lua/$2.lua" ;;
-	*) printf '  filters:\n    - name: policy\n      backend: %s\n      file: %s\n' "$1" "$root/conformance/policies/$2.policy" ;;
+	*) [ "$2" != dedupe ] || { printf '  filters:\n    - name: policy\n      backend: %s\n      file: %s\n' "$1" "$root/bench/policies/dedupe.policy"; return; }
+	   printf '  filters:\n    - name: policy\n      backend: %s\n      file: %s\n' "$1" "$root/conformance/policies/$2.policy" ;;
 	esac
 }
 
@@ -97,10 +100,11 @@ config() {
 : >"$data/runs.list"
 config none/flat flat
 config none/k8s k8s
-for p in 1-noop 2-drop-all 3-edit 4-read5-edit 5-k8s-edit 6-k8s-lift 7-policy-then-chain 8-chain-then-policy 9-output-side; do
+for p in 1-noop 2-drop-all 3-edit 4-read5-edit 5-k8s-edit 6-k8s-lift 7-policy-then-chain 8-chain-then-policy 9-output-side dedupe; do
 	case " $policies " in *" ${p%%-*} "*) ;; *) continue ;; esac
 	case $p in 5-* | 6-*) log=k8s ;; *) log=flat ;; esac
 	for b in $backends; do
+		[ "$p/$b" != dedupe/lua_script ] || continue
 		config "$p/$b" "$log" "$(filter "$b" "$p")"
 	done
 done
