@@ -123,4 +123,3 @@ func BenchmarkDedupeStage(b *testing.B) {
 		})
 	}
 }
-
