@@ -15,6 +15,7 @@ import (
 	"hash/fnv"
 	"math"
 	"time"
+	"unsafe"
 )
 
 // Kind is which statement a Table serves.
@@ -67,14 +68,15 @@ func StatementID(policy, text string, nth int, s Spec) uint64 {
 	return h.Sum64()
 }
 
-// Memory is the most bytes the keys of s can take: MaxKeys keys at
-// BytesPerKey, and the index at its largest; 0 for a statement that keeps
-// no keys.
+// Memory is the most bytes the keys of s can take: MaxKeys entries and
+// the index at its largest, each allocation rounded up to the heap's 8 KiB
+// pages, and the table itself; 0 for a statement that keeps no keys.
 func (s Spec) Memory() int64 {
 	if !s.Kind.Keyed() {
 		return 0
 	}
-	return int64(s.MaxKeys)*entrySize + int64(indexLen(s.MaxKeys))*4
+	page := func(n int64) int64 { return (n + 8191) &^ 8191 }
+	return page(int64(s.MaxKeys)*entrySize) + page(int64(indexLen(s.MaxKeys))*4) + int64(unsafe.Sizeof(Table{}))
 }
 
 // BytesPerKey is what one key costs in a full table of max keys

@@ -264,7 +264,9 @@ func TestMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	used := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	if want := tab.Spec().Memory(); used > want*101/100 || used < want*9/10 {
+	// The runtime allocates a little of its own between the two
+	// readings: 16 KiB of slack, 0.4% of the table.
+	if want := tab.Spec().Memory(); used > want+16<<10 || used < want*95/100 {
 		t.Errorf("a full table of %d keys takes %d bytes; Memory says %d", max, used, want)
 	}
 	runtime.KeepAlive(tab)
