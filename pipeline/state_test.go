@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // statePipeline is a tail of app.log through a dedupe with counts and a
@@ -153,5 +154,57 @@ func TestDedupeExample(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "data", "state", name)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestStateReload: a reload keeps a filter's state for the statements
+// whose text did not change, and starts a changed one empty.
+func TestStateReload(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "app.log", "")
+	policy := func(extra string) {
+		writeFile(t, dir, "d.policy", "policy \"d\"\ndedupe by .msg within \"1h\"\nrate_limit by .msg to 1 per \"1h\""+extra+"\n"+"set .v = 1\n")
+	}
+	policy("")
+	cfg := writeConfig(t, dir, `
+pipeline:
+  inputs:
+    - name: tail
+      path: app.log
+      parser: json
+      read_from_head: true
+      poll_interval: 5ms
+  filters:
+    - name: policy
+      alias: d
+      file: d.policy
+  outputs:
+    - name: file
+      path: out.log
+`)
+	var log syncLog
+	p, stop := startRun(t, cfg, &log)
+	lines := func() int { return strings.Count(readFile(t, dir, "out.log"), "\n") }
+	appendFile(t, dir, "app.log", `{"msg":"a"}`+"\n")
+	if !eventually(5*time.Second, func() bool { return lines() == 1 }) {
+		t.Fatal("the first record did not come out")
+	}
+	// The dedupe's text stays; the rate_limit's changes (max_keys).
+	policy(" max_keys 10")
+	if err := p.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, dir, "app.log", `{"msg":"a"}`+"\n"+`{"msg":"b"}`+"\n")
+	if !eventually(5*time.Second, func() bool { return p.Summary().Filters[0].In == 3 }) {
+		t.Fatal("the records after the reload were not read")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir, "out.log"); got != `{"msg":"a","v":1}`+"\n"+`{"msg":"b","v":1}`+"\n" {
+		t.Errorf("out.log %q: the reload forgot a", got)
+	}
+	if f := p.Summary().Filters[0]; f.DroppedBy["dedupe"] != 1 || f.StateKeys != 3 {
+		t.Errorf("%+v", f)
 	}
 }

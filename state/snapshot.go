@@ -73,9 +73,10 @@ func (t *Table) appendTo(b []byte) []byte {
 }
 
 // Restore loads the tables of a snapshot: into the Store's own table of
-// the same ID and Spec, where a program is bound to it already, and
-// otherwise kept for a later Bind (which forgets those it is not asked
-// for). On an error the Store is as it was.
+// the same ID and Spec where a program is bound already (the others are
+// statements no longer run, and are dropped), or, before any Bind, kept
+// for the first (which takes those it is asked for). On an error the
+// Store is as it was.
 func (s *Store) Restore(data []byte) error {
 	tables, err := decode(data)
 	if err != nil {
@@ -88,7 +89,9 @@ func (s *Store) Restore(data []byte) error {
 			own.load(t)
 			continue
 		}
-		s.tables[id] = t
+		if !s.bound {
+			s.tables[id] = t
+		}
 	}
 	return nil
 }

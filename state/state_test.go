@@ -183,6 +183,14 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if drop, _ := bt[0].Dedupe(5, 20); !drop {
 		t.Error("a bound table did not get its keys")
 	}
+	bound2 := NewStore()
+	bound2.Bind(specs[:1])
+	if err := bound2.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(bound2.sorted()); n != 1 {
+		t.Errorf("a bound store took %d tables, want its own 1", n)
+	}
 	// A statement that changed starts empty.
 	changed := specs[0]
 	changed.Window = 2 * sec

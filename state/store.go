@@ -12,6 +12,7 @@ import (
 type Store struct {
 	mu     sync.Mutex
 	tables map[uint64]*Table
+	bound  bool // a program is bound: Restore fills its tables only
 }
 
 // NewStore returns an empty Store.
@@ -32,7 +33,7 @@ func (s *Store) Bind(specs []Spec) []*Table {
 		}
 		out[i], kept[sp.ID] = t, t
 	}
-	s.tables = kept
+	s.tables, s.bound = kept, true
 	return out
 }
 
