@@ -375,8 +375,14 @@ func (p *Pipeline) saveCheckpoint(in *input) error {
 		return fmt.Errorf("input %s: cannot save its checkpoint: %w", in.cfg.Alias, err)
 	}
 	// The filters' state goes with the checkpoints, saved after the
-	// records it covers were handed to the outputs, as they are.
-	return p.saveStates(false)
+	// records it covers were handed to the outputs, as they are. A state
+	// not saved is logged and counted, and the run goes on: forgetting
+	// keys lets repeats through, and loses no record.
+	if err := p.saveStates(false); err != nil {
+		p.stats.CheckpointErrors.Add(1)
+		p.log.Warn("cannot save the filters' state", "err", err)
+	}
+	return nil
 }
 
 // tagCache holds, per source file, the record tag and which stages and
