@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // statePipeline is a tail of app.log through a dedupe with counts and a
@@ -182,7 +184,7 @@ pipeline:
     - name: file
       path: out.log
 `)
-	var log syncLog
+	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 	lines := func() int { return strings.Count(readFile(t, dir, "out.log"), "\n") }
 	appendFile(t, dir, "app.log", `{"msg":"a"}`+"\n")
