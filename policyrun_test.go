@@ -101,7 +101,6 @@ func TestProcess(t *testing.T) {
 func counts(runs, dropped, out, malformed uint64, faults ...spec.Reason) Counts {
 	c := Counts{Out: out, Malformed: malformed}
 	c.Runs, c.Dropped = runs, dropped
-	c.DroppedBy[spec.ByDrop] = dropped
 	for _, r := range faults {
 		c.Faults[r]++
 	}

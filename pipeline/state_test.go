@@ -149,7 +149,7 @@ func TestDedupeExample(t *testing.T) {
 		t.Errorf("got\n%s", out.String())
 	}
 	s := p.Summary()
-	if errs, tenants := s.Filters[0], s.Filters[1]; errs.DroppedBy["dedupe"] != 39 || tenants.DroppedBy["rate_limit"] != 16 {
+	if errs, tenants := s.Filters[0], s.Filters[1]; errs.Drops["dedupe"] != 39 || tenants.Drops["rate_limit"] != 16 {
 		t.Errorf("filters %+v", s.Filters)
 	}
 	for _, name := range []string{"errors.state", "tenants.state"} {
@@ -206,7 +206,7 @@ pipeline:
 	if got := readFile(t, dir, "out.log"); got != `{"msg":"a","v":1}`+"\n"+`{"msg":"b","v":1}`+"\n" {
 		t.Errorf("out.log %q: the reload forgot a", got)
 	}
-	if f := p.Summary().Filters[0]; f.DroppedBy["dedupe"] != 1 || f.StateKeys != 3 {
+	if f := p.Summary().Filters[0]; f.Drops["dedupe"] != 1 || f.StateKeys != 3 {
 		t.Errorf("%+v", f)
 	}
 }
