@@ -20,6 +20,7 @@ import (
 	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
 	"github.com/policyrun/policyrun/record"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Processor is one policy stage: it runs over a batch in place and returns
@@ -49,11 +50,13 @@ type StageCounts struct {
 	// several (a policy's split, a Lua script returning an array of
 	// records): a record split into n adds n-1. Each follows the record
 	// it came from in the kept slice. A split of an empty array adds
-	// none; it drops the record (Drops["split_empty"]).
+	// none; it drops the record (Drops[spec.SplitEmpty]).
 	Added int64
 	// Drops counts the dropped records by spec.DropReason, those the
-	// policy's drop or on_fault drop dropped left out (nil when none).
-	Drops map[string]int64
+	// policy's drop or on_fault drop dropped left out (Drops[ByPolicy]
+	// stays 0). An array, not a map: a batch of a dedupe drops most of
+	// its records, and counting them must not allocate.
+	Drops [spec.NumDropReasons]int64
 	// Made, when a stage sets it (a policy with split), is how many
 	// records of kept each record it ran over became, in order: a split
 	// may drop the first of them and keep the others, which then cannot

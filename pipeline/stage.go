@@ -246,10 +246,7 @@ func (c *StageCounts) count(out spec.Result) bool {
 	}
 	c.Dropped++
 	if out.Why != spec.ByPolicy {
-		if c.Drops == nil {
-			c.Drops = map[string]int64{}
-		}
-		c.Drops[out.Why.String()]++
+		c.Drops[out.Why]++
 	}
 	return false
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/policyrun/policyrun/pipeline/output"
 	"github.com/policyrun/policyrun/pipeline/tail"
+	"github.com/policyrun/policyrun/spec"
 )
 
 // Stats counts what a run did. Counters are updated once per batch, never
@@ -38,13 +39,37 @@ func (s *Stats) addStage(c StageCounts) {
 	s.Dropped.Add(c.Dropped)
 	s.Faulted.Add(c.Faulted)
 	s.Split.Add(c.Added)
-	if len(c.Faults) == 0 && len(c.Drops) == 0 {
+	if len(c.Faults) == 0 && !c.dropped() {
 		return
 	}
 	s.mu.Lock()
 	s.faults = addCounts(s.faults, c.Faults)
-	s.drops = addCounts(s.drops, c.Drops)
+	s.drops = addDrops(s.drops, &c.Drops)
 	s.mu.Unlock()
+}
+
+// dropped reports whether the batch had drops other than the policy's.
+func (c *StageCounts) dropped() bool {
+	for _, n := range c.Drops {
+		if n != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// addDrops adds the drops of a batch to m, by reason, made when needed.
+func addDrops(m map[string]int64, drops *[spec.NumDropReasons]int64) map[string]int64 {
+	for r, n := range drops {
+		if n == 0 {
+			continue
+		}
+		if m == nil {
+			m = map[string]int64{}
+		}
+		m[spec.DropReason(r).String()] += n
+	}
+	return m
 }
 
 // addCounts adds the counts of add to m, made when needed.
@@ -142,12 +167,12 @@ func (p *Pipeline) addStage(s *stage, n int, c StageCounts) {
 	st.dropped.Add(c.Dropped)
 	st.faulted.Add(c.Faulted)
 	st.split.Add(c.Added)
-	if len(c.Faults) == 0 && len(c.Messages) == 0 && len(c.Drops) == 0 {
+	if len(c.Faults) == 0 && len(c.Messages) == 0 && !c.dropped() {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.drops = addCounts(st.drops, c.Drops)
+	st.drops = addDrops(st.drops, &c.Drops)
 	if st.faults == nil {
 		st.faults, st.logged = map[string]int64{}, map[string]int64{}
 	}
