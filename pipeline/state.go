@@ -31,13 +31,6 @@ func stateOf(p Processor) *state.Store {
 	return nil
 }
 
-// stateSaveEvery is how often, at most, checkpoint saves write the
-// stages' state too (always at the end of a run). A snapshot of a full
-// table is megabytes, and a checkpoint save comes with every batch; a
-// crash forgets at most this much of the keys, which lets repeats
-// through, and loses no record.
-const stateSaveEvery = time.Second
-
 // statePath is where a filter keeps its state: data_dir/state/<alias>.
 func statePath(dataDir, alias string) string {
 	return filepath.Join(dataDir, "state", alias+".state")
@@ -129,7 +122,7 @@ func (p *Pipeline) carryState(stages []*stage) {
 
 // saveStates writes each stateful stage's state to data_dir, atomically
 // (write, fsync, rename, as checkpoints are): with the checkpoint saves,
-// at most once every stateSaveEvery, and always when force is set (the
+// at most once every state.SaveEvery, and always when force is set (the
 // end of a run).
 func (p *Pipeline) saveStates(force bool) error {
 	g := p.gen.Load()
@@ -139,7 +132,7 @@ func (p *Pipeline) saveStates(force bool) error {
 	p.stateMu.Lock()
 	defer p.stateMu.Unlock()
 	now := time.Now()
-	if !force && now.Sub(p.stateSaved) < stateSaveEvery {
+	if !force && now.Sub(p.stateSaved) < state.SaveEvery {
 		return nil
 	}
 	p.stateSaved = now

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"go.opentelemetry.io/collector/component"
+
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/diag"
 	policysrc "github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/state"
 	"github.com/policyrun/policyrun/vm"
 )
 
@@ -33,6 +36,10 @@ type Config struct {
 	// processor share a value such as env; a name no policy declares is
 	// an error.
 	Params map[string]any `mapstructure:"params"`
+	// Storage names a storage extension (file_storage/…) that keeps the
+	// memory of the policies' dedupe, rate_limit and sample statements
+	// across restarts; without one it lives in memory only.
+	Storage *component.ID `mapstructure:"storage"`
 }
 
 // Validate compiles every policy, so that `validate` and the start of the
@@ -52,6 +59,11 @@ type policy struct {
 	// names the first such statement.
 	plan *plan
 	why  string
+	// store is the memory of the policy's stateful statements (nil when
+	// it has none), bound to prog; memory the most bytes their keys can
+	// take (check.Info.StateMemory).
+	store  *state.Store
+	memory int64
 }
 
 // compilePolicies reads and compiles the policies of a config. The error
@@ -107,7 +119,8 @@ func compilePolicies(files []string, values map[string]any, read compiler.ReadFu
 			nbad++
 			continue
 		}
-		prog, err := compiler.Compile(f, info)
+		store := state.NewStore()
+		prog, err := compiler.Compile(f, info, compiler.WithOptions(spec.Options{Params: params, State: store}))
 		if err != nil {
 			fmt.Fprintf(&problems, "%s: %v\n\n", name, err)
 			nbad++
@@ -118,7 +131,11 @@ func compilePolicies(files []string, values map[string]any, read compiler.ReadFu
 			pname = strings.TrimSuffix(filepath.Base(name), ".policy")
 		}
 		pl, why := compilePlan(f, info)
-		out = append(out, policy{name: pname, prog: prog, plan: pl, why: why})
+		pol := policy{name: pname, prog: prog, plan: pl, why: why}
+		if len(info.StateOrder) > 0 {
+			pol.store, pol.memory = store, info.StateMemory()
+		}
+		out = append(out, pol)
 	}
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if !declared[k] {

@@ -42,7 +42,9 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return nil, err
 	}
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
-		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
+		processorhelper.WithStart(p.state.start),
+		processorhelper.WithShutdown(p.state.shutdown))
 }
 
 // newFromConfig compiles the policies of c and makes the processor.
@@ -66,10 +68,19 @@ func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
 		default:
 			set.Logger.Info("policy runs on the general path (projection, VM, write-back)", zap.String("policy", p.name), zap.String("because", p.why))
 		}
+		if p.store != nil {
+			where := "in memory only (no storage)"
+			if c.Storage != nil {
+				where = "saved to " + c.Storage.String()
+			}
+			set.Logger.Info("policy keeps state", zap.String("policy", p.name), zap.Int64("max_bytes", p.memory), zap.String("kept", where))
+		}
 	}
 	tel, err := newTelemetry(set.MeterProvider, set.ID.String(), names)
 	if err != nil {
 		return nil, err
 	}
-	return newProcessor(pols, tel), nil
+	p := newProcessor(pols, tel)
+	p.state = newStateKeeper(c, set.ID, set.Logger, pols)
+	return p, nil
 }

@@ -37,6 +37,8 @@ type logsProcessor struct {
 	// path (split.go).
 	splits bool
 	tel    *telemetry
+	// state saves and loads the policies' memory (state.go).
+	state *stateKeeper
 	// The state of batches, reused: ConsumeLogs may be called from many
 	// goroutines at once, and each call takes one. A free list, not a
 	// sync.Pool: a pool is emptied at every GC, which pdata makes
@@ -269,7 +271,13 @@ func (b *batch) general(ld plog.Logs, s src, ri, si, g int32, from int) bool {
 			b.c.faults[at]++
 		}
 		if res.Action == spec.Drop {
-			b.c.drops[at]++
+			// A drop of a statement's own accord (dedupe, rate_limit,
+			// sample) counts under its reason, as the whole path does.
+			if res.Why != spec.ByPolicy {
+				b.c.whys[i*int(spec.NumDropReasons)+int(res.Why)]++
+			} else {
+				b.c.drops[at]++
+			}
 			b.c.dropped++
 			return true
 		}
