@@ -23,12 +23,53 @@ import (
 // that what a gateway remembers of a key it has seen whole. Three real
 // Collectors of this distribution run here, over real gRPC and HTTP.
 func TestLoadBalancingKeyAffinity(t *testing.T) {
+	const users, requests, per = 25, 20, 50
+	at, total := loadBalanced(t, "policy \"gateway\"\nparam name: string\nschema otlp\nset .attributes.gateway = name\n", users, requests, per)
+	if total != requests*per {
+		t.Fatalf("the gateways wrote %d records, want %d", total, requests*per)
+	}
+	seen := map[string]bool{}
+	for user, gws := range at {
+		if len(gws) != 1 {
+			t.Errorf("user %s reached gateways %v", user, gws)
+		}
+		for gw := range gws {
+			seen[gw] = true
+		}
+	}
+	if len(at) != users || len(seen) != 2 {
+		t.Errorf("%d users over gateways %v, want %d over both", len(at), seen, users)
+	}
+}
+
+// The point of the routing: a dedupe on the gateways keeps each user's
+// first record once over both, as one instance would (docs/collector.md).
+func TestLoadBalancingDedupe(t *testing.T) {
+	const users, requests, per = 25, 20, 50
+	at, total := loadBalanced(t, "policy \"gateway\"\nparam name: string\nschema otlp {\n  attributes: { \"user.id\": string?, ... }\n}\n"+
+		"dedupe by .attributes.\"user.id\" within \"1h\"\nset .attributes.gateway = name\n", users, requests, per)
+	if total != users {
+		t.Errorf("the gateways kept %d records, want %d (one a user): %v", total, users, at)
+	}
+	for user, gws := range at {
+		if n := gws["a"] + gws["b"]; n != 1 {
+			t.Errorf("user %s kept %d times: %v", user, n, gws)
+		}
+	}
+}
+
+// loadBalanced runs a front Collector routing on user.id in front of two
+// gateways running policy (with the param name: a or b), sends requests
+// of per records over users, and returns what the gateways wrote: user →
+// gateway → records, and the total. It waits until the total stops
+// growing.
+func loadBalanced(t *testing.T, policy string, users, requests, per int) (map[string]map[string]int, int) {
 	if testing.Short() {
 		t.Skip("runs three Collectors")
 	}
 	dir := t.TempDir()
-	policy := filepath.Join(dir, "gateway.policy")
-	write(t, policy, "policy \"gateway\"\nparam name: string\nschema otlp\nset .attributes.gateway = name\n")
+	policyFile := filepath.Join(dir, "gateway.policy")
+	write(t, policyFile, policy)
 	var gateways []string
 	for _, name := range []string{"a", "b"} {
 		port := freePort(t)
@@ -56,7 +97,7 @@ service:
       receivers: [otlp]
       processors: [policyrun]
       exporters: [file]
-`, port, policy, name, filepath.Join(dir, name+".json")))
+`, port, policyFile, name, filepath.Join(dir, name+".json")))
 		runCollector(t, cfg)
 	}
 	front := freePort(t)
@@ -87,8 +128,6 @@ service:
 `, front, strings.Join(gateways, ", ")))
 	runCollector(t, cfg)
 
-	// 20 requests of 50 records, each request mixing 25 users.
-	const users, requests, per = 25, 20, 50
 	for i := range requests {
 		ld := plog.NewLogs()
 		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
@@ -104,12 +143,13 @@ service:
 		post(t, "http://"+front+"/v1/logs", body)
 	}
 
-	// Each user's records all reached one gateway, each record once, and
-	// both gateways had some.
+	// The front answers once the load_balancing exporter has sent, and
+	// the file exporters flush every 100 ms: the count is final once it
+	// holds for a second.
 	deadline := time.Now().Add(60 * time.Second)
-	var at map[string]map[string]int // user → gateway → records
-	var total int
-	for {
+	var at map[string]map[string]int
+	total, last, steady := 0, -1, time.Now()
+	for time.Now().Before(deadline) {
 		at, total = map[string]map[string]int{}, 0
 		for _, name := range []string{"a", "b"} {
 			for _, rec := range fileRecords(t, filepath.Join(dir, name+".json")) {
@@ -123,26 +163,14 @@ service:
 				total++
 			}
 		}
-		if total >= requests*per || time.Now().After(deadline) {
+		if total != last {
+			last, steady = total, time.Now()
+		} else if total > 0 && time.Since(steady) > time.Second {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if total != requests*per {
-		t.Fatalf("the gateways wrote %d records, want %d", total, requests*per)
-	}
-	seen := map[string]bool{}
-	for user, gws := range at {
-		if len(gws) != 1 {
-			t.Errorf("user %s reached gateways %v", user, gws)
-		}
-		for gw := range gws {
-			seen[gw] = true
-		}
-	}
-	if len(at) != users || len(seen) != 2 {
-		t.Errorf("%d users over gateways %v, want %d over both", len(at), seen, users)
-	}
+	return at, total
 }
 
 // runCollector runs the distribution with the config at path until the
