@@ -374,14 +374,6 @@ func (p *Pipeline) saveCheckpoint(in *input) error {
 		p.stats.CheckpointErrors.Add(1)
 		return fmt.Errorf("input %s: cannot save its checkpoint: %w", in.cfg.Alias, err)
 	}
-	// The filters' state goes with the checkpoints, saved after the
-	// records it covers were handed to the outputs, as they are. A state
-	// not saved is logged and counted, and the run goes on: forgetting
-	// keys lets repeats through, and loses no record.
-	if err := p.saveStates(false); err != nil {
-		p.stats.CheckpointErrors.Add(1)
-		p.log.Warn("cannot save the filters' state", "err", err)
-	}
 	return nil
 }
 

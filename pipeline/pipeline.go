@@ -159,10 +159,8 @@ type Pipeline struct {
 	order       []*inputRef // every input, in the running config's order
 	runs        runState
 	filterStats map[string]*stageStats
-	// stateMu serializes saves of the filters' state; stateSaved is when
-	// the last one was.
+	// stateMu serializes saves of the filters' state.
 	stateMu     sync.Mutex
-	stateSaved  time.Time
 	inputStats  map[string]*inputStats
 	retiredTail tail.Stats // what inputs a reload stopped had counted
 	// reloading serializes reloads (SIGHUP, service.watch, Reload) and
@@ -334,7 +332,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		deadline = time.Unix(0, at).Add(grace)
 	}
 	p.shutdownOutputs(deadline)
-	if serr := p.saveStates(true); serr != nil {
+	if serr := p.saveStates(); serr != nil {
 		p.log.Warn("cannot save the filters' state", "err", serr)
 	}
 	p.ended.Store(time.Now().UnixNano())

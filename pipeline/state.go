@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
 	"github.com/policyrun/policyrun/pipeline/config"
@@ -121,21 +120,20 @@ func (p *Pipeline) carryState(stages []*stage) {
 }
 
 // saveStates writes each stateful stage's state to data_dir, atomically
-// (write, fsync, rename, as checkpoints are): with the checkpoint saves,
-// at most once every state.SaveEvery, and always when force is set (the
-// end of a run).
-func (p *Pipeline) saveStates(force bool) error {
+// (write, fsync, rename, as checkpoints are), at the end of a run, when
+// every record the state has seen is committed. Not with the checkpoint
+// saves while records are in flight: a state saved then may hold the keys
+// of records another input (or a request not yet answered) has not
+// committed, and after a crash their re-read copies would be dropped as
+// repeats of records that never left. A crash forgets the keys since the
+// start instead, which lets repeats through and loses no record.
+func (p *Pipeline) saveStates() error {
 	g := p.gen.Load()
 	if g == nil || g.cfg == nil || g.cfg.Service.DataDir == "" || p.check {
 		return nil
 	}
 	p.stateMu.Lock()
 	defer p.stateMu.Unlock()
-	now := time.Now()
-	if !force && now.Sub(p.stateSaved) < state.SaveEvery {
-		return nil
-	}
-	p.stateSaved = now
 	dir := resolve(g.cfg.Dir, g.cfg.Service.DataDir)
 	var errs []error
 	for _, s := range g.stages {

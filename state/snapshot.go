@@ -5,17 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
-
-// SaveEvery is how often, at most, a Store's snapshot is saved while it
-// runs (always at the end): by the pipeline with its checkpoint saves,
-// and by the Collector processor to its storage extension. A snapshot of
-// a full table is megabytes; a crash forgets at most this much of the
-// keys, which lets repeats through, and loses no record.
-const SaveEvery = time.Second
 
 // A snapshot is a version byte, one protobuf message State (state.proto)
 // and the CRC-32C of both, big-endian: the layout of the pipeline's

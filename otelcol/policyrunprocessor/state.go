@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
@@ -19,8 +17,12 @@ import (
 // each policy's Store is bound to its program, which every batch's
 // Machine shares. When the config names a storage extension
 // (`storage: file_storage/…`), the processor loads each Store from it at
-// start, saves it every state.SaveEvery while it runs and at shutdown, as
-// the Collector's own stateful components keep their state.
+// start and saves it at shutdown, once every batch it ran has left it. Not
+// while it runs: a state saved then may hold the keys of records not yet
+// exported, and after a crash the receiver's retries of those records
+// would be dropped as repeats of records that never left. A crash forgets
+// the keys since the start instead, which lets repeats through and loses
+// no record.
 
 // stateKeeper saves and loads the Stores of a processor's policies.
 type stateKeeper struct {
@@ -30,8 +32,6 @@ type stateKeeper struct {
 	stores  []keptStore // the policies that keep state
 
 	client storage.Client
-	stop   chan struct{}
-	done   sync.WaitGroup
 }
 
 // keptStore is a policy's Store and the storage key it is saved under.
@@ -59,7 +59,7 @@ func newStateKeeper(cfg *Config, self component.ID, log *zap.Logger, pols []poli
 }
 
 // start loads the Stores from the storage extension, if the config names
-// one, and starts saving them. A snapshot that does not load is logged,
+// one. A snapshot that does not load is logged,
 // and that policy starts with empty state: a restart forgets at worst,
 // it never stops the Collector.
 func (k *stateKeeper) start(ctx context.Context, host component.Host) error {
@@ -92,26 +92,7 @@ func (k *stateKeeper) start(ctx context.Context, host component.Host) error {
 			k.log.Warn("state: the saved state does not load; the policy starts with empty state", zap.String("key", s.key), zap.Error(err))
 		}
 	}
-	k.stop = make(chan struct{})
-	k.done.Add(1)
-	go k.loop()
 	return nil
-}
-
-func (k *stateKeeper) loop() {
-	defer k.done.Done()
-	t := time.NewTicker(state.SaveEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-k.stop:
-			return
-		case <-t.C:
-			if err := k.save(context.Background()); err != nil {
-				k.log.Warn("state: cannot save; the last saved state stands", zap.Error(err))
-			}
-		}
-	}
 }
 
 // save writes every Store's snapshot.
@@ -123,13 +104,11 @@ func (k *stateKeeper) save(ctx context.Context) error {
 	return k.client.Batch(ctx, ops...)
 }
 
-// shutdown stops the saving, saves once more and closes the client.
+// shutdown saves the Stores and closes the client.
 func (k *stateKeeper) shutdown(ctx context.Context) error {
 	if k.client == nil {
 		return nil
 	}
-	close(k.stop)
-	k.done.Wait()
 	err := k.save(ctx)
 	if err != nil {
 		err = fmt.Errorf("state: cannot save at shutdown: %w", err)
