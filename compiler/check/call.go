@@ -122,6 +122,9 @@ func (c *checker) isPath(e policy.Expr) bool {
 func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 	lit, ok := c.constLit(a)
 	if !ok {
+		if c.bodyRegex(f, a) {
+			return // a parameter: constant at each call (callRegexes)
+		}
 		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
 			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
@@ -129,6 +132,12 @@ func (c *checker) regex(f *builtin.Func, a policy.Expr) {
 		}
 		return
 	}
+	c.compileRegex(f, a, lit)
+}
+
+// compileRegex compiles the constant pattern lit of f, argument a, and
+// records it for the backends.
+func (c *checker) compileRegex(f *builtin.Func, a policy.Expr, lit *policy.BasicLit) {
 	if f.Grok {
 		c.grok(a, lit)
 		return

@@ -43,6 +43,9 @@ type Func struct {
 	Result *types.Type
 	// Calls are the calls of functions in the body, in source order.
 	Calls []*policy.CallExpr
+	// RegexParams are the parameters the body uses as patterns, directly
+	// or through its calls: each call must give a constant there.
+	RegexParams []RegexParam
 
 	fnScope *scope // the parameters
 }
@@ -140,6 +143,7 @@ func (c *checker) decls(ds []policy.Decl) {
 	for _, f := range fns {
 		c.body(f)
 	}
+	c.funcRegexes(fns)
 	c.recursion(fns)
 }
 
@@ -398,6 +402,9 @@ func (c *checker) callFunc(e *policy.CallExpr, f *Func, st *state) *types.Type {
 			all = append(all, p.Default)
 		}
 		c.info.Defaults[e] = all
+	}
+	if c.fn == nil {
+		c.callRegexes(e, f, nil) // in a body, once all bodies are checked
 	}
 	return f.Result
 }

@@ -80,6 +80,9 @@ const marker = "[ip]"
 fn mask_ip(ip: string) string {
   return ip
 }
+fn has_re(s: string, re: string) bool {
+  return matches(s, re)
+}
 `,
 	"net2.policy": `module "net"
 const other = 1
