@@ -313,7 +313,7 @@ func (g *gen) call(e *policy.CallExpr) reg {
 	all := g.info.Args(e)
 	for i, a := range all {
 		if i == f.RegexArg {
-			rx := g.info.Regexps[a]
+			rx := g.patternOf(a)
 			if rx == nil {
 				failf("%s: regex of %s not compiled", a.Pos(), f.Name)
 			}

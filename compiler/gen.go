@@ -65,6 +65,9 @@ type gen struct {
 	// rets are the functions being inlined, innermost last: where their
 	// returns put the value, and the jumps to patch to the end.
 	rets []*retCtx
+	// bound are the arguments the parameters of the functions being
+	// inlined stand for: a pattern parameter's is compiled at its call.
+	bound map[*check.Local]policy.Expr
 }
 
 // srcLine is where an instruction comes from: its source line, and the
@@ -130,6 +133,7 @@ func newGen(f *policy.File, info *check.Info, opts spec.Options) *gen {
 		pathIdx:   map[string]uint16{},
 		reIdx:     map[*regexp.Regexp]uint16{},
 		locals:    map[*check.Local]reg{},
+		bound:     map[*check.Local]policy.Expr{},
 		pathNodes: map[pathChild]*pathNode{},
 		rootPath:  &pathNode{},
 		inlines:   []vm.Inline{{}},

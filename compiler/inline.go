@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"regexp"
+
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
@@ -38,14 +40,16 @@ func (g *gen) inline(e *policy.CallExpr, fn *check.Func) reg {
 	// checked call graph allows; bindings of an outer call of the same
 	// function are restored after.
 	type binding struct {
-		r  reg
-		ok bool
+		r   reg
+		arg policy.Expr
+		ok  bool
 	}
 	saved := make([]binding, len(fn.Params))
 	for i, p := range fn.Params {
 		r, ok := g.locals[p]
-		saved[i] = binding{r, ok}
+		saved[i] = binding{r, g.bound[p], ok}
 		g.locals[p] = regs[i]
+		g.bound[p] = args[i]
 	}
 	if len(g.inlines) >= 1<<16-1 {
 		failf("the policy inlines more than %d calls", 1<<16-1)
@@ -67,9 +71,10 @@ func (g *gen) inline(e *policy.CallExpr, fn *check.Func) reg {
 	g.frame = outer
 	for i, p := range fn.Params {
 		if saved[i].ok {
-			g.locals[p] = saved[i].r
+			g.locals[p], g.bound[p] = saved[i].r, saved[i].arg
 		} else {
 			delete(g.locals, p)
+			delete(g.bound, p)
 		}
 	}
 	return ctx.r
@@ -110,4 +115,21 @@ func (g *gen) dropLastJump(ctx *retCtx, start int) {
 			}
 		}
 	}
+}
+
+// patternOf returns the compiled pattern of the argument a: its own, or,
+// for a parameter of a function being inlined, that of the argument the
+// call gives it (the checker compiled it there, at each call).
+func (g *gen) patternOf(a policy.Expr) *regexp.Regexp {
+	for range len(g.rets) + 1 {
+		if rx := g.info.Regexps[a]; rx != nil {
+			return rx
+		}
+		id, ok := policy.Unparen(a).(*policy.Ident)
+		if !ok || g.bound[g.info.Uses[id]] == nil {
+			return nil
+		}
+		a = g.bound[g.info.Uses[id]]
+	}
+	return nil
 }
