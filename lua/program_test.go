@@ -114,3 +114,42 @@ func TestProgramOTLP(t *testing.T) {
 		}
 	}
 }
+
+// A function's pattern parameter gets the pattern compiled at load: the
+// call passes a constant of the chunk (P.re[n]), a caller passes its own
+// hidden parameter on, and the body compiles nothing.
+func TestTranspileRegexParam(t *testing.T) {
+	src := `policy "p"
+schema {
+  msg: string
+  ...
+}
+fn has(s: string, re: string) bool {
+  return matches(s, re)
+}
+fn either(s: string, re: string) bool {
+  return has(s, re) || has(s, "^b")
+}
+drop when either(.msg, "^a")
+`
+	f, info := parseCheck(t, "p.policy", []byte(src))
+	lua, res, err := Transpile(f, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 {
+		t.Errorf("the program has %d regexps, want 2 (^a, ^b)", len(res))
+	}
+	for _, want := range []string{
+		`F1 = function(L1, L2, RX2)`,
+		`R.matches(L1, RX2)`,
+		`F1(L3, L4, RX2)`,
+		`"^b", K1)`,
+		`"^a", K2)`,
+		`local K1 = P.re[1]`,
+	} {
+		if !strings.Contains(lua, want) {
+			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
+		}
+	}
+}

@@ -53,6 +53,7 @@ type gen struct {
 	inFn     bool
 	fnMeta   bool
 	fnResult *types.Type // the result type of the body being written
+	fn       *check.Func // the function whose body is being written
 }
 
 const (
@@ -228,6 +229,9 @@ func (g *gen) constant(decl string) string {
 func (g *gen) regex(e policy.Expr) string {
 	re := g.info.Regexps[e]
 	if re == nil {
+		if rx := g.regexParam(e); rx != "" {
+			return rx
+		}
 		g.fail("no compiled regex for argument at %v", e.Pos())
 	}
 	i, ok := g.reIndex[re]

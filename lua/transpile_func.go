@@ -14,6 +14,10 @@ import (
 // the parameters' types say (raw floats, boxed values), no closure is
 // made per run. They are declared before they are defined, so that they
 // may call each other in any order (the checker rules out recursion).
+// A parameter the body uses as a pattern (check.RegexParam) comes with a
+// hidden parameter after the declared ones, RX<n>, the pattern compiled
+// at load that each call passes: a constant of the chunk, or the caller's
+// own RX<n>.
 
 // maxFnLocals is how many functions get a local of the chunk; the rest
 // go to the table FT, so that the chunk stays under Lua's 200 locals.
@@ -64,15 +68,18 @@ func (g *gen) funcs(f *policy.File) {
 func (g *gen) function(fn *check.Func) {
 	saved, live, nspill, depth := g.b, g.live, g.nspill, g.depth
 	g.b = strings.Builder{}
-	g.live, g.depth, g.inFn, g.fnResult = len(fn.Params), 1, true, fn.Result
+	g.live, g.depth, g.inFn, g.fnResult, g.fn = len(fn.Params)+len(fn.RegexParams), 1, true, fn.Result, fn
 	g.stmts(fn.Decl.Body.Stmts)
 	body := g.b.String()
 	spills := g.nspill > nspill
-	g.b, g.live, g.depth, g.inFn, g.fnResult = saved, live, depth, false, nil
+	g.b, g.live, g.depth, g.inFn, g.fnResult, g.fn = saved, live, depth, false, nil, nil
 
 	params := make([]string, len(fn.Params))
 	for i, p := range fn.Params {
 		params[i] = g.local(p)
+	}
+	for _, p := range fn.RegexParams {
+		params = append(params, regexParamName(p.Param))
 	}
 	g.fns.WriteString(g.fnNames[fn] + " = function(" + strings.Join(params, ", ") + ")\n")
 	if spills {
@@ -102,6 +109,29 @@ func (g *gen) callFunc(x *policy.CallExpr, fn *check.Func, t *types.Type) string
 	for i, p := range fn.Params {
 		vs[i] = g.exprAs(args[i], p.Type)
 	}
+	for _, p := range fn.RegexParams {
+		vs = append(vs, g.regex(args[p.Param]))
+	}
 	r := g.tmp(g.fnNames[fn] + "(" + strings.Join(vs, ", ") + ")")
 	return g.convert(r, fn.Result, t)
+}
+
+// regexParamName is the Lua name of the hidden parameter that holds the
+// compiled pattern of parameter i.
+func regexParamName(i int) string { return "RX" + strconv.Itoa(i+1) }
+
+// regexParam returns the hidden parameter that holds the pattern e, a
+// pattern parameter of the function being written, or "".
+func (g *gen) regexParam(e policy.Expr) string {
+	id, ok := policy.Unparen(e).(*policy.Ident)
+	if !ok || g.fn == nil {
+		return ""
+	}
+	l := g.info.Uses[id]
+	for _, p := range g.fn.RegexParams {
+		if g.fn.Params[p.Param] == l {
+			return regexParamName(p.Param)
+		}
+	}
+	return ""
 }
