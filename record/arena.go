@@ -91,6 +91,7 @@ type Arena struct {
 	pos     []uint32
 	recs    []*Record
 	nrec    int
+	texts   []textState      // the textStates of records decoded from text
 	dedupT  indextable.Table // finds duplicate keys in big maps
 	locBuf  []int32          // positions of a path's steps during an edit (see locate)
 	strMark int              // start of the string being built
@@ -117,6 +118,7 @@ func (a *Arena) Reset() {
 	a.bufs = a.bufs[:0]
 	a.scratch = a.scratch[:0]
 	a.nrec = 0
+	a.texts = a.texts[:0]
 	a.otlpEmpty = Value{}
 	a.gen++
 }
@@ -132,13 +134,14 @@ func (a *Arena) Generation() uint64 { return a.gen }
 func (a *Arena) Used() int { return len(a.nodes)*int(unsafe.Sizeof(Value{})) + len(a.slab) }
 
 // Reserved returns the bytes the arena holds: its nodes, slab and scratch
-// by capacity, and its Record structs. The otlp input counts them against
-// its bound on the memory of requests in hand.
+// by capacity, and its Record structs and textStates. The otlp input
+// counts them against its bound on the memory of requests in hand.
 func (a *Arena) Reserved() int {
 	return cap(a.nodes)*int(unsafe.Sizeof(Value{})) + cap(a.slab) +
 		cap(a.scratch)*int(unsafe.Sizeof(Value{})) + a.dedupT.Reserved() +
 		cap(a.pos)*4 +
-		len(a.recs)*int(unsafe.Sizeof(Record{}))
+		len(a.recs)*int(unsafe.Sizeof(Record{})) +
+		cap(a.texts)*int(unsafe.Sizeof(textState{}))
 }
 
 // NewConstString copies s into the slab, as NewStringFrom, for a string

@@ -26,7 +26,7 @@ func (a *Arena) copyValue(src *Arena, v Value) Value {
 // root: a record that r is split into, written out as r would be.
 func (a *Arena) NewRecordLike(r *Record) *Record {
 	c := a.NewRecord()
-	tag, meta := r.tag, r.meta
+	tag, meta := r.tag, r.meta()
 	if r.a != a {
 		if tag.kind() == String {
 			tag = a.copyValue(r.a, tag)
@@ -37,6 +37,9 @@ func (a *Arena) NewRecordLike(r *Record) *Record {
 	}
 	c.tag, c.baseTag = tag, tag
 	c.time, c.baseTime = r.time, r.time
-	c.meta, c.layout, c.timeFmt = meta, r.layout, r.timeFmt
+	c.layout, c.timeFmt = r.layout, r.timeFmt
+	if meta.kind() == Map {
+		c.newText().meta = meta
+	}
 	return c
 }

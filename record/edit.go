@@ -28,8 +28,10 @@ func (r *Record) at(s slot) Value {
 // shortened, so the root's key filter carries over.
 func (r *Record) put(s slot, v Value) {
 	if s == rootSlot {
-		if r.keysAt == r.root.off()+1 {
-			r.keysAt = v.off() + 1
+		if r.ext != 0 {
+			if t := r.ts(); t.keysAt == r.root.off()+1 {
+				t.keysAt = v.off() + 1
+			}
 		}
 		r.root = v
 	} else {
@@ -228,7 +230,7 @@ func (r *Record) locateSet(p Path, l []int32) (Value, error) {
 func (r *Record) open(p Path, l []int32, n int) slot {
 	a := r.a
 	if n > 0 {
-		r.deep = true
+		r.flags |= recDeep
 	}
 	s := rootSlot
 	r.writableAt(s)
@@ -320,14 +322,14 @@ func (r *Record) setAny(p Path, v Value) error {
 
 func (r *Record) set(p Path, v Value) error {
 	if v.isContainer() && v.writable() {
-		r.deep = true // a detached value (rename) may keep its mark
+		r.flags |= recDeep // a detached value (rename) may keep its mark
 	}
 	if len(p) == 0 {
 		if v.kind() != Map {
 			return ErrRootType
 		}
-		r.root, r.keysAt = v, 0
-		r.jr.ok = false
+		r.root = v
+		r.forgetRoot()
 		return nil
 	}
 	if topKey(r, p) {
@@ -377,8 +379,10 @@ func (r *Record) appendTop(root Value, st *Step, v Value) {
 	a.nodes[first+2*n+1] = v
 	a.nodes[first+2*n] = k
 	r.root.u++
-	if r.keysAt == uint32(first)+1 {
-		r.keys.add(k.sig())
+	if r.ext != 0 {
+		if t := r.ts(); t.keysAt == uint32(first)+1 {
+			t.keys.add(k.sig())
+		}
 	}
 }
 
@@ -438,8 +442,8 @@ func (r *Record) Remove(p Path) { r.Take(p) }
 func (r *Record) Take(p Path) (Value, bool) {
 	if len(p) == 0 {
 		v := r.root
-		r.root, r.keysAt = r.a.newWritableMap(), 0
-		r.jr.ok = false
+		r.root = r.a.newWritableMap()
+		r.forgetRoot()
 		return v, true
 	}
 	if topKey(r, p) {
@@ -480,7 +484,11 @@ func (r *Record) Take(p Path) (Value, bool) {
 func (r *Record) MoveTop(from, to *Step) bool {
 	a, root := r.a, r.root
 	key, ok := to.memo.keyIn(a)
-	if !ok || !root.writable() || r.keysAt != root.off()+1 || r.keys.has(to.sig) {
+	if !ok || !root.writable() || r.ext == 0 {
+		return false
+	}
+	t := r.ts()
+	if t.keysAt != root.off()+1 || t.keys.has(to.sig) {
 		return false
 	}
 	j := r.findRootStep(from)
@@ -490,14 +498,14 @@ func (r *Record) MoveTop(from, to *Step) bool {
 	first, n := int(root.off()), int(root.n())
 	v := a.nodes[j+1]
 	if v.isContainer() && v.writable() {
-		r.deep = true
+		r.flags |= recDeep
 	}
 	// The entries after from move up one; it goes last, renamed.
 	tail := a.nodes[j : first+2*n]
 	copy(tail, tail[2:])
 	tail[len(tail)-2], tail[len(tail)-1] = key, v
 	r.noteRemoved((j - first) / 2)
-	r.keys.add(key.sig())
+	t.keys.add(key.sig())
 	return true
 }
 
@@ -522,7 +530,7 @@ func (r *Record) Lift(p Path, prefix []byte) error {
 	if v.kind() != Map || p[len(p)-1].isIndex {
 		return ErrNotLiftable
 	}
-	r.deep = true
+	r.flags |= recDeep
 	// Removing p changes only its parent, so the parent's slot from open
 	// stays valid.
 	r.removeAt(p, l)

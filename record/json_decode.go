@@ -28,13 +28,17 @@ func (a *Arena) DecodeJSON(line []byte, mode Mode) (*Record, error) {
 	}
 	r := a.newRecord()
 	r.base, r.root = root, root
-	r.decoded, r.text = root, text
+	r.decoded, r.src = root, text
+	if text.kind() != String && !keys.ok {
+		return r, nil
+	}
+	t := r.newText()
 	if text.kind() == String {
-		r.decLo, r.decHi = uint32(nodes0), uint32(len(a.nodes))
-		r.startJournal()
+		t.decLo, t.decHi = uint32(nodes0), uint32(len(a.nodes))
+		r.startJournal(t)
 	}
 	if keys.ok {
-		r.keys, r.keysAt = keys.sigs, root.off()+1
+		t.keys, t.keysAt = keys.sigs, root.off()+1
 	}
 	return r, nil
 }

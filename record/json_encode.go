@@ -21,12 +21,12 @@ import (
 // its edits left unchanged and encodes the rest (json_splice.go).
 func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.passThrough() {
-		return append(dst, r.a.raw(r.text)...)
+		return append(dst, r.a.raw(r.text())...)
 	}
 	if r.layout == layoutOTLP {
 		return r.appendOTLPJSON(dst)
 	}
-	if r.decHi > r.decLo && r.text.kind() == String {
+	if lo, hi := r.decodedNodes(); hi > lo && r.text().kind() == String {
 		return r.appendSpliced(dst)
 	}
 	return r.a.AppendJSON(dst, r.root)
@@ -37,7 +37,7 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 // the decoded one holds the decoded value, whatever Commit and Discard did
 // in between.
 func (r *Record) passThrough() bool {
-	return r.text.kind() == String && r.root == r.decoded
+	return r.text().kind() == String && r.root == r.decoded
 }
 
 // AppendJSON appends v as JSON to dst. Floats always carry a '.' or an

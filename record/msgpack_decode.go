@@ -20,9 +20,9 @@ func (a *Arena) DecodeMsgpack(b []byte, mode Mode) (*Record, int, error) {
 	d := a.newMsgpackDecoder(b, mode)
 	r, n, err := d.event()
 	if err == nil && mode == Owned {
-		if err = a.own(m, d.ref, b[:n]); r.text.kind() == Bytes {
-			r.text.ref = 0 // the body is in the copy too
-			r.text.u += uint64(len(a.slab)-n) << 32
+		if err = a.own(m, d.ref, b[:n]); r.src.kind() == Bytes {
+			r.src.ref = 0 // the body is in the copy too
+			r.src.u += uint64(len(a.slab)-n) << 32
 		}
 	}
 	if err != nil {
@@ -152,13 +152,17 @@ func (d *msgpackDecoder) event() (*Record, int, error) {
 	}
 	r := d.a.newRecord()
 	r.base, r.root = root, root
-	if !d.norm {
-		// The body's bytes stand for it: see msgpack_splice.go.
-		r.decoded, r.text = root, strValue(Bytes, d.ref, uint32(body), uint32(i-body))
-		r.decLo, r.decHi = uint32(nodes0), uint32(len(d.a.nodes))
+	if !d.norm || meta.kind() == Map {
+		t := r.newText()
+		t.meta = meta
+		if !d.norm {
+			// The body's bytes stand for it: see msgpack_splice.go.
+			r.decoded, r.src = root, strValue(Bytes, d.ref, uint32(body), uint32(i-body))
+			t.decLo, t.decHi = uint32(nodes0), uint32(len(d.a.nodes))
+		}
 	}
 	r.time, r.baseTime = ts, ts
-	r.layout, r.timeFmt, r.meta = layout, timeFmt, meta
+	r.layout, r.timeFmt = layout, timeFmt
 	return r, i, nil
 }
 

@@ -23,8 +23,8 @@ func (r *Record) appendMsgpackAs(dst []byte, l layout) []byte {
 	case layoutEventV2:
 		dst = append(dst, 0x92, 0x92)
 		dst = r.appendEventTime(dst)
-		if r.meta.kind() == Map {
-			dst = r.a.appendMsgpack(dst, r.meta)
+		if meta := r.meta(); meta.kind() == Map {
+			dst = r.a.appendMsgpack(dst, meta)
 		} else {
 			dst = append(dst, 0x80)
 		}

@@ -195,14 +195,14 @@ func TestSplicedMsgpackProperty(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%x: %v", ev, err)
 			}
-			if r.text.kind() == Bytes && !bytes.HasSuffix(ev, r.AppendMsgpack(nil)[len(ev)-int(r.text.n()):]) {
+			if r.text().kind() == Bytes && !bytes.HasSuffix(ev, r.AppendMsgpack(nil)[len(ev)-int(r.text().n()):]) {
 				t.Fatalf("%x: not passed through: %x", ev, r.AppendMsgpack(nil))
 			}
 			var log []string
 			for step := 0; step < 8; step++ {
 				log = append(log, randomEdit(rng, a, r, keys))
 				checkMsgpackSplice(t, strings.Join(log, "; "), r)
-				if r.text.kind() == Bytes && r.Edited() {
+				if r.text().kind() == Bytes && r.Edited() {
 					spliced++
 				}
 			}
@@ -229,7 +229,7 @@ func FuzzSplicedMsgpack(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.text.kind() == Bytes && !bytes.Equal(r.AppendMsgpack(nil)[len(r.AppendMsgpack(nil))-int(r.text.n()):], in[n-int(r.text.n()):n]) {
+		if r.text().kind() == Bytes && !bytes.Equal(r.AppendMsgpack(nil)[len(r.AppendMsgpack(nil))-int(r.text().n()):], in[n-int(r.text().n()):n]) {
 			t.Fatalf("unedited body not passed through")
 		}
 		rng := rand.New(rand.NewPCG(seed, 3))

@@ -178,8 +178,8 @@ func TestMsgpackFluentBitEvents(t *testing.T) {
 				t.Errorf("%s: body %v", tt.name, got)
 			}
 			if tt.meta {
-				if v, ok := a.Key(r.meta, []byte("otlp")); !ok || v.Kind() != Map {
-					t.Errorf("%s: meta %v", tt.name, a.toGo(r.meta))
+				if v, ok := a.Key(r.meta(), []byte("otlp")); !ok || v.Kind() != Map {
+					t.Errorf("%s: meta %v", tt.name, a.toGo(r.meta()))
 				}
 			}
 			// Written back byte for byte.

@@ -506,8 +506,10 @@ func (d *otlpDecoder) logRecord(s, e int, resource, scope Value) error {
 	}
 	r := a.newOTLPRecord(root, int64(unix), int64(obs))
 	if !d.dirty {
-		r.decoded, r.wire = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
-		r.proj = d.keep != OTLPAllFields
+		r.decoded, r.src = r.root, strValue(Bytes, d.ref, d.base+uint32(s), uint32(e-s))
+		if d.keep != OTLPAllFields {
+			r.flags |= recProj
+		}
 	}
 	d.recs = append(d.recs, r)
 	return nil

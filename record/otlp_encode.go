@@ -78,8 +78,8 @@ func (e *OTLPEncoder) appendScope(dst []byte, a *Arena, m Value) []byte {
 // view's order is encoded from the view (ok false).
 func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 	a := r.a
-	if r.root == r.decoded && !r.timeSet {
-		return append(dst, a.raw(r.wire)...), true
+	if r.root == r.decoded && r.flags&recTimeSet == 0 {
+		return append(dst, a.raw(r.wire())...), true
 	}
 	cur, was := a.entries(r.root), a.entries(r.decoded)
 	if len(cur) != len(was) {
@@ -108,13 +108,13 @@ func appendWire(dst []byte, r *Record, e *OTLPEncoder) (out []byte, ok bool) {
 		changed |= 1 << f.ID
 		at[f.ID] = int32(i + 1)
 	}
-	timeSet := r.timeSet || changed&(1<<ViewObservedTime) != 0 // time_unix_nano may read the observed time
-	if (changed != 0 || timeSet) && r.proj {
+	timeSet := r.flags&recTimeSet != 0 || changed&(1<<ViewObservedTime) != 0 // time_unix_nano may read the observed time
+	if (changed != 0 || timeSet) && r.flags&recProj != 0 {
 		// A projection's unbuilt slots and attributes are not the
 		// record's: wholeRoot decodes them, and the view is written.
 		return dst, false
 	}
-	raw := a.raw(r.wire)
+	raw := a.raw(r.wire())
 	if changed == 0 && !timeSet {
 		dst = append(dst, raw...)
 	} else {
@@ -193,7 +193,7 @@ func (a *Arena) entries(m Value) []Value {
 
 // appendLogRecord writes the fields of one LogRecord.
 func (e *OTLPEncoder) appendLogRecord(dst []byte, r *Record) []byte {
-	if r.wire.kind() == Bytes && !e.FromViews {
+	if r.wire().kind() == Bytes && !e.FromViews {
 		if out, ok := appendWire(dst, r, e); ok {
 			return out
 		}

@@ -16,27 +16,27 @@ func (d *otlpDecoder) logRecordWhole(s, e int, resource, scope Value) error {
 }
 
 // wholeRoot returns the root an encoder writes for r: its root, or for a
-// projection (r.proj) the LogRecord decoded whole from its bytes with the
+// projection (recProj) the LogRecord decoded whole from its bytes with the
 // projection's edits made on it. The projection holds every key the
 // policies wrote (OTLPProjectionOf), so what differs between its decoded
 // root and its root is all the edits did; the rest is as the bytes say.
 func (r *Record) wholeRoot() Value {
-	if !r.proj {
+	if r.flags&recProj == 0 {
 		return r.root
 	}
-	a := r.a
+	a, wr := r.a, r.wire()
 	buf := a.slab
-	if r.wire.ref != 0 {
-		buf = a.bufs[r.wire.ref-1]
+	if wr.ref != 0 {
+		buf = a.bufs[wr.ref-1]
 	}
-	d := otlpDecoder{w: wire{buf}, a: a, ref: r.wire.ref, maxDepth: a.Limits.maxDepth(),
+	d := otlpDecoder{w: wire{buf}, a: a, ref: wr.ref, maxDepth: a.Limits.maxDepth(),
 		keep: OTLPAllFields, built: uint32(OTLPAllFields)}
 	d.kref = a.addBuf(viewKeys)
-	s := int(r.wire.off())
+	s := int(wr.off())
 	was, cur := r.decoded, r.root
 	res, _ := a.lookup(was, rootView[ViewResource].Name, 0)
 	scope, _ := a.lookup(was, rootView[ViewScope].Name, 0)
-	if err := d.logRecord(s, s+int(r.wire.n()), res, scope); err != nil || len(d.recs) != 1 {
+	if err := d.logRecord(s, s+int(wr.n()), res, scope); err != nil || len(d.recs) != 1 {
 		// The bytes decoded once already, under the same limits.
 		panic("record: an OTLP projection's bytes do not decode again")
 	}

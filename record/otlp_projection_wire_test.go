@@ -151,8 +151,8 @@ func TestOTLPWireProjectionCopies(t *testing.T) {
 				t.Fatalf("decode: %v, %d records", err, len(recs))
 			}
 			r := recs[0]
-			if r.proj != tc.proj || (r.wire.kind() == Bytes) != tc.wire {
-				t.Fatalf("proj %v, wire %v; want %v, %v", r.proj, r.wire.kind() == Bytes, tc.proj, tc.wire)
+			if (r.flags&recProj != 0) != tc.proj || (r.wire().kind() == Bytes) != tc.wire {
+				t.Fatalf("proj %v, wire %v; want %v, %v", (r.flags&recProj != 0), r.wire().kind() == Bytes, tc.proj, tc.wire)
 			}
 			if !tc.proj {
 				if got := fmt.Sprint(r.ToGo()["attributes"]); got != "map[p:2]" {

@@ -66,42 +66,54 @@ type Record struct {
 	baseTag    Value
 	time       int64
 	baseTime   int64
-	meta       Value  // a Fluent Bit v2 event's metadata map, else Absent
-	layout     layout // the msgpack layout decoded from
-	timeFmt    uint8
-	// decoded is the root as decoded from text, which may stand for it in
-	// output: a JSON line (a String) or a msgpack map (Bytes); text is
-	// Absent when there is none (see passThrough).
-	decoded, text Value
-	// wire is an OTLP record's LogRecord as it came in protobuf, Absent
-	// when there is none: it stands for the record while its root is
-	// decoded (or only has attributes added) and its time unchanged (see
-	// appendWire).
-	wire Value
-	// proj is set when the root is a projection (DecodeOTLPProjection)
+	// decoded is the root as decoded, which the record's source bytes
+	// (src) may stand for in output while the root is still it.
+	decoded Value
+	// src is what stands for decoded, Absent when nothing does: for a
+	// record decoded from text, its text (text: a JSON line, a String, or
+	// a msgpack map, Bytes; see passThrough); for an OTLP record, its
+	// LogRecord as it came in protobuf (wire), which stands for the
+	// record while its root is decoded (or only has attributes added) and
+	// its time unchanged (see appendWire). One field holds both: no record
+	// has both, and every record pays for what is in Record.
+	src Value
+	// ext is the record's textState in its arena, +1; 0 when it has none
+	// (records not decoded from text): what only some records use is
+	// there, so that the others do not pay for it (docs/records.md).
+	ext     uint32
+	layout  layout // the msgpack layout decoded from
+	timeFmt uint8
+	flags   uint8 // recProj, recTimeSet, recDeep
+}
+
+// Record flags.
+const (
+	// recProj is set when the root is a projection (DecodeOTLPProjection)
 	// that wire stands behind: encoders write wire, or the LogRecord
 	// decoded whole from it with the projection's edits (wholeRoot).
-	// timeSet is set once the time changed: wire holds the old one.
-	proj, timeSet bool
-	// decLo and decHi are the nodes the decode of text made (equal when
-	// there is no text). Those nodes never change, so an edited record's
-	// output copies the runs of text whose nodes it still holds, finding
-	// them from the offsets of the keys (json_splice.go, msgpack_splice.go).
-	decLo, decHi uint32
-	// deep is set when an edit may have left writable containers below
+	recProj uint8 = 1 << iota
+	// recTimeSet is set once the time changed: wire holds the old one.
+	recTimeSet
+	// recDeep is set when an edit may have left writable containers below
 	// the root (anything but the one-key edits of the root map), so that
 	// Commit must walk the tree to freeze them.
-	deep bool
-	// keys has the signature of every key of the root map while keysAt is
-	// the root's first node + 1 (0: not known), so that a key missing from
-	// the root is known missing without a scan: most edits add keys to the
-	// root. Keys added to the root add theirs; removed keys leave theirs
-	// (a superset still answers "missing" right).
-	keys   sigSet
-	keysAt uint32
-	// jr is the root journal (root_journal.go); baseJr is the one of
-	// base, which Discard returns to.
-	jr, baseJr rootJournal
+	recDeep
+)
+
+// text is the text the record was decoded from, Absent when there is none.
+func (r *Record) text() Value {
+	if r.layout == layoutOTLP {
+		return Value{}
+	}
+	return r.src
+}
+
+// wire is an OTLP record's LogRecord as it came, Absent when there is none.
+func (r *Record) wire() Value {
+	if r.layout != layoutOTLP {
+		return Value{}
+	}
+	return r.src
 }
 
 // Arena returns the arena the record lives in.
@@ -137,7 +149,7 @@ func (r *Record) Time() int64 { return r.time }
 // SetTime sets the record's time in unix nanoseconds.
 func (r *Record) SetTime(unixNanos int64) {
 	if unixNanos != r.time {
-		r.timeSet = true // wire holds the old time
+		r.flags |= recTimeSet // wire holds the old time
 	}
 	r.time = unixNanos
 }
@@ -148,23 +160,29 @@ func (r *Record) Commit() {
 	// The committed maps may not change in place any more: later edits
 	// copy them again.
 	if r.root.writable() { // only an edited root is (and needs the walk)
-		if r.deep {
+		if r.flags&recDeep != 0 {
 			r.root = r.a.freeze(r.root)
 		} else {
 			r.root.h &^= flagWritable
 			r.root.ref = 0
 		}
 	}
-	r.deep = false
+	r.flags &^= recDeep
 	r.base, r.baseTag, r.baseTime = r.root, r.tag, r.time
-	r.baseJr = r.jr
+	if r.ext != 0 {
+		t := r.ts()
+		t.baseJr = t.jr
+	}
 }
 
 // Discard drops every edit since the record was decoded (or last
 // committed): root, tag and time are as they were.
 func (r *Record) Discard() {
 	r.root, r.tag, r.time = r.base, r.baseTag, r.baseTime
-	r.jr = r.baseJr
+	if r.ext != 0 {
+		t := r.ts()
+		t.jr = t.baseJr
+	}
 }
 
 // Edited reports whether the record has edits that Discard would drop.
@@ -258,7 +276,7 @@ type keyFilter struct {
 
 // findRoot is Arena.find in the root map.
 func (r *Record) findRoot(key string, sig uint8) int {
-	if r.keysAt == r.root.off()+1 && !r.keys.has(sig) {
+	if r.ext != 0 && r.ts().missing(r.root, sig) {
 		return -1
 	}
 	return r.a.find(r.root, key, sig)
@@ -267,7 +285,7 @@ func (r *Record) findRoot(key string, sig uint8) int {
 // findRootStep is findRoot for key step s (see Arena.findStep).
 func (r *Record) findRootStep(s *Step) int {
 	root := r.root
-	if r.keysAt == root.off()+1 && !r.keys.has(s.sig) {
+	if r.ext != 0 && r.ts().missing(root, s.sig) {
 		return -1
 	}
 	// Arena.findStep's first try, here: most lookups are of the root and
@@ -315,12 +333,16 @@ func (r *Record) findIn(i int, m Value, s *Step) int {
 
 // addRootKey notes a key added to the root map.
 func (r *Record) addRootKey(k Value) {
-	if r.keysAt != r.root.off()+1 {
+	if r.ext == 0 {
+		return
+	}
+	t := r.ts()
+	if t.keysAt != r.root.off()+1 {
 		return
 	}
 	sig := k.sig()
 	if sig == 0 {
 		sig = keySig(r.a.raw(k))
 	}
-	r.keys.add(sig)
+	t.keys.add(sig)
 }

@@ -28,20 +28,20 @@ type rootJournal struct {
 
 // startJournal turns the journal on for a record decoded from text whose
 // root has at most 64 entries.
-func (r *Record) startJournal() {
-	r.jr = rootJournal{ok: r.decoded.kind() == Map && r.decoded.n() <= 64}
-	r.baseJr = r.jr
+func (r *Record) startJournal(t *textState) {
+	t.jr = rootJournal{ok: r.decoded.kind() == Map && r.decoded.n() <= 64}
+	t.baseJr = t.jr
 }
 
 // journalIndex returns the entry of the decoded root that the root's
 // entry pos stands for, or false when pos is an entry added since.
-func (r *Record) journalIndex(pos int) (int, bool) {
+func (r *Record) journalIndex(jr *rootJournal, pos int) (int, bool) {
 	on := int(r.decoded.n())
-	if pos >= on-bits.OnesCount64(r.jr.removed) {
+	if pos >= on-bits.OnesCount64(jr.removed) {
 		return 0, false
 	}
 	// The pos-th entry not removed: removed entries below it shift it up.
-	for m := r.jr.removed; m != 0; m &= m - 1 {
+	for m := jr.removed; m != 0; m &= m - 1 {
 		if b := bits.TrailingZeros64(m); b <= pos {
 			pos++
 		} else {
@@ -53,22 +53,30 @@ func (r *Record) journalIndex(pos int) (int, bool) {
 
 // noteChanged records that the root's entry pos changed its value or key.
 func (r *Record) noteChanged(pos int) {
-	if !r.jr.ok {
+	if r.ext == 0 {
 		return
 	}
-	if i, ok := r.journalIndex(pos); ok {
-		r.jr.changed |= 1 << i
+	jr := &r.ts().jr
+	if !jr.ok {
+		return
+	}
+	if i, ok := r.journalIndex(jr, pos); ok {
+		jr.changed |= 1 << i
 	}
 }
 
 // noteRemoved records that the root's entry pos was removed.
 func (r *Record) noteRemoved(pos int) {
-	if !r.jr.ok {
+	if r.ext == 0 {
 		return
 	}
-	if i, ok := r.journalIndex(pos); ok {
-		r.jr.removed |= 1 << i
-		r.jr.changed &^= 1 << i
+	jr := &r.ts().jr
+	if !jr.ok {
+		return
+	}
+	if i, ok := r.journalIndex(jr, pos); ok {
+		jr.removed |= 1 << i
+		jr.changed &^= 1 << i
 	}
 }
 
@@ -76,6 +84,7 @@ func (r *Record) noteRemoved(pos int) {
 // to dst, t being the record's line.
 func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	a := r.a
+	jr := r.ts().jr
 	orig, cur := r.decoded, r.root
 	of, on := int(orig.off()), int(orig.n())
 	cf, cn := int(cur.off()), int(cur.n())
@@ -83,15 +92,15 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 	base := len(a.pos)
 	// A changed entry set to what it held (the same handles) is unchanged
 	// after all: it joins its neighbours' run.
-	changed := r.jr.changed
+	changed := jr.changed
 	for m := changed; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros64(m)
-		p := i - bits.OnesCount64(r.jr.removed&(1<<i-1))
+		p := i - bits.OnesCount64(jr.removed&(1<<i-1))
 		if a.nodes[cf+2*p] == a.nodes[of+2*i] && a.nodes[cf+2*p+1] == a.nodes[of+2*i+1] {
 			changed &^= 1 << i
 		}
 	}
-	skip := r.jr.removed | changed
+	skip := jr.removed | changed
 	dst = append(dst, '{')
 	sep := false
 	p := 0 // the root's entry standing for the decoded entry i
@@ -203,7 +212,7 @@ func (r *Record) spliceJournaled(dst []byte, t []byte) []byte {
 // way, to the end): its text is copied, not escaped again. -1 when not.
 func (r *Record) removedValue(jm *decodedMap, v Value, t []byte) (int, int) {
 	nodes, of := r.a.nodes, int(jm.m.off())
-	for m := r.jr.removed; m != 0; m &= m - 1 {
+	for m := r.ts().jr.removed; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros64(m)
 		if nodes[of+2*i+1] != v {
 			continue

@@ -289,7 +289,7 @@ func (f *splicer) value(dst []byte, dm *decodedMap, j int) []byte {
 	if f.msgpack {
 		k := f.r.a.nodes[int(dm.m.off())+2*j]
 		_, end := f.r.msgpackEntry(dm.m, j, f.t)
-		return append(dst, f.t[int(k.off()-f.r.text.off())+int(k.n()):end]...)
+		return append(dst, f.t[int(k.off()-f.r.text().off())+int(k.n()):end]...)
 	}
 	vs := f.r.valueSpan(dm, j, f.t)
 	return append(dst, f.t[vs.s:vs.e]...)
@@ -309,7 +309,8 @@ func (f *splicer) valueSpan(dm *decodedMap, j int) span {
 // and edits copy them to nodes past decHi).
 func (r *Record) spanned(v Value) bool {
 	off := v.off()
-	return v.n() > 0 && off >= r.decLo && off < r.decHi && !v.writable()
+	lo, hi := r.decodedNodes()
+	return v.n() > 0 && off >= lo && off < hi && !v.writable()
 }
 
 // findEntry returns the entry of the map at nodes[of:], of on entries, at

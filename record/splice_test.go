@@ -149,7 +149,7 @@ func TestSplicedJSONProperty(t *testing.T) {
 			for step := 0; step < 8; step++ {
 				log = append(log, randomEdit(rng, a, r, keys))
 				checkJournal(t, r, func() string { return fmt.Sprintf("%q, mode %d, %s", line, mode, strings.Join(log, "; ")) })
-				if r.jr.ok && r.root != r.decoded {
+				if r.ext != 0 && r.ts().jr.ok && r.root != r.decoded {
 					journaled++
 				}
 				got := r.AppendJSON(nil)
@@ -160,7 +160,7 @@ func TestSplicedJSONProperty(t *testing.T) {
 				if g, w := canonJSON(t, got), canonJSON(t, full); g != w {
 					t.Fatalf("%q, mode %d, %s:\nspliced %s\n  canon %s\n   full %s", line, mode, strings.Join(log, "; "), got, g, w)
 				}
-				if r.decHi > r.decLo && r.Edited() {
+				if lo, hi := r.decodedNodes(); hi > lo && r.Edited() {
 					spliced++
 				}
 			}
