@@ -21,7 +21,7 @@ import (
 // its edits left unchanged and encodes the rest (json_splice.go).
 func (r *Record) AppendJSON(dst []byte) []byte {
 	if r.passThrough() {
-		return append(dst, r.a.raw(r.text())...)
+		return append(dst, r.a.raw(r.src)...)
 	}
 	if r.layout == layoutOTLP {
 		return r.appendOTLPJSON(dst)

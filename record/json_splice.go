@@ -23,7 +23,7 @@ package record
 // or -1 when k's bytes are not in the text: then k is not a key of the
 // text as it lay there (it had escapes, or an edit made it).
 func (r *Record) keyAt(k Value) int {
-	t := r.text()
+	t := r.src // the text: only records with text are spliced
 	if k.ref != t.ref || k.off() <= t.off() || k.off() >= t.off()+t.n() {
 		return -1
 	}
@@ -33,7 +33,7 @@ func (r *Record) keyAt(k Value) int {
 // appendSpliced appends the record's map, edited, as JSON to dst,
 // copying what the edits left of its line. The record has text.
 func (r *Record) appendSpliced(dst []byte) []byte {
-	t := r.a.raw(r.text())
+	t := r.a.raw(r.src)
 	if r.ts().jr.ok { // a record with text has its textState
 		return r.spliceJournaled(dst, t)
 	}

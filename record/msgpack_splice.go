@@ -19,7 +19,7 @@ func (r *Record) appendMsgpackBody(dst []byte) []byte {
 	if r.text().kind() != Bytes {
 		return r.a.appendMsgpack(dst, r.root)
 	}
-	t := r.a.raw(r.text())
+	t := r.a.raw(r.src)
 	if r.root == r.decoded {
 		return append(dst, t...)
 	}
@@ -31,11 +31,11 @@ func (r *Record) msgpackEntry(m Value, j int, t []byte) (start, end int) {
 	nodes := r.a.nodes
 	first, n := int(m.off()), int(m.n())
 	k := nodes[first+2*j]
-	start = msgpackKeyStart(t, k, r.text())
+	start = msgpackKeyStart(t, k, r.src) // the text: only records with text are spliced
 	if j+1 < n {
-		return start, msgpackKeyStart(t, nodes[first+2*j+2], r.text())
+		return start, msgpackKeyStart(t, nodes[first+2*j+2], r.src)
 	}
-	vs := int(k.off()-r.text().off()) + int(k.n())
+	vs := int(k.off()-r.src.off()) + int(k.n())
 	l, _ := MsgpackLen(t[vs:]) // the decoder read it whole
 	return start, vs + l
 }

@@ -289,7 +289,7 @@ func (f *splicer) value(dst []byte, dm *decodedMap, j int) []byte {
 	if f.msgpack {
 		k := f.r.a.nodes[int(dm.m.off())+2*j]
 		_, end := f.r.msgpackEntry(dm.m, j, f.t)
-		return append(dst, f.t[int(k.off()-f.r.text().off())+int(k.n()):end]...)
+		return append(dst, f.t[int(k.off()-f.r.src.off())+int(k.n()):end]...)
 	}
 	vs := f.r.valueSpan(dm, j, f.t)
 	return append(dst, f.t[vs.s:vs.e]...)
