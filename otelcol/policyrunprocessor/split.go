@@ -43,9 +43,12 @@ func (b *batch) runWhole(ld plog.Logs) plog.Logs {
 		cur, next = next, cur
 	}
 	out, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b.enc.AppendProto(nil, cur))
-	clear(recs)
-	clear(next)
-	b.next = next[:0]
+	// cur and next are the two arrays, recs' and b.next's, in either
+	// order: each goes back to one of the two fields, never both to one
+	// (the next batch would append into the array it ranges over).
+	clear(cur[:cap(cur)])
+	clear(next[:cap(next)])
+	b.whole, b.next = cur[:0], next[:0]
 	if err != nil {
 		// The engine's encoder writes what pdata reads: not reached.
 		b.c.unread[undecodable] += n

@@ -78,3 +78,27 @@ func TestProcessorSplitUndecodable(t *testing.T) {
 		t.Errorf("in %d, unreadable counts %v", b.c.in, b.c.unread)
 	}
 }
+
+// TestProcessorSplitBatches: one batch after another through the same
+// batch state, with an odd and an even number of policies, each gives
+// what the first gave: the buffers the whole path keeps between batches
+// must not be one array.
+func TestProcessorSplitBatches(t *testing.T) {
+	items := func(body string, xs ...any) func(plog.LogRecord) {
+		return lrec(body, map[string]any{"items": xs})
+	}
+	pol := splitHead + "split .attributes.items\nset .body = .attributes.items\nremove .attributes.items\n"
+	want := "R{}\n  S s\n    body=\"x\"\n    body=\"y\"\n    body=\"z\"\n    body=\"w\"\n"
+	for _, pols := range [][]string{{pol}, {pol, "policy \"n\"\nschema otlp\n"}, {pol, "policy \"n\"\nschema otlp\n", "policy \"m\"\nschema otlp\n"}} {
+		p := newTest(t, pols...)
+		b := p.get()
+		for batch := range 3 {
+			in := build(rgroup{scopes: []sgroup{{name: "s", recs: []func(plog.LogRecord){items("a1", "x", "y"), items("a2", "z"), items("a3", "w")}}}})
+			if got := dump(b.runWhole(in)); got != want {
+				t.Errorf("%d policies, batch %d: got\n%s\nwant\n%s", len(pols), batch, got, want)
+			}
+			b.reset()
+		}
+		p.put(b)
+	}
+}
