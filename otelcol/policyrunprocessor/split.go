@@ -21,21 +21,58 @@ import (
 // out as one, as they do from the engine's otlp output.
 
 // runWhole runs the policies over ld converted whole and returns the
-// logs they leave, or ld itself when it does not convert (every record
-// counted unreadable, passed on untouched).
+// logs they leave. When ld does not convert (a record nested past the
+// decoder's depth, say), each log record is converted and run on its
+// own, in its own resource and scope group, and only those that do not
+// convert are counted unreadable and passed on untouched. Those records
+// come out a resource and scope group each: the fallback is for batches
+// that are already wrong, where one record must not cost the rest
+// their policies.
 func (b *batch) runWhole(ld plog.Logs) plog.Logs {
-	n := int64(ld.LogRecordCount())
-	b.c.in = n // as the other paths count them, read or not
+	b.c.in = int64(ld.LogRecordCount()) // as the other paths count them, read or not
+	if out, ok := b.runConverted(ld); ok {
+		return out
+	}
+	out := plog.NewLogs()
+	rls := ld.ResourceLogs()
+	for ri := range rls.Len() {
+		rl := rls.At(ri)
+		sls := rl.ScopeLogs()
+		for si := range sls.Len() {
+			sl := sls.At(si)
+			lrs := sl.LogRecords()
+			for li := range lrs.Len() {
+				one := plog.NewLogs()
+				orl := one.ResourceLogs().AppendEmpty()
+				rl.Resource().CopyTo(orl.Resource())
+				orl.SetSchemaUrl(rl.SchemaUrl())
+				osl := orl.ScopeLogs().AppendEmpty()
+				sl.Scope().CopyTo(osl.Scope())
+				osl.SetSchemaUrl(sl.SchemaUrl())
+				lrs.At(li).CopyTo(osl.LogRecords().AppendEmpty())
+				res, ok := b.runConverted(one)
+				if !ok {
+					b.c.unread[undecodable]++
+					res = one
+				}
+				res.ResourceLogs().MoveAndAppendTo(out.ResourceLogs())
+			}
+		}
+	}
+	return out
+}
+
+// runConverted runs the policies over ld converted whole, reporting
+// false (nothing run, nothing counted) when ld does not convert.
+func (b *batch) runConverted(ld plog.Logs) (plog.Logs, bool) {
 	req, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
 	if err != nil {
-		b.c.unread[undecodable] += n
-		return ld
+		return ld, false
 	}
 	recs, err := b.a.DecodeOTLP(req, record.Referenced, b.whole[:0])
 	b.whole = recs[:0]
 	if err != nil {
-		b.c.unread[undecodable] += n
-		return ld
+		return ld, false
 	}
 	cur, next := recs, b.next[:0]
 	for i, m := range b.machines {
@@ -49,12 +86,8 @@ func (b *batch) runWhole(ld plog.Logs) plog.Logs {
 	clear(cur[:cap(cur)])
 	clear(next[:cap(next)])
 	b.whole, b.next = cur[:0], next[:0]
-	if err != nil {
-		// The engine's encoder writes what pdata reads: not reached.
-		b.c.unread[undecodable] += n
-		return ld
-	}
-	return out
+	// The engine's encoder writes what pdata reads: err is not expected.
+	return out, err == nil
 }
 
 // runPolicy runs policy i over recs and appends the records it keeps to

@@ -58,24 +58,25 @@ func TestProcessorSplit(t *testing.T) {
 	}
 }
 
-// TestProcessorSplitUndecodable: a batch the whole path cannot convert
-// (nested past the decoder's depth) passes through untouched, its records
-// counted unreadable.
+// TestProcessorSplitUndecodable: a log record the whole path cannot
+// convert (nested past the decoder's depth) passes through untouched,
+// counted unreadable; the records beside it are converted and run on
+// their own.
 func TestProcessorSplitUndecodable(t *testing.T) {
-	p := newTest(t, splitHead+"split .attributes.items\n")
+	p := newTest(t, splitHead+"split .attributes.items\nset .body = .attributes.items\nremove .attributes.items\n")
 	deep := map[string]any{}
 	for range 200 {
 		deep = map[string]any{"d": deep}
 	}
 	in := one(lrec(deep, nil), lrec("ok", map[string]any{"items": []any{"x", "y"}}))
-	want := dump(in)
+	want := dump(one(lrec(deep, nil))) + dump(one(lrec("x", nil), lrec("y", nil)))
 	b := p.get()
 	out := b.runWhole(in)
 	if got := dump(out); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if b.c.unread[undecodable] != 2 || b.c.in != 2 {
-		t.Errorf("in %d, unreadable counts %v", b.c.in, b.c.unread)
+	if b.c.unread[undecodable] != 1 || b.c.in != 2 || b.c.split != 1 {
+		t.Errorf("in %d, split %d, unreadable counts %v", b.c.in, b.c.split, b.c.unread)
 	}
 }
 
