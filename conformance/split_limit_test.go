@@ -92,3 +92,60 @@ set .y = .xs * 2
 		}
 	}
 }
+
+// TestSplitBytes: a split whose records would hold more bytes together
+// than one run may build (spec.MaxBuilt: n times the record without the
+// array) faults split_limit on every backend, the record unchanged,
+// though its element count is within max_split; one just under goes.
+func TestSplitBytes(t *testing.T) {
+	const src = `policy "bytes"
+schema {
+  xs: array<int>
+  ...
+}
+set .seen = true
+split .xs
+`
+	f, info, diags := compiler.CheckFile("bytes.policy", []byte(src))
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	lim := spec.Limits{MaxRecord: 1 << 16} // MaxBuilt 1.25 MiB
+	built := spec.MaxBuilt(lim)
+	line := func(pad, n int) []byte {
+		return []byte(`{"pad":"` + strings.Repeat("p", pad) + `","xs":[` + strings.TrimSuffix(strings.Repeat("1,", n), ",") + `]}`)
+	}
+	tests := []struct {
+		pad, n int
+		fault  bool
+	}{
+		{built / 100, 100, true}, // the pad alone is MaxBuilt/n
+		{built/100 - 100, 100, false},
+		{200, 1000, false},
+		{built / 1000, 1000, true},
+	}
+	for _, tt := range tests {
+		for _, b := range backends {
+			p, err := b.Load(f, info, spec.Options{Limits: lim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := line(tt.pad, tt.n)
+			rec, err := record.NewArena().DecodeJSON(in, record.Owned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces, err := backend.RunAll(p, rec, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", b.Name, err)
+			}
+			res := pieces[0].Result
+			if got := res.Fault == spec.SplitLimit; got != tt.fault || (tt.fault && len(pieces) != 1) || (!tt.fault && len(pieces) != tt.n) {
+				t.Errorf("%s, pad %d, %d elements: %d pieces, first %s; want split_limit %v", b.Name, tt.pad, tt.n, len(pieces), res, tt.fault)
+			}
+			if tt.fault && string(rec.AppendJSON(nil)) != string(in) {
+				t.Errorf("%s: the record changed although the split faulted", b.Name)
+			}
+		}
+	}
+}

@@ -37,6 +37,9 @@ func (p *Program) RunPieces(rec *record.Record, recs []*record.Record, results [
 // RunPieces is Program.RunPieces on this runner.
 func (r *Runner) RunPieces(rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
 	res, err := r.run(rec, r.fn, true)
+	if err != nil {
+		res = spec.Result{Fault: spec.LuaError}
+	}
 	if err != nil || res.Action != actSplit {
 		return append(recs, rec), append(results, res), err
 	}
@@ -44,45 +47,39 @@ func (r *Runner) RunPieces(rec *record.Record, recs []*record.Record, results []
 }
 
 // pieces finishes the split the run over rec reached, making at most max
-// records, and runs the rest of the policy over each.
+// records, and runs the rest of the policy over each. On a runner error
+// partway, the records not yet run on are appended too, as the split
+// made them, each kept with the fault lua_error (docs/embedding.md).
 func (r *Runner) pieces(rec *record.Record, recs []*record.Record, results []spec.Result, max int) ([]*record.Record, []spec.Result, error) {
-	path := r.p.split
-	a := rec.Arena()
-	val, _ := rec.Get(path)
-	one := func(res spec.Result) ([]*record.Record, []spec.Result, error) {
-		return append(recs, rec), append(results, res), nil
-	}
-	switch val.Kind() {
-	case record.Absent, record.Null:
-		// No array: the record goes on whole, P absent; the rest of the
-		// policy, which reads P as an element, does not run.
-		rec.Remove(path)
-		rec.Commit()
-		return one(spec.Result{})
-	case record.Array:
-	default:
-		rec.Discard()
-		return one(r.fault(spec.TypeMismatch))
-	}
-	switch n := a.Len(val); {
-	case n == 0:
-		rec.Discard()
-		return one(spec.Result{Action: spec.Drop, Why: spec.SplitEmpty})
-	case n > max:
-		rec.Discard()
-		return one(r.fault(spec.SplitLimit))
-	}
 	rest := r.rest
 	r.rest = nil
-	made, err := rec.Split(path, val, r.recs[:0])
+	made, o := rec.Split(r.p.split, max, spec.MaxBuilt(r.p.opts.Limits), r.recs[:0])
 	r.recs = made[:0]
-	if err != nil {
-		return one(r.fault(spec.PathConflict))
+	var res spec.Result
+	switch o {
+	case record.SplitMade:
+	case record.SplitNone:
+		// The rest of the policy, which reads P as an element, does
+		// not run.
+	case record.SplitEmpty:
+		res = spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}
+	case record.SplitTooMany:
+		res = r.fault(spec.SplitLimit)
+	case record.SplitConflict:
+		res = r.fault(spec.PathConflict)
+	default:
+		res = r.fault(spec.TypeMismatch)
+	}
+	if o != record.SplitMade {
+		return append(recs, rec), append(results, res), nil
 	}
 	defer clear(made)
-	for _, x := range made {
+	for i, x := range made {
 		res, err := r.run(x, rest, false)
 		if err != nil {
+			for _, y := range made[i:] {
+				recs, results = append(recs, y), append(results, spec.Result{Fault: spec.LuaError})
+			}
 			return recs, results, err
 		}
 		recs, results = append(recs, x), append(results, res)

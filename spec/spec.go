@@ -47,7 +47,8 @@ const (
 	// hex of its length, a key the view does not have.
 	OTLPView
 	// SplitLimit: split P met an array of more than Limits.MaxSplit
-	// elements.
+	// elements, or one whose records would hold more than MaxBuilt bytes
+	// together (record.Record.Split).
 	SplitLimit
 	// Faults of a Fluent Bit-style Lua script (docs/lua.md).
 	LuaError    // the call raised an error

@@ -102,7 +102,7 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 	action, reason := m.exec(from)
 	// Only runs that stored much can have outgrown the limit: the
 	// record's size is measured after those alone.
-	if reason == spec.NoFault && m.grown > m.sizeAt && recordSize(m.a, rec.Root(), m.lim.MaxRecord) > m.lim.MaxRecord {
+	if reason == spec.NoFault && m.grown > m.sizeAt && m.a.JSONSize(rec.Root(), m.lim.MaxRecord) > m.lim.MaxRecord {
 		reason = spec.RecordTooLarge
 	}
 	m.rec, m.a = nil, nil
@@ -525,7 +525,7 @@ func (m *Machine) account(r *Reg) {
 	case record.String, record.Bytes:
 		m.grown += len(r.S)
 	case record.Map, record.Array:
-		m.grown += recordSize(m.a, r.V, m.lim.MaxRecord)
+		m.grown += m.a.JSONSize(r.V, m.lim.MaxRecord)
 	}
 }
 
@@ -582,29 +582,6 @@ func bytesOf(s string) []byte {
 		return nil
 	}
 	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// recordSize estimates the JSON size of v, stopping early past limit.
-func recordSize(a *record.Arena, v record.Value, limit int) int {
-	switch v.Kind() {
-	case record.String, record.Bytes:
-		return a.Len(v) + 2
-	case record.Map, record.Array:
-		n := 2
-		for it := a.Iter(v); it.Next(); {
-			if v.Kind() == record.Map {
-				n += a.Len(it.Key()) + 4
-			} else {
-				n++
-			}
-			n += recordSize(a, it.Value(), limit-n)
-			if n > limit {
-				return n
-			}
-		}
-		return n
-	}
-	return 8
 }
 
 // equal is == (coll.Equal) over registers: the scalars compared here,

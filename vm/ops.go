@@ -166,7 +166,7 @@ var ops = [numOps]opInfo{
 	GETG:    {"GETG", 'w', 'p', 'm', '-', "GET, then GUARD: A = the record's value at path B; type_mismatch fault unless its kind is in mask C"},
 	ACAT:    {"ACAT", 'w', 'r', 'r', '-', "A = B + C (arrays): B's elements, then C's"},
 	GUARDP:  {"GUARDP", 'r', 'm', 'r', '-', "GUARD of A by mask B where C, A's container, is neither absent nor null"},
-	SPLIT:   {"SPLIT", 'p', '-', '-', '-', "split the record: one record per element of the array at path A, each running the code after (type_mismatch fault when A holds no array; split_limit past Limits.MaxSplit)"},
+	SPLIT:   {"SPLIT", 'p', '-', '-', '-', "split the record: one record per element of the array at path A, each running the code after (record.Record.Split decides: type_mismatch when A, or a container on its way, is of another type; split_limit past Limits.MaxSplit or spec.MaxBuilt bytes)"},
 	KEY:     {"KEY", 'w', 'r', '-', '-', "A = the key hash of the value B (state.Hasher); type_mismatch fault on a map or an array"},
 	KEYMIX:  {"KEYMIX", 'w', 'r', 'r', '-', "A = the key hash of the values hashed in B, then the one hashed in C (state.Combine)"},
 	DEDUPE:  {"DEDUPE", 'w', 'r', 't', '-', "end the run, dropping the record (dedupe), when key B was kept within the window of table C; else A = the key's drops since"},

@@ -21,14 +21,13 @@ const actSplit spec.Action = 255
 
 // splitState is where a run reached SPLIT: the instruction after it, the
 // path resolved (its own copy: dynamic steps are resolved into scratch
-// that later runs reuse), the value found there, and the registers as
+// that later runs reuse), and the registers as
 // they were, which every record the split makes starts from. from is set
 // while those records run (Run starts there), max while RunPieces runs
 // (Run alone makes one record), and pieces holds what the split made.
 type splitState struct {
 	pc     int
 	path   record.Path
-	val    record.Value
 	saved  []Reg
 	recs   []*record.Record
 	from   int
@@ -47,7 +46,6 @@ func (m *Machine) splitAt(p *Path, pc int) bool {
 	sp := &m.splitSt
 	sp.pc = pc
 	sp.path = append(sp.path[:0], steps...)
-	sp.val, _ = m.rec.Get(steps)
 	sp.saved = append(sp.saved[:0], m.regs...)
 	return true
 }
@@ -87,38 +85,28 @@ func (m *Machine) RunPieces(rec *record.Record, dst []Piece) []Piece {
 // code over each into pieces, and returns the first one's result.
 func (m *Machine) splitRecord(rec *record.Record) spec.Result {
 	sp := &m.splitSt
-	max := max(sp.max, 1)
-	a := rec.Arena()
-	var res spec.Result
-	switch sp.val.Kind() {
-	case record.Absent, record.Null:
-		// No array: the record goes on whole, P absent; the statements
-		// after the split, which read P as an element, do not run.
-		rec.Remove(sp.path)
-		rec.Commit()
-		return res
-	case record.Array:
-	default:
-		rec.Discard()
-		return m.fault(spec.TypeMismatch)
-	}
-	switch n := a.Len(sp.val); {
-	case n == 0:
-		rec.Discard()
-		return spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}
-	case n > max:
-		rec.Discard()
-		return m.fault(spec.SplitLimit)
-	}
-	recs, err := rec.Split(sp.path, sp.val, sp.recs[:0])
+	recs, o := rec.Split(sp.path, max(sp.max, 1), m.maxBuilt, sp.recs[:0])
 	sp.recs = recs[:0]
-	if err != nil {
+	switch o {
+	case record.SplitMade:
+	case record.SplitNone:
+		// The statements after the split, which read P as an
+		// element, do not run.
+		return spec.Result{}
+	case record.SplitEmpty:
+		return spec.Result{Action: spec.Drop, Why: spec.SplitEmpty}
+	case record.SplitTooMany:
+		return m.fault(spec.SplitLimit)
+	case record.SplitConflict:
 		return m.fault(spec.PathConflict)
+	default:
+		return m.fault(spec.TypeMismatch)
 	}
 	sp.from = sp.pc
 	// Run starts where from says: a panic in a record's run must not
 	// leave the next record of this Machine starting there.
 	defer func() { sp.from = 0 }()
+	var res spec.Result
 	for i, r := range recs {
 		if i > 0 {
 			copy(m.regs, sp.saved)
