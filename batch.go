@@ -300,16 +300,9 @@ func (b *Batch) runPieces() []*record.Record {
 		} else {
 			b.pieces, err = backend.RunAll(b.p.prog, r, b.pieces[:0])
 		}
-		if err != nil {
-			if len(b.pieces) == 0 {
-				b.pieces = append(b.pieces, backend.Piece{Rec: r})
-			}
-			if res := &b.pieces[0].Result; !res.Faulted() {
-				*res = spec.Result{Fault: spec.LuaError}
-				if b.failed == nil {
-					b.failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
-				}
-			}
+		if err != nil && b.failed == nil {
+			// RunAll has passed on the records concerned, faulted.
+			b.failed = fmt.Errorf("policyrun: policy %q: %w", b.p.name, err)
 		}
 		b.c.Split += uint64(len(b.pieces) - 1)
 		for _, pc := range b.pieces {

@@ -152,8 +152,25 @@ type PieceProgram interface {
 // RunAll runs p over rec and appends to dst every record the run made,
 // kept or dropped, each with its result, in order: the pieces of a
 // PieceProgram, rec and the records a SplitProgram split it into (those
-// kept, with the result of rec), or rec alone.
+// kept, with the result of rec), or rec alone. On an error (a failure of
+// the backend itself) the record it concerns, and in a split every one
+// after it, is passed on as it is, kept with the fault lua_error: the
+// last piece is always one of those.
 func RunAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
+	start := len(dst)
+	dst, err := runAll(p, rec, dst)
+	if err != nil {
+		if len(dst) == start {
+			dst = append(dst, Piece{Rec: rec})
+		}
+		if last := &dst[len(dst)-1]; !last.Result.Faulted() {
+			last.Result = spec.Result{Fault: spec.LuaError}
+		}
+	}
+	return dst, err
+}
+
+func runAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 	switch p := p.(type) {
 	case PieceProgram:
 		return p.RunPieces(rec, dst)

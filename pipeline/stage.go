@@ -214,10 +214,8 @@ func (s *policyStage) processPieces(recs []*record.Record) ([]*record.Record, St
 		pieces, err := backend.RunAll(s.prog, r, (*buf)[:0])
 		*buf = pieces[:0]
 		if err != nil {
-			if len(pieces) == 0 {
-				pieces = append(pieces, backend.Piece{Rec: r})
-			}
-			noteErr(&c, &pieces[0].Result, err)
+			// RunAll has passed on the records concerned, faulted.
+			noteErr(&c, &pieces[len(pieces)-1].Result, err)
 		}
 		c.Added += int64(len(pieces) - 1)
 		for _, pc := range pieces {

@@ -257,7 +257,7 @@ func (e *evaluator) record(rec *record.Record) error {
 	rec.Commit()
 	pieces, err := backend.RunAll(e.runner, rec, e.pieces[:0])
 	e.pieces = pieces[:0]
-	if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
+	if err != nil && !(len(pieces) > 0 && pieces[len(pieces)-1].Result.Faulted()) {
 		return err // the backend itself failed
 	}
 	e.stats.added += len(pieces) - 1
