@@ -58,8 +58,10 @@ type conformanceCase struct {
 }
 
 func TestConformancePaths(t *testing.T) {
+	// The OTLP cases: otlp_* and those of a construct in OTLP, split's.
 	files, err := filepath.Glob("../../conformance/cases/otlp_*.policy")
-	if err != nil || len(files) == 0 {
+	files = append(files, "../../conformance/cases/split_otlp.policy")
+	if err != nil || len(files) == 1 {
 		t.Fatalf("no OTLP conformance cases found (%v)", err)
 	}
 	var cases []conformanceCase
@@ -223,6 +225,20 @@ func checkPaths(t *testing.T, f *policysrc.File, tc *policysrc.Test, planned, ge
 		if !policytest.Equal(want, have) {
 			t.Errorf("the record differs from the expectation\n%s", policytest.Diff(want, have))
 		}
+	case policysrc.ExpectRecords:
+		// A split: the records in order, each one LogRecord's view.
+		elems := tc.Want.(*policysrc.ListLit).Elems
+		if got != len(elems) || faults != 0 {
+			t.Fatalf("want %d records kept without a fault; %d records, %s\n%s", len(elems), got, countsText(&cx), dump(x))
+		}
+		for i, e := range elems {
+			want, have := viewOf(t, viewLogs(t, f, e, tc)), viewOf(t, nth(x, i))
+			if !policytest.Equal(want, have) {
+				t.Errorf("record %d differs from the expectation\n%s", i, policytest.Diff(want, have))
+			}
+		}
+	default:
+		t.Fatalf("expect kind %d is not checked here", tc.Expect)
 	}
 }
 
@@ -245,6 +261,32 @@ func viewLogs(t *testing.T, f *policysrc.File, lit policysrc.Expr, tc *policysrc
 		t.Fatalf("the view made %d records", ld.LogRecordCount())
 	}
 	return ld
+}
+
+// nth is the logs of ld's i-th log record alone, in its resource and
+// scope.
+func nth(ld plog.Logs, i int) plog.Logs {
+	out := plog.NewLogs()
+	rls := ld.ResourceLogs()
+	for ri := range rls.Len() {
+		sls := rls.At(ri).ScopeLogs()
+		for si := range sls.Len() {
+			lrs := sls.At(si).LogRecords()
+			if i >= lrs.Len() {
+				i -= lrs.Len()
+				continue
+			}
+			rl := out.ResourceLogs().AppendEmpty()
+			rls.At(ri).Resource().CopyTo(rl.Resource())
+			rl.SetSchemaUrl(rls.At(ri).SchemaUrl())
+			sl := rl.ScopeLogs().AppendEmpty()
+			sls.At(si).Scope().CopyTo(sl.Scope())
+			sl.SetSchemaUrl(sls.At(si).SchemaUrl())
+			lrs.At(i).CopyTo(sl.LogRecords().AppendEmpty())
+			return out
+		}
+	}
+	return out
 }
 
 // viewOf is the view of the one record of ld as JSON values.
@@ -284,7 +326,11 @@ func jsonValues(v any) any {
 // runPathCounts runs p over ld and returns a copy of what it counted.
 func runPathCounts(p *logsProcessor, ld plog.Logs) counts {
 	b := p.get()
-	b.run(ld)
+	if p.splits {
+		b.runWhole(ld).CopyTo(ld)
+	} else {
+		b.run(ld)
+	}
 	c := b.c
 	c.drops, c.faults = append([]int64(nil), b.c.drops...), append([]int64(nil), b.c.faults...)
 	b.reset()
