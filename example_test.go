@@ -8,6 +8,7 @@ import (
 
 	"github.com/policyrun/policyrun"
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
 
@@ -198,4 +199,37 @@ func ExamplePolicy_Process_msgpack() {
 	fmt.Printf("%q %d\n", out, c.Out)
 	// Output:
 	// "\x92\xcegQ\b\x00\x81\xa3msg\xa2HI" 1
+}
+
+// A policy with split makes one record per element of an array: RunAll
+// gives each with its result (Run, which returns one, faults on more).
+func ExamplePolicy_RunAll() {
+	p, err := policyrun.Compile("split.policy", []byte(`policy "split"
+schema {
+  items: array<string>
+  ...
+}
+split .items
+drop when .items == "skip"
+`))
+	if err != nil {
+		panic(err)
+	}
+	rec, err := record.NewArena().DecodeJSON([]byte(`{"id":7,"items":["a","skip","b"]}`), record.Owned)
+	if err != nil {
+		panic(err)
+	}
+	pieces, err := p.RunAll(rec, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("splits:", p.Splits())
+	for _, pc := range pieces {
+		fmt.Printf("%s %s\n", pc.Result, pc.Rec.AppendJSON(nil))
+	}
+	// Output:
+	// splits: true
+	// keep {"id":7,"items":"a"}
+	// drop {"id":7,"items":"skip"}
+	// keep {"id":7,"items":"b"}
 }

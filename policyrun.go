@@ -140,8 +140,24 @@ func (p *Policy) Warnings() []Diagnostic { return p.warnings }
 // Run runs the policy over one record the caller decoded into an arena of
 // its own (package record). After a fault the record is as it came in.
 // The error is a failure of the backend itself, or a description of the
-// fault in the Result (the Lua backend's message).
+// fault in the Result (the Lua backend's message). Run returns one record:
+// a policy with split (Splits) makes one there of an array of one
+// element, and faults split_limit on more; RunAll takes every record.
 func (p *Policy) Run(rec *record.Record) (spec.Result, error) { return p.prog.Run(rec) }
+
+// Splits reports whether the policy has a split: a run may make several
+// records of one, or none, and RunAll gives them all.
+func (p *Policy) Splits() bool { return backend.Splits(p.prog) }
+
+// RunAll runs the policy over one record as Run does and appends to dst
+// every record the run made, kept or dropped, each with its result, in
+// order (rec first; the others are records of rec's arena): one per
+// element for a policy with split, rec alone otherwise. On an error (a
+// failure of the backend itself) the records it concerns are appended
+// too, faulted lua_error (backend.RunAll).
+func (p *Policy) RunAll(rec *record.Record, dst []backend.Piece) ([]backend.Piece, error) {
+	return backend.RunAll(p.prog, rec, dst)
+}
 
 // Process runs the policy over the records of in, written in format f, and
 // appends what it keeps to dst, in the same format (see Format); in and
