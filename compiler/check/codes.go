@@ -66,7 +66,7 @@ const (
 	CodeUnknownModule = "E0616" // module.name where no import has that name
 	CodeUnknownMember = "E0617" // module.name where the module declares no such function or constant
 	CodeAssert        = "E0618" // an assert that is not a bool, or reads the record
-	CodeSplitType     = "E0650" // split of something that is not an array (or optional array) record path
+	CodeSplitType     = "E0650" // split of something that is not an array (or optional array) record path of keys
 	CodeSplitPlace    = "E0651" // split inside if or for: a split is a top-level statement
 	CodeSplitTwice    = "E0652" // a second split in a policy
 	CodeStateKey      = "E0801" // a key of dedupe, rate_limit or sample that is a map, an object or an array

@@ -40,6 +40,15 @@ func (c *checker) split(s *policy.SplitStmt, st *state) {
 				WithHint("name the array's place in the record: split .events, split .attributes[\"events\"]"))
 			return
 		}
+		if sg.kind == segInt {
+			// An element of an array keeps no type of its own after
+			// the split (the array's type says what every element is),
+			// so P could not read as one element: refused rather than
+			// typed as any.
+			c.report(diag.Errorf(p.nodes[i], CodeSplitType, "split needs a path of keys, and %s is an array index", exprText(p.nodes[i].(*policy.IndexExpr).Index)).
+				WithHint("copy the array to a key first: set .part = %s, then split .part", exprText(s.Target)))
+			return
+		}
 	}
 	base := types.NonOptional(t)
 	if base.Kind != types.Array {
