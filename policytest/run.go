@@ -278,7 +278,7 @@ func (r *run) runInput(rn backend.Program, f *policy.File, t *policy.Test, input
 	// An error with a fault describes the fault (backend.Program); without
 	// one it is the backend's own failure.
 	pieces, err := backend.RunAll(rn, rec, nil)
-	if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
+	if err != nil && !(len(pieces) > 0 && pieces[len(pieces)-1].Result.Faulted()) {
 		return err
 	}
 	for _, pc := range pieces {

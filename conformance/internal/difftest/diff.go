@@ -72,7 +72,7 @@ func Compare(f *policy.File, info *check.Info, src string, backends []backend.Ba
 			// A policy with split makes a sequence of records: each is
 			// compared.
 			pieces, err := backend.RunAll(rn, rec, nil)
-			if err != nil && !(len(pieces) > 0 && pieces[0].Result.Faulted()) {
+			if err != nil && !(len(pieces) > 0 && pieces[len(pieces)-1].Result.Faulted()) {
 				return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] error: %v", backends[i].Name, err)}
 			}
 			var runs []run
