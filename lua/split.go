@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -92,7 +93,11 @@ func (r *Runner) pieces(rec *record.Record, recs []*record.Record, results []spe
 // The checker holds P to constant steps (E0650), so the runner reads and
 // writes it as a record.Path.
 func (g *gen) splitStmt(s *policy.SplitStmt, rest []policy.Stmt) {
-	g.split = staticPath(s.Target)
+	p, ok := check.SplitPath(s.Target)
+	if !ok {
+		panic(genError{"split of a path with a computed step"})
+	}
+	g.split = p
 	g.line("M.split = function(rec)")
 	g.depth++
 	live := g.live
@@ -105,29 +110,4 @@ func (g *gen) splitStmt(s *policy.SplitStmt, rest []policy.Stmt) {
 	g.depth--
 	g.line("end")
 	g.line("do return 2 end")
-}
-
-// staticPath is the record path of e, a path of constant steps from the
-// record's root.
-func staticPath(e policy.Expr) record.Path {
-	switch x := e.(type) {
-	case *policy.ParenExpr:
-		return staticPath(x.X)
-	case *policy.FieldExpr:
-		return append(staticPath(x.X), record.KeyStep(x.Name))
-	case *policy.IndexExpr:
-		p := staticPath(x.X)
-		lit, neg := policy.SignedLit(x.Index)
-		switch {
-		case lit == nil:
-		case lit.Kind == policy.LitString && !neg:
-			return append(p, record.KeyStep(lit.Str))
-		case lit.Kind == policy.LitInt && neg:
-			return append(p, record.IndexStep(int(-lit.Int)))
-		case lit.Kind == policy.LitInt:
-			return append(p, record.IndexStep(int(lit.Int)))
-		}
-		panic(genError{"split of a path with a computed step"})
-	}
-	return record.Path{}
 }

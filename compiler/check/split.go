@@ -4,6 +4,7 @@ import (
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/policy"
+	"github.com/policyrun/policyrun/record"
 )
 
 // split checks split P: a record path of an array or an optional array,
@@ -72,4 +73,22 @@ func (c *checker) split(s *policy.SplitStmt, st *state) {
 	c.setAt[s.Split.Offset] = true
 	c.write(st, p, elem, s.Split, false)
 	c.info.Types[s.Target] = elem
+}
+
+// SplitPath is the record path of a split's P: the checker holds P to
+// field steps (E0650), so that the backends read and write it as a
+// record.Path. ok is false for anything else.
+func SplitPath(e policy.Expr) (p record.Path, ok bool) {
+	switch x := e.(type) {
+	case *policy.ParenExpr:
+		return SplitPath(x.X)
+	case *policy.FieldExpr:
+		if p, ok = SplitPath(x.X); ok {
+			p = append(p, record.KeyStep(x.Name))
+		}
+		return p, ok
+	case *policy.RootExpr:
+		return record.Path{}, true
+	}
+	return nil, false
 }

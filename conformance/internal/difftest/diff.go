@@ -141,31 +141,10 @@ func sameJSON(a *record.Arena, got string, line []byte) bool {
 func splitPath(f *policy.File) (record.Path, bool) {
 	for _, s := range f.Stmts {
 		if sp, ok := s.(*policy.SplitStmt); ok {
-			return staticPath(sp.Target), true
+			return check.SplitPath(sp.Target)
 		}
 	}
 	return nil, false
-}
-
-func staticPath(e policy.Expr) record.Path {
-	switch x := e.(type) {
-	case *policy.ParenExpr:
-		return staticPath(x.X)
-	case *policy.FieldExpr:
-		return append(staticPath(x.X), record.KeyStep(x.Name))
-	case *policy.IndexExpr:
-		p := staticPath(x.X)
-		lit, neg := policy.SignedLit(x.Index)
-		switch {
-		case lit.Kind == policy.LitString:
-			return append(p, record.KeyStep(lit.Str))
-		case neg:
-			return append(p, record.IndexStep(int(-lit.Int)))
-		default:
-			return append(p, record.IndexStep(int(lit.Int)))
-		}
-	}
-	return record.Path{}
 }
 
 // oneElement reports whether line's record holds an array of one
