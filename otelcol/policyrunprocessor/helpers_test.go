@@ -43,13 +43,13 @@ func newTest(t testing.TB, srcs ...string) *logsProcessor {
 }
 
 // generalOnly takes p's plans away, and with them the fast paths built
-// from them (only, dropWhen), so that every record takes the general path:
+// from them (only, dropWhen, dropPred), so that every record takes the general path:
 // the other side of the tests that hold the two paths equal.
 func generalOnly(p *logsProcessor) {
 	for i := range p.policies {
 		p.policies[i].plan = nil
 	}
-	p.only, p.dropWhen = nil, nil
+	p.only, p.dropWhen, p.dropPred = nil, nil, nil
 }
 
 // logs builds plog.Logs from a compact spec: each resource group is a map

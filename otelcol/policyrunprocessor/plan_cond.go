@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/policyrun/policyrun/compiler/types"
 	policysrc "github.com/policyrun/policyrun/policy"
@@ -215,6 +216,53 @@ func readVsConst(e *pexpr) cond {
 				return floatCmp(op, asFloat(*dflt), cf)
 			}
 			return false, false
+		}
+	}
+	return nil
+}
+
+// recordPred compiles a condition that cannot give up, over the fields
+// every log record has (`.severity_number < 9`, and &&, || and ! of such),
+// to a predicate of the record alone: a drop of it is one RemoveIf with
+// it, as the filter processor and the hand-written floor run. nil for
+// anything else.
+func recordPred(e *pexpr) func(plog.LogRecord) bool {
+	switch e.op {
+	case eAnd, eOr:
+		x, y := recordPred(e.x), recordPred(e.y)
+		if x == nil || y == nil {
+			return nil
+		}
+		if e.op == eAnd {
+			return func(lr plog.LogRecord) bool { return x(lr) && y(lr) }
+		}
+		return func(lr plog.LogRecord) bool { return x(lr) || y(lr) }
+	case eNot:
+		if x := recordPred(e.x); x != nil {
+			return func(lr plog.LogRecord) bool { return !x(lr) }
+		}
+	case eCmp:
+		rd, k, op := e.x, e.y, e.cmp
+		if rd.op == eLit {
+			rd, k, op = k, rd, swap(op)
+		}
+		if rd.op != eRead || rd.present != nil || rd.loc.w != wSeverityNumber || k.op != eLit || k.lit.k != vInt {
+			return nil
+		}
+		c := k.lit.i
+		switch op {
+		case policysrc.LSS:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) < c }
+		case policysrc.LEQ:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) <= c }
+		case policysrc.GTR:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) > c }
+		case policysrc.GEQ:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) >= c }
+		case policysrc.EQL:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) == c }
+		case policysrc.NEQ:
+			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) != c }
 		}
 	}
 	return nil

@@ -32,6 +32,8 @@ var planPolicies = []string{
 	"if .attributes.req != \"x\" {\n  set .attributes.r = true\n} else if (.attributes.f ?? 0.0) < 1.5 {\n  stop\n} else {\n  set .attributes.r = false\n}\nset .attributes.after = 1\n",
 	"stop when !(.attributes.hit ?? false) || (.attributes.m ?? \"\") > \"M\"\nset .body.n = .body.n ?? 0\n",
 	"drop when .attributes.code != null && .attributes.code == 404\n",
+	// A drop over what every record has: one RemoveIf (recordPred).
+	"drop when !(.severity_number >= 9 && .severity_number != 13) || 21 <= .severity_number\n",
 	"set .attributes.pod = .resource.attributes.env ?? \"\"\nlift .attributes.labels prefix \"k8s.label.\"\n",
 	"lift .body.meta\nset .attributes.after = true\n",
 	// Partly planned: the records that reach what the plan does not run
@@ -293,4 +295,24 @@ func fuzzRecord(data []byte, sevNum uint8) func(plog.LogRecord) {
 		body = int64(3)
 	}
 	return lrec(body, attrs, sev("", plog.SeverityNumber(sevNum%25)))
+}
+
+func TestRecordPred(t *testing.T) {
+	for _, c := range []struct {
+		cond string
+		pred bool
+	}{
+		{".severity_number < 9", true},
+		{"!(.severity_number >= 9 && .severity_number != 13) || 21 <= .severity_number", true},
+		{".severity_number < 9.5", false}, // a float may be NaN: not this way
+		{".severity_number < 9 && .attributes.m == \"GET\"", false},
+	} {
+		p := newTest(t, planHead+"drop when "+c.cond+"\n")
+		if p.dropWhen == nil {
+			t.Fatalf("%s: not a lone drop", c.cond)
+		}
+		if got := p.dropPred != nil; got != c.pred {
+			t.Errorf("%s: a record predicate %v, want %v", c.cond, got, c.pred)
+		}
+	}
 }

@@ -31,6 +31,9 @@ type logsProcessor struct {
 	// the plan, alone: the filter processor's case, run without the
 	// statement walk (dropScope).
 	dropWhen cond
+	// dropPred is dropWhen's C when it reads only what every record has
+	// and cannot give up (recordPred): dropScope's pass is then C alone.
+	dropPred func(plog.LogRecord) bool
 	// only is the plan of a policy that runs alone (planScope).
 	only *plan
 	// splits says a policy has a split: batches then take the whole
@@ -75,6 +78,7 @@ func newProcessor(policies []policy, tel *telemetry) *logsProcessor {
 		if pl := policies[0].plan; pl != nil && pl.groupDrop == nil && len(pl.stmts) == 1 &&
 			pl.stmts[0].kind == sDrop && pl.stmts[0].test != nil {
 			p.dropWhen = pl.stmts[0].test
+			p.dropPred = recordPred(pl.stmts[0].cond)
 		}
 	}
 	return p
@@ -107,7 +111,9 @@ type batch struct {
 	// Records to take out of their group (dropped, or moved to another),
 	// by their index in the batch; and the shape the batch came in.
 	rm           []int32
-	rlLen, slLen []int32
+	rlLen, slLen []int32 // slLen: emptiedHere for a group dropScope emptied
+	emptied      bool    // some group is emptiedHere
+	undecided    []int32 // dropScope's records C could not decide
 	// The groups records moved to, with the edits that made them
 	// (written out in keys: the arena they were in is gone).
 	keys   []byte
@@ -172,6 +178,7 @@ func (b *batch) reset() {
 	b.a.Reset()
 	b.c.reset()
 	b.rm, b.rlLen, b.slLen = b.rm[:0], b.rlLen[:0], b.slLen[:0]
+	b.emptied = false
 	b.keys = b.keys[:0]
 	clear(b.newRLs) // they hold pdata: let it go
 	clear(b.newSLs)
@@ -184,7 +191,8 @@ func (b *batch) reset() {
 // where the loops over the groups that came in do not reach.
 func (b *batch) run(ld plog.Logs) {
 	rls := ld.ResourceLogs()
-	var g int32
+	var g int32 // the batch index of the group's first record (dropScope's gone)
+	var in int64
 	for ri, nrl := 0, rls.Len(); ri < nrl; ri++ {
 		rl := rls.At(ri)
 		sls := rl.ScopeLogs()
@@ -193,6 +201,7 @@ func (b *batch) run(ld plog.Logs) {
 		for si := 0; si < nsl; si++ {
 			sl := sls.At(si)
 			lrs := sl.LogRecords()
+			in += int64(lrs.Len())
 			b.slLen = append(b.slLen, int32(lrs.Len()))
 			if b.dropGroup(rl, sl, lrs.Len()) {
 				for range lrs.Len() {
@@ -202,8 +211,8 @@ func (b *batch) run(ld plog.Logs) {
 				continue
 			}
 			b.s = src{rl: rl, sl: sl}
-			if b.p.dropWhen != nil && b.dropScope(lrs, g) {
-				g += int32(lrs.Len())
+			if b.p.dropWhen != nil {
+				g = b.dropScope(ld, lrs, int32(ri), int32(si), g)
 				continue
 			}
 			if pl := b.p.only; pl != nil {
@@ -219,8 +228,8 @@ func (b *batch) run(ld plog.Logs) {
 			}
 		}
 	}
-	b.c.in = int64(g)
-	if len(b.rm) > 0 {
+	b.c.in = in
+	if len(b.rm) > 0 || b.emptied {
 		b.remove(ld)
 	}
 }
@@ -352,27 +361,47 @@ func (b *batch) planScope(ld plog.Logs, pl *plan, lrs plog.LogRecordSlice, ri, s
 }
 
 // dropScope runs the one policy `drop when C` over the records of a scope
-// group, the g-th of the batch first, and reports whether it decided every
-// one: when it gives up on one, it has changed nothing, and the group
-// takes the way of every policy.
-func (b *batch) dropScope(lrs plog.LogRecordSlice, g int32) bool {
-	mark := len(b.rm)
-	var dropped int64
-	for li, n := 0, lrs.Len(); li < n; li++ {
-		b.s.lr = lrs.At(li)
-		d, ok := b.p.dropWhen(&b.plans, &b.s)
-		if !ok {
-			b.rm = b.rm[:mark]
+// group, the g-th of the batch first, in one pass that takes the dropped
+// out as it goes (the filter processor's pass, and the hand-written
+// floor's). A record C cannot decide stays, and the general path runs it
+// after the pass. It returns the batch index past the group, which counts
+// only the records left in it: the group's length is now that.
+func (b *batch) dropScope(ld plog.Logs, lrs plog.LogRecordSlice, ri, si, g int32) int32 {
+	n := int32(lrs.Len())
+	var kept int32
+	b.undecided = b.undecided[:0]
+	if pred := b.p.dropPred; pred != nil {
+		lrs.RemoveIf(pred)
+		kept = int32(lrs.Len())
+	} else {
+		lrs.RemoveIf(func(lr plog.LogRecord) bool {
+			b.s.lr = lr
+			d, ok := b.p.dropWhen(&b.plans, &b.s)
+			if !ok {
+				b.undecided = append(b.undecided, kept)
+			} else if d {
+				return true
+			}
+			kept++
 			return false
-		}
-		if d {
-			b.rm = append(b.rm, g+int32(li))
-			dropped++
+		})
+	}
+	if dropped := int64(n - kept); dropped > 0 {
+		b.c.drops[0] += dropped
+		b.c.dropped += dropped
+		b.slLen[len(b.slLen)-1] = kept
+		if kept == 0 {
+			b.slLen[len(b.slLen)-1] = emptiedHere
+			b.emptied = true
 		}
 	}
-	b.c.drops[0] += dropped
-	b.c.dropped += dropped
-	return true
+	for _, k := range b.undecided {
+		b.s.lr = lrs.At(int(k))
+		if b.record(ld, &b.s, ri, si, g+k) {
+			b.rm = append(b.rm, g+k)
+		}
+	}
+	return g + kept
 }
 
 // dropGroup evaluates, once for a scope group, a first statement `drop
@@ -393,6 +422,10 @@ func (b *batch) dropGroup(rl plog.ResourceLogs, sl plog.ScopeLogs, n int) bool {
 	return true
 }
 
+// emptiedHere marks, in batch.slLen, a scope group left empty by the
+// batch (one that came in empty stays).
+const emptiedHere = -1
+
 // remove takes the records of b.rm out of their groups, then the groups
 // that this left empty (groups that came in empty stay).
 func (b *batch) remove(ld plog.Logs) {
@@ -408,6 +441,10 @@ func (b *batch) remove(ld plog.Logs) {
 		for si := 0; si < int(b.rlLen[ri]); si++ {
 			n := b.slLen[s]
 			s++
+			if n == emptiedHere {
+				scopesEmptied++
+				continue
+			}
 			if len(rm) > 0 && rm[0] < g+n {
 				lrs := sls.At(si).LogRecords()
 				i := g
@@ -421,7 +458,7 @@ func (b *batch) remove(ld plog.Logs) {
 				})
 				if lrs.Len() == 0 {
 					scopesEmptied++
-					b.slLen[s-1] = -1 // marks it for removal below
+					b.slLen[s-1] = emptiedHere // marks it for removal below
 				}
 			}
 			g += n
@@ -429,7 +466,7 @@ func (b *batch) remove(ld plog.Logs) {
 		if scopesEmptied > 0 {
 			k := s - int(b.rlLen[ri])
 			sls.RemoveIf(func(plog.ScopeLogs) bool {
-				out := k < s && b.slLen[k] == -1
+				out := k < s && b.slLen[k] == emptiedHere
 				k++
 				return out
 			})
