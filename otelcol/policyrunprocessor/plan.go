@@ -41,6 +41,9 @@ type plan struct {
 	// tested alone first, without deciding (most records of a
 	// conditional edit go no further).
 	gate cond
+	// edits is the whole policy when it is an edits block; gateEdits is
+	// the gated if's body when that is one (plan_edits.go).
+	edits, gateEdits *edits
 }
 
 type stmtKind uint8
@@ -154,7 +157,9 @@ func compilePlan(f *policysrc.File, info *check.Info) (p *plan, why string) {
 	}
 	if len(stmts) == 1 && stmts[0].kind == sIf && len(stmts[0].els) == 0 {
 		p.gate = stmts[0].test
+		p.gateEdits = compileEdits(stmts[0].then)
 	}
+	p.edits = compileEdits(stmts)
 	return p, c.general
 }
 

@@ -316,3 +316,62 @@ func TestRecordPred(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanEdits(t *testing.T) {
+	for _, c := range []struct {
+		src         string
+		edits, gate bool
+	}{
+		{planPolicies[0], true, false},
+		{planPolicies[1], true, false},
+		{planPolicies[2], false, true},
+		{"set .attributes.a = 1\nset .attributes.a = 2\n", false, false}, // one key twice: decided
+		{"set .attributes.a = .attributes.m\n", false, false},            // a read: decided
+		{"set .attributes.a ?= 1\n", false, false},
+		{planPolicies[3], false, false},
+	} {
+		p := newTest(t, planHead+c.src)
+		pl := p.policies[0].plan
+		if pl == nil {
+			t.Fatalf("no plan for %q", c.src)
+		}
+		if got := pl.edits != nil; got != c.edits {
+			t.Errorf("%q: edits %v, want %v", c.src, got, c.edits)
+		}
+		if got := pl.gateEdits != nil; got != c.gate {
+			t.Errorf("%q: gated edits %v, want %v", c.src, got, c.gate)
+		}
+	}
+}
+
+// deep is a map nested n levels.
+func deep(n int) any {
+	var v any = "bottom"
+	for range n {
+		v = map[string]any{"k": v}
+	}
+	return v
+}
+
+// TestPlanTooDeep: a value nested deeper than the general path reads
+// (record.DefaultMaxDepth) at a key a policy writes: the general path
+// leaves the record as it came, counted, and so must the plan. Only
+// policies whose projection is the keys they name: a lift or a loop over
+// a map loads all of it, and there the paths differ (docs/collector.md).
+func TestPlanTooDeep(t *testing.T) {
+	recs := []func(plog.LogRecord){
+		lrec(map[string]any{"user": deep(140), "env": "x"}, map[string]any{"req": "d"}, sev("WARN", 13)),
+		lrec(map[string]any{"env": deep(140)}, map[string]any{"req": "d", "added": deep(140), "slow_error": deep(140)}, sev("WARN", 13)),
+		lrec(map[string]any{"user": "u"}, map[string]any{"req": "d", "m": "GET", "code": 500, "hit": false, "slow": deep(140)}, sev("WARN", 13)),
+	}
+	logs := func() plog.Logs { return build(rgroup{scopes: []sgroup{{name: "a", recs: recs}}}) }
+	for _, src := range planPolicies[:4] {
+		planned, general := newTest(t, planHead+src), newTest(t, planHead+src)
+		generalOnly(general)
+		x, y := logs(), logs()
+		ca, cb := runCounts(t, planned, x), runCounts(t, general, y)
+		if a, b := sortedDump(x), sortedDump(y); a != b || ca != cb {
+			t.Errorf("%s\nthe plan (%s):\n%s\nthe general path (%s):\n%s", src, ca, a, cb, b)
+		}
+	}
+}

@@ -244,6 +244,12 @@ func (b *batch) record(ld plog.Logs, s *src, ri, si, g int32) bool {
 		if pl == nil {
 			return b.general(ld, *s, ri, si, g, i)
 		}
+		if pl.edits != nil {
+			if !pl.edits.run(s) {
+				return b.general(ld, *s, ri, si, g, i)
+			}
+			continue
+		}
 		switch b.plans.decide(pl, s) {
 		case dDrop:
 			b.c.drops[i*int(spec.NumReasons)]++
@@ -336,10 +342,19 @@ func (b *batch) planScope(ld plog.Logs, pl *plan, lrs plog.LogRecordSlice, ri, s
 		if pl.gate != nil {
 			// A true C or a give-up decides as ever, C again included:
 			// it is pure, and those records are the few.
-			if t, ok := pl.gate(&b.plans, &b.s); ok && !t {
+			t, ok := pl.gate(&b.plans, &b.s)
+			if ok && !t {
 				g++
 				continue
 			}
+			if ok && pl.gateEdits != nil && pl.gateEdits.run(&b.s) {
+				g++
+				continue
+			}
+		}
+		if pl.edits != nil && pl.edits.run(&b.s) {
+			g++
+			continue
 		}
 		out := false
 		switch b.plans.decide(pl, &b.s) {
