@@ -14,10 +14,12 @@ import (
 // the parameters' types say (raw floats, boxed values), no closure is
 // made per run. They are declared before they are defined, so that they
 // may call each other in any order (the checker rules out recursion).
-// A parameter the body uses as a pattern (check.RegexParam) comes with a
-// hidden parameter after the declared ones, RX<n>, the pattern compiled
+// A parameter the body uses as a pattern (check.Func.Patterns) comes with
+// a hidden parameter after the declared ones, RX<n>, the pattern compiled
 // at load that each call passes: a constant of the chunk, or the caller's
-// own RX<n>.
+// own RX<n>. A zone, unit or format parameter needs nothing more: the
+// built-in gets the string the call passes, as it gets a literal's, and
+// the checker has checked it at each call.
 
 // maxFnLocals is how many functions get a local of the chunk; the rest
 // go to the table FT, so that the chunk stays under Lua's 200 locals.
@@ -68,7 +70,7 @@ func (g *gen) funcs(f *policy.File) {
 func (g *gen) function(fn *check.Func) {
 	saved, live, nspill, depth := g.b, g.live, g.nspill, g.depth
 	g.b = strings.Builder{}
-	g.live, g.depth, g.inFn, g.fnResult, g.fn = len(fn.Params)+len(fn.RegexParams), 1, true, fn.Result, fn
+	g.live, g.depth, g.inFn, g.fnResult, g.fn = len(fn.Params)+len(fn.Patterns()), 1, true, fn.Result, fn
 	g.stmts(fn.Decl.Body.Stmts)
 	body := g.b.String()
 	spills := g.nspill > nspill
@@ -78,7 +80,7 @@ func (g *gen) function(fn *check.Func) {
 	for i, p := range fn.Params {
 		params[i] = g.local(p)
 	}
-	for _, p := range fn.RegexParams {
+	for _, p := range fn.Patterns() {
 		params = append(params, regexParamName(p.Param))
 	}
 	g.fns.WriteString(g.fnNames[fn] + " = function(" + strings.Join(params, ", ") + ")\n")
@@ -109,7 +111,7 @@ func (g *gen) callFunc(x *policy.CallExpr, fn *check.Func, t *types.Type) string
 	for i, p := range fn.Params {
 		vs[i] = g.exprAs(args[i], p.Type)
 	}
-	for _, p := range fn.RegexParams {
+	for _, p := range fn.Patterns() {
 		vs = append(vs, g.regex(args[p.Param]))
 	}
 	r := g.tmp(g.fnNames[fn] + "(" + strings.Join(vs, ", ") + ")")
@@ -128,7 +130,7 @@ func (g *gen) regexParam(e policy.Expr) string {
 		return ""
 	}
 	l := g.info.Uses[id]
-	for _, p := range g.fn.RegexParams {
+	for _, p := range g.fn.Patterns() {
 		if g.fn.Params[p.Param] == l {
 			return regexParamName(p.Param)
 		}

@@ -322,23 +322,38 @@ func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
 	return lit
 }
 
-// constParam checks that the argument a of f that its signature says is
-// constant is a string literal, and that it means something: a zone
-// name, a unit (a format is checked with the arguments, in formatArgs).
-func (c *checker) constParam(f *builtin.Func, a policy.Expr) {
+// constParam checks that the argument of the call e of f that its
+// signature says is constant is a string literal, or a parameter of the
+// function being checked that is one at each call (callConsts), and that
+// it means something (constValue); args are the types of e's arguments.
+func (c *checker) constParam(e *policy.CallExpr, f *builtin.Func, args []*types.Type) {
+	a := e.Args[f.ConstArg]
 	lit, ok := c.constLit(a)
 	if !ok {
+		if c.bodyConst(e, f, f.ConstArg, args) {
+			return
+		}
 		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
-			what := map[string]string{"tz": "zone", "fmt": "format"}[f.Const]
-			if what == "" {
-				what = f.Const
-			}
-			c.report(diag.Errorf(a, CodeNotConst, "the %s of %s must be a constant string", what, f.Name).
+			c.report(diag.Errorf(a, CodeNotConst, "the %s of %s must be a constant string", constWhat(f), f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("%s", c.constHintFor(a, constHint(f))))
+				WithHint("%s", constHint(f)))
 		}
 		return
 	}
+	c.constValue(f, a, lit)
+}
+
+// constWhat names the constant argument of f: zone, unit or format.
+func constWhat(f *builtin.Func) string {
+	if what := map[string]string{"tz": "zone", "fmt": "format"}[f.Const]; what != "" {
+		return what
+	}
+	return f.Const
+}
+
+// constValue checks that the constant lit, argument a of f, is a zone
+// name or a unit (a format is checked with the arguments, in formatArgs).
+func (c *checker) constValue(f *builtin.Func, a policy.Expr, lit *policy.BasicLit) {
 	switch f.ID {
 	case builtin.ParseTime, builtin.FormatTime:
 		if _, err := strftime.Zone(lit.Str); err != nil {

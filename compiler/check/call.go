@@ -53,13 +53,13 @@ func (c *checker) call(e *policy.CallExpr, st *state) *types.Type {
 			}
 		}
 		args[i] = c.expr(a, st)
-		if i == f.RegexArg {
-			c.regex(f, a)
-		}
-		if i == f.ConstArg {
-			c.constParam(f, a)
-		}
 		c.constArg(f, i, a)
+	}
+	if f.RegexArg >= 0 && f.RegexArg < len(e.Args) {
+		c.regex(e, f, args)
+	}
+	if f.ConstArg >= 0 && f.ConstArg < len(e.Args) {
+		c.constParam(e, f, args)
 	}
 	args = c.defaults(e, f, args)
 	res, err := checkArgs(f, args)
@@ -117,18 +117,21 @@ func (c *checker) isPath(e policy.Expr) bool {
 	return false
 }
 
-// regex checks that the pattern argument a of f is a constant string and
-// compiles it.
-func (c *checker) regex(f *builtin.Func, a policy.Expr) {
+// regex checks that the pattern argument of the call e of f is a
+// constant string, or a parameter of the function being checked that is
+// one at each call (callConsts), and compiles it; args are the types of
+// e's arguments.
+func (c *checker) regex(e *policy.CallExpr, f *builtin.Func, args []*types.Type) {
+	a := e.Args[f.RegexArg]
 	lit, ok := c.constLit(a)
 	if !ok {
-		if c.bodyRegex(f, a) {
-			return // a parameter: constant at each call (callRegexes)
+		if c.bodyConst(e, f, f.RegexArg, args) {
+			return
 		}
 		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
 			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
 				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("%s", c.constHintFor(a, "patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const")))
+				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const"))
 		}
 		return
 	}

@@ -27,18 +27,6 @@ func (c *checker) constArg(f *builtin.Func, i int, a policy.Expr) {
 	}
 }
 
-// constHintFor is the hint for a computed argument a where a constant is
-// needed: hint, or, when a is a parameter of a function, that parameters
-// are not constants.
-func (c *checker) constHintFor(a policy.Expr, hint string) string {
-	if id, ok := policy.Unparen(a).(*policy.Ident); ok {
-		if l := c.info.Uses[id]; l != nil && l.Kind == Param {
-			return "a function's parameters are not constants: declare the value with const, and use the constant here"
-		}
-	}
-	return hint
-}
-
 // grok expands and compiles the constant grok pattern lit, argument a; an error
 // points into the literal where it can (a string without escapes maps
 // offset for offset).

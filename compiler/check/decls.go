@@ -43,9 +43,10 @@ type Func struct {
 	Result *types.Type
 	// Calls are the calls of functions in the body, in source order.
 	Calls []*policy.CallExpr
-	// RegexParams are the parameters the body uses as patterns, directly
-	// or through its calls: each call must give a constant there.
-	RegexParams []RegexParam
+	// ConstParams are the parameters the body uses where a constant is
+	// required (a pattern, a zone, a unit, a format), directly or through
+	// its calls: each call must give a constant there.
+	ConstParams []ConstParam
 
 	fnScope *scope // the parameters
 }
@@ -143,7 +144,7 @@ func (c *checker) decls(ds []policy.Decl) {
 	for _, f := range fns {
 		c.body(f)
 	}
-	c.funcRegexes(fns)
+	c.funcConsts(fns)
 	c.recursion(fns)
 }
 
@@ -404,7 +405,7 @@ func (c *checker) callFunc(e *policy.CallExpr, f *Func, st *state) *types.Type {
 		c.info.Defaults[e] = all
 	}
 	if c.fn == nil {
-		c.callRegexes(e, f, nil) // in a body, once all bodies are checked
+		c.callConsts(e, f, nil) // in a body, once all bodies are checked
 	}
 	return f.Result
 }

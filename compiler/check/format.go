@@ -11,37 +11,74 @@ import (
 )
 
 // formatArgs checks the call format(fmt, args...): fmt must be a constant
-// (constArg reported it when it is not), well formed, with one verb per
+// (constParam reported it when it is not), well formed, with one verb per
 // argument, each fitting its argument's type. Errors point at the verb in
 // the literal.
 func (c *checker) formatArgs(e *policy.CallExpr, args []*types.Type) {
 	lit, ok := c.constLit(e.Args[0])
 	if !ok {
-		return
+		return // a parameter of a function is checked at each call
 	}
+	c.checkFormat(lit, e.Args[1:], args[1:], nil)
+}
+
+// fmtSite is a call that gives a function's format parameter its
+// constant: at is the call's argument, use says where the body formats.
+type fmtSite struct {
+	at  policy.Expr
+	use string
+}
+
+// place returns d, about the body's value x, at the call's argument, which
+// is what does not fit x: the body alone has no format to check.
+func (s *fmtSite) place(d diag.Diagnostic) diag.Diagnostic {
+	if s == nil {
+		return d
+	}
+	d.Pos, d.End = s.at.Pos(), s.at.End()
+	d.Label = d.Label + ", in the body"
+	return s.note(d)
+}
+
+// note adds to d's hint where the body formats.
+func (s *fmtSite) note(d diag.Diagnostic) diag.Diagnostic {
+	if s == nil {
+		return d
+	}
+	if d.Hint == "" {
+		d.Hint = s.use
+	} else {
+		d.Hint = s.use + ": " + d.Hint
+	}
+	return d
+}
+
+// checkFormat checks the constant format lit against the values vals, of
+// types valTypes, that it formats; site is the call that gives lit to a
+// function's format(param, ...), nil for a format written in the call.
+func (c *checker) checkFormat(lit *policy.BasicLit, vals []policy.Expr, valTypes []*types.Type, site *fmtSite) {
 	verbs, perr := printf.Verbs(lit.Str)
 	if perr != nil {
-		c.report(diag.Errorf(litSpan(lit, perr.Start, perr.End), CodeFormat, "bad format: %s", perr.Msg).
+		c.report(site.note(diag.Errorf(litSpan(lit, perr.Start, perr.End), CodeFormat, "bad format: %s", perr.Msg).
 			WithLabel("this directive").
-			WithHint("the verbs are %%s %%q (strings), %%d (ints), %%f (numbers), %%x (ints, strings), %%v (anything); write %%%% for a %%"))
+			WithHint("the verbs are %%s %%q (strings), %%d (ints), %%f (numbers), %%x (ints, strings), %%v (anything); write %%%% for a %%")))
 		return
 	}
-	vals, valTypes := e.Args[1:], args[1:]
 	for i, v := range verbs {
 		if i >= len(vals) {
-			c.report(diag.Errorf(litSpan(lit, v.Start, v.End), CodeFormat, "%s has no argument: the format has %d verbs and %d %s",
+			c.report(site.note(diag.Errorf(litSpan(lit, v.Start, v.End), CodeFormat, "%s has no argument: the format has %d verbs and %d %s",
 				lit.Str[v.Start:v.End], len(verbs), len(vals), plural(len(vals), "argument", "arguments")).
 				WithLabel("verb %d", i+1).
-				WithHint("pass one argument per verb, or write %%%% for a %%"))
+				WithHint("pass one argument per verb, or write %%%% for a %%")))
 			return
 		}
-		c.formatVerb(lit, v, i, vals[i], valTypes[i])
+		c.formatVerb(lit, v, i, vals[i], valTypes[i], site)
 	}
 	if len(vals) > len(verbs) {
 		a := vals[len(verbs)]
-		c.report(diag.Errorf(a, CodeFormat, "the format has %d %s and %d %s", len(verbs), plural(len(verbs), "verb", "verbs"), len(vals), plural(len(vals), "argument", "arguments")).
+		c.report(site.place(diag.Errorf(a, CodeFormat, "the format has %d %s and %d %s", len(verbs), plural(len(verbs), "verb", "verbs"), len(vals), plural(len(vals), "argument", "arguments")).
 			WithLabel("%s has no verb", exprText(a)).
-			WithHint("add a verb for it to the format (%%v takes anything), or remove it"))
+			WithHint("add a verb for it to the format (%%v takes anything), or remove it")))
 	}
 }
 
@@ -64,14 +101,14 @@ var verbKinds = map[byte][]types.Kind{
 var verbWants = map[byte]string{'s': "a string", 'q': "a string", 'x': "an int or a string", 'd': "an int", 'f': "a number"}
 
 // formatVerb checks that argument i (a, of type t) of format fits the verb v.
-func (c *checker) formatVerb(lit *policy.BasicLit, v printf.Verb, i int, a policy.Expr, t *types.Type) {
+func (c *checker) formatVerb(lit *policy.BasicLit, v printf.Verb, i int, a policy.Expr, t *types.Type, site *fmtSite) {
 	if t.IsInvalid() {
 		return
 	}
 	verb := lit.Str[v.Start:v.End]
 	what := fmt.Sprintf("the argument of %s", verb)
 	if t.IsOptional() {
-		c.report(c.optionalErr(a, t, what))
+		c.report(site.place(c.optionalErr(a, t, what)))
 		return
 	}
 	if v.Verb == 'v' {
@@ -83,7 +120,7 @@ func (c *checker) formatVerb(lit *policy.BasicLit, v printf.Verb, i int, a polic
 		if kinds[0] == types.Int {
 			want = types.IntType
 		}
-		c.report(anyErr(a, t, what, want))
+		c.report(site.place(anyErr(a, t, what, want)))
 		return
 	}
 	for _, k := range kinds {
@@ -91,9 +128,9 @@ func (c *checker) formatVerb(lit *policy.BasicLit, v printf.Verb, i int, a polic
 			return
 		}
 	}
-	c.report(diag.Errorf(litSpan(lit, v.Start, v.End), CodeFormatVerb, "%s needs %s, and argument %d, %s, is %s", verb, verbWants[v.Verb], i+2, exprText(a), t).
+	c.report(site.note(diag.Errorf(litSpan(lit, v.Start, v.End), CodeFormatVerb, "%s needs %s, and argument %d, %s, is %s", verb, verbWants[v.Verb], i+2, exprText(a), t).
 		WithLabel("%s formats %s", verb, verbWants[v.Verb]).
-		WithHint("%s", verbHint(t, exprText(a))))
+		WithHint("%s", verbHint(t, exprText(a)))))
 }
 
 // verbHint says which verbs fit a value of type t.

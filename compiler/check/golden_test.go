@@ -83,6 +83,9 @@ fn mask_ip(ip: string) string {
 fn has_re(s: string, re: string) bool {
   return matches(s, re)
 }
+fn clock(t: timestamp, tz: string) string {
+  return format_time(t, "%H:%M", tz)
+}
 `,
 	"net2.policy": `module "net"
 const other = 1
