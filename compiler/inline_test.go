@@ -132,3 +132,40 @@ func BenchmarkInline(b *testing.B) {
 		})
 	}
 }
+
+// TestInlineConstParamSameAsLiteral: a zone, unit or format parameter,
+// constant at the call, compiles to the code the same constant written
+// in the body compiles to: the call's constant register is the one the
+// built-in reads (LANGUAGE.md §13.1).
+func TestInlineConstParamSameAsLiteral(t *testing.T) {
+	const src = `policy "p"
+schema {
+  n: int
+  msg: string
+  ...
+}
+fn show(t: timestamp, tz: string) string {
+  return format_time(t, "%%H:%%M", %s)
+}
+fn since(n: int, unit: string) timestamp {
+  return from_unix(n, %s)
+}
+fn line(f: string, s: string) string {
+  return format(%s, s)
+}
+set .a = show(since(.n, "ms"), "Asia/Tokyo")
+set .b = line("<%%s>", .msg)
+`
+	disasm := func(src string) string {
+		var b strings.Builder
+		if err := compile(t, src).Disasm(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	params := disasm(fmt.Sprintf(src, "tz", "unit", "f"))
+	literals := disasm(fmt.Sprintf(src, `"Asia/Tokyo"`, `"ms"`, `"<%s>"`))
+	if params != literals {
+		t.Errorf("the parameters compile to\n%s\nthe literals to\n%s", params, literals)
+	}
+}
