@@ -153,3 +153,37 @@ drop when either(.msg, "^a")
 		}
 	}
 }
+
+// A zone, unit or format parameter is an ordinary parameter: the call
+// passes the constant as a literal would reach the built-in, and the
+// function takes no hidden parameter for it (only patterns need one).
+func TestTranspileConstParam(t *testing.T) {
+	src := `policy "p"
+schema {
+  n: int
+  ...
+}
+fn clock(n: int, unit: string, tz: string) string {
+  return format_time(from_unix(n, unit), "%H:%M", tz)
+}
+set .t = clock(.n, "ms", "Europe/Paris")
+`
+	f, info := parseCheck(t, "p.policy", []byte(src))
+	lua, res, err := Transpile(f, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 0 {
+		t.Errorf("the program has %d regexps, want none", len(res))
+	}
+	for _, want := range []string{
+		`F1 = function(L1, L2, L3)`,
+		`R.from_unix(L1, L2)`,
+		`R.format_time(t1, "%H:%M", L3)`,
+		`F1(t3, "ms", "Europe/Paris")`,
+	} {
+		if !strings.Contains(lua, want) {
+			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
+		}
+	}
+}
