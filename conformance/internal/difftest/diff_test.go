@@ -116,7 +116,7 @@ func FuzzDifferentialOTLP(f *testing.F) {
 // them with random arguments: the VM's inlined bodies and the Lua
 // backend's functions must agree.
 func TestDifferentialFuncs(t *testing.T) {
-	checked, calls := 0, 0
+	checked, calls, layout := 0, 0, 0
 	for seed := uint64(0); seed < 200; seed++ {
 		src := FuncPolicy(seed)
 		f, info, _, ok := parseCheck(src)
@@ -125,6 +125,11 @@ func TestDifferentialFuncs(t *testing.T) {
 		}
 		checked++
 		calls += len(info.Funcs)
+		for _, fn := range info.Funcs {
+			if len(fn.ConstParams) > 0 {
+				layout++ // a call of z1 or z2 (layoutFuncs)
+			}
+		}
 		recs := make([][]byte, 10)
 		for i := range recs {
 			recs[i] = Record(seed*1000 + uint64(i))
@@ -133,10 +138,10 @@ func TestDifferentialFuncs(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
-	if checked < 100 || calls < 200 {
-		t.Errorf("only %d of 200 policies check, with %d calls", checked, calls)
+	if checked < 100 || calls < 200 || layout < 50 {
+		t.Errorf("only %d of 200 policies check, with %d calls (%d with zone, unit and format parameters)", checked, calls, layout)
 	}
-	t.Logf("%d policies with %d calls × 10 records on %d backends", checked, calls, len(backends))
+	t.Logf("%d policies with %d calls (%d with zone, unit and format parameters) × 10 records on %d backends", checked, calls, layout, len(backends))
 }
 
 func FuzzDifferentialFuncs(f *testing.F) {

@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/policy"
 )
 
-// genFn is a function a FuncPolicy declares: two parameters and a result.
+// genFn is a function a FuncPolicy declares: two parameters and a result,
+// or, for a layout function, the arguments args draws.
 type genFn struct {
 	name, a, b, result string
+	args               func(d int) string
 }
 
 // fnTypes are the types of the functions' parameters and results.
@@ -28,6 +31,9 @@ func FuncPolicy(seed uint64) string {
 	fmt.Fprintf(&g.b, "policy \"diff-fn-%d\"\n\nschema {\n", seed)
 	g.writeSchema(1)
 	g.b.WriteString("}\n\n")
+	if g.r.IntN(2) == 0 {
+		g.layoutFuncs()
+	}
 	for i := range 1 + g.r.IntN(3) {
 		g.function(i + 1)
 	}
@@ -97,5 +103,40 @@ func (g *Gen) call(t string, d int) string {
 		return ""
 	}
 	fn := fits[g.r.IntN(len(fits))]
+	if fn.args != nil {
+		return fn.name + "(" + fn.args(d) + ")"
+	}
 	return fmt.Sprintf("%s(%s, %s)", fn.name, g.expr(fn.a, d), g.expr(fn.b, d))
+}
+
+// layoutFuncs writes fn z1, whose zone, unit and format are parameters,
+// and fn z2, which passes its zone on to z1: each call gives constants
+// the generator draws (the layout is a value, drawn as any string), which
+// the VM's inlined body reads as it would literals and the Lua function
+// gets as its arguments.
+func (g *Gen) layoutFuncs() {
+	text := `fn z1(n: int, unit: string, layout: string, tz: string, f: string) string {
+  return format(f, format_time(from_unix(n, unit), layout, tz), n)
+}
+
+fn z2(n: int, tz: string) string {
+  return z1(n, "ms", "%F %T.%L %z", tz, "%s|%d")
+}
+
+`
+	g.b.WriteString(text)
+	g.fnText += text
+	zone := func() string {
+		return g.pick(`"UTC"`, `"Europe/Paris"`, `"America/New_York"`, `"Asia/Kolkata"`, `"Australia/Lord_Howe"`)
+	}
+	z1 := func(d int) string {
+		layout := g.layout()
+		if g.r.IntN(3) == 0 {
+			layout = g.expr("string", d)
+		}
+		return strings.Join([]string{g.expr("int", d), g.pick(`"s"`, `"ms"`, `"us"`, `"ns"`), layout, zone(),
+			g.pick(`"%s|%d"`, `"%-30s %x"`, `"%q %v"`, `"at %s (%05d)"`)}, ", ")
+	}
+	z2 := func(d int) string { return g.expr("int", d) + ", " + zone() }
+	g.fns = append(g.fns, genFn{name: "z1", result: "string", args: z1}, genFn{name: "z2", result: "string", args: z2})
 }
