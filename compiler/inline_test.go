@@ -136,7 +136,7 @@ func BenchmarkInline(b *testing.B) {
 // TestInlineConstParamSameAsLiteral: a zone, unit or format parameter,
 // constant at the call, compiles to the code the same constant written
 // in the body compiles to: the call's constant register is the one the
-// built-in reads (LANGUAGE.md §13.1).
+// built-in reads (docs/language.md, "Constants and functions").
 func TestInlineConstParamSameAsLiteral(t *testing.T) {
 	const src = `policy "p"
 schema {

@@ -32,7 +32,7 @@ type Machine struct {
 	builders []record.Builder
 	pbuf     [2]record.Path // dynamic paths being resolved
 	buf      []byte         // scratch
-	sink     mapSink        // the map parse_syslog and parse_common_log build (§12, part B)
+	sink     mapSink        // the map parse_syslog and parse_common_log build
 	lim      spec.Limits    // the Program's, copied for the hot path
 	sizeAt   int            // grown beyond this, the record is measured
 	now      int64

@@ -11,14 +11,15 @@ import (
 )
 
 // A function's parameter that its body uses where a constant is required
-// must be a constant at every call site (LANGUAGE.md §13.1): the body
-// records the parameter (ConstParam), and each call's argument there is
-// checked where the call is — a pattern compiled, a zone or unit looked
-// up, a format checked against the values the body gives it — so that
-// every backend has it as it would have a literal. An argument that is
-// itself a parameter of the calling function passes the duty on to that
-// function's callers. A pattern computed at a call is E0404, a zone, unit
-// or format E0412, as for a built-in's argument.
+// must be a constant at every call site (docs/language.md, "Constants and
+// functions"): the body records the parameter (ConstParam), and each
+// call's argument there is checked where the call is — a pattern
+// compiled, a zone or unit looked up, a format checked against the values
+// the body gives it — so that every backend has it as it would have a
+// literal. An argument that is itself a parameter of the calling function
+// passes the duty on to that function's callers. A pattern computed at a
+// call is E0404, a zone, unit or format E0412, as for a built-in's
+// argument.
 
 // ConstParam is a parameter of a function that must be a constant at each
 // call: a pattern (regex or grok), a zone, a unit or a format.
