@@ -2,6 +2,7 @@ package policyrunprocessor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/compiler/types"
@@ -36,6 +37,11 @@ type plan struct {
 	// distinct: no two statements write one location and nothing lifts,
 	// so a decision's actions are each on a key of their own.
 	distinct bool
+	// liftDistinct: as distinct but for one lift with a prefix that no
+	// other key written in its map starts with: its keys are then on keys
+	// of their own. (A pdata map may hold a key twice; the lift's actions
+	// on it are puts, made in order, so the last counts as it must.)
+	liftDistinct bool
 	// gate is the condition of a policy that is one `if C { … }` with no
 	// else: a record for which C is false is left as it came, so it is
 	// tested alone first, without deciding (most records of a
@@ -152,6 +158,7 @@ func compilePlan(f *policysrc.File, info *check.Info) (p *plan, why string) {
 	}
 	compileTests(stmts)
 	p = &plan{stmts: stmts, distinct: distinctTargets(stmts, map[ploc]bool{})}
+	p.liftDistinct = !p.distinct && liftDistinct(stmts)
 	if len(stmts) > 0 && stmts[0].kind == sDrop && stmts[0].cond != nil && stmts[0].cond.group {
 		p.groupDrop = stmts[0].cond
 	}
@@ -199,6 +206,42 @@ func distinctTargets(stmts []pstmt, seen map[ploc]bool) bool {
 		if !distinctTargets(st.then, seen) || !distinctTargets(st.els, seen) {
 			return false
 		}
+	}
+	return true
+}
+
+// liftDistinct reports whether stmts hold one lift, with a prefix, and
+// otherwise write each location once, none of them a key of the lift's
+// map that starts with its prefix (the lift's own key included).
+func liftDistinct(stmts []pstmt) bool {
+	var lift *pstmt
+	var others []ploc
+	var walk func([]pstmt) bool
+	walk = func(ss []pstmt) bool {
+		for i := range ss {
+			st := &ss[i]
+			if st.kind == sLift {
+				if lift != nil || st.prefix == "" {
+					return false
+				}
+				lift = st
+			}
+			others = append(others, st.targets...)
+			if !walk(st.then) || !walk(st.els) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(stmts) || lift == nil {
+		return false
+	}
+	seen := map[ploc]bool{}
+	for _, l := range others {
+		if seen[l] || l.w == lift.targets[0].w && strings.HasPrefix(l.key, lift.prefix) {
+			return false
+		}
+		seen[l] = true
 	}
 	return true
 }

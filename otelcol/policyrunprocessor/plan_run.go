@@ -73,6 +73,7 @@ type runner struct {
 	// (plan.distinct), so each is the last on its key.
 	distinct bool
 	keys     map[[2]string]string // prefixed's
+	recent   []prefixedKey        // prefixed's first keys, looked along
 	// newKeys counts, per map, the keys the actions may add, so that the
 	// map grows once by that (not by append's doubling).
 	newAttrs, newBody int
@@ -80,7 +81,7 @@ type runner struct {
 
 // decide walks p's statements over s, collecting r.acts.
 func (r *runner) decide(p *plan, s *src) decision {
-	r.acts, r.distinct = r.acts[:0], p.distinct
+	r.acts, r.distinct = r.acts[:0], p.distinct || p.liftDistinct
 	d, _ := r.block(p.stmts, s)
 	return d
 }
@@ -203,8 +204,9 @@ func (r *runner) lift(st *pstmt, s *src) bool {
 	})
 	if !flat {
 		r.acts = r.acts[:start]
+		return false
 	}
-	return flat
+	return true
 }
 
 // prefixed is prefix+key, kept: a policy lifts the same keys record after
@@ -212,6 +214,13 @@ func (r *runner) lift(st *pstmt, s *src) bool {
 func (r *runner) prefixed(prefix, key string) string {
 	if prefix == "" {
 		return key
+	}
+	// The few keys a policy lifts record after record are found by a
+	// look along a short list, cheaper than hashing the pair.
+	for i := range r.recent {
+		if e := &r.recent[i]; e.key == key && e.prefix == prefix {
+			return e.full
+		}
 	}
 	k := [2]string{prefix, key}
 	if s, ok := r.keys[k]; ok {
@@ -222,8 +231,16 @@ func (r *runner) prefixed(prefix, key string) string {
 	}
 	s := prefix + key
 	r.keys[k] = s
+	if len(r.recent) < maxRecent {
+		r.recent = append(r.recent, prefixedKey{prefix, key, s})
+	}
 	return s
 }
+
+// maxRecent bounds runner.recent: past it, the map alone.
+const maxRecent = 16
+
+type prefixedKey struct{ prefix, key, full string }
 
 // writable reports whether a set of l can be made as the engine makes it:
 // the body must be a map, or absent or null (made a map); a scalar body is

@@ -1,6 +1,7 @@
 package policyrunprocessor
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -373,5 +374,45 @@ func TestPlanTooDeep(t *testing.T) {
 		if a, b := sortedDump(x), sortedDump(y); a != b || ca != cb {
 			t.Errorf("%s\nthe plan (%s):\n%s\nthe general path (%s):\n%s", src, ca, a, cb, b)
 		}
+	}
+}
+
+// TestLiftDuplicateKeys: a lift whose keys are its own (liftDistinct)
+// over a map holding a key twice, which pdata decodes as it comes: the
+// plan must look for the last action on the key, as the general path
+// keeps the last.
+func TestLiftDuplicateKeys(t *testing.T) {
+	src := planHead + "set .attributes.pod = \"p\"\nlift .attributes.labels prefix \"k8s.label.\"\n"
+	build := func() plog.Logs {
+		ld := plog.NewLogs()
+		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.Attributes().PutStr("req", "r")
+		l := lr.Attributes().PutEmptyMap("labels")
+		l.PutStr("app", "first")
+		l.PutStr("apq", "second")
+		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Same length: no length in the message changes.
+		b = bytes.Replace(b, []byte("apq"), []byte("app"), 1)
+		ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ld
+	}
+	planned, general := newTest(t, src), newTest(t, src)
+	if pl := planned.policies[0].plan; pl == nil || !pl.liftDistinct {
+		t.Fatalf("the lift's keys are not its own: %+v", pl)
+	}
+	generalOnly(general)
+	x, y := build(), build()
+	if n := x.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().AsRaw()["labels"].(map[string]any); len(n) != 1 {
+		t.Fatalf("the map does not hold a key twice: %v", n)
+	}
+	ca, cb := runCounts(t, planned, x), runCounts(t, general, y)
+	if a, b := sortedDump(x), sortedDump(y); a != b || ca != cb {
+		t.Errorf("the plan (%s):\n%s\nthe general path (%s):\n%s", ca, a, cb, b)
 	}
 }
