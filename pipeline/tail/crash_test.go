@@ -2,8 +2,11 @@ package tail
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +95,88 @@ func simulateCrashes(t *testing.T, rotation string) {
 	if dups > uncommitted {
 		t.Errorf("%d duplicates, more than the %d lines of uncommitted batches", dups, uncommitted)
 	}
+}
+
+// TestRotatedDuringFirstScan: the file of a checkpoint entry is rotated
+// (moved within the patterns, its path created anew) while the first scan
+// after a restart lists the files, so that the scan finds the new file
+// under the path and the moved one under no name. The moved file must
+// still resume where the checkpoint says, whether it is found by the next
+// scan or after another crash, rather than be read from its start as a
+// file the checkpoint does not know. TestSimulatedCrashes/move-create hit
+// this now and then.
+func TestRotatedDuringFirstScan(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		crash bool // after the first cycle, which committed
+	}{
+		{name: "found by the next scan"},
+		{name: "crash before the next scan", crash: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "app.log")
+			testfs.Write(t, p, numbered("line", 0, 100))
+			cfg := fastConfig(p + "*")
+			h := newHarness(t, cfg, nil)
+			h.until("the first lines", func() bool { return len(h.lines) == 100 })
+			cp := h.tail.Checkpoint()
+			h.tail.Close()
+			testfs.Append(t, p, numbered("line", 100, 110)) // unread at the crash
+
+			// The rotation lands between the listing of app.log and its
+			// opening, which opens the new file.
+			rotated := false
+			openFile = func(name string) (*os.File, error) {
+				if name == p && !rotated {
+					rotated = true
+					if err := os.Rename(p, p+".1"); err != nil {
+						t.Error(err)
+					}
+					testfs.Write(t, p, numbered("line", 110, 120))
+				}
+				return os.Open(name)
+			}
+			t.Cleanup(func() { openFile = os.Open })
+			h2 := newHarness(t, cfg, cp)
+			h2.step()
+			if !rotated {
+				t.Fatal("the first scan did not open app.log")
+			}
+			var seen map[string]int // lines read before the crash
+			if tt.crash {
+				seen = h2.count()
+				h2.tail.Close()
+				h2 = newHarness(t, cfg, h2.tail.Checkpoint())
+			}
+			h2.until("lines 100-119", func() bool {
+				c := mergeCounts(seen, h2.count())
+				return !slices.ContainsFunc(missing(c, "line", 120), func(k string) bool { return k >= "line-000100" })
+			})
+			for deadline := time.Now().Add(3 * cfg.RefreshInterval); time.Now().Before(deadline); {
+				h2.step()
+			}
+			c := mergeCounts(seen, h2.count())
+			for i := range 120 {
+				want := 0
+				if i >= 100 {
+					want = 1
+				}
+				if k := fmt.Sprintf("line-%06d", i); c[k] != want {
+					t.Fatalf("%s read %d times, want %d", k, c[k], want)
+				}
+			}
+		})
+	}
+}
+
+// mergeCounts returns the sums of the counts of a and b.
+func mergeCounts(a, b map[string]int) map[string]int {
+	m := map[string]int{}
+	for _, c := range []map[string]int{a, b} {
+		for k, n := range c {
+			m[k] += n
+		}
+	}
+	return m
 }

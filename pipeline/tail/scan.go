@@ -84,20 +84,33 @@ func (t *Tail) scan(now time.Time) {
 	}
 	t.waiting = 0
 	t.openAll(cands, first && !t.resumed, now)
-	if first {
-		// Entries with no file now are dropped; those of files that wait
-		// their turn are kept for it.
-		if t.waiting > 0 {
-			waits := map[fileID]bool{}
-			for _, c := range cands {
-				waits[c.id] = t.byID[c.id] == nil
-			}
-			for _, e := range t.known {
-				if id := (fileID{e.Dev, e.Inode}); waits[id] {
-					t.parked[id] = e
-				}
-			}
+	if len(t.known) == 0 {
+		return
+	}
+	// Checkpoint entries of files that wait their turn are kept for it.
+	if t.waiting > 0 {
+		waits := map[fileID]bool{}
+		for _, c := range cands {
+			waits[c.id] = t.byID[c.id] == nil
 		}
+		t.known = slices.DeleteFunc(t.known, func(e checkpoint.File) bool {
+			id := fileID{e.Dev, e.Inode}
+			if waits[id] {
+				t.parked[id] = e
+			}
+			return waits[id]
+		})
+	}
+	// The other entries with no file are dropped, but only by the second
+	// scan, run at the next cycle. A file rotated while the first scan
+	// listed the files (renamed within the patterns, its path created
+	// anew) was seen under neither name, or its path opened the new file:
+	// read from its start when a later scan found it, it would deliver
+	// again every line the checkpoint covers. Its rename was over before
+	// the first scan ended, so the second one sees its new name.
+	if first {
+		t.nextScan = now
+	} else {
 		t.known = nil
 	}
 }

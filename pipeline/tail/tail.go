@@ -192,7 +192,7 @@ type Tail struct {
 
 	readers []*reader
 	byID    map[fileID]*reader
-	known   []checkpoint.File // checkpoint entries not yet matched to a file
+	known   []checkpoint.File // checkpoint entries not yet matched to a file (first two scans)
 	retired []retired         // recently truncated content, for copy-truncate
 	failed  map[string]string // path → last open error, to report it once
 
@@ -237,8 +237,8 @@ type Tail struct {
 
 // New returns a Tail for cfg that resumes from cp, or starts afresh if cp is
 // nil (no checkpoint was saved, or it could not be read). The files of cp
-// are matched to files on disk by the first Poll; entries that match no
-// file are dropped.
+// are matched to files on disk by the first Poll's scan and, those left,
+// by the next Poll's; entries that match no file by then are dropped.
 func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -425,7 +425,7 @@ func (t *Tail) allRead() bool {
 }
 
 func (t *Tail) snapshot() ([]checkpoint.File, []origin) {
-	files := make([]checkpoint.File, 0, len(t.readers)+len(t.retired)+len(t.parked))
+	files := make([]checkpoint.File, 0, len(t.readers)+len(t.known)+len(t.retired)+len(t.parked))
 	from := make([]origin, 0, len(t.readers))
 	for _, r := range t.readers {
 		if !r.pendingUntil.IsZero() {
@@ -434,6 +434,8 @@ func (t *Tail) snapshot() ([]checkpoint.File, []origin) {
 		files = append(files, r.entry())
 		from = append(from, origin{r.info, r.gen})
 	}
+	// Entries not matched yet are the files' until the second scan.
+	files = append(files, t.known...)
 	for _, e := range t.retired {
 		files = append(files, checkpoint.File{
 			Fingerprint: e.fp, Offset: e.offset, RecordNum: e.recordNum, Path: e.path,
