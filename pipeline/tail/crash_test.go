@@ -132,75 +132,87 @@ func simulateCrashes(t *testing.T, rotation string) {
 }
 
 // TestRotatedDuringFirstScan: the file of a checkpoint entry is rotated
-// (moved within the patterns, its path created anew) while the first scan
-// after a restart lists the files, so that the scan finds the new file
-// under the path and the moved one under no name. The moved file must
-// still resume where the checkpoint says, whether it is found by the next
-// scan or after another crash, rather than be read from its start as a
-// file the checkpoint does not know. TestSimulatedCrashes/move-create hit
-// this now and then.
+// while the first scan after a restart lists the files, so that the scan
+// sees the rotated content under no name: moved within the patterns (its
+// path created anew), the path opens the new file; copied and truncated,
+// the copy was not there yet when listed. That content must still resume
+// where the checkpoint says, whether it is found by the next scan or after
+// another crash, rather than be read from its start as a file the
+// checkpoint does not know. TestSimulatedCrashes/move-create hit this now
+// and then.
 func TestRotatedDuringFirstScan(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		crash bool // after the first cycle, which committed
+	rotations := []struct {
+		name   string
+		rotate func(t *testing.T, p string) // app.log to app.log.1
 	}{
-		{name: "found by the next scan"},
-		{name: "crash before the next scan", crash: true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := filepath.Join(dir, "app.log")
-			testfs.Write(t, p, numbered("line", 0, 100))
-			cfg := fastConfig(p + "*")
-			h := newHarness(t, cfg, nil)
-			h.until("the first lines", func() bool { return len(h.lines) == 100 })
-			cp := h.tail.Checkpoint()
-			h.tail.Close()
-			testfs.Append(t, p, numbered("line", 100, 110)) // unread at the crash
-
-			// The rotation lands between the listing of app.log and its
-			// opening, which opens the new file.
-			rotated := false
-			openFile = func(name string) (*os.File, error) {
-				if name == p && !rotated {
-					rotated = true
-					if err := os.Rename(p, p+".1"); err != nil {
-						t.Error(err)
-					}
-					testfs.Write(t, p, numbered("line", 110, 120))
-				}
-				return os.Open(name)
+		{"move-create", func(t *testing.T, p string) {
+			if err := os.Rename(p, p+".1"); err != nil {
+				t.Error(err)
 			}
-			t.Cleanup(func() { openFile = os.Open })
-			h2 := newHarness(t, cfg, cp)
-			h2.step()
-			if !rotated {
-				t.Fatal("the first scan did not open app.log")
-			}
-			var seen map[string]int // lines read before the crash
-			if tt.crash {
-				seen = h2.count()
-				h2.tail.Close()
-				h2 = newHarness(t, cfg, h2.tail.Checkpoint())
-			}
-			h2.until("lines 100-119", func() bool {
-				c := mergeCounts(seen, h2.count())
-				return !slices.ContainsFunc(missing(c, "line", 120), func(k string) bool { return k >= "line-000100" })
+		}},
+		{"copy-truncate", func(t *testing.T, p string) {
+			testfs.Write(t, p+".1", testfs.Read(t, p))
+		}},
+	}
+	for _, rot := range rotations {
+		for _, crash := range []bool{false, true} { // after the first cycle, which committed
+			t.Run(fmt.Sprintf("%s/crash=%v", rot.name, crash), func(t *testing.T) {
+				rotatedDuringFirstScan(t, rot.rotate, crash)
 			})
-			for deadline := time.Now().Add(3 * cfg.RefreshInterval); time.Now().Before(deadline); {
-				h2.step()
-			}
-			c := mergeCounts(seen, h2.count())
-			for i := range 120 {
-				want := 0
-				if i >= 100 {
-					want = 1
-				}
-				if k := fmt.Sprintf("line-%06d", i); c[k] != want {
-					t.Fatalf("%s read %d times, want %d", k, c[k], want)
-				}
-			}
-		})
+		}
+	}
+}
+
+func rotatedDuringFirstScan(t *testing.T, rotate func(*testing.T, string), crash bool) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	testfs.Write(t, p, numbered("line", 0, 100))
+	cfg := fastConfig(p + "*")
+	h := newHarness(t, cfg, nil)
+	h.until("the first lines", func() bool { return len(h.lines) == 100 })
+	cp := h.tail.Checkpoint()
+	h.tail.Close()
+	testfs.Append(t, p, numbered("line", 100, 110)) // unread at the crash
+
+	// The rotation lands between the listing of app.log and its opening,
+	// which opens the new content.
+	rotated := false
+	openFile = func(name string) (*os.File, error) {
+		if name == p && !rotated {
+			rotated = true
+			rotate(t, p)
+			testfs.Write(t, p, numbered("line", 110, 120))
+		}
+		return os.Open(name)
+	}
+	t.Cleanup(func() { openFile = os.Open })
+	h2 := newHarness(t, cfg, cp)
+	h2.step()
+	if !rotated {
+		t.Fatal("the first scan did not open app.log")
+	}
+	var seen map[string]int // lines read before the crash
+	if crash {
+		seen = h2.count()
+		h2.tail.Close()
+		h2 = newHarness(t, cfg, h2.tail.Checkpoint())
+	}
+	h2.until("lines 100-119", func() bool {
+		c := mergeCounts(seen, h2.count())
+		return !slices.ContainsFunc(missing(c, "line", 120), func(k string) bool { return k >= "line-000100" })
+	})
+	for deadline := time.Now().Add(3 * cfg.RefreshInterval); time.Now().Before(deadline); {
+		h2.step()
+	}
+	c := mergeCounts(seen, h2.count())
+	for i := range 120 {
+		want := 0
+		if i >= 100 {
+			want = 1
+		}
+		if k := fmt.Sprintf("line-%06d", i); c[k] != want {
+			t.Fatalf("%s read %d times, want %d", k, c[k], want)
+		}
 	}
 }
 
