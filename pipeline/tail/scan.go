@@ -19,6 +19,10 @@ import (
 // running as root, where permissions do not stop a read.
 var openFile = os.Open
 
+// statFile is os.Stat; tests replace it to rename a file between a scan's
+// listing of the files and its look at one of them.
+var statFile = os.Stat
+
 // A candidate is a file found by a scan and not yet open.
 type candidate struct {
 	path string
@@ -43,7 +47,7 @@ func (t *Tail) scan(now time.Time) {
 	seen := map[fileID]bool{}
 	var cands []candidate
 	for _, path := range t.match(first) {
-		fi, err := os.Stat(path)
+		fi, err := statFile(path)
 		if err != nil {
 			t.openError(path, err)
 			continue
@@ -73,8 +77,19 @@ func (t *Tail) scan(now time.Time) {
 	}
 	t.retired = slices.DeleteFunc(t.retired, func(e retired) bool { return now.After(e.until) })
 	// A parked file no pattern reaches any more is forgotten, as a
-	// rotated file is closed.
-	maps.DeleteFunc(t.parked, func(id fileID, _ checkpoint.File) bool { return !seen[id] })
+	// rotated file is closed, once two scans in a row miss it: one that
+	// listed the files while it was renamed within the patterns saw it
+	// under neither name, and forgotten, it would be read from its start
+	// when found.
+	maps.DeleteFunc(t.parked, func(id fileID, _ checkpoint.File) bool {
+		gone := !seen[id] && t.missed[id]
+		if seen[id] || gone {
+			delete(t.missed, id)
+		} else {
+			t.missed[id] = true
+		}
+		return gone
+	})
 	if room := t.limit - len(t.readers); len(cands) > room {
 		// Files in turn: each scan starts where the last one's opening
 		// stopped, so that no file waits behind others for ever.

@@ -204,6 +204,7 @@ type Tail struct {
 	// the most files open at once, lowered when the process runs out of
 	// file descriptors.
 	parked  map[fileID]checkpoint.File
+	missed  map[fileID]bool // parked files the last scan did not see
 	waiting int
 	startAt map[fileID]int64
 	limit   int
@@ -249,6 +250,7 @@ func New(cfg Config, cp *checkpoint.Checkpoint) (*Tail, error) {
 		failed:  map[string]string{},
 		startAt: map[fileID]int64{},
 		parked:  map[fileID]checkpoint.File{},
+		missed:  map[fileID]bool{},
 		rbuf:    make([]byte, 256<<10),
 		limit:   min(cfg.MaxConcurrentFiles, fdRoom()),
 	}

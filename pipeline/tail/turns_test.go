@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // writeFiles writes n files of one numbered line each, f000.log …, and
@@ -151,5 +153,42 @@ func TestRestartWaitingFileKeepsItsEntry(t *testing.T) {
 	h2.drain()
 	if got := fmt.Sprint(h2.text()); got != "[f000.log:same f000.log:x1]" {
 		t.Errorf("after the restart: %s", got)
+	}
+}
+
+// TestParkedRenamedDuringScan: a file closed for another's turn is renamed
+// within the patterns while a scan lists the files, so that the scan sees
+// it under neither name. It must still resume where it was closed when a
+// later scan finds it grown, rather than be read from its start.
+func TestParkedRenamedDuringScan(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig(writeFiles(t, dir, 2, "a"))
+	cfg.MaxConcurrentFiles = 1
+	h := newHarness(t, cfg, nil)
+	h.until("both files", func() bool { return len(h.lines) == 2 && len(h.tail.parked) == 1 })
+	var parked string
+	for _, e := range h.tail.parked {
+		parked = e.Path
+	}
+	moved := filepath.Join(dir, "moved.log")
+	renamed := false
+	statFile = func(name string) (os.FileInfo, error) {
+		if name == parked && !renamed {
+			renamed = true
+			if err := os.Rename(parked, moved); err != nil {
+				t.Error(err)
+			}
+		}
+		return os.Stat(name)
+	}
+	t.Cleanup(func() { statFile = os.Stat })
+	h.until("the rename", func() bool { return renamed })
+	testfs.Append(t, moved, "after\n")
+	h.until("the line after the rename", func() bool { return h.count()["after"] == 1 })
+	for range 5 {
+		h.step()
+	}
+	if c := h.count(); len(h.lines) != 3 || c["a-000000"] != 1 || c["a-000001"] != 1 {
+		t.Errorf("lines %q, want each once", h.text())
 	}
 }
