@@ -132,10 +132,11 @@ func simulateCrashes(t *testing.T, rotation string) {
 }
 
 // TestRotatedDuringFirstScan: the file of a checkpoint entry is rotated
-// while the first scan after a restart lists the files, so that the scan
-// sees the rotated content under no name: moved within the patterns (its
-// path created anew), the path opens the new file; copied and truncated,
-// the copy was not there yet when listed. That content must still resume
+// while the first scan after a restart lists the files, before it looks
+// at app.log (stat) or opens it, so that the scan sees the rotated content
+// under no name: moved within the patterns (its path created anew), the
+// path names the new file; copied and truncated, the copy was not there
+// yet when listed. That content must still resume
 // where the checkpoint says, whether it is found by the next scan or after
 // another crash, rather than be read from its start as a file the
 // checkpoint does not know. TestSimulatedCrashes/move-create hit this now
@@ -155,15 +156,17 @@ func TestRotatedDuringFirstScan(t *testing.T) {
 		}},
 	}
 	for _, rot := range rotations {
-		for _, crash := range []bool{false, true} { // after the first cycle, which committed
-			t.Run(fmt.Sprintf("%s/crash=%v", rot.name, crash), func(t *testing.T) {
-				rotatedDuringFirstScan(t, rot.rotate, crash)
-			})
+		for _, at := range []string{"stat", "open"} {
+			for _, crash := range []bool{false, true} { // after the first cycle, which committed
+				t.Run(fmt.Sprintf("%s/%s/crash=%v", rot.name, at, crash), func(t *testing.T) {
+					rotatedDuringFirstScan(t, rot.rotate, at, crash)
+				})
+			}
 		}
 	}
 }
 
-func rotatedDuringFirstScan(t *testing.T, rotate func(*testing.T, string), crash bool) {
+func rotatedDuringFirstScan(t *testing.T, rotate func(*testing.T, string), at string, crash bool) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "app.log")
 	testfs.Write(t, p, numbered("line", 0, 100))
@@ -174,22 +177,26 @@ func rotatedDuringFirstScan(t *testing.T, rotate func(*testing.T, string), crash
 	h.tail.Close()
 	testfs.Append(t, p, numbered("line", 100, 110)) // unread at the crash
 
-	// The rotation lands between the listing of app.log and its opening,
-	// which opens the new content.
+	// The rotation lands between the listing of app.log and the look at
+	// it, which finds the new content.
 	rotated := false
-	openFile = func(name string) (*os.File, error) {
+	rotateOnce := func(name string) {
 		if name == p && !rotated {
 			rotated = true
 			rotate(t, p)
 			testfs.Write(t, p, numbered("line", 110, 120))
 		}
-		return os.Open(name)
 	}
-	t.Cleanup(func() { openFile = os.Open })
+	if at == "stat" {
+		statFile = func(name string) (os.FileInfo, error) { rotateOnce(name); return os.Stat(name) }
+	} else {
+		openFile = func(name string) (*os.File, error) { rotateOnce(name); return os.Open(name) }
+	}
+	t.Cleanup(func() { statFile, openFile = os.Stat, os.Open })
 	h2 := newHarness(t, cfg, cp)
 	h2.step()
 	if !rotated {
-		t.Fatal("the first scan did not open app.log")
+		t.Fatal("the first scan did not look at app.log")
 	}
 	var seen map[string]int // lines read before the crash
 	if crash {
