@@ -42,6 +42,9 @@ type reader struct {
 	// pendingUntil is set while the file may be a copy of another that is
 	// about to be truncated; it is not read meanwhile (see copy.go).
 	pendingUntil time.Time
+	// seekCopy: the file was found truncated while it held part of a
+	// line, and its content starts again only after a scan.
+	seekCopy bool
 }
 
 const lastSize = 64
@@ -56,8 +59,18 @@ func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
 	}
 	size := fi.Size()
 	if size < r.offset || (size > r.offset && !t.sameStart(r)) {
+		if len(r.partial) > 0 && !r.seekCopy {
+			// The rest of the line held may be in a copy of the old
+			// content (copy-truncate), which the file's reader takes
+			// over with the line: scan for it before emitting the line
+			// as it is, or it comes in two pieces.
+			r.seekCopy = true
+			t.nextScan = now
+			return false
+		}
 		t.restart(r, now)
 	}
+	r.seekCopy = false
 	for r.offset < size {
 		if len(t.arena) >= t.cfg.MaxBatchBytes {
 			t.growFingerprint(r, size)

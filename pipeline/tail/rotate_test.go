@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +317,48 @@ func TestCopySeenBeforeTruncate(t *testing.T) {
 	h.step()
 	if len(h.lines) != 130 {
 		t.Fatalf("%d lines for 130: the copy was read twice", len(h.lines))
+	}
+}
+
+// TestCopyTruncateHeldLine: the file is copied and truncated while the
+// tail holds the start of a line whose rest was written just before the
+// copy. With the copy matched, the line comes once, whole, from the copy;
+// it came in two pieces, the start emitted at the truncation and the rest
+// read from the copy as a line of its own. Without the copy, the start is
+// emitted as it is, as before.
+func TestCopyTruncateHeldLine(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		pattern string
+		want    []string
+	}{
+		{"copy matched", "app.log*", []string{"app.log.1:line-000100 half"}},
+		{"copy not matched", "app.log", []string{"app.log:line-000100 hal"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, cfg := copiedLog(t, 100)
+			cfg.Paths = []string{filepath.Join(filepath.Dir(p), tt.pattern)}
+			cfg.FlushTimeout = time.Hour // only the truncation may emit the start
+			testfs.Append(t, p, "line-000100 hal")
+			h := newHarness(t, cfg, nil)
+			h.until("the first lines", func() bool { return len(h.lines) == 100 })
+			h.step()
+			testfs.Append(t, p, "f\n")
+			testfs.Write(t, p+".1", testfs.Read(t, p))
+			testfs.Write(t, p, numbered("line", 200, 210))
+			h.until("the new content", func() bool { return h.count()["line-000209"] == 1 })
+			for range 3 * int(cfg.RefreshInterval/cfg.PollInterval) {
+				h.step()
+			}
+			var got []string
+			for _, l := range h.text()[100:] {
+				if !strings.HasPrefix(l, "app.log:line-0002") {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tt.want) || len(h.lines) != 111 {
+				t.Errorf("%d lines, besides lines 0-99 and the new content %q; want %q", len(h.lines), got, tt.want)
+			}
+		})
 	}
 }
