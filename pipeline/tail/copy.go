@@ -66,13 +66,15 @@ func (t *Tail) intact(r *reader) bool {
 }
 
 // mayBeCopy reports whether r, a new file with the given first bytes,
-// could be (the beginning of) a copy of an intact open file.
+// could be (the beginning of) a copy of an intact open file. An open file
+// not read yet counts: the scan that opened it may find its copy too (a
+// restart during copy-truncate), and both would be read in full.
 func (t *Tail) mayBeCopy(r *reader, head []byte) bool {
 	if t.cfg.ExitOnEOF {
 		return false // nothing rotates under a batch job
 	}
 	for _, old := range t.readers {
-		if old == r || !old.pendingUntil.IsZero() || len(old.fp) == 0 || old.offset == 0 {
+		if old == r || !old.pendingUntil.IsZero() || len(old.fp) == 0 {
 			continue
 		}
 		if (bytes.HasPrefix(head, old.fp) || bytes.HasPrefix(old.fp, head)) && t.intact(old) {

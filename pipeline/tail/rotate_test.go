@@ -362,3 +362,33 @@ func TestCopyTruncateHeldLine(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyInProgressAtStart: a restart finds the original truncated since
+// the checkpoint and being copied again (copy-truncate), before its
+// truncation. The first scan opens both, and the copy must be held until
+// the original is truncated, then read on from where the original got
+// to. The original, not read yet, did not count as a file that a copy
+// could be of, and both were read in full: a generation twice.
+func TestCopyInProgressAtStart(t *testing.T) {
+	p, cfg := copiedLog(t, 100)
+	h := newHarness(t, cfg, nil)
+	h.until("the first generation", func() bool { return len(h.lines) == 100 })
+	cp := h.tail.Checkpoint()
+	h.tail.Close()
+	// While stopped: rotated, written, and copied for the next rotation.
+	testfs.Write(t, p+".1", testfs.Read(t, p))
+	testfs.Write(t, p, numbered("line", 100, 200))
+	testfs.Write(t, p+".2", testfs.Read(t, p))
+
+	h2 := newHarness(t, cfg, cp)
+	h2.step()
+	testfs.Write(t, p, numbered("line", 200, 210)) // the truncation
+	h2.until("the third generation", func() bool { return h2.count()["line-000209"] == 1 })
+	for range 3 * int(cfg.RotateWait/cfg.PollInterval) {
+		h2.step()
+	}
+	c := h2.count()
+	if len(h2.lines) != 110 || len(missing(c, "line", 210)) != 100 {
+		t.Errorf("%d lines, %d of lines 100-209 missing; want lines 100-209 once", len(h2.lines), len(missing(c, "line", 210))-100)
+	}
+}
