@@ -53,9 +53,13 @@ func simulateCrashes(t *testing.T, rotation string) {
 	}
 	got := map[string][]delivery{}
 	seen := map[string]int{}
+	// history has a line per batch: its runs of lines from one file,
+	// printed when the test fails.
+	var history []string
 	delivered, uncommitted := 0, 0
 	deliver := func(b *Batch, life int, committed bool) {
-		for _, l := range b.Lines {
+		h := fmt.Sprintf("life %d committed=%v:", life, committed)
+		for i, l := range b.Lines {
 			text := string(l.Bytes)
 			key, _, _ := strings.Cut(text, " ")
 			if text != key+" "+strings.Repeat("x", 40) {
@@ -63,7 +67,14 @@ func simulateCrashes(t *testing.T, rotation string) {
 			}
 			got[key] = append(got[key], delivery{life, l.File.Name, l.Offset, committed})
 			seen[key]++
+			if i == 0 || l.File != b.Lines[i-1].File {
+				h += fmt.Sprintf(" %s %s@%d", l.File.Name, key, l.Offset)
+			}
+			if i == len(b.Lines)-1 || l.File != b.Lines[i+1].File {
+				h += fmt.Sprintf("-%s@%d", key, l.Offset)
+			}
 		}
+		history = append(history, h)
 		delivered += len(b.Lines)
 		if !committed {
 			uncommitted += len(b.Lines)
@@ -131,6 +142,9 @@ func simulateCrashes(t *testing.T, rotation string) {
 	slices.Sort(pieces)
 	if len(pieces) > 0 {
 		t.Errorf("%d pieces of lines delivered: %s", len(pieces), strings.Join(pieces[:min(len(pieces), 4)], "; "))
+	}
+	if t.Failed() {
+		t.Logf("batches:\n%s", strings.Join(history, "\n"))
 	}
 }
 
