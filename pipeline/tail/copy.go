@@ -36,8 +36,21 @@ type retired struct {
 // takeOver continues r, a new file with the given first bytes and size,
 // where a truncated file's old content was read to, if r is its copy.
 func (t *Tail) takeOver(r *reader, head []byte, size int64) bool {
+	fresh := false
 	for _, old := range t.readers {
-		if old == r || !old.pendingUntil.IsZero() || !isCopy(r.file, head, size, old.fp, old.last, old.offset) || t.intact(old) {
+		if old == r || !old.pendingUntil.IsZero() || len(old.fp) == 0 || !startsAlike(head, old.fp) || t.intact(old) {
+			continue
+		}
+		// old was truncated, so its copy was finished before: what was
+		// read of r may be the copy half written (the truncation came
+		// between r's open and now), too short to be recognised.
+		if !fresh {
+			if h, n, err := t.firstBytes(r.file); err == nil {
+				head, size = h, n
+			}
+			fresh = true
+		}
+		if !isCopy(r.file, head, size, old.fp, old.last, old.offset) {
 			continue
 		}
 		r.offset, r.lineStart, r.recordNum = old.offset, old.lineStart, old.recordNum
@@ -77,7 +90,7 @@ func (t *Tail) mayBeCopy(r *reader, head []byte) bool {
 		if old == r || !old.pendingUntil.IsZero() || len(old.fp) == 0 {
 			continue
 		}
-		if (bytes.HasPrefix(head, old.fp) || bytes.HasPrefix(old.fp, head)) && t.intact(old) {
+		if startsAlike(head, old.fp) && t.intact(old) {
 			return true
 		}
 	}
@@ -92,18 +105,12 @@ func (t *Tail) resolvePending(now time.Time) {
 		if r.pendingUntil.IsZero() {
 			continue
 		}
-		fi, err := r.file.Stat()
+		head, size, err := t.firstBytes(r.file)
 		if err != nil {
 			continue
 		}
-		head := make([]byte, min(int64(t.cfg.FingerprintSize), fi.Size()))
-		n, err := r.file.ReadAt(head, 0)
-		if err != nil && !errors.Is(err, io.EOF) {
-			continue
-		}
-		head = head[:n]
 		switch {
-		case t.takeOver(r, head, fi.Size()):
+		case t.takeOver(r, head, size):
 		case !r.rotatedAt.IsZero() || !now.Before(r.pendingUntil) || !t.mayBeCopy(r, head):
 		default:
 			continue
@@ -111,6 +118,26 @@ func (t *Tail) resolvePending(now time.Time) {
 		r.pendingUntil = time.Time{}
 		r.fp = head
 	}
+}
+
+// firstBytes returns f's first FingerprintSize bytes (or fewer) and size.
+func (t *Tail) firstBytes(f *os.File) ([]byte, int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	head := make([]byte, min(int64(t.cfg.FingerprintSize), fi.Size()))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	return head[:n], fi.Size(), nil
+}
+
+// startsAlike reports whether head, a file's first bytes, and fp, another
+// file's fingerprint, are the same as far as the shorter goes.
+func startsAlike(head, fp []byte) bool {
+	return bytes.HasPrefix(head, fp) || bytes.HasPrefix(fp, head)
 }
 
 // isCopy reports whether the file f, whose first bytes are head and size

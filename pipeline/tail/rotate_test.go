@@ -392,3 +392,33 @@ func TestCopyInProgressAtStart(t *testing.T) {
 		t.Errorf("%d lines, %d of lines 100-209 missing; want lines 100-209 once", len(h2.lines), len(missing(c, "line", 210))-100)
 	}
 }
+
+// TestCopyCompletedWhileOpening: a scan opens the copy while logrotate is
+// still writing it (copy-truncate), and the copy is finished and the
+// original truncated before the scan decides where the copy starts. What
+// the open saw (a copy shorter than the original's offset) must not make
+// it a new file: it was read from its start, every line of it again.
+func TestCopyCompletedWhileOpening(t *testing.T) {
+	p, cfg := copiedLog(t, 100) // 1,200 bytes
+	cfg.RotateWait = time.Hour  // only the truncation may decide
+	h := newHarness(t, cfg, nil)
+	h.until("the first lines", func() bool { return len(h.lines) == 100 })
+	old := testfs.Read(t, p)
+	testfs.Write(t, p+".1", old[:1100]) // past the fingerprint, short of the offset
+	testfs.Write(t, p+".z", "z-1\n")    // opened after the copy by the same scan
+	openFile = func(name string) (*os.File, error) {
+		if name == p+".z" {
+			testfs.Write(t, p+".1", old)
+			testfs.Write(t, p, numbered("line", 200, 210)) // the truncation
+		}
+		return os.Open(name)
+	}
+	t.Cleanup(func() { openFile = os.Open })
+	h.until("the new content", func() bool { c := h.count(); return c["line-000209"] == 1 && c["z-1"] == 1 })
+	for range 3 * int(cfg.RefreshInterval/cfg.PollInterval) {
+		h.step()
+	}
+	if c := h.count(); len(h.lines) != 111 || c["line-000000"] != 1 {
+		t.Errorf("%d lines for 111, line-000000 %d times", len(h.lines), c["line-000000"])
+	}
+}
