@@ -49,6 +49,10 @@ type reader struct {
 
 const lastSize = 64
 
+// readAt is (*os.File).ReadAt, for the reads of a file's lines; tests
+// replace it to change the file just after a read.
+var readAt = (*os.File).ReadAt
+
 // read reads what r has, up to the batch budget, and reports whether it
 // stopped for the budget.
 func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
@@ -81,9 +85,11 @@ func (t *Tail) read(r *reader, now time.Time) (budgetHit bool) {
 		if left := size - r.offset; left < n {
 			n = left
 		}
-		k, err := r.file.ReadAt(t.rbuf[:n], r.offset)
+		at := r.offset
+		k, err := readAt(r.file, t.rbuf[:n], at)
 		c := t.consume(r, t.rbuf[:k], now)
 		r.remember(t.rbuf[:c])
+		t.fingerprintFrom(r, at, t.rbuf[:c])
 		if c < k {
 			// MaxBatchLines; the rest is read next cycle. The fingerprint
 			// is taken on every way out: a checkpoint entry without one
@@ -153,8 +159,25 @@ func (t *Tail) restart(r *reader, now time.Time) {
 	r.fp, r.last = nil, nil
 }
 
+// fingerprintFrom extends r.fp with data, bytes read at offset at, while
+// they continue it. The fingerprint is taken from the bytes read, not
+// read again: a file truncated and rewritten in between would give the
+// new content's first bytes, and the new content would look like the old
+// one, read on from the old offset.
+func (t *Tail) fingerprintFrom(r *reader, at int64, data []byte) {
+	have, want := int64(len(r.fp)), min(int64(t.cfg.FingerprintSize), at+int64(len(data)))
+	if have >= want || at > have || !bytes.Equal(r.fp[at:], data[:have-at]) {
+		return
+	}
+	fp := make([]byte, want) // replaced, not written in place: snapshots share it
+	copy(fp, r.fp)
+	copy(fp[have:], data[have-at:want-at])
+	r.fp = fp
+}
+
 // growFingerprint extends r.fp while the file is shorter than the
-// fingerprint size.
+// fingerprint size, with bytes not read yet: bytes that do not start with
+// r.fp are another content (the file was rewritten), and are left out.
 func (t *Tail) growFingerprint(r *reader, size int64) {
 	want := int64(t.cfg.FingerprintSize)
 	if size < want {
@@ -165,7 +188,7 @@ func (t *Tail) growFingerprint(r *reader, size int64) {
 	}
 	fp := make([]byte, want)
 	n, err := r.file.ReadAt(fp, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if (err != nil && !errors.Is(err, io.EOF)) || !bytes.HasPrefix(fp[:n], r.fp) {
 		return
 	}
 	r.fp = fp[:n]

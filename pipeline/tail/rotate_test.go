@@ -422,3 +422,33 @@ func TestCopyCompletedWhileOpening(t *testing.T) {
 		t.Errorf("%d lines for 111, line-000000 %d times", len(h.lines), c["line-000000"])
 	}
 }
+
+// TestRewrittenAfterRead: the file is truncated and written past the old
+// offset just after the tail read it, before the tail took the
+// fingerprint of what it read. The fingerprint must be the first bytes of
+// the content read, or the new content looks like the old one read on:
+// it was taken from the new content, which was then read from the old
+// offset, the lines before it lost.
+func TestRewrittenAfterRead(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "app.log")
+	testfs.Write(t, p, "")
+	h := newHarness(t, fastConfig(p), nil)
+	h.step() // open while empty: no fingerprint yet
+	testfs.Write(t, p, numbered("line", 0, 100))
+	rewritten := false
+	readAt = func(f *os.File, b []byte, off int64) (int, error) {
+		n, err := f.ReadAt(b, off)
+		if !rewritten {
+			rewritten = true
+			testfs.Write(t, p, numbered("line", 100, 300)) // longer
+		}
+		return n, err
+	}
+	t.Cleanup(func() { readAt = (*os.File).ReadAt })
+	h.until("the new content", func() bool { return h.count()["line-000299"] == 1 })
+	h.step()
+	if m := missing(h.count(), "line", 300); len(m) > 0 || len(h.lines) != 300 {
+		t.Errorf("%d lines for 300, %d missing, first %v", len(h.lines), len(m), m[:min(len(m), 1)])
+	}
+}
