@@ -19,8 +19,8 @@ import (
 // save) against a writer that rotates its file, and "crashes" it 25 times:
 // the tail is abandoned after delivering a batch it never committed, and a
 // new one starts from the saved checkpoint. Every line must be delivered,
-// and the duplicates must be no more than the lines of the batches that
-// were delivered and not committed.
+// whole, and delivered again only as often as batches that held it were
+// not committed: never after a committed delivery.
 func TestSimulatedCrashes(t *testing.T) {
 	for _, rotation := range []string{"move-create", "copy-truncate"} {
 		t.Run(rotation, func(t *testing.T) { simulateCrashes(t, rotation) })
