@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -62,13 +63,12 @@ func (t *Table) appendTo(b []byte) []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b = protowire.AppendTag(b, fieldEntries, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(len(t.ents)*entryWireBytes))
-	for i := t.tail; i >= 0; i = t.ents[i].prev {
-		e := &t.ents[i]
+	b = protowire.AppendVarint(b, uint64(t.n*entryWireBytes))
+	t.each(func(e *entry) {
 		b = binary.LittleEndian.AppendUint64(b, e.key)
 		b = binary.LittleEndian.AppendUint64(b, uint64(e.t))
 		b = binary.LittleEndian.AppendUint64(b, uint64(e.n))
-	}
+	})
 	return b
 }
 
@@ -100,7 +100,7 @@ func (s *Store) Restore(data []byte) error {
 // nothing else uses.
 func (t *Table) load(from *Table) {
 	t.mu.Lock()
-	t.ents, t.idx, t.head, t.tail = from.ents, from.idx, from.head, from.tail
+	t.slots, t.log, t.head, t.n, t.c = from.slots, from.log, from.head, from.n, from.c
 	t.mu.Unlock()
 	t.seq.Store(from.seq.Load())
 }
@@ -205,12 +205,13 @@ func decodeTable(b []byte) (*Table, error) {
 	// The least recently used first: each one found goes to the front.
 	for ; len(ents) > 0; ents = ents[entryWireBytes:] {
 		key := binary.LittleEndian.Uint64(ents)
-		at, n := int64(binary.LittleEndian.Uint64(ents[8:])), int64(binary.LittleEndian.Uint64(ents[16:]))
-		i, found := t.find(key, at)
+		at, n := int64(binary.LittleEndian.Uint64(ents[8:])), binary.LittleEndian.Uint64(ents[16:])
+		e, found := t.find(key, at)
 		if found {
 			return nil, fmt.Errorf("%w: table %016x: key %016x twice", ErrCorrupt, sp.ID, key)
 		}
-		t.ents[i].n = n
+		// A count past what a table keeps (entry.n) stays at its most.
+		e.n = uint32(min(n, math.MaxUint32))
 	}
 	return t, nil
 }

@@ -68,15 +68,16 @@ func StatementID(policy, text string, nth int, s Spec) uint64 {
 	return h.Sum64()
 }
 
-// Memory is the most bytes the keys of s can take: MaxKeys entries and
-// the index at its largest, each allocation rounded up to the heap's 8 KiB
-// pages, and the table itself; 0 for a statement that keeps no keys.
+// Memory is the most bytes the keys of s can take: the slots and the
+// recency log of a table of MaxKeys keys (table.go), each allocation
+// rounded up to the heap's 8 KiB pages, and the table itself; 0 for a
+// statement that keeps no keys.
 func (s Spec) Memory() int64 {
 	if !s.Kind.Keyed() {
 		return 0
 	}
 	page := func(n int64) int64 { return (n + 8191) &^ 8191 }
-	return page(int64(s.MaxKeys)*entrySize) + page(int64(indexLen(s.MaxKeys))*4) + int64(unsafe.Sizeof(Table{}))
+	return page(int64(slotsFor(s.MaxKeys))*entrySize) + page(int64(logFor(s.MaxKeys))*4) + int64(unsafe.Sizeof(Table{}))
 }
 
 // BytesPerKey is what one key costs in a full table of max keys

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -103,6 +105,55 @@ func TestEvictLRU(t *testing.T) {
 	}
 	if big.Len() != 1000 {
 		t.Errorf("%d keys, want 1000", big.Len())
+	}
+}
+
+// TestLRUModel runs tables of several sizes against a plain
+// least-recently-used list over many random uses: the same keys held,
+// in the same order (as a snapshot writes them), through the growing of
+// the slots, compactions of the log and evictions.
+func TestLRUModel(t *testing.T) {
+	for _, c := range []struct{ max, keys, uses int }{
+		{2, 3, 50}, {5, 8, 2000}, {100, 150, 20000}, {1000, 1100, 50000}, {1000, 800, 20000},
+	} {
+		tab := newTable(Spec{Kind: Dedupe, MaxKeys: c.max, Window: sec})
+		var model []uint64 // least recently used first
+		rng := rand.New(rand.NewPCG(uint64(c.max), uint64(c.keys)))
+		for u := range c.uses {
+			k := uint64(rng.IntN(c.keys))
+			if c.max > 100 {
+				k *= 1 << 40 // keys whose homes crowd, as hashes that collide in their high bits
+			}
+			tab.Dedupe(k, int64(u))
+			if i := slices.Index(model, k); i >= 0 {
+				model = slices.Delete(model, i, i+1)
+			} else if len(model) == c.max {
+				model = model[1:]
+			}
+			model = append(model, k)
+		}
+		var got []uint64
+		tab.each(func(e *entry) { got = append(got, e.key) })
+		if !slices.Equal(got, model) || tab.Len() != len(model) {
+			t.Errorf("max_keys %d: %d keys %v…, want %d %v…", c.max, tab.Len(), got[:min(len(got), 8)], len(model), model[:min(len(model), 8)])
+		}
+		for _, k := range model {
+			if drop, _ := tab.Dedupe(k, int64(c.uses)); !drop {
+				t.Errorf("max_keys %d: key %d lost", c.max, k)
+				break
+			}
+		}
+	}
+	// The case: a, b, a, c with max_keys 2 evicts b.
+	tab := newTable(Spec{Kind: Dedupe, MaxKeys: 2, Window: sec})
+	for _, k := range []string{"a", "b", "a", "c"} {
+		tab.Dedupe(key(k), 0)
+	}
+	if drop, _ := tab.Dedupe(key("a"), 0); !drop {
+		t.Error("a was evicted")
+	}
+	if drop, _ := tab.Dedupe(key("b"), 0); drop {
+		t.Error("b was kept")
 	}
 }
 
@@ -283,19 +334,28 @@ func TestMemory(t *testing.T) {
 
 // BenchmarkDedupe is one record through a table of 100,000 keys, every
 // key a repeat: a lookup in a table of 4 MB, the cost of a dedupe past
-// its key's hash.
+// its key's hash. In order, the keys come as they were first kept; in
+// random order, as in a pipeline, each use is of a key far from the
+// last one used.
 func BenchmarkDedupe(b *testing.B) {
-	tab := newTable(Spec{Kind: Dedupe, MaxKeys: 100_000, Window: 3600 * sec})
-	keys := make([]uint64, 100_000)
-	for i := range keys {
-		keys[i] = key(fmt.Sprint(i))
-		tab.Dedupe(keys[i], 0)
-	}
-	i := 0
-	for b.Loop() {
-		tab.Dedupe(keys[i], 1)
-		if i++; i == len(keys) {
-			i = 0
-		}
+	for _, order := range []string{"in-order", "random"} {
+		b.Run(order, func(b *testing.B) {
+			tab := newTable(Spec{Kind: Dedupe, MaxKeys: 100_000, Window: 3600 * sec})
+			keys := make([]uint64, 100_000)
+			for i := range keys {
+				keys[i] = key(fmt.Sprint(i))
+				tab.Dedupe(keys[i], 0)
+			}
+			if order == "random" {
+				rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			}
+			i := 0
+			for b.Loop() {
+				tab.Dedupe(keys[i], 1)
+				if i++; i == len(keys) {
+					i = 0
+				}
+			}
+		})
 	}
 }

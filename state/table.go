@@ -1,12 +1,29 @@
 package state
 
 import (
+	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 )
 
-// entry is one key of a Table, in its recency list.
+// A Table's keys live in its slots themselves, open addressing with
+// linear probing, so that a lookup touches one place in memory: in a
+// pipeline the table is out of the cache by the time a key comes again
+// (decoding a batch streams megabytes through it), and each dependent
+// read of another place (an index, then the entry, then its neighbours in
+// a linked recency list) was one more trip to memory.
+//
+// Recency is a log of slot numbers in the order the keys were last used,
+// the least recently used first: a key used again is appended anew, and
+// its older item goes stale (the entry's at no longer names it) and is
+// skipped by eviction, which takes the first item that is live, and by
+// compaction, which squeezes the stale ones out when the log is full.
+// Using a key writes its own slot and the log's tail, and reads no
+// neighbour: exact least-recently-used order, without a linked list.
+
+// entry is one slot of a Table.
 type entry struct {
 	key uint64
 	// t is, for dedupe, when the key was last kept; for rate_limit, its
@@ -14,22 +31,25 @@ type entry struct {
 	// t <= now).
 	t int64
 	// n is, for dedupe, how many records of the key were dropped since it
-	// was last kept.
-	n          int64
-	prev, next int32 // towards the most and the least recently used; -1 at the ends
+	// was last kept, up to MaxUint32, where it stays: 24 bytes a slot
+	// rather than 32 keep more keys to a cache line.
+	n uint32
+	// at is 1 + the place of the key's live item in the log; 0 marks an
+	// empty slot.
+	at uint32
 }
 
 const entrySize = int64(unsafe.Sizeof(entry{}))
 
-// indexLen is the length of the index of a table of n keys: a power of
-// two at least twice n, so that probes stay short.
-func indexLen(n int) int {
-	l := 16
-	for l < 2*n {
-		l <<= 1
-	}
-	return l
-}
+// slotsFor is how many slots a table of at most c keys has: at most
+// three quarters full, so that probes stay short (2.5 slots on average
+// to find a key, 8.5 to find it absent).
+func slotsFor(c int) int { return c + c/3 + 1 }
+
+// logFor is the length of the log of a table of at most c keys: twice c,
+// so that a compaction, which reads the whole log, comes at most once
+// every c uses.
+func logFor(c int) int { return 2 * c }
 
 // Table is the memory of one statement: at most MaxKeys keys, the least
 // recently used evicted first. It is safe for concurrent use: a stage
@@ -39,16 +59,18 @@ func indexLen(n int) int {
 type Table struct {
 	spec Spec
 
-	mu         sync.Mutex
-	ents       []entry
-	idx        []int32 // open addressing, linear probing: an entry's index + 1, 0 empty
-	head, tail int32   // the most and the least recently used entry; -1 when empty
+	mu    sync.Mutex
+	slots []entry
+	log   []uint32 // slots, least recently used first, from head to len(log)
+	head  int      // the log's items before it are all stale
+	n     int      // keys held
+	c     int      // keys the slots are sized for: n reaching it grows them, or evicts past MaxKeys
 
 	evictions atomic.Uint64
 	seq       atomic.Uint64 // records seen by sample keep 1 in N
 }
 
-func newTable(s Spec) *Table { return &Table{spec: s, head: -1, tail: -1} }
+func newTable(s Spec) *Table { return &Table{spec: s} }
 
 // Spec is the statement the table serves.
 func (t *Table) Spec() Spec { return t.spec }
@@ -57,7 +79,7 @@ func (t *Table) Spec() Spec { return t.spec }
 func (t *Table) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.ents)
+	return t.n
 }
 
 // Evictions is how many keys were evicted to make room for others.
@@ -69,16 +91,17 @@ func (t *Table) Evictions() uint64 { return t.evictions.Load() }
 // was last kept.
 func (t *Table) Dedupe(key uint64, now int64) (drop bool, count int64) {
 	t.mu.Lock()
-	i, found := t.find(key, now)
-	e := &t.ents[i]
+	e, found := t.find(key, now)
 	if found && now-e.t < t.spec.Window {
 		// A clock that went back (now < e.t) drops too: the key was
 		// kept "less than D ago" as far as the table can tell.
-		e.n++
+		if e.n < math.MaxUint32 {
+			e.n++
+		}
 		t.mu.Unlock()
 		return true, 0
 	}
-	count = e.n
+	count = int64(e.n)
 	e.t, e.n = now, 0
 	t.mu.Unlock()
 	return false, count
@@ -90,8 +113,7 @@ func (t *Table) Dedupe(key uint64, now int64) (drop bool, count int64) {
 func (t *Table) Rate(key uint64, now int64) (drop bool) {
 	step := max(t.spec.Window/max(t.spec.N, 1), 1)
 	t.mu.Lock()
-	i, found := t.find(key, now)
-	e := &t.ents[i]
+	e, found := t.find(key, now)
 	tat := max(e.t, now)
 	if !found {
 		tat = now
@@ -111,92 +133,124 @@ func (t *Table) Every() (drop bool) {
 	return t.seq.Add(1)%uint64(max(t.spec.N, 1)) != 0
 }
 
+// home is key's first slot: the high bits of the key scaled to the
+// slots, as the slots are not a power of two (that would waste up to
+// half of them).
+func (t *Table) home(key uint64) int {
+	hi, _ := bits.Mul64(key, uint64(len(t.slots)))
+	return int(hi)
+}
+
 // find returns the entry of key, made the most recently used; a new key
 // gets an entry (t = now, n = 0), evicting the least recently used when
-// the table is full.
-func (t *Table) find(key uint64, now int64) (int32, bool) {
-	mask := len(t.idx) - 1
-	if mask > 0 {
-		for j := int(key) & mask; ; j = (j + 1) & mask {
-			x := t.idx[j]
-			if x == 0 {
+// the table is full. The pointer is good until the next find.
+func (t *Table) find(key uint64, now int64) (*entry, bool) {
+	if len(t.slots) > 0 {
+		for j := t.home(key); ; {
+			e := &t.slots[j]
+			if e.at == 0 {
 				break
 			}
-			if t.ents[x-1].key == key {
-				t.touch(x - 1)
-				return x - 1, true
+			if e.key == key {
+				if int(e.at) != len(t.log) {
+					t.use(j) // not the most recently used already
+				}
+				return e, true
+			}
+			if j++; j == len(t.slots) {
+				j = 0
 			}
 		}
 	}
-	var i int32
-	if len(t.ents) < t.spec.MaxKeys {
-		t.grow()
-		i = int32(len(t.ents))
-		t.ents = append(t.ents, entry{})
-	} else {
-		i = t.tail
-		t.unlink(i)
-		t.remove(t.ents[i].key)
-		t.evictions.Add(1)
-	}
-	t.ents[i] = entry{key: key, t: now, prev: -1, next: -1}
-	t.insert(key, i)
-	t.pushFront(i)
-	return i, false
-}
-
-// grow makes room for one more entry: the index at most half full, and
-// the entries' capacity doubled up to MaxKeys, never past it.
-func (t *Table) grow() {
-	n := len(t.ents) + 1
-	if 2*n > len(t.idx) {
-		old := t.idx
-		t.idx = make([]int32, indexLen(n))
-		for _, x := range old {
-			if x != 0 {
-				t.insert(t.ents[x-1].key, x-1)
-			}
+	if t.n == t.c {
+		if t.c < t.spec.MaxKeys {
+			t.grow(min(max(2*t.c, 16), t.spec.MaxKeys))
+		} else {
+			t.evict()
 		}
 	}
-	if n > cap(t.ents) {
-		c := min(max(2*cap(t.ents), 16), t.spec.MaxKeys)
-		ents := make([]entry, len(t.ents), c)
-		copy(ents, t.ents)
-		t.ents = ents
-	}
+	j := t.free(key)
+	t.slots[j] = entry{key: key, t: now}
+	t.n++
+	t.use(j)
+	return &t.slots[j], false
 }
 
-func (t *Table) insert(key uint64, i int32) {
-	mask := len(t.idx) - 1
-	j := int(key) & mask
-	for t.idx[j] != 0 {
-		j = (j + 1) & mask
+// free is the empty slot where key goes: the first on its probe
+// sequence.
+func (t *Table) free(key uint64) int {
+	j := t.home(key)
+	for t.slots[j].at != 0 {
+		if j++; j == len(t.slots) {
+			j = 0
+		}
 	}
-	t.idx[j] = i + 1
+	return j
 }
 
-// remove deletes key from the index, shifting back the entries after it
-// so that no probe sequence is broken (no tombstones).
-func (t *Table) remove(key uint64) {
-	mask := len(t.idx) - 1
-	j := int(key) & mask
-	for t.ents[t.idx[j]-1].key != key {
-		j = (j + 1) & mask
+// use appends slot j to the log, making its key the most recently used;
+// its older item, if any, is stale from then on.
+func (t *Table) use(j int) {
+	if len(t.log) == cap(t.log) {
+		t.compact()
 	}
+	t.log = append(t.log, uint32(j))
+	t.slots[j].at = uint32(len(t.log))
+}
+
+// live reports whether the log's item i is its slot's live one.
+func (t *Table) live(i int) bool { return int(t.slots[t.log[i]].at) == i+1 }
+
+// compact drops the log's stale items, keeping the live ones in order.
+// The log holds at most c live items of 2c, so that the next compaction
+// is at least c uses away.
+func (t *Table) compact() {
+	w := 0
+	for i := t.head; i < len(t.log); i++ {
+		if t.live(i) {
+			s := t.log[i]
+			t.log[w] = s
+			w++
+			t.slots[s].at = uint32(w)
+		}
+	}
+	t.log, t.head = t.log[:w], 0
+}
+
+// evict removes the least recently used key.
+func (t *Table) evict() {
+	for !t.live(t.head) {
+		t.head++
+	}
+	j := int(t.log[t.head])
+	t.head++
+	t.remove(j)
+	t.n--
+	t.evictions.Add(1)
+}
+
+// remove empties slot j, shifting back the entries after it so that no
+// probe sequence is broken (no tombstones); an entry that moves takes its
+// live log item along.
+func (t *Table) remove(j int) {
+	n := len(t.slots)
 	for {
-		t.idx[j] = 0
+		t.slots[j] = entry{}
 		k := j
 		for {
-			k = (k + 1) & mask
-			x := t.idx[k]
-			if x == 0 {
+			if k++; k == n {
+				k = 0
+			}
+			e := t.slots[k]
+			if e.at == 0 {
 				return
 			}
-			home := int(t.ents[x-1].key) & mask
 			// The entry at k may move to j when its home is not
 			// cyclically within (j, k].
-			if (k > j && (home <= j || home > k)) || (k < j && home <= j && home > k) {
-				t.idx[j] = x
+			h := t.home(e.key)
+			if (j < k && (h <= j || h > k)) || (j > k && h <= j && h > k) {
+				t.slots[j] = e
+				t.log[e.at-1] = uint32(j)
 				j = k
 				break
 			}
@@ -204,37 +258,25 @@ func (t *Table) remove(key uint64) {
 	}
 }
 
-func (t *Table) unlink(i int32) {
-	e := &t.ents[i]
-	if e.prev >= 0 {
-		t.ents[e.prev].next = e.next
-	} else {
-		t.head = e.next
-	}
-	if e.next >= 0 {
-		t.ents[e.next].prev = e.prev
-	} else {
-		t.tail = e.prev
-	}
-	e.prev, e.next = -1, -1
-}
-
-func (t *Table) pushFront(i int32) {
-	e := &t.ents[i]
-	e.prev, e.next = -1, t.head
-	if t.head >= 0 {
-		t.ents[t.head].prev = i
-	}
-	t.head = i
-	if t.tail < 0 {
-		t.tail = i
+// grow resizes the slots and the log for c keys, keeping every key and
+// its recency.
+func (t *Table) grow(c int) {
+	old, oldLog := t.slots, t.log
+	t.slots, t.log, t.head, t.c = make([]entry, slotsFor(c)), make([]uint32, 0, logFor(c)), 0, c
+	for i := range oldLog {
+		if e := old[oldLog[i]]; int(e.at) == i+1 {
+			j := t.free(e.key)
+			t.slots[j] = e
+			t.use(j)
+		}
 	}
 }
 
-func (t *Table) touch(i int32) {
-	if t.head == i {
-		return
+// each calls f with every key's entry, the least recently used first.
+func (t *Table) each(f func(e *entry)) {
+	for i := t.head; i < len(t.log); i++ {
+		if t.live(i) {
+			f(&t.slots[t.log[i]])
+		}
 	}
-	t.unlink(i)
-	t.pushFront(i)
 }

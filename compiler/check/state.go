@@ -50,7 +50,7 @@ func (info *Info) StateMemory() int64 {
 var countHint = map[string]string{
 	"to":        "rate_limit by K to N per D keeps at most N records of a key per D",
 	"keep 1 in": "sample keeps one record in N: N = 1 keeps all",
-	"max_keys":  "max_keys bounds the keys a statement remembers: its memory is max_keys times about 43 bytes",
+	"max_keys":  fmt.Sprintf("max_keys bounds the keys a statement remembers: its memory is max_keys times about %d bytes", kstate.BytesPerKey(spec.DefaultMaxKeys)),
 }
 
 // maxStateN is the largest N of to N and keep 1 in N: a billion.
