@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
+	"github.com/policyrun/policyrun/state"
 )
 
 // statePipeline is a tail of app.log through a dedupe with counts and a
@@ -128,7 +129,8 @@ pipeline:
     - name: null
 `)
 	_, err := New(cfg, Options{})
-	if err == nil || !strings.Contains(fmt.Sprint(err), "big (big.policy) 38.5 MiB") || !strings.Contains(fmt.Sprint(err), "state_memory_limit 16.0 MiB") {
+	big := sizeText(state.Spec{Kind: state.Dedupe, MaxKeys: 1_000_000}.Memory())
+	if err == nil || !strings.Contains(fmt.Sprint(err), "big (big.policy) "+big) || !strings.Contains(fmt.Sprint(err), "state_memory_limit 16.0 MiB") {
 		t.Errorf("New: %v", err)
 	}
 }
