@@ -81,6 +81,8 @@ type Batch struct {
 	machine *vm.Machine
 	splits  bool            // the policy has a split (runPieces)
 	pieces  []backend.Piece // a run's records, reused
+	// clock is the time the records of one call see (spec.Batch).
+	clock spec.Batch
 }
 
 // NewBatch returns a Batch of p.
@@ -243,9 +245,7 @@ func (b *Batch) run() []*record.Record {
 	var splits [][]*record.Record // by index, when a run split a record
 	switch prog := b.p.prog.(type) {
 	case backend.VM:
-		for i, r := range b.recs {
-			results[i] = b.machine.Run(r)
-		}
+		b.machine.RunBatch(b.recs, results)
 	case backend.BatchProgram:
 		if err := prog.RunBatch(b.recs, results); err != nil {
 			for i := range results {
@@ -268,9 +268,15 @@ func (b *Batch) run() []*record.Record {
 			}
 		}
 	default:
+		b.clock = spec.Batch{}
 		for i, r := range b.recs {
 			var err error
-			if results[i], err = prog.Run(r); err != nil {
+			if ib, ok := prog.(backend.InBatch); ok {
+				results[i], err = ib.RunIn(&b.clock, r)
+			} else {
+				results[i], err = prog.Run(r)
+			}
+			if err != nil {
 				fail(&results[i], err)
 			}
 		}
@@ -293,12 +299,17 @@ func (b *Batch) run() []*record.Record {
 // stay in its resource and scope (the encoder groups by them, and each
 // copy holds the original's).
 func (b *Batch) runPieces() []*record.Record {
+	b.clock = spec.Batch{}
+	if b.machine != nil {
+		b.machine.SetBatch(&b.clock)
+		defer b.machine.SetBatch(nil)
+	}
 	for _, r := range b.recs {
 		var err error
 		if b.machine != nil {
 			b.pieces = b.machine.RunPieces(r, b.pieces[:0])
 		} else {
-			b.pieces, err = backend.RunAll(b.p.prog, r, b.pieces[:0])
+			b.pieces, err = backend.RunAllIn(&b.clock, b.p.prog, r, b.pieces[:0])
 		}
 		if err != nil && b.failed == nil {
 			// RunAll has passed on the records concerned, faulted.

@@ -47,6 +47,15 @@ type BatchProgram interface {
 	RunBatch(recs []*record.Record, results []spec.Result) error
 }
 
+// InBatch is a Program whose runs can be parts of one batch
+// (spec.Batch), every record of it seeing one time: whoever runs a batch
+// record by record gives each run the same b. RunIn runs rec as a run of
+// b; Run as a batch of its own.
+type InBatch interface {
+	Program
+	RunIn(b *spec.Batch, rec *record.Record) (spec.Result, error)
+}
+
 // IsOTLP reports whether p runs a policy declared with `schema otlp`: its
 // records are OTLP log records, in the view of docs/otlp.md, and the caller
 // builds them so (the pipeline from OTLP input, the test runner from test
@@ -157,8 +166,14 @@ type PieceProgram interface {
 // after it, is passed on as it is, kept with the fault lua_error: the
 // last piece is always one of those.
 func RunAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
+	return RunAllIn(nil, p, rec, dst)
+}
+
+// RunAllIn is RunAll as a run of batch b (spec.Batch; nil: a batch of
+// its own), for a program that can be given one.
+func RunAllIn(b *spec.Batch, p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 	start := len(dst)
-	dst, err := runAll(p, rec, dst)
+	dst, err := runAll(b, p, rec, dst)
 	if err != nil {
 		if len(dst) == start {
 			dst = append(dst, Piece{Rec: rec})
@@ -170,8 +185,15 @@ func RunAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 	return dst, err
 }
 
-func runAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
+// piecesIn is a PieceProgram whose runs can be parts of a batch.
+type piecesIn interface {
+	RunPiecesIn(b *spec.Batch, rec *record.Record, dst []Piece) ([]Piece, error)
+}
+
+func runAll(b *spec.Batch, p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 	switch p := p.(type) {
+	case piecesIn:
+		return p.RunPiecesIn(b, rec, dst)
 	case PieceProgram:
 		return p.RunPieces(rec, dst)
 	case SplitProgram:
@@ -182,7 +204,13 @@ func runAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 		}
 		return dst, err
 	}
-	res, err := p.Run(rec)
+	var res spec.Result
+	var err error
+	if ib, ok := p.(InBatch); ok {
+		res, err = ib.RunIn(b, rec)
+	} else {
+		res, err = p.Run(rec)
+	}
 	return append(dst, Piece{Rec: rec, Result: res}), err
 }
 
@@ -190,6 +218,11 @@ func runAll(p Program, rec *record.Record, dst []Piece) ([]Piece, error) {
 // made to dst (vm.Program.RunPieces); the VM itself never fails.
 func (p VM) RunPieces(rec *record.Record, dst []Piece) ([]Piece, error) {
 	return p.Program.RunPieces(rec, dst), nil
+}
+
+// RunPiecesIn is RunPieces as a run of batch b (spec.Batch).
+func (p VM) RunPiecesIn(b *spec.Batch, rec *record.Record, dst []Piece) ([]Piece, error) {
+	return p.Program.RunPiecesIn(b, rec, dst), nil
 }
 
 // Splits reports whether p's runs may make several records of one, or
@@ -206,9 +239,14 @@ type Lua struct{ *lua.Program }
 // RunPieces runs the program over rec and appends the records the run
 // made to dst (lua.Program.RunPieces).
 func (p Lua) RunPieces(rec *record.Record, dst []Piece) ([]Piece, error) {
+	return p.RunPiecesIn(nil, rec, dst)
+}
+
+// RunPiecesIn is RunPieces as a run of batch b (spec.Batch).
+func (p Lua) RunPiecesIn(b *spec.Batch, rec *record.Record, dst []Piece) ([]Piece, error) {
 	var recsBuf [4]*record.Record
 	var resBuf [4]spec.Result
-	recs, results, err := p.Program.RunPieces(rec, recsBuf[:0], resBuf[:0])
+	recs, results, err := p.Program.RunPiecesIn(b, rec, recsBuf[:0], resBuf[:0])
 	for i, r := range recs {
 		dst = append(dst, Piece{Rec: r, Result: results[i]})
 	}

@@ -85,7 +85,25 @@ type Runner struct {
 	// the split made, reused.
 	rest *glua.LFunction
 	recs []*record.Record
-	now  int64 // the run's clock as the stateful statements read it, once a run
+	// batch is the batch the runs are part of (SetBatch), nil when each
+	// run is a batch of its own, own: its time is what now() and the
+	// stateful statements see, as on the VM.
+	batch *spec.Batch
+	own   spec.Batch
+}
+
+// SetBatch makes the runner's runs from here on part of b: they see its
+// one time (spec.Batch). Nil ends it: each run is a batch of its own
+// again.
+func (r *Runner) SetBatch(b *spec.Batch) { r.batch = b }
+
+// nowNanos is the time of the run's batch.
+func (r *Runner) nowNanos() int64 {
+	b := r.batch
+	if b == nil {
+		b = &r.own
+	}
+	return b.Now(&r.p.opts)
 }
 
 // NewRunner returns a runner with a fresh LState.
@@ -127,12 +145,18 @@ func (p *Program) NewRunner() (*Runner, error) {
 func (r *Runner) Close() { r.s.L.Close() }
 
 // Run runs the program on rec with a pooled runner.
-func (p *Program) Run(rec *record.Record) (spec.Result, error) {
+func (p *Program) Run(rec *record.Record) (spec.Result, error) { return p.RunIn(nil, rec) }
+
+// RunIn is Run as a run of batch b (spec.Batch; nil: a batch of its
+// own).
+func (p *Program) RunIn(b *spec.Batch, rec *record.Record) (spec.Result, error) {
 	r, err := p.runners.Get(p.NewRunner)
 	if err != nil {
 		return spec.Result{}, err
 	}
+	r.batch = b
 	res, err := r.Run(rec)
+	r.batch = nil
 	p.runners.Put(r)
 	return res, err
 }
@@ -175,12 +199,14 @@ func (r *Runner) run(rec *record.Record, fn *glua.LFunction, fresh bool) (spec.R
 		M.RawSetString("time", s.newTS(rec.Time()))
 	}
 	if fresh {
+		if r.batch == nil {
+			r.own = spec.Batch{}
+		}
 		M.RawSetString("now", glua.LNil)
 		if p.usesNow {
-			M.RawSetString("now", s.newTS(p.opts.Now().UnixNano()))
+			M.RawSetString("now", s.newTS(r.nowNanos()))
 		}
 		s.rand.Reset()
-		r.now = 0
 	}
 	M.RawSetString("e", glua.LFalse)
 	M.RawSetString("rec", glua.LNil)

@@ -26,11 +26,19 @@ func (p *Program) Splits() bool { return p.split != nil }
 // before it; else one per element of the array at the split's path, rec
 // first, as the VM's RunPieces.
 func (p *Program) RunPieces(rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
+	return p.RunPiecesIn(nil, rec, recs, results)
+}
+
+// RunPiecesIn is RunPieces as a run of batch b (spec.Batch; nil: a batch
+// of its own).
+func (p *Program) RunPiecesIn(b *spec.Batch, rec *record.Record, recs []*record.Record, results []spec.Result) ([]*record.Record, []spec.Result, error) {
 	r, err := p.runners.Get(p.NewRunner)
 	if err != nil {
 		return recs, results, err
 	}
+	r.batch = b
 	recs, results, err = r.RunPieces(rec, recs, results)
+	r.batch = nil
 	p.runners.Put(r)
 	return recs, results, err
 }

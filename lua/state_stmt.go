@@ -57,7 +57,7 @@ func (g *gen) stateStmt(s *policy.StateStmt) {
 }
 
 // stateFunc is ST for a runner of p: statement i's table, the key hashed
-// from the values after i, the run's clock.
+// from the values after i, the time of the run's batch.
 func (r *Runner) stateFunc(L *glua.LState) int {
 	p, s := r.p, r.s
 	i := L.CheckInt(1)
@@ -94,17 +94,15 @@ func (r *Runner) stateFunc(L *glua.LState) int {
 			key = kstate.Combine(key, h.Sum())
 		}
 	}
-	if r.now == 0 {
-		r.now = p.opts.Now().UnixNano()
-	}
+	now := r.nowNanos()
 	t := p.tables[i]
 	var drop bool
 	var count int64
 	switch sp.Kind {
 	case kstate.Dedupe:
-		drop, count = t.Dedupe(key, r.now)
+		drop, count = t.Dedupe(key, now)
 	case kstate.RateLimit:
-		drop = t.Rate(key, r.now)
+		drop = t.Rate(key, now)
 	case kstate.Sample:
 		drop = !kstate.Sampled(key, sp.N)
 	case kstate.SampleEvery:

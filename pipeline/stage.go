@@ -101,8 +101,9 @@ func policyErrors(src []byte, diags compiler.Diagnostics) error {
 
 // policyStage runs a loaded program over a batch: in one RunBatch call
 // where the backend has one, record by record else (RunSplit for a
-// program that can split records). Programs are safe for concurrent use,
-// and so is the stage.
+// program that can split records), every record a run of one batch
+// (spec.Batch: one time for them all). Programs are safe for concurrent
+// use, and so is the stage.
 type policyStage struct {
 	prog    backend.Program
 	results sync.Pool // []spec.Result scratch, one per concurrent batch
@@ -170,6 +171,14 @@ func (s *policyStage) Process(recs []*record.Record) ([]*record.Record, StageCou
 				c.Added += int64(len(extra))
 			}
 		}
+	} else if ib, ok := s.prog.(backend.InBatch); ok {
+		var b spec.Batch
+		for i, r := range recs {
+			var err error
+			if results[i], err = ib.RunIn(&b, r); err != nil {
+				noteErr(&c, &results[i], err)
+			}
+		}
 	} else {
 		for i, r := range recs {
 			var err error
@@ -210,8 +219,9 @@ func (s *policyStage) processPieces(recs []*record.Record) ([]*record.Record, St
 	// The output may be longer than the input: it cannot overwrite it.
 	kept := make([]*record.Record, 0, len(recs))
 	c.Made = make([]int32, len(recs))
+	var b spec.Batch
 	for i, r := range recs {
-		pieces, err := backend.RunAll(s.prog, r, (*buf)[:0])
+		pieces, err := backend.RunAllIn(&b, s.prog, r, (*buf)[:0])
 		*buf = pieces[:0]
 		if err != nil {
 			// RunAll has passed on the records concerned, faulted.

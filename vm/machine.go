@@ -35,9 +35,12 @@ type Machine struct {
 	sink     mapSink        // the map parse_syslog and parse_common_log build
 	lim      spec.Limits    // the Program's, copied for the hot path
 	sizeAt   int            // grown beyond this, the record is measured
-	now      int64
-	rec      *record.Record
-	a        *record.Arena
+	// batch is the batch the runs are part of (SetBatch, RunBatch), nil
+	// when each run is a batch of its own, own.
+	batch *spec.Batch
+	own   spec.Batch
+	rec   *record.Record
+	a     *record.Arena
 	// constA and constGen are the arena and generation that the string
 	// constants' registers hold copies in (their V), so that storing one
 	// in a record stores that copy, not a new one per record.
@@ -95,7 +98,9 @@ func (m *Machine) Run(rec *record.Record) spec.Result {
 	// the now() and the random bits of the run that split.
 	from := m.splitSt.from
 	if from == 0 {
-		m.now = 0
+		if m.batch == nil {
+			m.own = spec.Batch{}
+		}
 		m.rand.Reset()
 	}
 	m.why = spec.ByPolicy
@@ -153,14 +158,31 @@ func (m *Machine) placeConsts() {
 	}
 }
 
+// nowNanos is the time of the run's batch (spec.Batch).
 func (m *Machine) nowNanos() int64 {
-	if m.now == 0 {
-		m.now = m.prog.code.Options.Now().UnixNano()
-		if m.now == 0 {
-			m.now = 1 // the epoch itself: keep it from being read again
-		}
+	b := m.batch
+	if b == nil {
+		b = &m.own
 	}
-	return m.now
+	return b.Now(&m.prog.code.Options)
+}
+
+// SetBatch makes the Machine's runs from here on part of b: they see its
+// one time (spec.Batch). Nil ends it: each run is a batch of its own
+// again.
+func (m *Machine) SetBatch(b *spec.Batch) { m.batch = b }
+
+// RunBatch runs the program over every record of recs as one batch,
+// writing results[i] for recs[i]; results must be at least as long as
+// recs.
+func (m *Machine) RunBatch(recs []*record.Record, results []spec.Result) {
+	m.own = spec.Batch{}
+	m.batch = &m.own
+	results = results[:len(recs)]
+	for i, rec := range recs {
+		results[i] = m.Run(rec)
+	}
+	m.batch = nil
 }
 
 // exec is the interpreter loop.

@@ -147,14 +147,11 @@ func (p *Program) Run(rec *record.Record) spec.Result {
 	return r
 }
 
-// RunBatch runs the program over every record of recs with one pooled
-// Machine, writing results[i] for recs[i]; results must be at least as
-// long as recs.
+// RunBatch runs the program over every record of recs as one batch
+// (spec.Batch) with one pooled Machine, writing results[i] for recs[i];
+// results must be at least as long as recs.
 func (p *Program) RunBatch(recs []*record.Record, results []spec.Result) {
 	m := p.pool.Get().(*Machine)
-	results = results[:len(recs)]
-	for i, rec := range recs {
-		results[i] = m.Run(rec)
-	}
+	m.RunBatch(recs, results)
 	p.pool.Put(m)
 }

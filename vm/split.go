@@ -60,8 +60,16 @@ func (p *Program) Splits() bool { return p.splits }
 // else one per element of the array at the split's path, rec first,
 // each run on its own from the split on (docs/language.md, "split").
 func (p *Program) RunPieces(rec *record.Record, dst []Piece) []Piece {
+	return p.RunPiecesIn(nil, rec, dst)
+}
+
+// RunPiecesIn is RunPieces as a run of batch b (spec.Batch; nil: a
+// batch of its own).
+func (p *Program) RunPiecesIn(b *spec.Batch, rec *record.Record, dst []Piece) []Piece {
 	m := p.pool.Get().(*Machine)
+	m.batch = b
 	dst = m.RunPieces(rec, dst)
+	m.batch = nil
 	p.pool.Put(m)
 	return dst
 }
