@@ -152,3 +152,35 @@ func TestOTLPInputSplit(t *testing.T) {
 		t.Errorf("summary:\n%s", summaryText(s))
 	}
 }
+
+// TestStageMaxSplit runs a filter's max_split on each backend: a split of
+// more elements than it allows faults split_limit and leaves the record
+// as it came; one within it splits.
+func TestStageMaxSplit(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "s.policy", "policy \"s\"\nschema {\n  items: array<int>?\n  ...\n}\nsplit .items\n")
+	for _, b := range []string{"vm", "lua"} {
+		proc, err := NewStage(config.Filter{File: "s.policy", Backend: b, MaxSplit: 2}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := record.NewArena()
+		var recs []*record.Record
+		for _, line := range []string{`{"items":[1,2]}`, `{"items":[1,2,3]}`} {
+			r, err := a.DecodeJSON([]byte(line), record.Referenced)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, r)
+		}
+		out, c := proc.Process(recs)
+		var got []string
+		for _, r := range out {
+			got = append(got, string(r.AppendJSON(nil)))
+		}
+		want := `{"items":1} {"items":2} {"items":[1,2,3]}`
+		if strings.Join(got, " ") != want || c.Faults["split_limit"] != 1 {
+			t.Errorf("%s: %s, faults %v; want %s and one split_limit", b, strings.Join(got, " "), c.Faults, want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func newStage(f config.Filter, dir string, loader *compiler.Loader) (Processor, 
 		return nil, policyErrors(src, diags)
 	}
 	store := state.NewStore()
-	prog, err := b.Load(file, info, spec.Options{Params: f.Params, State: store})
+	prog, err := b.Load(file, info, spec.Options{Params: f.Params, State: store, Limits: spec.Limits{MaxSplit: f.MaxSplit}})
 	if err != nil {
 		return nil, err
 	}

@@ -40,14 +40,30 @@ type Config struct {
 	// memory of the policies' dedupe, rate_limit and sample statements
 	// across restarts; without one it lives in memory only.
 	Storage *component.ID `mapstructure:"storage"`
+	// MaxSplit is the most records one split of a policy may make of a
+	// log record (spec.Limits.MaxSplit; past it, the fault split_limit);
+	// 0 or absent: spec.DefaultLimits'.
+	MaxSplit int `mapstructure:"max_split"`
 }
 
 // Validate compiles every policy, so that `validate` and the start of the
 // Collector report every diagnostic of every policy, as `policyrun
 // check` renders them.
 func (c *Config) Validate() error {
-	_, _, err := compilePolicies(c.Policies, c.Params, nil)
+	lim, err := c.limits()
+	if err != nil {
+		return err
+	}
+	_, _, err = compilePolicies(c.Policies, c.Params, lim, nil)
 	return err
+}
+
+// limits are the limits of the policies' runs.
+func (c *Config) limits() (spec.Limits, error) {
+	if c.MaxSplit < 0 {
+		return spec.Limits{}, fmt.Errorf("max_split must be more than 0 (the most records a split may make of one; %d by default), not %d", spec.DefaultLimits.MaxSplit, c.MaxSplit)
+	}
+	return spec.Limits{MaxSplit: c.MaxSplit}, nil
 }
 
 // policy is a compiled policy and the name its metrics carry.
@@ -70,13 +86,13 @@ type policy struct {
 // names every problem: files that cannot be read, every diagnostic of the
 // policies that do not compile (in policyrun check's text), policies
 // whose schema is not for OTLP records. The warnings of policies that
-// compile are returned as text, for the log.
+// compile are returned as text, for the log. The policies run under lim.
 //
 // The policies share one compiler.Loader, reading modules with read (nil:
 // policysrc.ReadFile): a module that several of them import is read,
 // parsed and checked once, and again at the next start, which sees what
 // changed in it.
-func compilePolicies(files []string, values map[string]any, read compiler.ReadFunc) ([]policy, string, error) {
+func compilePolicies(files []string, values map[string]any, lim spec.Limits, read compiler.ReadFunc) ([]policy, string, error) {
 	if len(files) == 0 {
 		return nil, "", errors.New("policies: name at least one policy file")
 	}
@@ -120,7 +136,7 @@ func compilePolicies(files []string, values map[string]any, read compiler.ReadFu
 			continue
 		}
 		store := state.NewStore()
-		prog, err := compiler.Compile(f, info, compiler.WithOptions(spec.Options{Params: params, State: store}))
+		prog, err := compiler.Compile(f, info, compiler.WithOptions(spec.Options{Params: params, State: store, Limits: lim}))
 		if err != nil {
 			fmt.Fprintf(&problems, "%s: %v\n\n", name, err)
 			nbad++

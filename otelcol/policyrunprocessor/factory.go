@@ -49,7 +49,11 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 
 // newFromConfig compiles the policies of c and makes the processor.
 func newFromConfig(set processor.Settings, c *Config) (*logsProcessor, error) {
-	pols, warnings, err := compilePolicies(c.Policies, c.Params, nil)
+	lim, err := c.limits()
+	if err != nil {
+		return nil, err
+	}
+	pols, warnings, err := compilePolicies(c.Policies, c.Params, lim, nil)
 	if err != nil {
 		return nil, err
 	}

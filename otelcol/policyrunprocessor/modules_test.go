@@ -2,6 +2,7 @@ package policyrunprocessor
 
 import (
 	"context"
+	"github.com/policyrun/policyrun/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestModulesLoadedOnce(t *testing.T) {
 		reads[filepath.Base(path)]++
 		return policysrc.ReadFile(path)
 	}
-	if _, _, err := compilePolicies(files, nil, read); err != nil {
+	if _, _, err := compilePolicies(files, nil, spec.Limits{}, read); err != nil {
 		t.Fatal(err)
 	}
 	if reads["m.policy"] != 1 || len(reads) != 1 {

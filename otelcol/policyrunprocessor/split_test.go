@@ -3,10 +3,12 @@ package policyrunprocessor
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/policyrun/policyrun/spec"
 )
@@ -101,5 +103,32 @@ func TestProcessorSplitBatches(t *testing.T) {
 			b.reset()
 		}
 		p.put(b)
+	}
+}
+
+// TestProcessorMaxSplit: the processor's max_split bounds its policies'
+// splits; a log record whose array is longer faults split_limit and
+// goes on as it came. A negative one is refused.
+func TestProcessorMaxSplit(t *testing.T) {
+	items := func(body string, xs ...any) func(plog.LogRecord) {
+		return lrec(body, map[string]any{"items": xs})
+	}
+	pol := splitHead + "split .attributes.items\nset .body = .attributes.items\nremove .attributes.items\n"
+	p, err := newFromConfig(processortest.NewNopSettings(Type), &Config{Policies: writePolicies(t, pol), MaxSplit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := p.get()
+	in := build(rgroup{scopes: []sgroup{{name: "s", recs: []func(plog.LogRecord){items("a1", "x", "y"), items("a2", "u", "v", "w")}}}})
+	want := "R{}\n  S s\n    body=\"x\"\n    body=\"y\"\n    body=\"a2\" {items=[\"u\" \"v\" \"w\"]}\n"
+	if got := dump(b.runWhole(in)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if n := b.c.faults[int(spec.SplitLimit)]; n != 1 {
+		t.Errorf("%d split_limit faults, want 1", n)
+	}
+	p.put(b)
+	if err := (&Config{Policies: writePolicies(t, pol), MaxSplit: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max_split must be more than 0") {
+		t.Errorf("max_split -1: %v", err)
 	}
 }

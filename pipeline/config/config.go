@@ -186,6 +186,10 @@ type Filter struct {
 	// only), each with its line: the stage checks them against the
 	// policy's declarations when it loads it.
 	Params spec.Params
+	// MaxSplit is max_split, the most records one split of the policy
+	// may make of a record (spec.Limits.MaxSplit, the fault split_limit);
+	// 0: spec.DefaultLimits'.
+	MaxSplit int
 }
 
 // Output is one output section.
@@ -428,6 +432,7 @@ const ScriptBackend = "lua_script"
 
 func (d *decoder) filter(n *yaml.Node) Filter {
 	f := Filter{Line: n.Line, Match: "*", TimeLimit: luascript.DefaultTimeLimit, MemoryLimit: luascript.DefaultMemoryLimit}
+	maxSplitLine := 0
 	name := d.sectionName(n, "filter", []string{"policy", "lua"})
 	f.Name = name
 	keys := map[string]func(*yaml.Node){
@@ -442,6 +447,11 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		keys["backend"] = func(v *yaml.Node) { f.Backend = d.oneOf(v, "backend", append(backend.Names(), ScriptBackend)...) }
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
 		keys["params"] = func(v *yaml.Node) { f.Params = d.params(v) }
+		keys["max_split"] = func(v *yaml.Node) {
+			if f.MaxSplit, maxSplitLine = d.intv(v), v.Line; f.MaxSplit <= 0 {
+				d.errorf(v.Line, "max_split must be more than 0 (the most records a split may make of one; %d by default)", spec.DefaultLimits.MaxSplit)
+			}
+		}
 	case "lua":
 		// Fluent Bit's own spelling of a Lua filter: script + call.
 		f.Backend = ScriptBackend
@@ -481,6 +491,9 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 	}
 	if f.Backend == ScriptBackend && f.Params != nil {
 		d.errorf(n.Line, "params are only for a policy: a Lua script has no parameters")
+	}
+	if f.Backend == ScriptBackend && maxSplitLine > 0 {
+		d.errorf(maxSplitLine, "max_split is only for a policy: a Lua script returns the records it makes")
 	}
 	if f.Backend != ScriptBackend && limitLine > 0 {
 		d.errorf(limitLine, "time_limit and memory_limit are only for backend lua_script (a Fluent Bit-style Lua filter)")
