@@ -60,7 +60,7 @@ func (t *Table) appendTo(b []byte) []byte {
 		b = protowire.AppendTag(b, f.n, protowire.VarintType)
 		b = protowire.AppendVarint(b, f.v)
 	}
-	t.mu.Lock()
+	t.lock()
 	defer t.mu.Unlock()
 	b = protowire.AppendTag(b, fieldEntries, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(t.n*entryWireBytes))
@@ -99,7 +99,7 @@ func (s *Store) Restore(data []byte) error {
 // load makes t hold the keys of from, a table of the same Spec that
 // nothing else uses.
 func (t *Table) load(from *Table) {
-	t.mu.Lock()
+	t.lock()
 	t.slots, t.log, t.head, t.n, t.c = from.slots, from.log, from.head, from.n, from.c
 	t.mu.Unlock()
 	t.seq.Store(from.seq.Load())

@@ -296,6 +296,32 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
+// TestHoldContended: a goroutine that waits for a held table shows in
+// Contended, so that the holder lets it in, and gets the table when it
+// is released.
+func TestHoldContended(t *testing.T) {
+	tab := newTable(Spec{Kind: Dedupe, MaxKeys: 4, Window: sec})
+	tab.Hold()
+	if drop, _ := tab.DedupeHeld(1, 0); drop || tab.Contended() {
+		t.Fatal("a held table: a new key dropped, or contended alone")
+	}
+	done := make(chan bool)
+	go func() {
+		drop, _ := tab.Dedupe(1, 1)
+		done <- drop
+	}()
+	for !tab.Contended() {
+		runtime.Gosched()
+	}
+	tab.Release()
+	if !<-done {
+		t.Error("the waiter did not see the holder's key")
+	}
+	if tab.Contended() {
+		t.Error("contended after the waiter got the table")
+	}
+}
+
 func TestZeroAllocs(t *testing.T) {
 	tab := newTable(Spec{Kind: Dedupe, MaxKeys: 1000, Window: sec})
 	for i := range 2000 {

@@ -39,8 +39,12 @@ type Machine struct {
 	// when each run is a batch of its own, own.
 	batch *spec.Batch
 	own   spec.Batch
-	rec   *record.Record
-	a     *record.Arena
+	// hold says the runs are a batch's (RunBatch), which holds the
+	// program's tables from its first stateful statement (held) on
+	// (state.Table.Hold).
+	hold, held bool
+	rec        *record.Record
+	a          *record.Arena
 	// constA and constGen are the arena and generation that the string
 	// constants' registers hold copies in (their V), so that storing one
 	// in a record stores that copy, not a new one per record.
@@ -177,12 +181,24 @@ func (m *Machine) SetBatch(b *spec.Batch) { m.batch = b }
 // recs.
 func (m *Machine) RunBatch(recs []*record.Record, results []spec.Result) {
 	m.own = spec.Batch{}
-	m.batch = &m.own
+	m.batch, m.hold = &m.own, len(m.prog.keyed) > 0
+	defer m.endBatch()
 	results = results[:len(recs)]
 	for i, rec := range recs {
+		if m.held && m.contended() {
+			m.release()
+		}
 		results[i] = m.Run(rec)
 	}
-	m.batch = nil
+}
+
+// endBatch ends RunBatch, even when a run panics: a table left held
+// would stop every other goroutine that uses it.
+func (m *Machine) endBatch() {
+	if m.held {
+		m.release()
+	}
+	m.batch, m.hold = nil, false
 }
 
 // exec is the interpreter loop.

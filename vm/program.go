@@ -97,6 +97,10 @@ type Program struct {
 	pool   sync.Pool
 	splits bool           // the code has a SPLIT
 	tables []*state.Table // of code.States, in order
+	// keyed are the tables of dedupe and rate_limit, by ID: those a
+	// batch holds (Machine.RunBatch), in the order state.HoldAll takes
+	// them.
+	keyed []*state.Table
 }
 
 // New checks c's operands and returns the Program.
@@ -118,6 +122,12 @@ func New(c Code) (*Program, error) {
 			store = state.NewStore()
 		}
 		p.tables = store.Bind(c.States)
+		for _, t := range p.tables {
+			if t.Spec().Kind.Keyed() {
+				p.keyed = append(p.keyed, t)
+			}
+		}
+		state.SortByID(p.keyed)
 	}
 	p.pool.New = func() any { return NewMachine(p) }
 	return p, nil

@@ -37,14 +37,28 @@ func (m *Machine) stateOp(in Instr) (action spec.Action, reason spec.Reason, end
 	case KEYMIX:
 		regs[in.A] = Reg{K: record.Int, N: state.Combine(regs[in.B].N, regs[in.C].N)}
 	case DEDUPE:
-		drop, n := m.prog.tables[in.C].Dedupe(regs[in.B].N, m.nowNanos())
+		t := m.prog.tables[in.C]
+		var drop bool
+		var n int64
+		if m.holds() {
+			drop, n = t.DedupeHeld(regs[in.B].N, m.nowNanos())
+		} else {
+			drop, n = t.Dedupe(regs[in.B].N, m.nowNanos())
+		}
 		if drop {
 			m.why = spec.ByDedupe
 			return spec.Drop, spec.NoFault, true
 		}
 		regs[in.A] = Int(n)
 	case RATE:
-		if m.prog.tables[in.B].Rate(regs[in.A].N, m.nowNanos()) {
+		t := m.prog.tables[in.B]
+		var drop bool
+		if m.holds() {
+			drop = t.RateHeld(regs[in.A].N, m.nowNanos())
+		} else {
+			drop = t.Rate(regs[in.A].N, m.nowNanos())
+		}
+		if drop {
 			m.why = spec.ByRateLimit
 			return spec.Drop, spec.NoFault, true
 		}
@@ -60,6 +74,37 @@ func (m *Machine) stateOp(in Instr) (action spec.Action, reason spec.Reason, end
 		}
 	}
 	return 0, 0, false
+}
+
+// holds reports whether the run holds the program's keyed tables,
+// taking them at the first statement of a batch that needs them: one
+// lock a batch rather than one a record, while no other goroutine waits
+// (RunBatch lets them in between records).
+func (m *Machine) holds() bool {
+	if m.hold && !m.held {
+		state.HoldAll(m.prog.keyed)
+		m.held = true
+	}
+	return m.held
+}
+
+// contended reports whether another goroutine waits for a table the
+// batch holds.
+func (m *Machine) contended() bool {
+	for _, t := range m.prog.keyed {
+		if t.Contended() {
+			return true
+		}
+	}
+	return false
+}
+
+// release gives back the tables the batch holds.
+func (m *Machine) release() {
+	for _, t := range m.prog.keyed {
+		t.Release()
+	}
+	m.held = false
 }
 
 // Tables are the tables of the Program's stateful statements, in source
