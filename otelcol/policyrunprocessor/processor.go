@@ -126,12 +126,18 @@ type batch struct {
 	whole, next []*record.Record
 	pieces      []vm.Piece
 	enc         record.OTLPEncoder
+
+	// clock is the time every run of the batch sees, every policy's
+	// (spec.Batch): its machines run as parts of it.
+	clock spec.Batch
 }
 
 func (p *logsProcessor) newBatch() *batch {
 	b := &batch{p: p, a: record.NewArena(), d: vm.NewDiffer(p.writes)}
 	for _, pol := range p.policies {
-		b.machines = append(b.machines, vm.NewMachine(pol.prog))
+		m := vm.NewMachine(pol.prog)
+		m.SetBatch(&b.clock)
+		b.machines = append(b.machines, m)
 	}
 	b.l.a, b.w.a = b.a, b.a
 	n := len(p.policies) * int(spec.NumReasons)
@@ -175,6 +181,7 @@ func (p *logsProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Log
 }
 
 func (b *batch) reset() {
+	b.clock = spec.Batch{}
 	b.a.Reset()
 	b.c.reset()
 	b.rm, b.rlLen, b.slLen = b.rm[:0], b.rlLen[:0], b.slLen[:0]
