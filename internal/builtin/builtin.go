@@ -266,7 +266,7 @@ var table = [NumIDs]Func{
 	ParseKV:     {Sig: "parse_kv(s string, pair_sep string, kv_sep string) map<string>?", Doc: "s split into pairs on pair_sep and each pair into key and value on kv_sep, or null when a pair has no kv_sep"},
 	ParseLogfmt: {Sig: "parse_logfmt(s string) map<string>?", Doc: "the key=value pairs of a logfmt line (quoted values unquoted), or null when s is not logfmt"},
 
-	Now:        {Sig: "now() timestamp", Doc: "the current time (fixed in tests)"},
+	Now:        {Sig: "now() timestamp", Doc: "the current time, read once a batch: one time for all its records (fixed in tests)"},
 	ParseTime:  {Sig: `parse_time(s string, layout string, tz string = "UTC") timestamp?`, Doc: "s read with a strftime layout (%Y-%m-%dT%H:%M:%S...) as a time in the constant IANA zone tz (unless s gives an offset), or null when it does not match", Const: "tz"},
 	FormatTime: {Sig: `format_time(t timestamp, layout string, tz string = "UTC") string`, Doc: "t written with a strftime layout, in the constant IANA zone tz", Const: "tz"},
 	UnixNanos:  {Sig: "unix_nanos(t timestamp) int", Doc: "nanoseconds since 1970-01-01T00:00:00Z"},
