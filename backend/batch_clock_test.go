@@ -7,6 +7,7 @@ import (
 	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
+	"github.com/policyrun/policyrun/vm"
 )
 
 // TestBatchClock holds every backend to one time a batch: a clock that
@@ -62,6 +63,25 @@ set .t = now()
 			}
 			return out
 		}, 3, `{"n":1,"t":"2026-03-01T00:00:00Z"} {"n":1,"t":"2026-03-01T00:00:01Z"} {"n":1,"t":"2026-03-01T00:00:02Z"}`},
+		{"SetBatch", func(p Program, recs []*record.Record) []Piece {
+			// A Machine given a batch: its RunBatch is part of it, and
+			// so is a run after it.
+			v, ok := p.(VM)
+			if !ok {
+				return nil
+			}
+			var b spec.Batch
+			m := vm.NewMachine(v.Program)
+			m.SetBatch(&b)
+			results := make([]spec.Result, len(recs))
+			m.RunBatch(recs[:2], results)
+			results[2] = m.Run(recs[2])
+			var out []Piece
+			for i, r := range recs {
+				out = append(out, Piece{Rec: r, Result: results[i]})
+			}
+			return out
+		}, 1, batchOut},
 	}
 	for _, b := range All() {
 		for _, tt := range tests {

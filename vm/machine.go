@@ -176,13 +176,17 @@ func (m *Machine) nowNanos() int64 {
 // again.
 func (m *Machine) SetBatch(b *spec.Batch) { m.batch = b }
 
-// RunBatch runs the program over every record of recs as one batch,
-// writing results[i] for recs[i]; results must be at least as long as
-// recs.
+// RunBatch runs the program over every record of recs as one batch (or
+// as part of the Machine's batch, SetBatch), writing results[i] for
+// recs[i]; results must be at least as long as recs.
 func (m *Machine) RunBatch(recs []*record.Record, results []spec.Result) {
-	m.own = spec.Batch{}
-	m.batch, m.hold = &m.own, len(m.prog.keyed) > 0
-	defer m.endBatch()
+	outer := m.batch // a batch the Machine is part of already (SetBatch)
+	if outer == nil {
+		m.own = spec.Batch{}
+		m.batch = &m.own
+	}
+	m.hold = len(m.prog.keyed) > 0
+	defer m.endBatch(outer)
 	results = results[:len(recs)]
 	for i, rec := range recs {
 		if m.held && m.contended() {
@@ -192,13 +196,14 @@ func (m *Machine) RunBatch(recs []*record.Record, results []spec.Result) {
 	}
 }
 
-// endBatch ends RunBatch, even when a run panics: a table left held
-// would stop every other goroutine that uses it.
-func (m *Machine) endBatch() {
+// endBatch ends RunBatch, even when a run panics (a table left held
+// would stop every other goroutine that uses it), giving the Machine
+// back its outer batch.
+func (m *Machine) endBatch(outer *spec.Batch) {
 	if m.held {
 		m.release()
 	}
-	m.batch, m.hold = nil, false
+	m.batch, m.hold = outer, false
 }
 
 // exec is the interpreter loop.
