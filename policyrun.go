@@ -55,7 +55,8 @@ type settings struct {
 func WithLimits(l spec.Limits) Option { return func(s *settings) { s.opts.Limits = l } }
 
 // WithClock makes c the source of now() (tests and replays fix it:
-// spec.FixedClock); the default is the wall clock, read once per run.
+// spec.FixedClock); the default is the wall clock, read once a batch
+// (spec.Batch).
 func WithClock(c spec.Clock) Option { return func(s *settings) { s.opts.Clock = c } }
 
 // WithRandom makes r the source of uuid_v4's and uuid_v7's random bits
