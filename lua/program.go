@@ -85,17 +85,12 @@ type Runner struct {
 	// the split made, reused.
 	rest *glua.LFunction
 	recs []*record.Record
-	// batch is the batch the runs are part of (SetBatch), nil when each
-	// run is a batch of its own, own: its time is what now() and the
-	// stateful statements see, as on the VM.
+	// batch is the batch the runs are part of (Program.RunIn,
+	// RunPiecesIn), nil when each run is a batch of its own, own: its time
+	// is what now() and the stateful statements see, as on the VM.
 	batch *spec.Batch
 	own   spec.Batch
 }
-
-// SetBatch makes the runner's runs from here on part of b: they see its
-// one time (spec.Batch). Nil ends it: each run is a batch of its own
-// again.
-func (r *Runner) SetBatch(b *spec.Batch) { r.batch = b }
 
 // nowNanos is the time of the run's batch.
 func (r *Runner) nowNanos() int64 {
