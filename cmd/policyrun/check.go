@@ -42,7 +42,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var all diag.List
-	var reports []*stateReport
+	var reports []*compiler.StateReport
 	ioErr := false
 	// One loader for every file: a module imported by several policies
 	// is checked, and its diagnostics reported, once.
@@ -60,17 +60,17 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			diag.WriteText(stdout, src, ds)
 			fmt.Fprintln(stdout)
 		}
-		if r := stateOf(name, an); r != nil {
+		if r := an.StateReport(name); r != nil {
 			reports = append(reports, r)
 			if *format == "text" {
-				r.writeText(stdout)
+				r.WriteText(stdout)
 			}
 		}
 		all = append(all, ds...)
 	}
 	switch *format {
 	case "json":
-		writeCheckJSON(stdout, all, reports)
+		compiler.WriteJSON(stdout, all, reports)
 	case "github":
 		diag.WriteGitHub(stdout, all)
 	}

@@ -1,4 +1,4 @@
-package main
+package compiler
 
 import (
 	"bytes"
@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 )
 
-// codeStateMemory marks check's report of a policy's worst-case state
-// memory: not a diagnostic, a figure (docs/language.md, "State").
-const codeStateMemory = "I0001"
+// CodeStateMemory marks the report of a policy's worst-case state memory:
+// not a diagnostic, a figure (docs/language.md, "State").
+const CodeStateMemory = "I0001"
 
-// stateReport is what check says of a policy with dedupe or rate_limit:
-// the most keys its statements can hold and the bytes they take.
-type stateReport struct {
+// StateReport is what `policyrun check` says of a policy with dedupe or
+// rate_limit: the most keys its statements can hold and the bytes they
+// take, as the state package measures them. In JSON it has the fields of
+// a diagnostic (diag.WriteJSON) and its figures.
+type StateReport struct {
 	File        string           `json:"file"`
 	Line        int              `json:"line"`
 	Col         int              `json:"col"`
@@ -27,23 +28,24 @@ type stateReport struct {
 	StateBytes  int64            `json:"state_bytes"`
 	StateKeys   int64            `json:"state_keys"`
 	BytesPerKey int64            `json:"bytes_per_key"`
-	Statements  []stateStatement `json:"statements"`
+	Statements  []StateStatement `json:"statements"`
 }
 
-type stateStatement struct {
+// StateStatement is one keyed statement of a StateReport.
+type StateStatement struct {
 	Line    int    `json:"line"`
 	Kind    string `json:"kind"`
 	MaxKeys int    `json:"max_keys"`
 	Bytes   int64  `json:"bytes"`
 }
 
-// stateOf reports the state memory of a checked policy, or nil when it
-// has none (or did not check).
-func stateOf(name string, an *compiler.Analysis) *stateReport {
+// StateReport reports the state memory of the policy analysed from file,
+// or nil when it keeps no keys (sample keeps none) or did not check.
+func (an *Analysis) StateReport(file string) *StateReport {
 	if an.File == nil || an.Info == nil || an.Diagnostics.HasErrors() {
 		return nil
 	}
-	r := &stateReport{File: name, Line: an.File.Policy.Line, Col: an.File.Policy.Col, Severity: "info", Code: codeStateMemory, Policy: an.File.Name}
+	r := &StateReport{File: file, Line: an.File.Policy.Line, Col: an.File.Policy.Col, Severity: "info", Code: CodeStateMemory, Policy: an.File.Name}
 	for _, s := range an.Info.StateOrder {
 		sp := an.Info.States[s].Spec
 		if !sp.Kind.Keyed() {
@@ -51,7 +53,7 @@ func stateOf(name string, an *compiler.Analysis) *stateReport {
 		}
 		r.StateBytes += sp.Memory()
 		r.StateKeys += int64(sp.MaxKeys)
-		r.Statements = append(r.Statements, stateStatement{Line: s.Pos().Line, Kind: sp.Kind.String(), MaxKeys: sp.MaxKeys, Bytes: sp.Memory()})
+		r.Statements = append(r.Statements, StateStatement{Line: s.Pos().Line, Kind: sp.Kind.String(), MaxKeys: sp.MaxKeys, Bytes: sp.Memory()})
 	}
 	if r.StateKeys == 0 {
 		return nil
@@ -69,17 +71,18 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 }
 
-// writeText writes the report as check's text output does.
-func (r *stateReport) writeText(w io.Writer) {
+// WriteText writes the report as check's text output does: a line in the
+// form of a diagnostic's first, then one line a statement.
+func (r *StateReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s:%d:%d: info[%s]: %s\n", r.File, r.Line, r.Col, r.Code, r.Message)
 	for _, s := range r.Statements {
 		fmt.Fprintf(w, "  = line %d: %s, max_keys %d: %d bytes\n", s.Line, s.Kind, s.MaxKeys, s.Bytes)
 	}
 }
 
-// writeCheckJSON writes the diagnostics as diag.WriteJSON does, with the
-// state reports after them, in one array.
-func writeCheckJSON(w io.Writer, ds diag.List, reports []*stateReport) error {
+// WriteJSON writes the diagnostics as diag.WriteJSON does, with the state
+// reports after them, in one array.
+func WriteJSON(w io.Writer, ds diag.List, reports []*StateReport) error {
 	var b bytes.Buffer
 	if err := diag.WriteJSON(&b, ds); err != nil {
 		return err
