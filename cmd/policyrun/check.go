@@ -36,7 +36,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	files, err := policyFiles(fl.Args())
+	files, err := policy.Files(fl.Args()...)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun check: %v\n", err)
 		return 2
@@ -85,20 +85,6 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// policyFiles expands the arguments: files as given, directories walked
-// for *.policy (policyFilesIn), each directory's files sorted.
-func policyFiles(args []string) ([]string, error) {
-	var out []string
-	for _, arg := range args {
-		found, err := policyFilesIn(arg)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, found...)
-	}
-	return out, nil
 }
 
 func plural(n int, what string) string {

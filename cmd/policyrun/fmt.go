@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/policyrun/policyrun/policy"
 )
@@ -55,7 +52,7 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			files = append(files, arg)
 			continue
 		}
-		found, err := policyFilesIn(arg)
+		found, err := policy.Files(arg)
 		if err != nil {
 			fmt.Fprintf(stderr, "policyrun fmt: %v\n", err)
 			fail(2)
@@ -108,37 +105,6 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
-}
-
-// policyFilesIn expands one argument: a file as it is, a directory to the
-// *.policy files below it (hidden directories skipped), sorted. check,
-// fmt and test share it, so they see the same files.
-func policyFilesIn(arg string) ([]string, error) {
-	info, err := os.Stat(arg)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{arg}, nil
-	}
-	var files []string
-	err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != arg && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".policy") && d.Type().IsRegular() {
-			files = append(files, path)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
 }
 
 // fmtWriteFile replaces name with data, keeping its permissions. It writes

@@ -37,7 +37,7 @@ func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	files, err := policyFiles(paths)
+	files, err := policy.Files(paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
 		return 2
