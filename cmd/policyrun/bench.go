@@ -18,14 +18,6 @@ import (
 	"github.com/policyrun/policyrun/internal/gen"
 )
 
-func init() {
-	register(command{
-		name:    "bench",
-		summary: "benchmarks: whole-process runs (bench pipeline), an HTML report with charts (bench report), an OTLP/HTTP load generator (bench otlp)",
-		run:     runBench,
-	})
-}
-
 func runBench(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stderr, strings.TrimSpace(usageText("bench")))
@@ -50,7 +42,7 @@ func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("bench pipeline", stderr)
 	out := fl.String("o", "", "write the JSON results to `FILE` (default: standard output)")
 	b1 := b1Flags(fl)
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, anyArgs); !ok {
 		return code
 	}
 	if code, ok := noArgs(fl, stderr); !ok {
@@ -115,7 +107,7 @@ func runBenchReport(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.Pipeline, "pipeline", "", "draw B1 from these results of bench pipeline instead of running it")
 	fl.StringVar(&o.Bench, "bench", "", "draw the go test sections from this benchmark output (text or -json) instead of running them")
 	b1 := b1Flags(fl)
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, anyArgs); !ok {
 		return code
 	}
 	if code, ok := noArgs(fl, stderr); !ok {
@@ -156,7 +148,7 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&l.Seed, "seed", 1, "the generator's seed")
 	fs.IntVar(&l.ServerPID, "server-pid", 0, "the server's process id, to measure its CPU and memory (Linux /proc)")
 	fs.DurationVar(&l.Wait, "wait", 0, "wait up to this long for the endpoint to accept connections before sending")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, anyArgs); !ok {
 		return code
 	}
 	if *gz {

@@ -9,21 +9,13 @@ import (
 	"github.com/policyrun/policyrun/policy"
 )
 
-func init() {
-	register(command{
-		name:    "check",
-		summary: "type-check policies and report every error with its line, column and hint",
-		run:     runCheck,
-	})
-}
-
 // runCheck is `policyrun check [--format text|json|github] [--strict] FILE|DIR...`.
 // It reports every diagnostic of every file; warnings fail only with --strict.
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("check", stderr)
 	format := fl.String("format", "text", "output format: text, json or github")
 	strict := fl.Bool("strict", false, "fail on warnings too")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, anyArgs); !ok {
 		return code
 	}
 	switch *format {

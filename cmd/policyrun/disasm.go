@@ -10,25 +10,13 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-func init() {
-	register(command{
-		name:    "disasm",
-		summary: "print the bytecode a policy compiles to",
-		run:     runDisasm,
-	})
-}
-
 // runDisasm is `policyrun disasm [--param NAME=VALUE]... FILE`.
 func runDisasm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("disasm", stderr)
 	params := paramFlag{}
 	fl.Var(params, "param", "give the policy's parameter a value, `name=value` (repeatable; JSON unless the parameter is a string)")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, oneArg); !ok {
 		return code
-	}
-	if fl.NArg() != 1 {
-		fl.Usage()
-		return 2
 	}
 	name := fl.Arg(0)
 	src, err := policy.ReadFile(name)

@@ -22,14 +22,6 @@ import (
 	"github.com/policyrun/policyrun/spec"
 )
 
-func init() {
-	register(command{
-		name:    "eval",
-		summary: "run a policy over records from stdin and write the results to stdout",
-		run:     runEval,
-	})
-}
-
 // evalBatch is how many records share an arena before it is reset.
 const evalBatch = 1024
 
@@ -97,7 +89,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
 	timeFlag := fl.String("time", "", "the run's clock (now(), dedupe, rate_limit) and the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default the wall clock, and 1970-01-01T00:00:00Z for records")
 	maxRecords := fl.Int("max-request-records", config.DefaultOTLPMaxRequestRecords, "the most LogRecords an OTLP request may hold, as the otlp input's max_request_records: a request with more is refused, since eval holds a request's records at once (0: no bound)")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, anyArgs); !ok {
 		return code
 	}
 	var recTime int64

@@ -44,14 +44,30 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fl
 }
 
+// nargs is how many arguments a command takes after its flags: from min
+// to max, max -1 for no bound.
+type nargs struct{ min, max int }
+
+var (
+	anyArgs  = nargs{0, -1}
+	noArg    = nargs{0, 0}
+	oneArg   = nargs{1, 1}
+	someArgs = nargs{1, -1}
+)
+
 // parseFlags parses args into fl. When it returns false the command ends
 // with exit status code: 0 after -h (the usage was printed), 2 after a bad
-// flag (the flag package said what was wrong).
-func parseFlags(fl *flag.FlagSet, args []string) (code int, ok bool) {
+// flag (the flag package said what was wrong) or a count of arguments
+// outside want (the usage was printed).
+func parseFlags(fl *flag.FlagSet, args []string, want nargs) (code int, ok bool) {
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
+		return 2, false
+	}
+	if n := fl.NArg(); n < want.min || want.max >= 0 && n > want.max {
+		fl.Usage()
 		return 2, false
 	}
 	return 0, true

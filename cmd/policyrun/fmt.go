@@ -11,14 +11,6 @@ import (
 	"github.com/policyrun/policyrun/policy"
 )
 
-func init() {
-	register(command{
-		name:    "fmt",
-		summary: "rewrite policies in the canonical layout (--check to verify, -w to write)",
-		run:     runFmt,
-	})
-}
-
 // runFmt is `policyrun fmt [--check] [-w] FILE|DIR...`. Without flags it
 // prints the formatted files; -w rewrites the files that change; --check
 // lists them and exits 1 if there are any. "-" formats standard input.
@@ -26,12 +18,8 @@ func runFmt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("fmt", stderr)
 	check := fl.Bool("check", false, "list the files whose layout differs, and exit 1 if any does")
 	write := fl.Bool("w", false, "write the result back to the files instead of printing it")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, someArgs); !ok {
 		return code
-	}
-	if fl.NArg() == 0 {
-		fl.Usage()
-		return 2
 	}
 	if *check && *write {
 		fmt.Fprintln(stderr, "policyrun fmt: use either --check or -w, not both")

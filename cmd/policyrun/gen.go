@@ -13,14 +13,6 @@ import (
 	"github.com/policyrun/policyrun/record"
 )
 
-func init() {
-	register(command{
-		name:    "gen",
-		summary: "generate the deterministic benchmark data (flat, k8s, cri, otlp)",
-		run:     runGen,
-	})
-}
-
 // otlpCount is the default record count of gen otlp.
 const otlpCount = 100_000
 
@@ -32,12 +24,8 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write to `FILE` instead of standard output")
 	encoding := fl.String("encoding", "protobuf", "gen otlp: protobuf or json")
 	// The kind may come before or after the flags.
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, someArgs); !ok {
 		return code
-	}
-	if fl.NArg() == 0 {
-		fl.Usage()
-		return 2
 	}
 	kind := fl.Arg(0)
 	if err := fl.Parse(fl.Args()[1:]); err != nil {

@@ -8,25 +8,13 @@ import (
 	"github.com/policyrun/policyrun/lsp"
 )
 
-func init() {
-	register(command{
-		name:    "lsp",
-		summary: "run the language server (LSP over standard input and output) for editors",
-		run:     runLSP,
-	})
-}
-
 // runLSP is `policyrun lsp`. --stdio, which some clients pass, is the
 // only transport and changes nothing.
 func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("lsp", stderr)
 	fl.Bool("stdio", true, "talk LSP over standard input and output (the default and only transport)")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, noArg); !ok {
 		return code
-	}
-	if fl.NArg() > 0 {
-		fl.Usage()
-		return 2
 	}
 	err := lsp.Serve(stdin, stdout, stderr)
 	switch {

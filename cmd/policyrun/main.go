@@ -9,10 +9,9 @@ import (
 	"sort"
 )
 
-// A command is one subcommand. Each lives in its own file and registers
-// itself from init, so subcommands can be added without touching this file.
+// A command is one subcommand, run by the function of its name in the
+// file of its name.
 type command struct {
-	name    string
 	summary string
 	// run gets the arguments after the subcommand name and returns the exit
 	// code: 0 success, 1 the input was bad (policy errors, failed tests),
@@ -20,13 +19,19 @@ type command struct {
 	run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-var commands = map[string]command{}
-
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("policyrun: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
+var commands = map[string]command{
+	"bench":      {"benchmarks: whole-process runs (bench pipeline), an HTML report with charts (bench report), an OTLP/HTTP load generator (bench otlp)", runBench},
+	"check":      {"type-check policies and report every error with its line, column and hint", runCheck},
+	"disasm":     {"print the bytecode a policy compiles to", runDisasm},
+	"eval":       {"run a policy over records from stdin and write the results to stdout", runEval},
+	"fmt":        {"rewrite policies in the canonical layout (--check to verify, -w to write)", runFmt},
+	"gen":        {"generate the deterministic benchmark data (flat, k8s, cri, otlp)", runGen},
+	"lsp":        {"run the language server (LSP over standard input and output) for editors", runLSP},
+	"playground": {"serve the playground page: a policy editor running the compiler and the VM in the browser", runPlayground},
+	"replay":     {"send the requests of an output's dead-letter directory again", runReplay},
+	"run":        {"run a pipeline (tail → policies → outputs) from a YAML config", runPipeline},
+	"test":       {"run the test blocks of policies on every backend", runTest},
+	"version":    {"print the version, the VCS revision and the Go version", runVersion},
 }
 
 func main() {

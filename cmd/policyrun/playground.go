@@ -15,24 +15,12 @@ import (
 	"github.com/policyrun/policyrun/playground/web"
 )
 
-func init() {
-	register(command{
-		name:    "playground",
-		summary: "serve the playground page: a policy editor running the compiler and the VM in the browser",
-		run:     runPlayground,
-	})
-}
-
 // runPlayground is `policyrun playground [--listen ADDR]`.
 func runPlayground(args []string, _ io.Reader, _, stderr io.Writer) int {
 	fl := newFlags("playground", stderr)
 	listen := fl.String("listen", "127.0.0.1:8080", "the `address` to serve the page on (host:port; port 0 picks one)")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, noArg); !ok {
 		return code
-	}
-	if fl.NArg() > 0 {
-		fl.Usage()
-		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

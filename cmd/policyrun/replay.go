@@ -12,22 +12,14 @@ import (
 	"github.com/policyrun/policyrun/pipeline/config"
 )
 
-func init() {
-	register(command{
-		name:    "replay",
-		summary: "send the requests of an output's dead-letter directory again",
-		run:     runReplay,
-	})
-}
-
 // runReplay is `policyrun replay --config FILE DIR`.
 func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("replay", stderr)
 	cfgFile := fl.String("config", "", "the pipeline config whose output owns DIR")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, oneArg); !ok {
 		return code
 	}
-	if fl.NArg() != 1 || *cfgFile == "" {
+	if *cfgFile == "" {
 		fl.Usage()
 		return 2
 	}

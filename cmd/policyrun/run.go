@@ -15,25 +15,13 @@ import (
 	"github.com/policyrun/policyrun/pipeline/config"
 )
 
-func init() {
-	register(command{
-		name:    "run",
-		summary: "run a pipeline (tail → policies → outputs) from a YAML config",
-		run:     runPipeline,
-	})
-}
-
 func runPipeline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stderr)
 	checkOnly := fs.Bool("check", false, "validate the config and compile its policies, then exit")
 	quiet := fs.Bool("quiet", false, "do not print the run summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, args, oneArg); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
 	}
 	// SIGINT and SIGTERM end the run cleanly: the batch in hand is
 	// delivered, checkpoints are saved, the outputs get service.grace to

@@ -12,20 +12,12 @@ import (
 	"github.com/policyrun/policyrun/policytest"
 )
 
-func init() {
-	register(command{
-		name:    "test",
-		summary: "run the test blocks of policies on every backend",
-		run:     runTest,
-	})
-}
-
 // runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
 func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newFlags("test", stderr)
 	backendName := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
-	if code, ok := parseFlags(fl, args); !ok {
+	if code, ok := parseFlags(fl, args, anyArgs); !ok {
 		return code
 	}
 	bs, err := backend.Select(*backendName)

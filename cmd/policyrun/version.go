@@ -7,14 +7,6 @@ import (
 	"runtime/debug"
 )
 
-func init() {
-	register(command{
-		name:    "version",
-		summary: "print the version, the VCS revision and the Go version",
-		run:     runVersion,
-	})
-}
-
 // runVersion is `policyrun version` (and `policyrun --version`): what the
 // build info says — the module version ("(devel)" for a build from a
 // checkout), the VCS revision and its time, whether the tree had changes,
