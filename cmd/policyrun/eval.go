@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/policyrun/policyrun"
 	"github.com/policyrun/policyrun/backend"
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/compiler/diag"
 	"github.com/policyrun/policyrun/luascript"
 	"github.com/policyrun/policyrun/pipeline/config"
@@ -30,31 +30,19 @@ var evalFormats = []string{"json", "msgpack", "otlp", "otlp-json"}
 
 // evalStats are the counts of the summary line.
 type evalStats struct {
-	in, out, dropped, faulted, malformed int
-	reasons                              map[string]int
-	// added counts the records splits added: a record split into n
-	// counts n-1 (and one dropped, split_empty, for an empty array), so
-	// that out = in + added - dropped.
-	added int
-	drops map[string]int // the dropped by spec.DropReason, but policy's own
+	// Counts are the runs' results: one a record run over, and one more
+	// for each record a split added (so that out = in + added - dropped).
+	spec.Counts
+	in, out, malformed int
 }
 
 func (s *evalStats) String() string {
-	line := fmt.Sprintf("eval: %d in, %d out, %d dropped", s.in, s.out, s.dropped)
-	if len(s.drops) > 0 {
-		line += " (" + countList(s.drops) + ")"
-	}
-	line += fmt.Sprintf(", %d faulted", s.faulted)
-	if len(s.reasons) > 0 {
-		var rs []string
-		for r, n := range s.reasons {
-			rs = append(rs, fmt.Sprintf("%s %d", r, n))
-		}
-		sort.Strings(rs)
-		line += " (" + strings.Join(rs, ", ") + ")"
-	}
-	if s.added > 0 {
-		line += fmt.Sprintf(", %d added by split", s.added)
+	line := fmt.Sprintf("eval: %d in, %d out, %d dropped", s.in, s.out, s.Dropped)
+	line += reasons(s.Drops[:], func(i int) string { return spec.DropReason(i).String() })
+	line += fmt.Sprintf(", %d faulted", s.Faulted())
+	line += reasons(s.Faults[:], func(i int) string { return spec.Reason(i).String() })
+	if added := int(s.Runs) - (s.in - s.malformed); added > 0 {
+		line += fmt.Sprintf(", %d added by split", added)
 	}
 	if s.malformed > 0 {
 		line += fmt.Sprintf(", %d malformed passed through", s.malformed)
@@ -62,14 +50,20 @@ func (s *evalStats) String() string {
 	return line
 }
 
-// countList is "a 1, b 2", in name order.
-func countList(m map[string]int) string {
+// reasons is " (a 1, b 2)", the counts that are not 0, in name order; ""
+// when all are.
+func reasons(counts []uint64, name func(int) string) string {
 	var rs []string
-	for r, n := range m {
-		rs = append(rs, fmt.Sprintf("%s %d", r, n))
+	for i, n := range counts {
+		if n > 0 {
+			rs = append(rs, fmt.Sprintf("%s %d", name(i), n))
+		}
+	}
+	if rs == nil {
+		return ""
 	}
 	sort.Strings(rs)
-	return strings.Join(rs, ", ")
+	return " (" + strings.Join(rs, ", ") + ")"
 }
 
 // runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
@@ -112,21 +106,24 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	var runner backend.Program
+	e := &evaluator{tag: []byte(*tag), time: recTime}
 	if *luaScript != "" {
 		r, code := loadLuaScript(*luaScript, *luaCall, luascript.Limits{Time: *luaTimeout, Memory: int64(luaMemory)}, stderr)
 		if r == nil {
 			return code
 		}
-		runner = r
+		e.run = func(rec *record.Record, dst []backend.Piece) ([]backend.Piece, error) {
+			return backend.RunAll(r, rec, dst)
+		}
 	} else {
-		r, code := loadPolicy(*policyFile, *backendName, spec.Options{Params: spec.Params(params), Clock: clock}, stderr)
-		if r == nil {
+		p, code := loadPolicy(*policyFile, *backendName, stderr, policyrun.WithParams(spec.Params(params)), policyrun.WithClock(clock))
+		if p == nil {
 			return code
 		}
-		runner = r
+		// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
+		e.run, e.views = p.RunAll, p.OTLP()
 	}
-	return evalRecords(runner, stdin, stdout, stderr, *inFormat, *outFormat, []byte(*tag), recTime, *maxRecords)
+	return e.records(stdin, stdout, stderr, *inFormat, *outFormat, *maxRecords)
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.
@@ -144,52 +141,41 @@ func loadLuaScript(file, call string, lim luascript.Limits, stderr io.Writer) (b
 	return s, 0
 }
 
-// loadPolicy checks a policy file, its parameters given opts.Params, and
-// loads it on the named backend with opts; it reports problems and
-// returns nil and the exit code.
-func loadPolicy(policyFile, name string, opts spec.Options, stderr io.Writer) (backend.Program, int) {
-	params := opts.Params
-	b, err := backend.Lookup(name)
-	if err != nil {
-		err = fmt.Errorf("%w; eval runs one backend (policyrun test compares them all)", err)
+// loadPolicy compiles a policy file for the named backend with opts; it
+// reports problems and returns nil and the exit code.
+func loadPolicy(file, backendName string, stderr io.Writer, opts ...policyrun.Option) (*policyrun.Policy, int) {
+	if _, err := backend.Lookup(backendName); err != nil {
+		fmt.Fprintf(stderr, "policyrun eval: %v; eval runs one backend (policyrun test compares them all)\n", err)
+		return nil, 2
 	}
+	src, err := policy.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 2
 	}
-	src, err := policy.ReadFile(policyFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
-		return nil, 2
-	}
-	f, info, diags := compiler.CheckFileParams(policyFile, src, params)
-	if diags.HasErrors() {
-		diag.WriteText(stderr, src, diags)
+	p, err := policyrun.Compile(file, src, append(opts, policyrun.WithBackend(backendName))...)
+	var diags *policyrun.Error
+	switch {
+	case errors.As(err, &diags):
+		diag.WriteText(stderr, src, diags.List)
 		return nil, 1
-	}
-	runner, err := b.Load(f, info, opts)
-	if err != nil {
+	case err != nil:
 		fmt.Fprintf(stderr, "policyrun eval: %v\n", err)
 		return nil, 1
 	}
-	return runner, 0
+	return p, 0
 }
 
-// evalRecords runs runner over the records of stdin.
-func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string, tag []byte, recTime int64, maxRecords int) int {
+// records runs the records of stdin, written in inFormat, and writes
+// those kept in outFormat.
+func (e *evaluator) records(stdin io.Reader, stdout, stderr io.Writer, inFormat, outFormat string, maxRecords int) int {
 	var err error
-	e := &evaluator{
-		runner: runner, stats: evalStats{reasons: map[string]int{}},
-		out: bufio.NewWriterSize(stdout, 64<<10), stderr: stderr,
-		msgpack: outFormat == "msgpack", arena: record.NewArena(),
-		tag: tag, time: recTime,
-	}
+	e.out, e.stderr = bufio.NewWriterSize(stdout, 64<<10), stderr
+	e.msgpack, e.arena = outFormat == "msgpack", record.NewArena()
 	e.arena.Limits.MaxRecords = maxRecords
 	if strings.HasPrefix(outFormat, "otlp") {
 		e.otlpOut = outFormat
 	}
-	// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
-	e.views = backend.IsOTLP(runner)
 	switch inFormat {
 	case "msgpack":
 		err = e.msgpackInput(stdin)
@@ -216,10 +202,10 @@ func evalRecords(runner backend.Program, stdin io.Reader, stdout, stderr io.Writ
 }
 
 type evaluator struct {
-	runner  backend.Program
-	pieces  []backend.Piece // what a run made, reused
-	tag     []byte          // --tag
-	time    int64           // --time, for records without one
+	run     func(*record.Record, []backend.Piece) ([]backend.Piece, error) // backend.RunAll
+	pieces  []backend.Piece                                                // what a run made, reused
+	tag     []byte                                                         // --tag
+	time    int64                                                          // --time, for records without one
 	stats   evalStats
 	out     *bufio.Writer
 	stderr  io.Writer
@@ -247,29 +233,18 @@ func (e *evaluator) record(rec *record.Record) error {
 		rec.SetTime(e.time)
 	}
 	rec.Commit()
-	pieces, err := backend.RunAll(e.runner, rec, e.pieces[:0])
+	pieces, err := e.run(rec, e.pieces[:0])
 	e.pieces = pieces[:0]
 	if err != nil && !(len(pieces) > 0 && pieces[len(pieces)-1].Result.Faulted()) {
 		return err // the backend itself failed
 	}
-	e.stats.added += len(pieces) - 1
 	for _, pc := range pieces {
 		o := pc.Result
-		if o.Fault != spec.NoFault {
-			e.stats.faulted++
-			e.stats.reasons[o.Fault.String()]++
-			if err != nil {
-				fmt.Fprintf(e.stderr, "policyrun eval: record %d: %s: %v\n", e.stats.in, o.Fault, err)
-			}
+		e.stats.Add(o)
+		if o.Faulted() && err != nil {
+			fmt.Fprintf(e.stderr, "policyrun eval: record %d: %s: %v\n", e.stats.in, o.Fault, err)
 		}
-		if o.Action == spec.Drop {
-			e.stats.dropped++
-			if o.Why != spec.ByPolicy {
-				if e.stats.drops == nil {
-					e.stats.drops = map[string]int{}
-				}
-				e.stats.drops[o.Why.String()]++
-			}
+		if !o.Kept() {
 			continue
 		}
 		if err := e.write(pc.Rec); err != nil {
@@ -329,15 +304,16 @@ func (e *evaluator) jsonInput(r io.Reader) error {
 
 // malformed reports a line that does not decode and passes it through.
 func (e *evaluator) malformed(lineNo int, err error, line []byte) {
-	e.stats.in++
-	e.stats.malformed++
-	e.stats.out++
+	e.passedThrough()
 	fmt.Fprintf(e.stderr, "policyrun eval: line %d: %v (passed through unchanged)\n", lineNo, err)
 	if len(line) > 0 && line[len(line)-1] != '\n' {
 		line = append(line, '\n')
 	}
 	e.out.Write(line)
 }
+
+// passedThrough counts a record that does not decode, passed through.
+func (e *evaluator) passedThrough() { e.stats.in++; e.stats.malformed++; e.stats.out++ }
 
 func (e *evaluator) msgpackInput(r io.Reader) error {
 	data, err := io.ReadAll(r)
@@ -352,9 +328,7 @@ func (e *evaluator) msgpackInput(r io.Reader) error {
 		n++
 		rec, used, err := e.arena.DecodeMsgpack(data, record.Referenced)
 		if err != nil {
-			e.stats.in++
-			e.stats.malformed++
-			e.stats.out++
+			e.passedThrough()
 			// A value whose extent its headers give is passed through and
 			// the next one read. Without it (the input ends inside the
 			// value, or type byte 0xc1) there is no next boundary: the
