@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/policyrun/policyrun/bench"
 	"github.com/policyrun/policyrun/internal/gen"
-	"github.com/policyrun/policyrun/record"
 )
 
 // otlpCount is the default record count of gen otlp.
@@ -66,7 +63,7 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var err error
 	if kind == "otlp" {
-		err = writeOTLP(w, n, *seed, *encoding == "json")
+		err = gen.WriteOTLP(w, n, *seed, *encoding == "json")
 	} else {
 		err = gen.Write(w, kind, n, *seed)
 	}
@@ -80,30 +77,4 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
-}
-
-// writeOTLP writes n generated OTLP records as requests of gen.OTLPBatch:
-// in protobuf each preceded by its length (4 bytes big-endian), the stream
-// that bench otlp replays; in OTLP/JSON one per line.
-func writeOTLP(w io.Writer, n int, seed uint64, asJSON bool) error {
-	g := gen.NewOTLP(seed)
-	a := record.NewArena()
-	var e record.OTLPEncoder
-	var recs []*record.Record
-	var buf []byte
-	bw := bufio.NewWriterSize(w, 1<<16)
-	for i := 0; i < n; i += gen.OTLPBatch {
-		a.Reset()
-		recs = g.Records(a, min(gen.OTLPBatch, n-i), recs[:0])
-		if asJSON {
-			buf = append(e.AppendJSON(buf[:0], recs), '\n')
-		} else {
-			buf = e.AppendProto(append(buf[:0], 0, 0, 0, 0), recs)
-			binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
-		}
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
 }
