@@ -90,10 +90,7 @@ func b1Section(r *bench.B1Results) *reportSection {
 	t.right[1] = false
 	for _, c := range r.Cases {
 		k, label := key(c)
-		series := b1Series[c.Backend]
-		if series == "" {
-			series = c.Backend
-		}
+		series := named(b1Series, c.Backend)
 		cpu.add(k, label, series, c.CPUPerM)
 		rss.add(k, label, series, c.RSS)
 		t.add(c.Name, c.Data, groupThousands(fmt.Sprint(c.Records)), statCell(c.CPU), statCell(c.CPUPerM), statCell(c.Wall), statCell(c.RSS))
@@ -153,6 +150,28 @@ func backendsSection(set *bench.Set) *reportSection {
 	return s
 }
 
+// goSection starts section id, drawn from the results of benchmark bm
+// (go test -bench): it returns the section and bm's results, or, with
+// none, the section skipped and nil.
+func goSection(set *bench.Set, id, title, bm string) (*reportSection, []string) {
+	s := &reportSection{ID: id, Title: title}
+	names := set.Names(bm + "/")
+	if len(names) == 0 {
+		s.Skipped = "no results of " + bm + " (not run: --sections)"
+		return s, nil
+	}
+	s.Intro = paragraphs(id, nil)
+	return s, names
+}
+
+// named is m[k], or k where m has no name for it.
+func named(m map[string]string, k string) string {
+	if v := m[k]; v != "" {
+		return v
+	}
+	return k
+}
+
 func ratioCell(s bench.Stat) string {
 	if s.N == 0 {
 		return "—"
@@ -173,22 +192,16 @@ var b2Labels = map[string]string{
 
 // b2Section: record construction, BenchmarkRecordDecode in ./record.
 func b2Section(set *bench.Set) *reportSection {
-	s := &reportSection{ID: "b2", Title: "B2 — record construction"}
-	names := set.Names("BenchmarkRecordDecode/")
-	if len(names) == 0 {
-		s.Skipped = "no results of BenchmarkRecordDecode (not run: --sections)"
+	s, names := goSection(set, "b2", "B2 — record construction", "BenchmarkRecordDecode")
+	if names == nil {
 		return s
 	}
-	s.Intro = paragraphs("b2", nil)
 	ns := newChart("b2-ns", "B2", "B2: ns per record, decode into a record", "ns/record", "ns per record (one op; json_flat_pair: a pair of lines) — lower is better", "case")
 	mem := newChart("b2-bytes", "B2", "B2: reserved arena bytes per record", "arena-B/record", "reserved bytes per record — lower is better", "case")
 	t := newTable("case", "ns/op", "arena-B/record", "B/op", "allocs/op")
 	for _, n := range names {
 		k := strings.TrimPrefix(n, "BenchmarkRecordDecode/")
-		label := b2Labels[k]
-		if label == "" {
-			label = k
-		}
+		label := named(b2Labels, k)
 		series := "policyrun arena"
 		if strings.HasSuffix(k, "_map") {
 			series = "Go map[string]any (baseline, same run)"
@@ -226,13 +239,10 @@ func sideBySide(set *bench.Set, id, title string, ratios [][2]string) *chart {
 
 // b3Section: edit chains, BenchmarkEditChain in ./record.
 func b3Section(set *bench.Set) *reportSection {
-	s := &reportSection{ID: "b3", Title: "B3 — edit chains"}
-	names := set.Names("BenchmarkEditChain/")
-	if len(names) == 0 {
-		s.Skipped = "no results of BenchmarkEditChain (not run: --sections)"
+	s, names := goSection(set, "b3", "B3 — edit chains", "BenchmarkEditChain")
+	if names == nil {
 		return s
 	}
-	s.Intro = paragraphs("b3", nil)
 	c := newChart("b3", "B3", "B3: seconds per million records, decode + edits + encode", "CPU s/M",
 		"seconds per million records — lower is better", "case")
 	c.Note = paragraphs("b3 note", nil)[0]
@@ -273,13 +283,10 @@ func b3Label(k string) string {
 
 // b4Section: checkpoints, BenchmarkCheckpoint in ./pipeline/checkpoint.
 func b4Section(set *bench.Set) *reportSection {
-	s := &reportSection{ID: "b4", Title: "B4 — checkpoints"}
-	names := set.Names("BenchmarkCheckpoint/")
-	if len(names) == 0 {
-		s.Skipped = "no results of BenchmarkCheckpoint (not run: --sections)"
+	s, names := goSection(set, "b4", "B4 — checkpoints", "BenchmarkCheckpoint")
+	if names == nil {
 		return s
 	}
-	s.Intro = paragraphs("b4", nil)
 	type key struct{ op, format, files string }
 	var counts []string
 	have := map[key]string{}
@@ -370,23 +377,17 @@ func files(n string) string {
 // b5Section: the OTLP codecs, BenchmarkOTLP in ./record, the codec part
 // of B5.
 func b5Section(set *bench.Set) *reportSection {
-	s := &reportSection{ID: "b5", Title: "B5 — OTLP, the codec part"}
-	names := set.Names("BenchmarkOTLP/")
-	if len(names) == 0 {
-		s.Skipped = "no results of BenchmarkOTLP (not run: --sections)"
+	s, names := goSection(set, "b5", "B5 — OTLP, the codec part", "BenchmarkOTLP")
+	if names == nil {
 		return s
 	}
-	s.Intro = paragraphs("b5", nil)
 	c := newChart("b5", "B5", "B5: ns per OTLP log record, protobuf decode and encode", "ns/record", "ns per record (requests of 100) — lower is better", "direction")
 	t := newTable("case", "ns/record", "ns/request", "B/request", "allocs/request")
 	impl := map[string]string{"arena": "policyrun arena codec", "protogo": "protobuf-go generated types"}
 	for _, n := range names {
 		k := strings.TrimPrefix(n, "BenchmarkOTLP/")
 		dir, im, _ := strings.Cut(k, "/")
-		series := impl[im]
-		if series == "" {
-			series = im
-		}
+		series := named(impl, im)
 		per := set.Stat(n, "ns/record")
 		c.add(dir, dir, series, per)
 		t.add(k, statCell(per), statCell(set.Stat(n, "ns/op")), statCell(set.Stat(n, "B/op")), statCell(set.Stat(n, "allocs/op")))
