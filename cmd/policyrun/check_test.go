@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/testkit/testfs"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/state"
 )
@@ -18,26 +17,6 @@ const (
 	warnPolicy  = "policy \"warn\"\n\ndrop\nset .x = 1\n"
 	syntaxError = "policy \"syn\"\n\ndrop if .x\n"
 )
-
-// writeFiles writes files (name → content; names may have directories)
-// into a new temporary directory and returns it.
-// headPipeline is a pipeline config that tails a.log from its head,
-// followed by rest: the filters and outputs, indented as under pipeline.
-func headPipeline(rest string) string {
-	return "\npipeline:\n  inputs:\n    - name: tail\n      path: a.log\n      read_from_head: true" + rest
-}
-
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, src := range files {
-		testfs.Write(t, filepath.Join(dir, name), src)
-	}
-	return dir
-}
-
-// runCLI runs the command with args and no input.
-func runCLI(args ...string) (int, string, string) { return runWith("", args...) }
 
 func TestCheckExitCodes(t *testing.T) {
 	dir := writeFiles(t, map[string]string{

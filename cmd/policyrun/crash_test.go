@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -94,74 +89,30 @@ pipeline:
 		}
 	}()
 
-	start := func(cfg string) (*exec.Cmd, *bytes.Buffer) {
-		cmd := cliCommand(dir, "run", "--quiet", cfg)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd, &stderr
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for k := 0; k < kills; k++ {
-		cmd, _ := start("crash.yaml")
-		time.Sleep(time.Duration(60+rng.IntN(250)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-	}
+	killRuns(t, dir, "crash.yaml", kills, rand.New(rand.NewPCG(3, 4)), 60*time.Millisecond)
 	wg.Wait()
-	cmd, stderr := start("final.yaml")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("final run: %v\n%s", err, stderr)
-		}
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("final run did not end\n%s", stderr)
-	}
+	runToEnd(t, dir, "final.yaml", 60*time.Second)
 
-	seen := make([]map[int]int, files)
-	for i := range seen {
-		seen[i] = map[int]int{}
-	}
-	f, err := os.Open(filepath.Join(dir, "out.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	total := 0
-	for sc.Scan() {
-		var rec struct {
-			Src, N int
-			Seen   bool
+	times := map[[2]int]int{} // by file and line number
+	for i := range files {
+		for n := range perFile {
+			times[[2]int{i, n}] = 0
 		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("corrupt output line %q: %v", sc.Text(), err)
-		}
+	}
+	type line struct {
+		Src, N int
+		Seen   bool
+	}
+	out := readJSONLines[line](t, filepath.Join(dir, "out.log"))
+	for _, rec := range out {
 		if !rec.Seen {
-			t.Fatalf("a line did not go through the policy: %s", sc.Text())
+			t.Fatalf("a line did not go through the policy: %+v", rec)
 		}
-		seen[rec.Src][rec.N]++
-		total++
+		times[[2]int{rec.Src, rec.N}]++
 	}
-	missing, dups := 0, 0
-	for i := range seen {
-		for n := 0; n < perFile; n++ {
-			switch c := seen[i][n]; {
-			case c == 0:
-				missing++
-			case c > 1:
-				dups += c - 1
-			}
-		}
-	}
+	missing, dups := lostAndRepeated(times)
 	t.Logf("%d kills: %d lines written, %d delivered, %d duplicates (%.1f per kill)",
-		kills, files*perFile, total, dups, float64(dups)/kills)
+		kills, files*perFile, len(out), dups, float64(dups)/kills)
 	if missing > 0 {
 		t.Errorf("%d lines lost", missing)
 	}

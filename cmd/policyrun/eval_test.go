@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,23 +10,6 @@ import (
 
 	"github.com/policyrun/policyrun/record"
 )
-
-// runWith runs the command with args and stdin as its input, and returns
-// its exit code, stdout and stderr.
-func runWith(stdin string, args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func writePolicy(t *testing.T, src string) string {
-	t.Helper()
-	name := filepath.Join(t.TempDir(), "p.policy")
-	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return name
-}
 
 const evalPolicy = `policy "e"
 schema {

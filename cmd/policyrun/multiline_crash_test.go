@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -78,56 +75,24 @@ pipeline:
 		}
 	}()
 
-	rng := rand.New(rand.NewPCG(7, 8))
-	for k := 0; k < kills; k++ {
-		cmd := cliCommand(dir, "run", "--quiet", "crash.yaml")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(80+rng.IntN(250)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-	}
+	killRuns(t, dir, "crash.yaml", kills, rand.New(rand.NewPCG(7, 8)), 80*time.Millisecond)
 	wg.Wait()
-	cmd := cliCommand(dir, "run", "--quiet", "final.yaml")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("final run: %v\n%s", err, out)
-	}
+	runToEnd(t, dir, "final.yaml", 60*time.Second)
 
 	want := map[string]int{}
 	for i := range events {
 		want[event(i)] = 0
 	}
-	f, err := os.Open(filepath.Join(dir, "out.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	total := 0
-	for sc.Scan() {
-		var rec struct{ Log string }
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("corrupt output line %q: %v", sc.Text(), err)
-		}
+	out := readJSONLines[struct{ Log string }](t, filepath.Join(dir, "out.log"))
+	for _, rec := range out {
 		if _, ok := want[rec.Log]; !ok {
 			t.Fatalf("a record that was not written whole: %q", rec.Log)
 		}
 		want[rec.Log]++
-		total++
 	}
-	missing, dups := 0, 0
-	for _, n := range want {
-		switch {
-		case n == 0:
-			missing++
-		case n > 1:
-			dups += n - 1
-		}
-	}
+	missing, dups := lostAndRepeated(want)
 	t.Logf("%d kills: %d records written, %d delivered, %d duplicates (%.1f per kill)",
-		kills, events, total, dups, float64(dups)/kills)
+		kills, events, len(out), dups, float64(dups)/kills)
 	if missing > 0 {
 		t.Errorf("%d records lost", missing)
 	}

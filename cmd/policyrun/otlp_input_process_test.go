@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +15,10 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // TestOTLPInputBadRequestsProcess sends a running policyrun (an otlp
@@ -28,7 +30,7 @@ import (
 // take, and it stops cleanly, counting only the good records.
 func TestOTLPInputBadRequestsProcess(t *testing.T) {
 	needChildProcess(t)
-	listen := freeAddr(t)
+	listen := testnet.FreeAddr(t)
 	dir := writeFiles(t, map[string]string{"in.yaml": fmt.Sprintf(`
 pipeline:
   inputs:
@@ -43,7 +45,7 @@ pipeline:
 	url := "http://" + listen + "/v1/logs"
 	c.waitListening(t, listen)
 
-	good := otlpBody(t, 0, 10)
+	good := otlptest.Request(0, 10)
 	const bomb = 256 << 20
 	tests := []struct {
 		name     string
@@ -62,34 +64,20 @@ pipeline:
 		{"gzip bomb", "application/x-protobuf", "gzip", gzipZeros(t, bomb), false, 413, "max_request_size"},
 		{"zstd bomb", "application/x-protobuf", "zstd", zstdZeros(t, bomb), false, 413, "max_request_size"},
 	}
-	post := func(ct, ce string, body []byte, chunked bool) (int, string) {
+	send := func(ct, ce string, body []byte, chunked bool) (int, string) {
 		t.Helper()
-		var r io.Reader = bytes.NewReader(body)
-		if chunked {
-			r = bufio.NewReader(r) // not a type http.NewRequest takes the length of
-		}
-		req, err := http.NewRequest("POST", url, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", ct)
-		if ce != "" {
-			req.Header.Set("Content-Encoding", ce)
-		}
-		resp, err := http.DefaultClient.Do(req)
+		code, _, answer, err := post(http.DefaultClient, url, ct, ce, body, chunked)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, c.stderr)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return code, string(answer)
 	}
 	for _, tt := range tests {
-		code, msg := post(tt.ct, tt.ce, tt.body, tt.chunked)
+		code, msg := send(tt.ct, tt.ce, tt.body, tt.chunked)
 		if code != tt.want || !strings.Contains(msg, tt.wantText) {
 			t.Errorf("%s: %d %q, want %d with %q", tt.name, code, msg, tt.want, tt.wantText)
 		}
-		if code, msg := post("application/x-protobuf", "", good, false); code != 200 {
+		if code, msg := send("application/x-protobuf", "", good, false); code != 200 {
 			t.Fatalf("after %s, a good request: %d %q\n%s", tt.name, code, msg, c.stderr)
 		}
 	}
@@ -136,23 +124,6 @@ func zstdZeros(t *testing.T, n int) []byte {
 	return b.Bytes()
 }
 
-// peakRSS is the process's peak resident memory (VmHWM), or 0 where
-// /proc does not say.
-func peakRSS(t *testing.T, pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Logf("no peak RSS: %v", err)
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
 // TestOTLPInputStopAnswers stops a gateway whose receiver stalls while
 // requests wait on it: the input stops accepting connections at once,
 // and every request in hand is answered (503 with Retry-After, since its
@@ -168,7 +139,7 @@ func TestOTLPInputStopAnswers(t *testing.T) {
 		return refuse(w, r, n)
 	}
 	rcv.mode.Store("stall")
-	listen := freeAddr(t)
+	listen := testnet.FreeAddr(t)
 	const grace = 3 * time.Second
 	dir := writeFiles(t, map[string]string{"gw.yaml": fmt.Sprintf(`
 service:
@@ -196,7 +167,7 @@ pipeline:
 	answers := make(chan answer, requests)
 	for i := range requests {
 		go func() {
-			resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(otlpBody(t, i*10, 10)))
+			resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(otlptest.Request(i*10, 10)))
 			if err != nil {
 				answers <- answer{err: err}
 				return
@@ -206,13 +177,13 @@ pipeline:
 			answers <- answer{code: resp.StatusCode, retry: resp.Header.Get("Retry-After")}
 		}()
 	}
-	if !waitUntil(10*time.Second, func() bool { return seen.Load() > 0 }) {
+	if !testsync.Eventually(10*time.Second, func() bool { return seen.Load() > 0 }) {
 		t.Fatalf("nothing reached the receiver\n%s", c.stderr)
 	}
 	time.Sleep(100 * time.Millisecond) // the other requests reach the gateway
 	stopped := time.Now()
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	if !waitUntil(grace/2, func() bool { return !dialable(listen) }) {
+	if !testsync.Eventually(grace/2, func() bool { return !testnet.Dialable(listen) }) {
 		t.Errorf("the gateway still accepts connections %v after SIGTERM", grace/2)
 	}
 	for range requests {
@@ -237,7 +208,7 @@ pipeline:
 func TestExampleGateway(t *testing.T) {
 	needChildProcess(t)
 	for _, addr := range []string{"127.0.0.1:4318", "127.0.0.1:4319"} {
-		if dialable(addr) {
+		if testnet.Dialable(addr) {
 			t.Skipf("%s is in use: the example listens there", addr)
 		}
 	}

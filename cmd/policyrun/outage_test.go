@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // outage is how long the receiver of TestDeliveryThroughOutage is down:
@@ -44,7 +42,7 @@ func TestDeliveryThroughOutage(t *testing.T) {
 
 func testOutage(t *testing.T, buf string) {
 	rcv := newFlakyServer(t)
-	metrics, listen := freeAddr(t), freeAddr(t)
+	metrics, listen := testnet.FreeAddr(t), testnet.FreeAddr(t)
 	const maxSize = 64 << 10
 	chunk := ""
 	if buf == "filesystem" {
@@ -56,13 +54,7 @@ service:
   metrics: %s
   grace: 2s
 pipeline:
-  inputs:
-    - name: tail
-      path: logs/*.log
-      parser: json
-      read_from_head: true
-      poll_interval: 20ms
-      db: tail.db
+  inputs:`+tailLogs+`
     - name: otlp
       listen: %s
   outputs:
@@ -80,7 +72,7 @@ pipeline:
 		t.Fatal(err)
 	}
 	c := startRun(t, dir, "p.yaml")
-	if !waitUntil(10*time.Second, func() bool { return metric(metrics, `policyrun_output_retries_total{name="otlp.0"}`) >= 0 }) {
+	if !testsync.Eventually(10*time.Second, func() bool { return metric(metrics, `policyrun_output_retries_total{name="otlp.0"}`) >= 0 }) {
 		t.Fatalf("no metrics\n%s", c.stderr)
 	}
 
@@ -91,52 +83,9 @@ pipeline:
 	// delivered, so the buffer fills and the input answers 503.
 	const lines, otlpFrom, clients, requests, per = 6000, 10000, 4, 40, 50
 	w := writeLines(t, filepath.Join(dir, "logs", "a.log"), 0, lines, 100, 150*time.Millisecond)
-	var acked sync.Map       // record number → true, once its request got 200
-	var refused atomic.Int64 // answers 503
-	var sent sync.WaitGroup
-	for cl := range clients {
-		sent.Go(func() {
-			hc := &http.Client{Timeout: 500 * time.Millisecond}
-			for i := range requests {
-				from := otlpFrom + (cl*requests+i)*per
-				body := otlpBody(t, from, per)
-				for {
-					resp, err := hc.Post("http://"+listen+"/v1/logs", "application/x-protobuf", bytes.NewReader(body))
-					if err == nil {
-						io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-						if resp.StatusCode == 503 {
-							refused.Add(1)
-						}
-						if resp.StatusCode == 200 {
-							for k := from; k < from+per; k++ {
-								acked.Store(k, true)
-							}
-							time.Sleep(50 * time.Millisecond)
-							break
-						}
-					}
-					time.Sleep(100 * time.Millisecond)
-				}
-			}
-		})
-	}
-
-	var peak atomic.Int64
-	stopPoll, polled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(polled)
-		for {
-			select {
-			case <-stopPoll:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			if v := metric(metrics, `policyrun_output_buffer_bytes{name="otlp.0"}`); v > peak.Load() {
-				peak.Store(v)
-			}
-		}
-	}()
+	cl := &otlpClients{clients: clients, requests: requests, per: per, from: otlpFrom, timeout: 500 * time.Millisecond, pace: 50 * time.Millisecond, backoff: 100 * time.Millisecond}
+	cl.start(listen)
+	peak := bufferPeak(metrics, `policyrun_output_buffer_bytes{name="otlp.0"}`)
 
 	time.Sleep(time.Second)
 	rcv.down()
@@ -148,7 +97,7 @@ pipeline:
 	// memory buffer every acknowledged record is among them (a 200 only
 	// once delivered); under a filesystem buffer some are not yet.
 	var ackedDown, undelivered int
-	acked.Range(func(k, _ any) bool {
+	cl.acked.Range(func(k, _ any) bool {
 		ackedDown++
 		if !rcv.rc.Has(int64(k.(int))) {
 			undelivered++
@@ -159,13 +108,12 @@ pipeline:
 	rcv.up()
 
 	<-w
-	sent.Wait()
+	cl.sent.Wait()
 	total := lines + clients*requests*per
-	if !waitUntil(60*time.Second, func() bool { return rcv.rc.Count() == total }) {
+	if !testsync.Eventually(60*time.Second, func() bool { return rcv.rc.Count() == total }) {
 		t.Errorf("%d of %d records arrived\n%s", rcv.rc.Count(), total, c.stderr)
 	}
-	close(stopPoll)
-	<-polled
+	bufPeak := peak()
 	retries := metric(metrics, `policyrun_output_retries_total{name="otlp.0"}`)
 	failed := metric(metrics, `policyrun_output_records_failed_total{name="otlp.0"}`)
 	c.stop(t, syscall.SIGTERM, 10*time.Second)
@@ -180,12 +128,12 @@ pipeline:
 		}
 	}
 	t.Logf("%s: %d records, %d had arrived when the receiver came back; %d acknowledged by then, %d of them not yet delivered; retries %d after 2 s of the outage, %d at its end, %d in all; buffer peak %d bytes; %d answers 503",
-		buf, total, heldDown, ackedDown, undelivered, retriesEarly, retriesLate, retries, peak.Load(), refused.Load())
-	if p := peak.Load(); p > maxSize {
-		t.Errorf("the buffer held %d bytes, max_size %d", p, maxSize)
+		buf, total, heldDown, ackedDown, undelivered, retriesEarly, retriesLate, retries, bufPeak, cl.refused.Load())
+	if bufPeak > maxSize {
+		t.Errorf("the buffer held %d bytes, max_size %d", bufPeak, maxSize)
 	}
-	if refused.Load() == 0 {
-		t.Errorf("no answer 503: the buffer never filled (peak %d bytes)", peak.Load())
+	if cl.refused.Load() == 0 {
+		t.Errorf("no answer 503: the buffer never filled (peak %d bytes)", bufPeak)
 	}
 	// Retrying goes on through the whole outage (retry.max_elapsed is 0:
 	// forever), at most a second apart per worker.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/testkit/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // TestRunSIGHUPReloads: SIGHUP makes a running policyrun run read its
@@ -46,7 +47,7 @@ pipeline:
 	})
 	c := startRun(t, dir, "p.yaml")
 	var addr string
-	if !waitUntil(10*time.Second, func() bool {
+	if !testsync.Eventually(10*time.Second, func() bool {
 		m := regexp.MustCompile(`metrics at http://(\S+)/metrics`).FindStringSubmatch(c.stderr.String())
 		if m != nil {
 			addr = m[1]
@@ -65,7 +66,7 @@ pipeline:
 		}
 		testfs.Append(t, filepath.Join(dir, "a.log"), b.String())
 		var lines []string
-		if !waitUntil(10*time.Second, func() bool {
+		if !testsync.Eventually(10*time.Second, func() bool {
 			data, _ := os.ReadFile(filepath.Join(dir, "out.log"))
 			lines = strings.Split(strings.TrimSpace(string(data)), "\n")
 			return len(lines) == n
@@ -83,14 +84,14 @@ pipeline:
 
 	testfs.Write(t, filepath.Join(dir, "p.policy"), policy("new"))
 	c.cmd.Process.Signal(syscall.SIGHUP)
-	if !waitUntil(10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "p.yaml: reloaded") }) {
+	if !testsync.Eventually(10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "p.yaml: reloaded") }) {
 		t.Fatalf("no reload after SIGHUP:\n%s", c.stderr)
 	}
 	send("new")
 
 	testfs.Write(t, filepath.Join(dir, "p.policy"), "policy \"p\"\n\nset .v = 1 + \"x\"\n")
 	c.cmd.Process.Signal(syscall.SIGHUP)
-	if !waitUntil(10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "reload failed; the running config goes on") }) {
+	if !testsync.Eventually(10*time.Second, func() bool { return strings.Contains(c.stderr.String(), "reload failed; the running config goes on") }) {
 		t.Fatalf("the failed reload is not logged:\n%s", c.stderr)
 	}
 	if !strings.Contains(c.stderr.String(), "p.policy:3:10") {
