@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // TestCrashLosesNothing runs `policyrun run` (tail → policy → file) as a child process over files
@@ -103,7 +105,7 @@ pipeline:
 		Src, N int
 		Seen   bool
 	}
-	out := readJSONLines[line](t, filepath.Join(dir, "out.log"))
+	out := testfs.ReadJSONLines[line](t, filepath.Join(dir, "out.log"))
 	for _, rec := range out {
 		if !rec.Seen {
 			t.Fatalf("a line did not go through the policy: %+v", rec)

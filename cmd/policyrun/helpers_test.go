@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -404,30 +403,6 @@ func runToEnd(t *testing.T, dir, cfg string, within time.Duration) {
 		cmd.Process.Kill()
 		t.Fatalf("run %s did not end within %v\n%s", cfg, within, &out)
 	}
-}
-
-// readJSONLines decodes each line of the file at path into a T.
-func readJSONLines[T any](t *testing.T, path string) []T {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("corrupt output line %q: %v", sc.Text(), err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // lostAndRepeated counts, of the records written (the keys of times, each

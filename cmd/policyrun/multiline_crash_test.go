@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 )
 
 // TestMultilineCrashLosesNothing runs `policyrun run` (tail with the java
@@ -83,7 +85,7 @@ pipeline:
 	for i := range events {
 		want[event(i)] = 0
 	}
-	out := readJSONLines[struct{ Log string }](t, filepath.Join(dir, "out.log"))
+	out := testfs.ReadJSONLines[struct{ Log string }](t, filepath.Join(dir, "out.log"))
 	for _, rec := range out {
 		if _, ok := want[rec.Log]; !ok {
 			t.Fatalf("a record that was not written whole: %q", rec.Log)
