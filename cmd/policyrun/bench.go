@@ -151,6 +151,9 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, anyArgs); !ok {
 		return code
 	}
+	if code, ok := noArgs(fs, stderr); !ok {
+		return code
+	}
 	if *gz {
 		l.Compression = "gzip"
 	}

@@ -81,6 +81,9 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "report", "--others", "/nonexistent.json", "--sections", "b2", "--bench", "/dev/null"}, 2, "nonexistent.json"},
 		{[]string{"bench", "report", "--others", "none", "--sections", "b2", "--bench", "/dev/null", "-o", report}, 0, "wrote " + report},
 		{[]string{"bench", "otlp", "--encoding", "xml"}, 2, "usage: policyrun bench otlp"},
+		// The endpoint is --url: one given as an argument was ignored, and
+		// the load went to the default.
+		{[]string{"bench", "otlp", "--records", "1", "http://10.0.0.1:4318/v1/logs"}, 2, "unexpected arguments: http://10.0.0.1:4318/v1/logs"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(c.args, nil, &stdout, &stderr)
