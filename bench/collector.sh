@@ -29,15 +29,9 @@
 # otelcol-policyrun built elsewhere instead of building this tree's)
 set -eu
 cd "$(dirname "$0")/.."
-records=${RECORDS:-1000000}
-warmup=${WARMUP:-50000}
-runs=${RUNS:-3}
-clients=${CLIENTS:-16}
+. bench/load.sh
 encodings=${ENCODINGS:-json protobuf}
 cases=${CASES:-ingest policyrun transform}
-tmp=$(mktemp -d)
-server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 if [ -n "${COLLECTOR:-}" ]; then
 	collector=$COLLECTOR
 else
@@ -46,7 +40,6 @@ else
 fi
 go build -o "$tmp/policyrun" ./cmd/policyrun
 printf 'policy "add"\n\nschema otlp\n\nset .attributes."bench.added" = "yes"\n' >"$tmp/add.policy"
-port=$((20000 + $$ % 20000))
 metrics=$((port + 1))
 
 # config CASE: writes $tmp/CASE.yaml.
@@ -74,8 +67,6 @@ accepted() {
 		awk '/^otelcol_receiver_accepted_log_records[{ ]/ { n += $NF } END { printf "%d\n", n }'
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 for c in $cases; do config "$c"; done
 : >"$tmp/results"
 for round in $(seq "$runs"); do
@@ -83,24 +74,15 @@ for round in $(seq "$runs"); do
 		for c in $cases; do
 			"$collector" --config "$tmp/$c.yaml" 2>"$tmp/server.log" &
 			server=$!
-			"$tmp/policyrun" bench otlp --url "http://127.0.0.1:$port/v1/logs" --wait 30s --clients "$clients" \
-				--records "$records" --warmup "$warmup" --encoding "$encoding" --server-pid "$server" \
-				>"$tmp/bench.out" 2>"$tmp/bench.err" || { cat "$tmp/bench.err" "$tmp/server.log" >&2; exit 1; }
+			load "$tmp/policyrun" "$encoding" 30s >"$tmp/figures"
 			got=$(accepted)
 			if [ "$got" -ne $((records + warmup)) ]; then
 				echo "round $round, $encoding $c: the receiver passed on $got records, want $((records + warmup))" >&2
 				cat "$tmp/server.log" >&2
 				exit 1
 			fi
-			kill -TERM "$server"
-			wait "$server" || true
-			server=
-			# records N, …: R records/s …; request p50 A ms, p99 B ms; …
-			# server: C CPU s for N records: X CPU s per million; RSS steady S MiB, peak P MiB
-			awk -v e="$encoding" -v c="$c" '
-				/records\/s/ { for (i = 1; i <= NF; i++) { if ($i == "records/s") rps = $(i-1); if ($i == "p50") p50 = $(i+1); if ($i == "p99") p99 = $(i+1) } }
-				/^server:/ { for (i = 1; i <= NF; i++) { if ($i == "per") cpu = $(i-3); if ($i == "steady") st = $(i+1) } }
-				END { printf "%s %s %s %s %s %s %s\n", e, c, cpu, rps, st, p50, p99 }' "$tmp/bench.out" >>"$tmp/results"
+			stop
+			echo "$encoding $c $(cat "$tmp/figures")" >>"$tmp/results"
 			echo "round $round, $encoding $c: $(tail -n 1 "$tmp/results" | cut -d' ' -f3) CPU s / M records" >&2
 		done
 	done
@@ -123,6 +105,6 @@ for encoding in $encodings; do
 		proc=$c
 		[ "$c" = ingest ] && name="ingest only" && proc=none
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$encoding" "$name" "$proc" "$cpu" "$above" \
-			"$(col "$encoding" "$c" 4)" "$(col "$encoding" "$c" 5)" "$(col "$encoding" "$c" 6)" "$(col "$encoding" "$c" 7)"
+			"$(col "$encoding" "$c" 4)" "$(col "$encoding" "$c" 5)" "$(col "$encoding" "$c" 7)" "$(col "$encoding" "$c" 8)"
 	done
 done

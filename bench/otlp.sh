@@ -22,13 +22,7 @@
 # as an older commit's, instead of building this tree's)
 set -eu
 cd "$(dirname "$0")/.."
-records=${RECORDS:-1000000}
-warmup=${WARMUP:-50000}
-runs=${RUNS:-3}
-clients=${CLIENTS:-16}
-tmp=$(mktemp -d)
-server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+. bench/load.sh
 if [ -n "${BIN:-}" ]; then
 	bin=$BIN
 else
@@ -36,7 +30,6 @@ else
 	bin=$tmp/policyrun
 fi
 printf 'policy "add"\n\nset .attributes."bench.added" = "yes"\n' >"$tmp/add.policy"
-port=$((20000 + $$ % 20000))
 
 # config POLICY BUFFER: writes $tmp/p.yaml.
 config() {
@@ -54,8 +47,6 @@ config() {
 	} >"$tmp/p.yaml"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 printf '| buffer | encoding | policy | CPU s / M records | records/s | RSS steady MiB | RSS peak MiB | p50 ms | p99 ms |\n'
 printf '|---|---|---|--:|--:|--:|--:|--:|--:|\n'
 for buffer in ${BUFFERS:-memory memory-buffer filesystem}; do
@@ -67,18 +58,8 @@ for buffer in ${BUFFERS:-memory memory-buffer filesystem}; do
 				rm -rf "$tmp/data"
 				"$bin" run --quiet "$tmp/p.yaml" 2>"$tmp/server.log" &
 				server=$!
-				"$bin" bench otlp --url "http://127.0.0.1:$port/v1/logs" --wait 10s --clients "$clients" \
-					--records "$records" --warmup "$warmup" --encoding "$encoding" --server-pid "$server" \
-					>"$tmp/bench.out" 2>"$tmp/bench.err" || { cat "$tmp/bench.err" "$tmp/server.log" >&2; exit 1; }
-				kill -TERM "$server"
-				wait "$server" || true
-				server=
-				# records N, …: R records/s …; request p50 A ms, p99 B ms; …
-				# server: C CPU s for N records: X CPU s per million; RSS steady S MiB, peak P MiB
-				awk '
-					/records\/s/ { for (i = 1; i <= NF; i++) { if ($i == "records/s") rps = $(i-1); if ($i == "p50") p50 = $(i+1); if ($i == "p99") p99 = $(i+1) } }
-					/^server:/ { for (i = 1; i <= NF; i++) { if ($i == "per") cpu = $(i-3); if ($i == "steady") st = $(i+1); if ($i == "peak") pk = $(i+1) } }
-					END { printf "%s %s %s %s %s %s\n", cpu, rps, st, pk, p50, p99 }' "$tmp/bench.out" >>"$tmp/results"
+				load "$bin" "$encoding" 10s >>"$tmp/results"
+				stop
 			done
 			col() { awk -v c="$1" '{ print $c }' "$tmp/results" | median; }
 			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$buffer" "$encoding" "$policy" \
