@@ -40,10 +40,7 @@ func runBenchPipeline(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write the JSON results to `FILE` (default: standard output)")
 	var b1 bench.B1Config
 	b1.Flags(fl)
-	if code, ok := parseFlags(fl, args, anyArgs); !ok {
-		return code
-	}
-	if code, ok := noArgs(fl, stderr); !ok {
+	if code, ok := parseFlags(fl, args, flagsOnly); !ok {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -89,10 +86,7 @@ func runBenchReport(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.Bench, "bench", "", "draw the go test sections from this benchmark output (text or -json) instead of running them")
 	var b1 bench.B1Config
 	b1.Flags(fl)
-	if code, ok := parseFlags(fl, args, anyArgs); !ok {
-		return code
-	}
-	if code, ok := noArgs(fl, stderr); !ok {
+	if code, ok := parseFlags(fl, args, flagsOnly); !ok {
 		return code
 	}
 	for _, s := range strings.Split(*sections, ",") {
@@ -121,10 +115,7 @@ func runBenchOTLP(args []string, stdout, stderr io.Writer) int {
 	var l bench.OTLPLoad
 	l.Flags(fs)
 	gz := fs.Bool("gzip", false, "gzip the requests (--compression gzip)")
-	if code, ok := parseFlags(fs, args, anyArgs); !ok {
-		return code
-	}
-	if code, ok := noArgs(fs, stderr); !ok {
+	if code, ok := parseFlags(fs, args, flagsOnly); !ok {
 		return code
 	}
 	if *gz {

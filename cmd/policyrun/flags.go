@@ -45,26 +45,36 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // nargs is how many arguments a command takes after its flags: from min
-// to max, max -1 for no bound.
-type nargs struct{ min, max int }
+// to max, max -1 for no bound. A count outside is answered with the
+// usage, or with named, by naming the arguments that are too many.
+type nargs struct {
+	min, max int
+	named    bool
+}
 
 var (
-	anyArgs  = nargs{0, -1}
-	noArg    = nargs{0, 0}
-	oneArg   = nargs{1, 1}
-	someArgs = nargs{1, -1}
+	anyArgs  = nargs{0, -1, false}
+	noArg    = nargs{0, 0, false}
+	oneArg   = nargs{1, 1, false}
+	someArgs = nargs{1, -1, false}
+	// flagsOnly is noArg for the bench commands, which name the
+	// arguments too many (noArgs) rather than print their usage.
+	flagsOnly = nargs{0, 0, true}
 )
 
 // parseFlags parses args into fl. When it returns false the command ends
 // with exit status code: 0 after -h (the usage was printed), 2 after a bad
 // flag (the flag package said what was wrong) or a count of arguments
-// outside want (the usage was printed).
+// outside want (the usage was printed, or the arguments named).
 func parseFlags(fl *flag.FlagSet, args []string, want nargs) (code int, ok bool) {
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
 		}
 		return 2, false
+	}
+	if want.named {
+		return noArgs(fl)
 	}
 	if n := fl.NArg(); n < want.min || want.max >= 0 && n > want.max {
 		fl.Usage()
@@ -74,10 +84,11 @@ func parseFlags(fl *flag.FlagSet, args []string, want nargs) (code int, ok bool)
 }
 
 // noArgs ends, as parseFlags does, a command that takes no arguments
-// after its flags but got some (ok false, exit status 2).
-func noArgs(fl *flag.FlagSet, stderr io.Writer) (code int, ok bool) {
+// after its flags but got some, naming them on the flag set's output
+// (ok false, exit status 2).
+func noArgs(fl *flag.FlagSet) (code int, ok bool) {
 	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "policyrun %s: unexpected arguments: %s\n", fl.Name(), strings.Join(fl.Args(), " "))
+		fmt.Fprintf(fl.Output(), "policyrun %s: unexpected arguments: %s\n", fl.Name(), strings.Join(fl.Args(), " "))
 		return 2, false
 	}
 	return 0, true

@@ -28,7 +28,7 @@ func runGen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fl.Parse(fl.Args()[1:]); err != nil {
 		return 2
 	}
-	if code, ok := noArgs(fl, stderr); !ok {
+	if code, ok := noArgs(fl); !ok {
 		return code
 	}
 	if _, ok := bench.B1Count[kind]; !ok && kind != "otlp" {
