@@ -280,3 +280,18 @@ set .at = format_time(now(), "%Y-%m-%dT%H:%M:%SZ")
 		t.Errorf("exit %d, out %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestEvalCompileLimit: a policy past a limit of the VM is reported by
+// eval as check reports it, a diagnostic with its code and place (E0900),
+// not as a bare message.
+func TestEvalCompileLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("policy \"big\"\n")
+	for i := range 33_000 {
+		fmt.Fprintf(&b, "set .a = %d\n", i)
+	}
+	code, out, errs := runWith("{}\n", "eval", "--policy", writePolicy(t, b.String()))
+	if code != 1 || out != "" || !strings.Contains(errs, "error[E0900]: the policy has too many constants") || !strings.Contains(errs, "p.policy:1:1") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%.300s", code, out, errs)
+	}
+}
