@@ -37,13 +37,11 @@ func runWith(stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// writePolicy writes src as p.policy in a new temporary directory and
+// returns its path.
 func writePolicy(t *testing.T, src string) string {
 	t.Helper()
-	name := filepath.Join(t.TempDir(), "p.policy")
-	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return name
+	return filepath.Join(writeFiles(t, map[string]string{"p.policy": src}), "p.policy")
 }
 
 // headPipeline is a pipeline config that tails a.log from its head,
