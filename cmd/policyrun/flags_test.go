@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"flag"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,6 +29,44 @@ func TestUsage(t *testing.T) {
 		}
 		if code, _, _ := runWith("", tt.cmd, "--no-such-flag"); code != 2 {
 			t.Errorf("%s --no-such-flag: exit %d, want 2", tt.cmd, code)
+		}
+	}
+}
+
+// TestParseFlagsArgs: parseFlags holds a command to the arguments it
+// takes, printing the usage (or, flagsOnly, naming the extra ones) and
+// ending with status 2 otherwise; -h ends with 0.
+func TestParseFlagsArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want nargs
+		code int
+		ok   bool
+		out  string // what it printed; "" for nothing
+	}{
+		{nil, anyArgs, 0, true, ""},
+		{[]string{"a", "b"}, anyArgs, 0, true, ""},
+		{nil, someArgs, 2, false, "usage"},
+		{[]string{"a", "b"}, someArgs, 0, true, ""},
+		{[]string{"a"}, oneArg, 0, true, ""},
+		{nil, oneArg, 2, false, "usage"},
+		{[]string{"a", "b"}, oneArg, 2, false, "usage"},
+		{nil, noArg, 0, true, ""},
+		{[]string{"a"}, noArg, 2, false, "usage"},
+		{nil, flagsOnly, 0, true, ""},
+		{[]string{"-v", "a", "b"}, flagsOnly, 2, false, "policyrun t: unexpected arguments: a b"},
+		{[]string{"-h"}, anyArgs, 0, false, "usage"},
+		{[]string{"-x"}, anyArgs, 2, false, "flag provided but not defined: -x"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		fl := flag.NewFlagSet("t", flag.ContinueOnError)
+		fl.SetOutput(&out)
+		fl.Usage = func() { fmt.Fprintln(&out, "usage") }
+		fl.Bool("v", false, "")
+		code, ok := parseFlags(fl, tt.args, tt.want)
+		if code != tt.code || ok != tt.ok || (tt.out == "") != (out.Len() == 0) || !strings.Contains(out.String(), tt.out) {
+			t.Errorf("%q, %+v: %d, %v, %q; want %d, %v, %q", tt.args, tt.want, code, ok, out.String(), tt.code, tt.ok, tt.out)
 		}
 	}
 }
