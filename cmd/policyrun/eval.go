@@ -28,24 +28,23 @@ const evalBatch = 1024
 // evalFormats are the formats of --in and --out.
 var evalFormats = []string{"json", "msgpack", "otlp", "otlp-json"}
 
-// evalStats are the counts of the summary line.
+// evalStats are the counts of the summary line: those of a Process call
+// of package policyrun, for the whole input, and the records read.
 type evalStats struct {
-	// Counts are the runs' results: one a record run over, and one more
-	// for each record a split added (so that out = in + added - dropped).
-	spec.Counts
-	in, out, malformed int
+	policyrun.Counts
+	in int
 }
 
 func (s *evalStats) String() string {
-	line := fmt.Sprintf("eval: %d in, %d out, %d dropped", s.in, s.out, s.Dropped)
+	line := fmt.Sprintf("eval: %d in, %d out, %d dropped", s.in, s.Out, s.Dropped)
 	line += reasons(s.Drops[:], func(i int) string { return spec.DropReason(i).String() })
 	line += fmt.Sprintf(", %d faulted", s.Faulted())
 	line += reasons(s.Faults[:], func(i int) string { return spec.Reason(i).String() })
-	if added := int(s.Runs) - (s.in - s.malformed); added > 0 {
-		line += fmt.Sprintf(", %d added by split", added)
+	if s.Split > 0 {
+		line += fmt.Sprintf(", %d added by split", s.Split)
 	}
-	if s.malformed > 0 {
-		line += fmt.Sprintf(", %d malformed passed through", s.malformed)
+	if s.Malformed > 0 {
+		line += fmt.Sprintf(", %d malformed passed through", s.Malformed)
 	}
 	return line
 }
@@ -238,6 +237,7 @@ func (e *evaluator) record(rec *record.Record) error {
 	if err != nil && !(len(pieces) > 0 && pieces[len(pieces)-1].Result.Faulted()) {
 		return err // the backend itself failed
 	}
+	e.stats.Split += uint64(len(pieces) - 1)
 	for _, pc := range pieces {
 		o := pc.Result
 		e.stats.Add(o)
@@ -256,7 +256,7 @@ func (e *evaluator) record(rec *record.Record) error {
 }
 
 func (e *evaluator) write(rec *record.Record) error {
-	e.stats.out++
+	e.stats.Out++
 	if e.otlpOut != "" {
 		e.kept = append(e.kept, rec)
 		return nil
@@ -313,7 +313,7 @@ func (e *evaluator) malformed(lineNo int, err error, line []byte) {
 }
 
 // passedThrough counts a record that does not decode, passed through.
-func (e *evaluator) passedThrough() { e.stats.in++; e.stats.malformed++; e.stats.out++ }
+func (e *evaluator) passedThrough() { e.stats.in++; e.stats.Malformed++; e.stats.Out++ }
 
 func (e *evaluator) msgpackInput(r io.Reader) error {
 	data, err := io.ReadAll(r)
