@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,19 +27,34 @@ func writeConfig(t *testing.T, dir, body string) *config.Config {
 	return cfg
 }
 
-// tailConfig writes and loads a pipeline config of one tail input that
-// reads path from its head, with the further settings of the input given
-// as "key: value", and rest after the inputs: the filters and outputs
-// sections (indented by two, as toStdout is), and maybe a service section.
-func tailConfig(t *testing.T, dir, rest, path string, settings ...string) *config.Config {
-	t.Helper()
+// inputYAML is the text of a pipeline config of one input, its settings
+// given as "key: value" (the first, "name: ...", opens the item), and
+// rest after the inputs: the filters and outputs sections (indented by
+// two, as toStdout is), and maybe a service section.
+func inputYAML(rest string, settings ...string) string {
 	var b strings.Builder
-	b.WriteString("\npipeline:\n  inputs:\n    - name: tail\n      path: " + path + "\n      read_from_head: true\n")
-	for _, s := range settings {
+	b.WriteString("\npipeline:\n  inputs:\n    - " + settings[0] + "\n")
+	for _, s := range settings[1:] {
 		b.WriteString("      " + s + "\n")
 	}
 	b.WriteString(rest)
-	return writeConfig(t, dir, b.String())
+	return b.String()
+}
+
+// tailYAML is inputYAML of one tail input that reads path from its head.
+func tailYAML(rest, path string, settings ...string) string {
+	return inputYAML(rest, append([]string{"name: tail", "path: " + path, "read_from_head: true"}, settings...)...)
+}
+
+// otlpYAML is inputYAML of one otlp input listening on a free port.
+func otlpYAML(rest string, settings ...string) string {
+	return inputYAML(rest, append([]string{"name: otlp", "listen: 127.0.0.1:0"}, settings...)...)
+}
+
+// tailConfig writes and loads tailYAML.
+func tailConfig(t *testing.T, dir, rest, path string, settings ...string) *config.Config {
+	t.Helper()
+	return writeConfig(t, dir, tailYAML(rest, path, settings...))
 }
 
 // The outputs sections of tailConfig, and a filter whose processor comes
@@ -77,19 +93,36 @@ func startPipeline(t *testing.T, cfg *config.Config, opts Options) (stop func())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	stopRun := background(t, p)
 	return func() {
 		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Close(); err != nil {
+		if err := stopRun(); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// background runs p until stop, which ends the run, waits for it and
+// closes p, and returns the run's error or else Close's; a second stop,
+// or the test's end, returns the same without doing it again.
+func background(t *testing.T, p *Pipeline) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+			if cerr := p.Close(); err == nil {
+				err = cerr
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 func eventually(d time.Duration, cond func() bool) bool { return testsync.Eventually(d, cond) }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/policy"
@@ -76,16 +75,7 @@ func TestWatchModules(t *testing.T) {
 		"  filters:\n    - name: policy\n      file: p.policy\n"+toNull)
 	var log testsync.Buffer
 	p, _ := startRun(t, cfg, &log)
-	reloads := func(ok, failed int64) {
-		t.Helper()
-		if !eventually(5*time.Second, func() bool {
-			s := p.Summary()
-			return s.Reloads == ok && s.FailedReloads == failed
-		}) {
-			s := p.Summary()
-			t.Fatalf("reloads ok %d, failed %d; want %d, %d\n%s", s.Reloads, s.FailedReloads, ok, failed, log.String())
-		}
-	}
+	reloads := func(ok, failed int64) { t.Helper(); waitReloads(t, p, &log, ok, failed) }
 	writeFile(t, dir, "lib/m.policy", module("m", "2"))
 	reloads(1, 0)
 	writeFile(t, dir, "lib/m.policy", module("m", `"two"`))

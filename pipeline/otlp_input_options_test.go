@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,27 +64,22 @@ func TestOTLPInputTagInRecords(t *testing.T) {
 		t.Run(want, func(t *testing.T) {
 			dir := t.TempDir()
 			policy := writePolicy(t, "policy \"p\"\n\nset .attributes.input_tag = %tag\n")
-			src := "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"
+			var settings []string
 			if tag != "" {
-				src += "      tag: " + tag + "\n"
+				settings = append(settings, "tag: "+tag)
 			}
-			src += "  filters:\n    - name: policy\n      file: " + policy + "\n" + toStdout
-			cfg := writeConfig(t, dir, src)
+			cfg := writeConfig(t, dir, otlpYAML("  filters:\n    - name: policy\n      file: "+policy+"\n"+toStdout, settings...))
 			var out, log bytes.Buffer
 			p, err := New(cfg, Options{Stdout: &out, Logger: testLogger(&log)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- p.Run(ctx) }()
+			stop := background(t, p)
 			url := "http://" + p.OTLPAddrs()[0].String() + OTLPPath
 			a := post(t, &http.Client{}, url, ctJSON, "", otlpRequest(t, 0, 3, true))
-			cancel()
-			if err := <-done; err != nil {
+			if err := stop(); err != nil {
 				t.Fatal(err)
 			}
-			p.Close()
 			if a.status != 200 {
 				t.Fatalf("%d %s", a.status, a.body)
 			}

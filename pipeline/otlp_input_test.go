@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -67,28 +66,17 @@ func gzipped(t testing.TB, b []byte) []byte {
 func otlpServer(t *testing.T, rest string, more ...string) (string, *Pipeline, func()) {
 	t.Helper()
 	dir := t.TempDir()
-	src := "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"
-	for _, m := range more {
-		src += "      " + m + "\n"
-	}
-	cfg := writeConfig(t, dir, src+rest)
+	cfg := writeConfig(t, dir, otlpYAML(rest, more...))
 	var log bytes.Buffer
 	p, err := New(cfg, Options{Logger: testLogger(&log)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	var once sync.Once
+	stopRun := background(t, p)
 	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Error(err)
-			}
-			p.Close()
-		})
+		if err := stopRun(); err != nil {
+			t.Error(err)
+		}
 	}
 	t.Cleanup(stop)
 	scheme := "http"
@@ -493,14 +481,14 @@ func writePolicy(t *testing.T, src string) string {
 func TestOTLPInputCloseWithoutRun(t *testing.T) {
 	dir := t.TempDir()
 	for range 2 {
-		cfg := writeConfig(t, dir, "pipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"+toNull)
+		cfg := writeConfig(t, dir, otlpYAML(toNull))
 		p, err := New(cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		addr := p.OTLPAddrs()[0].String()
 		p.Close()
-		cfg = writeConfig(t, dir, "pipeline:\n  inputs:\n    - name: otlp\n      listen: "+addr+"\n"+toNull)
+		cfg = writeConfig(t, dir, inputYAML(toNull, "name: otlp", "listen: "+addr))
 		q, err := New(cfg, Options{})
 		if err != nil {
 			t.Fatalf("the address is still taken after Close: %v", err)

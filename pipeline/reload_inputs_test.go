@@ -30,20 +30,7 @@ func TestReloadRestartsTailInput(t *testing.T) {
 			writeGen(t, dir, 0, "")
 			writeFile(t, dir, "app.log", "")
 			config := func(tag string) string {
-				return `
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      parser: json
-      read_from_head: true
-      poll_interval: 5ms
-      tag: ` + tag + `
-      ` + db + `
-` + genFilters + `  outputs:
-    - name: file
-      path: out.log
-`
+				return tailYAML(genFilters+toFile, "app.log", "parser: json", "poll_interval: 5ms", "tag: "+tag, db)
 			}
 			var log testsync.Buffer
 			p, stop := startRun(t, writeConfig(t, dir, config("a")), &log)
@@ -109,18 +96,7 @@ func TestReloadRestartsOTLPInput(t *testing.T) {
 	const reloads, clients, per = 6, 4, 10
 	dir := t.TempDir()
 	writeGen(t, dir, 0, "attributes.")
-	config := func(tag string) string {
-		return `
-pipeline:
-  inputs:
-    - name: otlp
-      listen: 127.0.0.1:0
-      tag: ` + tag + `
-` + genFilters + `  outputs:
-    - name: file
-      path: out.log
-`
-	}
+	config := func(tag string) string { return otlpYAML(genFilters+toFile, "tag: "+tag) }
 	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, config("a")), &log)
 	addr := p.OTLPAddrs()[0].String()
@@ -201,8 +177,7 @@ func TestReloadAddsAndRemovesInputs(t *testing.T) {
 		return "    - name: tail\n      alias: " + name + "\n      path: " + name + ".log\n      parser: json\n      read_from_head: true\n      poll_interval: 5ms\n      db: " + name + ".db\n"
 	}
 	config := func(service string, inputs ...string) string {
-		return "service:\n" + service + "pipeline:\n  inputs:\n" + strings.Join(inputs, "") + genFilters +
-			"  outputs:\n    - name: file\n      path: out.log\n"
+		return "service:\n" + service + "pipeline:\n  inputs:\n" + strings.Join(inputs, "") + genFilters + toFile
 	}
 	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, config("  batch_size: 1000\n", input("a"))), &log)

@@ -14,19 +14,8 @@ import (
 // head, with a checkpoint) through writeGen's filters to out.log, with
 // service keys and more outputs as given.
 func genConfig(service, outputs string) string {
-	return "service:\n  batch_size: 1000\n" + service + `
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      parser: json
-      read_from_head: true
-      db: tail.db
-      poll_interval: 5ms
-` + genFilters + `  outputs:
-    - name: file
-      path: out.log
-` + outputs
+	return "service:\n  batch_size: 1000\n" + service +
+		tailYAML(genFilters+toFile+outputs, "app.log", "parser: json", "db: tail.db", "poll_interval: 5ms")
 }
 
 // waitOut waits until n records are out, and returns the generation of

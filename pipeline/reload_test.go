@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -124,28 +123,15 @@ func tally(t *testing.T, recs []marked, total int64) (dups, lost, gens int) {
 	return dups, lost, len(seen)
 }
 
-// startRun builds the pipeline of cfg and runs it until stop, which ends
-// the run and returns its error once it and Close have returned.
+// startRun builds the pipeline of cfg, logging to log, runs it in the
+// background (until stop) and waits until it is ready.
 func startRun(t *testing.T, cfg *config.Config, log *testsync.Buffer) (*Pipeline, func() error) {
 	t.Helper()
 	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	var once sync.Once
-	var runErr error
-	stop := func() error {
-		once.Do(func() {
-			cancel()
-			runErr = <-done
-			p.Close()
-		})
-		return runErr
-	}
-	t.Cleanup(func() { stop() })
+	stop := background(t, p)
 	if !eventually(5*time.Second, func() bool { ok, _ := p.Ready(); return ok }) {
 		t.Fatal("the pipeline is not ready")
 	}
@@ -178,21 +164,7 @@ func TestReloadUnderLoadTail(t *testing.T) {
 	dir := t.TempDir()
 	writeGen(t, dir, 0, "")
 	writeFile(t, dir, "app.log", "")
-	cfg := writeConfig(t, dir, `
-service:
-  batch_size: 100
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      parser: json
-      read_from_head: true
-      db: tail.db
-      poll_interval: 5ms
-`+genFilters+`  outputs:
-    - name: file
-      path: out.log
-`)
+	cfg := tailConfig(t, dir, genFilters+toFile+"service:\n  batch_size: 100\n", "app.log", "parser: json", "db: tail.db", "poll_interval: 5ms")
 	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 
@@ -281,15 +253,7 @@ func TestReloadUnderLoadOTLP(t *testing.T) {
 	const reloads, clients, per = 10, 8, 20
 	dir := t.TempDir()
 	writeGen(t, dir, 0, "attributes.")
-	cfg := writeConfig(t, dir, `
-pipeline:
-  inputs:
-    - name: otlp
-      listen: 127.0.0.1:0
-`+genFilters+`  outputs:
-    - name: file
-      path: out.log
-`)
+	cfg := writeConfig(t, dir, otlpYAML(genFilters+toFile))
 	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 	url := "http://" + p.OTLPAddrs()[0].String() + OTLPPath

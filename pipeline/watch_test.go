@@ -10,6 +10,19 @@ import (
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
+// waitReloads waits until p has counted ok reloads and failed failed
+// ones, or fails the test with the counts and the log.
+func waitReloads(t *testing.T, p *Pipeline, log *testsync.Buffer, ok, failed int64) {
+	t.Helper()
+	if !eventually(5*time.Second, func() bool {
+		s := p.Summary()
+		return s.Reloads == ok && s.FailedReloads == failed
+	}) {
+		s := p.Summary()
+		t.Fatalf("reloads ok %d, failed %d; want %d, %d\n%s", s.Reloads, s.FailedReloads, ok, failed, log.String())
+	}
+}
+
 // TestWatch runs a pipeline with service.watch polling every 100 ms: a
 // changed policy reloads it; a policy rewritten as it was (a new time,
 // the same bytes) does not; a bad one fails once, not at every poll, and
@@ -23,16 +36,7 @@ func TestWatch(t *testing.T) {
 	const watch = "  watch: true\n  watch_interval: 100ms\n"
 	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, genConfig(watch, "")), &log)
-	reloads := func(ok, failed int64) {
-		t.Helper()
-		if !eventually(5*time.Second, func() bool {
-			s := p.Summary()
-			return s.Reloads == ok && s.FailedReloads == failed
-		}) {
-			s := p.Summary()
-			t.Fatalf("reloads ok %d, failed %d; want %d, %d\n%s", s.Reloads, s.FailedReloads, ok, failed, log.String())
-		}
-	}
+	reloads := func(ok, failed int64) { t.Helper(); waitReloads(t, p, &log, ok, failed) }
 	quiet := func(ok, failed int64) { // a few polls pass without a reload
 		t.Helper()
 		time.Sleep(500 * time.Millisecond)
