@@ -280,22 +280,14 @@ func Parse(filename string, src []byte) (*Config, error) {
 func (d *decoder) service(n *yaml.Node, s *Service) {
 	s.keys = keysOf(n)
 	d.mapping(n, "service", map[string]func(*yaml.Node){
-		"metrics":    func(v *yaml.Node) { s.Metrics = d.loopback(v) },
-		"batch_size": func(v *yaml.Node) { s.BatchSize = d.intv(v) },
-		"data_dir":   func(v *yaml.Node) { s.DataDir = d.str(v) },
-		"grace":      func(v *yaml.Node) { s.Grace = d.duration(v) },
-		"state_memory_limit": func(v *yaml.Node) {
-			if s.StateMemoryLimit = d.size(v); s.StateMemoryLimit <= 0 {
-				d.errorf(v.Line, "state_memory_limit must be more than 0")
-			}
-		},
-		"threads": func(v *yaml.Node) { s.Threads = d.intv(v) },
-		"watch":   func(v *yaml.Node) { s.Watch = d.boolv(v) },
-		"watch_interval": func(v *yaml.Node) {
-			if s.WatchInterval = d.duration(v); s.WatchInterval <= 0 {
-				d.errorf(v.Line, "watch_interval must be more than 0")
-			}
-		},
+		"metrics":            func(v *yaml.Node) { s.Metrics = d.loopback(v) },
+		"batch_size":         func(v *yaml.Node) { s.BatchSize = d.intv(v) },
+		"data_dir":           func(v *yaml.Node) { s.DataDir = d.str(v) },
+		"grace":              func(v *yaml.Node) { s.Grace = d.duration(v) },
+		"state_memory_limit": func(v *yaml.Node) { s.StateMemoryLimit = positive(d, v, "state_memory_limit", d.size) },
+		"threads":            func(v *yaml.Node) { s.Threads = d.intv(v) },
+		"watch":              func(v *yaml.Node) { s.Watch = d.boolv(v) },
+		"watch_interval":     func(v *yaml.Node) { s.WatchInterval = positive(d, v, "watch_interval", d.duration) },
 
 		"multiline_parsers": func(v *yaml.Node) { d.multilineParsers(v, s) },
 	})
@@ -339,26 +331,22 @@ func (d *decoder) input(n *yaml.Node) Input {
 	switch name {
 	case "tail":
 		for k, f := range map[string]func(*yaml.Node){
-			"path":             func(v *yaml.Node) { in.Paths = d.patterns(v) },
-			"exclude_path":     func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
-			"parser":           func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
-			"read_from_head":   func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
-			"poll_interval":    func(v *yaml.Node) { in.PollInterval = d.duration(v) },
-			"refresh_interval": func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
-			"rotate_wait":      func(v *yaml.Node) { in.RotateWait = d.duration(v) },
-			"flush_timeout":    func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
-			"fingerprint_size": func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
-			"max_line_size":    func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
-			"skip_long_lines":  func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
-			"exit_on_eof":      func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
-			"max_concurrent_files": func(v *yaml.Node) {
-				if in.MaxConcurrentFiles = d.intv(v); in.MaxConcurrentFiles <= 0 {
-					d.errorf(v.Line, "max_concurrent_files must be more than 0")
-				}
-			},
-			"db":              func(v *yaml.Node) { in.DB = d.str(v) },
-			"kubernetes_path": func(v *yaml.Node) { in.KubernetesPath = d.boolv(v) },
-			"multiline":       func(v *yaml.Node) { in.Multiline = d.multiline(v) },
+			"path":                 func(v *yaml.Node) { in.Paths = d.patterns(v) },
+			"exclude_path":         func(v *yaml.Node) { in.ExcludePaths = d.patterns(v) },
+			"parser":               func(v *yaml.Node) { in.Parser = d.oneOf(v, "parser", "json", "cri", "docker", "logfmt", "raw") },
+			"read_from_head":       func(v *yaml.Node) { in.ReadFromHead = d.boolv(v) },
+			"poll_interval":        func(v *yaml.Node) { in.PollInterval = d.duration(v) },
+			"refresh_interval":     func(v *yaml.Node) { in.RefreshInterval = d.duration(v) },
+			"rotate_wait":          func(v *yaml.Node) { in.RotateWait = d.duration(v) },
+			"flush_timeout":        func(v *yaml.Node) { in.FlushTimeout = d.duration(v) },
+			"fingerprint_size":     func(v *yaml.Node) { in.FingerprintSize = int(d.size(v)) },
+			"max_line_size":        func(v *yaml.Node) { in.MaxLineSize = int(d.size(v)) },
+			"skip_long_lines":      func(v *yaml.Node) { in.SkipLongLines = d.boolv(v) },
+			"exit_on_eof":          func(v *yaml.Node) { in.ExitOnEOF = d.boolv(v) },
+			"max_concurrent_files": func(v *yaml.Node) { in.MaxConcurrentFiles = positive(d, v, "max_concurrent_files", d.intv) },
+			"db":                   func(v *yaml.Node) { in.DB = d.str(v) },
+			"kubernetes_path":      func(v *yaml.Node) { in.KubernetesPath = d.boolv(v) },
+			"multiline":            func(v *yaml.Node) { in.Multiline = d.multiline(v) },
 		} {
 			keys[k] = f
 		}
@@ -373,26 +361,12 @@ func (d *decoder) input(n *yaml.Node) Input {
 				d.errorf(v.Line, "listen %q: expected host:port, such as 127.0.0.1:4318 or 0.0.0.0:4318", o.Listen)
 			}
 		}
-		keys["max_request_size"] = func(v *yaml.Node) {
-			if o.MaxRequestSize = d.size(v); o.MaxRequestSize <= 0 {
-				d.errorf(v.Line, "max_request_size must be more than 0")
-			}
-		}
-		keys["max_request_records"] = func(v *yaml.Node) {
-			if o.MaxRequestRecords = d.intv(v); o.MaxRequestRecords <= 0 {
-				d.errorf(v.Line, "max_request_records must be more than 0")
-			}
-		}
+		keys["max_request_size"] = func(v *yaml.Node) { o.MaxRequestSize = positive(d, v, "max_request_size", d.size) }
+		keys["max_request_records"] = func(v *yaml.Node) { o.MaxRequestRecords = positive(d, v, "max_request_records", d.intv) }
 		keys["read_timeout"] = func(v *yaml.Node) {
-			if o.ReadTimeout = d.duration(v); o.ReadTimeout <= 0 {
-				d.errorf(v.Line, "read_timeout must be more than 0 (a stalled client would hold its connection for ever)")
-			}
+			o.ReadTimeout = positive(d, v, "read_timeout", d.duration, "a stalled client would hold its connection for ever")
 		}
-		keys["max_inflight_size"] = func(v *yaml.Node) {
-			if o.MaxInflightSize = d.size(v); o.MaxInflightSize <= 0 {
-				d.errorf(v.Line, "max_inflight_size must be more than 0")
-			}
-		}
+		keys["max_inflight_size"] = func(v *yaml.Node) { o.MaxInflightSize = positive(d, v, "max_inflight_size", d.size) }
 		tlsKeys := map[string]func(*yaml.Node){
 			"cert_file":      func(v *yaml.Node) { o.CertFile = d.str(v) },
 			"key_file":       func(v *yaml.Node) { o.KeyFile = d.str(v) },

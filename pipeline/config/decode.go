@@ -201,6 +201,20 @@ func (d *decoder) alias(n *yaml.Node) string {
 	return s
 }
 
+// positive reads v with read and refuses 0 or less, naming what; why,
+// when given, says what such a value would do.
+func positive[T int | int64 | time.Duration](d *decoder, v *yaml.Node, what string, read func(*yaml.Node) T, why ...string) T {
+	x := read(v)
+	if x <= 0 {
+		msg := what + " must be more than 0"
+		for _, w := range why {
+			msg += " (" + w + ")"
+		}
+		d.errorf(v.Line, "%s", msg)
+	}
+	return x
+}
+
 // duration reads "200ms", "5s", "1m" or, as Fluent Bit does, a bare number of seconds.
 func (d *decoder) duration(n *yaml.Node) time.Duration {
 	s, ok := d.scalar(n, "a duration")

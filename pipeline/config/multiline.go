@@ -44,17 +44,9 @@ const DefaultMultilineFlush = 4 * time.Second
 func (d *decoder) multiline(n *yaml.Node) *Multiline {
 	ml := &Multiline{Line: n.Line, Flush: DefaultMultilineFlush, MaxLines: parse.DefaultMaxLines}
 	d.mapping(n, "multiline", map[string]func(*yaml.Node){
-		"parsers": func(v *yaml.Node) { ml.Parsers, ml.lines = d.names(v) },
-		"flush": func(v *yaml.Node) {
-			if ml.Flush = d.duration(v); ml.Flush <= 0 {
-				d.errorf(v.Line, "multiline flush must be more than 0")
-			}
-		},
-		"max_lines": func(v *yaml.Node) {
-			if ml.MaxLines = d.intv(v); ml.MaxLines <= 0 {
-				d.errorf(v.Line, "multiline max_lines must be more than 0")
-			}
-		},
+		"parsers":   func(v *yaml.Node) { ml.Parsers, ml.lines = d.names(v) },
+		"flush":     func(v *yaml.Node) { ml.Flush = positive(d, v, "multiline flush", d.duration) },
+		"max_lines": func(v *yaml.Node) { ml.MaxLines = positive(d, v, "multiline max_lines", d.intv) },
 	})
 	if n.Kind == yaml.MappingNode && len(ml.Parsers) == 0 {
 		d.errorf(n.Line, "multiline needs parsers: the rules that join lines, built-in (%s) or named in service.multiline_parsers", strings.Join(parse.BuiltinNames(), ", "))
