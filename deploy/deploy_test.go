@@ -303,43 +303,54 @@ func loadConfig(t *testing.T, path, as string) *config.Config {
 	return cfg
 }
 
-// setScalars sets, in the YAML document src, each scalar under the
-// mapping keys path to value; a sequence on the way is searched element
-// by element. It fails the test when there is none.
-func setScalars(t *testing.T, src []byte, value string, path ...string) []byte {
+// setScalars sets, in the YAML file, each scalar at a path (mapping
+// keys joined by dots; a sequence on the way is searched element by
+// element) to the value after the path, as in
+// setScalars(t, file, "service.metrics", "127.0.0.1:0"). It fails the
+// test when a path finds none.
+func setScalars(t *testing.T, file string, sets ...string) {
 	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	var walk func(node *yaml.Node, path []string)
-	walk = func(node *yaml.Node, path []string) {
-		switch {
-		case node.Kind == yaml.DocumentNode || node.Kind == yaml.SequenceNode:
-			for _, c := range node.Content {
-				walk(c, path)
-			}
-		case len(path) == 0 && node.Kind == yaml.ScalarNode:
-			node.Value, node.Tag, node.Style = value, "!!str", 0
-			n++
-		case len(path) > 0 && node.Kind == yaml.MappingNode:
-			for i := 0; i+1 < len(node.Content); i += 2 {
-				if node.Content[i].Value == path[0] {
-					walk(node.Content[i+1], path[1:])
+	for i := 0; i+1 < len(sets); i += 2 {
+		path, value := strings.Split(sets[i], "."), sets[i+1]
+		n := 0
+		var walk func(node *yaml.Node, path []string)
+		walk = func(node *yaml.Node, path []string) {
+			switch {
+			case node.Kind == yaml.DocumentNode || node.Kind == yaml.SequenceNode:
+				for _, c := range node.Content {
+					walk(c, path)
+				}
+			case len(path) == 0 && node.Kind == yaml.ScalarNode:
+				node.Value, node.Tag, node.Style = value, "!!str", 0
+				n++
+			case len(path) > 0 && node.Kind == yaml.MappingNode:
+				for i := 0; i+1 < len(node.Content); i += 2 {
+					if node.Content[i].Value == path[0] {
+						walk(node.Content[i+1], path[1:])
+					}
 				}
 			}
 		}
-	}
-	walk(&doc, path)
-	if n == 0 {
-		t.Fatalf("the config has no %s", strings.Join(path, "."))
+		walk(&doc, path)
+		if n == 0 {
+			t.Fatalf("the config has no %s", sets[i])
+		}
 	}
 	out, err := yaml.Marshal(&doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // An agent is a `policyrun run` process of a test.

@@ -258,34 +258,32 @@ type volumeMount struct {
 	ReadOnly  bool   `yaml:"readOnly"`
 }
 
+// rolloutStrategy is a DaemonSet's updateStrategy and a Deployment's
+// strategy: the two have the same fields.
+type rolloutStrategy struct {
+	Type          string `yaml:"type"`
+	RollingUpdate struct {
+		MaxUnavailable *intOrString `yaml:"maxUnavailable"`
+		MaxSurge       *intOrString `yaml:"maxSurge"`
+	} `yaml:"rollingUpdate"`
+}
+
 type daemonSet struct {
 	object `yaml:",inline"`
 	Spec   struct {
-		Selector       labelSelector `yaml:"selector"`
-		UpdateStrategy struct {
-			Type          string `yaml:"type"`
-			RollingUpdate struct {
-				MaxUnavailable *intOrString `yaml:"maxUnavailable"`
-				MaxSurge       *intOrString `yaml:"maxSurge"`
-			} `yaml:"rollingUpdate"`
-		} `yaml:"updateStrategy"`
-		Template podTemplate `yaml:"template"`
+		Selector       labelSelector   `yaml:"selector"`
+		UpdateStrategy rolloutStrategy `yaml:"updateStrategy"`
+		Template       podTemplate     `yaml:"template"`
 	} `yaml:"spec"`
 }
 
 type deployment struct {
 	object `yaml:",inline"`
 	Spec   struct {
-		Replicas *int32        `yaml:"replicas"`
-		Selector labelSelector `yaml:"selector"`
-		Strategy struct {
-			Type          string `yaml:"type"`
-			RollingUpdate struct {
-				MaxUnavailable *intOrString `yaml:"maxUnavailable"`
-				MaxSurge       *intOrString `yaml:"maxSurge"`
-			} `yaml:"rollingUpdate"`
-		} `yaml:"strategy"`
-		Template podTemplate `yaml:"template"`
+		Replicas *int32          `yaml:"replicas"`
+		Selector labelSelector   `yaml:"selector"`
+		Strategy rolloutStrategy `yaml:"strategy"`
+		Template podTemplate     `yaml:"template"`
 	} `yaml:"spec"`
 }
 
@@ -391,11 +389,18 @@ func decodeObjects(src []byte) ([]object, []any, error) {
 	}
 }
 
-// TestKubernetesObjectShapes decodes every manifest of the kustomization,
-// and what `kubectl kustomize` builds of them when kubectl is installed,
-// into the Kubernetes object types above: every key must be a field of
-// its object and every value of its field's type.
-func TestKubernetesObjectShapes(t *testing.T) {
+// A resource is one file of the kustomization, decoded.
+type resource struct {
+	name string
+	objs []object
+	vals []any
+	err  error // decodeObjects's
+}
+
+// readResources reads the kustomization and decodes each of its
+// resources.
+func readResources(t *testing.T) (kustomization, []resource) {
+	t.Helper()
 	var k kustomization
 	src, err := os.ReadFile(filepath.Join(kubeDir, "kustomization.yaml"))
 	if err != nil {
@@ -404,17 +409,31 @@ func TestKubernetesObjectShapes(t *testing.T) {
 	if err := strict(src, &k); err != nil {
 		t.Fatalf("kustomization.yaml: %v", err)
 	}
-	for _, res := range k.Resources {
-		src, err := os.ReadFile(filepath.Join(kubeDir, res))
+	var rs []resource
+	for _, name := range k.Resources {
+		src, err := os.ReadFile(filepath.Join(kubeDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		objs, _, err := decodeObjects(src)
-		if err != nil {
-			t.Errorf("%s: %v", res, err)
+		r := resource{name: name}
+		r.objs, r.vals, r.err = decodeObjects(src)
+		rs = append(rs, r)
+	}
+	return k, rs
+}
+
+// TestKubernetesObjectShapes decodes every manifest of the kustomization,
+// and what `kubectl kustomize` builds of them when kubectl is installed,
+// into the Kubernetes object types above: every key must be a field of
+// its object and every value of its field's type.
+func TestKubernetesObjectShapes(t *testing.T) {
+	_, resources := readResources(t)
+	for _, r := range resources {
+		if r.err != nil {
+			t.Errorf("%s: %v", r.name, r.err)
 		}
-		for _, o := range objs {
-			t.Logf("%s: %s %s", res, o.Kind, o.Metadata.Name)
+		for _, o := range r.objs {
+			t.Logf("%s: %s %s", r.name, o.Kind, o.Metadata.Name)
 		}
 	}
 	if _, err := exec.LookPath("kubectl"); err != nil {

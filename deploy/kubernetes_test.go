@@ -79,23 +79,14 @@ type kube struct {
 func readKube(t *testing.T) *kube {
 	t.Helper()
 	var kb kube
-	src, err := os.ReadFile(filepath.Join(kubeDir, "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := strict(src, &kb.k); err != nil {
-		t.Fatalf("kustomization.yaml: %v", err)
-	}
-	for _, res := range kb.k.Resources {
-		src, err := os.ReadFile(filepath.Join(kubeDir, res))
-		if err != nil {
-			t.Fatal(err)
+	var resources []resource
+	kb.k, resources = readResources(t)
+	for _, r := range resources {
+		res, objs := r.name, r.objs
+		if r.err != nil {
+			t.Fatalf("%s: %v", res, r.err)
 		}
-		objs, vals, err := decodeObjects(src)
-		if err != nil {
-			t.Fatalf("%s: %v", res, err)
-		}
-		for i, v := range vals {
+		for i, v := range r.vals {
 			if slices.ContainsFunc(kb.objects, func(o object) bool { return o.Kind == objs[i].Kind }) {
 				t.Fatalf("%s: a second %s, which the tests do not tell apart", res, objs[i].Kind)
 			}
@@ -240,14 +231,14 @@ func checkWorkload(t *testing.T, kb *kube, w *workload, persistent func(v *volum
 	what := w.kind + " " + w.name
 
 	// The image: named as the kustomization's images entry, which names
-	// what build.sh tags.
-	script, err := os.ReadFile("image/build.sh")
+	// what build.sh tags (its default, set in engine.sh).
+	script, err := os.ReadFile("image/engine.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`image=\$\{IMAGE:-([^}]+)\}`).FindSubmatch(script)
 	if m == nil {
-		t.Fatal("build.sh has no default IMAGE")
+		t.Fatal("engine.sh has no default IMAGE")
 	}
 	set := false
 	for _, im := range kb.k.Images {
@@ -696,22 +687,13 @@ func TestKubernetesAgent(t *testing.T) {
 
 	// A run: the metrics on a free loopback port, the output to a
 	// receiver of the test.
-	src, err := os.ReadFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	recv := newReceiver(t)
-	src = setScalars(t, src, "127.0.0.1:0", "service", "metrics")
-	src = setScalars(t, src, recv.srv.URL, "pipeline", "outputs", "endpoint")
-	if err := os.WriteFile(conf, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setScalars(t, conf, "service.metrics", "127.0.0.1:0", "pipeline.outputs.endpoint", recv.srv.URL)
 	appendLog := containerLog(t, r)
 
 	a := startAgent(t, bin, args...)
 	base := "http://" + a.metricsAddr(t)
-	waitStatus(t, base+w.c.LivenessProbe.HTTPGet.Path, 200)
-	waitStatus(t, base+w.c.ReadinessProbe.HTTPGet.Path, 200)
+	w.waitProbes(t, base)
 	// The line after the trace ends it, as a program that goes on
 	// logging would.
 	appendLog(slices.Concat([]string{
@@ -720,37 +702,29 @@ func TestKubernetesAgent(t *testing.T) {
 		"stderr P a line the runtime ",
 		"stderr F split in two",
 	}, javaTraceCRI, []string{"stdout F order 1235 paid"})...)
-	want := withPod([]received{
+	recv.expectFromPod(t, []received{
 		{body: "order 1234 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 		{body: "a line the runtime split in two", attrs: map[string]string{"log.iostream": "stderr"}},
 		{body: strings.Join(javaTrace, "\n"), attrs: map[string]string{"log.iostream": "stdout"}},
 		{body: "order 1235 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 	})
-	got := recv.waitFor(t, len(want))
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("the receiver got\n%v\nwant\n%v", got, want)
-	}
 
 	// The receiver goes away: what is read meanwhile is held on the
 	// node, and a stop waits for it no longer than the pod allows.
-	recv.srv.Close()
-	appendLog("stdout F written while the backend was down")
-	waitBuffered(t, base)
-	grace := time.Duration(*w.pod.TerminationGracePeriodSeconds) * time.Second
+	backendDown(t, recv, appendLog, base)
+	grace := w.grace()
 	took := a.stop(t, syscall.SIGTERM, grace)
 	t.Logf("stopped in %v with the backend down (service.grace %v, terminationGracePeriodSeconds %v)", took.Round(time.Millisecond), w.cfg.Service.Grace, grace)
 
 	// The next pod on the node sends what was held, and nothing twice.
 	recv2 := newReceiver(t)
-	if err := os.WriteFile(conf, setScalars(t, src, recv2.srv.URL, "pipeline", "outputs", "endpoint"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setScalars(t, conf, "pipeline.outputs.endpoint", recv2.srv.URL)
 	a = startAgent(t, bin, args...)
 	a.metricsAddr(t)
-	got = recv2.waitFor(t, 1)
+	recv2.waitFor(t, 1)
 	time.Sleep(500 * time.Millisecond) // anything more would be a duplicate
 	recv2.mu.Lock()
-	got = slices.Clone(recv2.records)
+	got := slices.Clone(recv2.records)
 	recv2.mu.Unlock()
 	if len(got) != 1 || got[0].body != "written while the backend was down" {
 		t.Errorf("after the restart the receiver got %v, want the one line written while it was down", got)
@@ -790,57 +764,66 @@ func TestKubernetesGateway(t *testing.T) {
 	}
 	listen := l.Addr().String()
 	l.Close()
-	src, err := os.ReadFile(gconf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	recv := newReceiver(t)
-	src = setScalars(t, src, "127.0.0.1:0", "service", "metrics")
-	src = setScalars(t, src, listen, "pipeline", "inputs", "listen")
-	src = setScalars(t, src, recv.srv.URL, "pipeline", "outputs", "endpoint")
-	if err := os.WriteFile(gconf, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setScalars(t, gconf, "service.metrics", "127.0.0.1:0", "pipeline.inputs.listen", listen, "pipeline.outputs.endpoint", recv.srv.URL)
 	g := startAgent(t, bin, gargs...)
 	gbase := "http://" + g.metricsAddr(t)
-	waitStatus(t, gbase+gw.c.LivenessProbe.HTTPGet.Path, 200)
-	waitStatus(t, gbase+gw.c.ReadinessProbe.HTTPGet.Path, 200)
+	gw.waitProbes(t, gbase)
 
 	// The agent, its output to the gateway (the Service's name stands
 	// for the address here).
 	r, aargs, aconf := podRoot(t, kb.agent)
-	asrc, err := os.ReadFile(aconf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	asrc = setScalars(t, asrc, "127.0.0.1:0", "service", "metrics")
-	asrc = setScalars(t, asrc, "http://"+listen, "pipeline", "outputs", "endpoint")
-	if err := os.WriteFile(aconf, asrc, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setScalars(t, aconf, "service.metrics", "127.0.0.1:0", "pipeline.outputs.endpoint", "http://"+listen)
 	appendLog := containerLog(t, r)
 	a := startAgent(t, bin, aargs...)
 	a.metricsAddr(t)
 	appendLog(slices.Concat([]string{"stdout F order 1234 paid"}, javaTraceCRI, []string{"stdout F order 1235 paid"})...)
-	want := withPod([]received{
+	recv.expectFromPod(t, []received{
 		{body: "order 1234 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 		{body: strings.Join(javaTrace, "\n"), attrs: map[string]string{"log.iostream": "stdout"}},
 		{body: "order 1235 paid", attrs: map[string]string{"log.iostream": "stdout"}},
 	})
-	got := recv.waitFor(t, len(want))
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("through the gateway the receiver got\n%v\nwant\n%v", got, want)
-	}
 
 	// The backend goes away: the gateway holds what comes meanwhile,
 	// and stops within the pod's grace period.
-	recv.srv.Close()
-	appendLog("stdout F written while the backend was down")
-	waitBuffered(t, gbase)
-	grace := time.Duration(*gw.pod.TerminationGracePeriodSeconds) * time.Second
+	backendDown(t, recv, appendLog, gbase)
+	grace := gw.grace()
 	a.stop(t, syscall.SIGTERM, grace)
 	took := g.stop(t, syscall.SIGTERM, grace)
 	t.Logf("the gateway stopped in %v with the backend down (service.grace %v, terminationGracePeriodSeconds %v)", took.Round(time.Millisecond), gw.cfg.Service.Grace, grace)
+}
+
+// expectFromPod waits until r holds len(want) records and checks that
+// they are want, each with the test pod's attributes.
+func (r *receiver) expectFromPod(t *testing.T, want []received) {
+	t.Helper()
+	want = withPod(want)
+	if got := r.waitFor(t, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the receiver got\n%v\nwant\n%v", got, want)
+	}
+}
+
+// backendDown closes recv, appends a line to the container log and
+// waits until the pipeline whose metrics are at base holds it in a
+// buffer.
+func backendDown(t *testing.T, recv *receiver, appendLog func(...string), base string) {
+	t.Helper()
+	recv.srv.Close()
+	appendLog("stdout F written while the backend was down")
+	waitBuffered(t, base)
+}
+
+// grace is w's pod's termination grace period.
+func (w *workload) grace() time.Duration {
+	return time.Duration(*w.pod.TerminationGracePeriodSeconds) * time.Second
+}
+
+// waitProbes waits until the liveness and readiness probes of w, run at
+// base, pass.
+func (w *workload) waitProbes(t *testing.T, base string) {
+	t.Helper()
+	waitStatus(t, base+w.c.LivenessProbe.HTTPGet.Path, 200)
+	waitStatus(t, base+w.c.ReadinessProbe.HTTPGet.Path, 200)
 }
 
 // waitBuffered waits until the agent's metrics say its outputs' buffers

@@ -211,9 +211,7 @@ func TestSystemdCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(r.path(conf), setScalars(t, []byte(r.remap(string(src))), "127.0.0.1:0", "service", "metrics"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setScalars(t, r.path(conf), "service.metrics", "127.0.0.1:0")
 	a := startAgent(t, bin, args...)
 	base := "http://" + a.metricsAddr(t)
 	waitStatus(t, base+"/readyz", 200)

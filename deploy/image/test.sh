@@ -20,14 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-image=${IMAGE:-ghcr.io/policyrun/policyrun:dev}
-engine=${ENGINE:-}
-if [ -z "$engine" ]; then
-  for e in podman docker; do
-    if command -v "$e" >/dev/null 2>&1; then engine=$e; break; fi
-  done
-fi
-[ -n "$engine" ] || { echo "test.sh: neither podman nor docker is installed (set ENGINE)" >&2; exit 2; }
+. deploy/image/engine.sh
 read -r -a run_flags <<<"${RUN_FLAGS:-}"
 read -r -a build_flags <<<"${BUILD_FLAGS:-}"
 
