@@ -111,24 +111,18 @@ func (t *telemetry) add(ctx context.Context, c *counts) {
 	if c.split != 0 {
 		t.split.Add(ctx, c.split, t.opts...)
 	}
-	for i, n := range c.whys {
+	addEach(ctx, t.dropped, c.whys, t.whyOpts)
+	addEach(ctx, t.dropped, c.drops, t.dropOpts)
+	addEach(ctx, t.faults, c.faults, t.faultOpts)
+	addEach(ctx, t.unreadable, c.unread[:], t.unreadOpts[:])
+}
+
+// addEach adds each count that is not 0 to counter with the options of
+// the same index; adding the zeros would cost a call each for nothing.
+func addEach(ctx context.Context, counter metric.Int64Counter, counts []int64, opts [][]metric.AddOption) {
+	for i, n := range counts {
 		if n != 0 {
-			t.dropped.Add(ctx, n, t.whyOpts[i]...)
-		}
-	}
-	for i, n := range c.drops {
-		if n != 0 {
-			t.dropped.Add(ctx, n, t.dropOpts[i]...)
-		}
-	}
-	for i, n := range c.faults {
-		if n != 0 {
-			t.faults.Add(ctx, n, t.faultOpts[i]...)
-		}
-	}
-	for r, n := range c.unread {
-		if n != 0 {
-			t.unreadable.Add(ctx, n, t.unreadOpts[r]...)
+			counter.Add(ctx, n, opts[i]...)
 		}
 	}
 }

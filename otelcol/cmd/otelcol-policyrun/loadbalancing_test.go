@@ -74,13 +74,7 @@ func loadBalanced(t *testing.T, policy string, users, requests, per int) (map[st
 	for _, name := range []string{"a", "b"} {
 		port := freePort(t)
 		gateways = append(gateways, port)
-		cfg := filepath.Join(dir, name+".yaml")
-		write(t, cfg, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      grpc:
-        endpoint: %s
-processors:
+		runCollector(t, filepath.Join(dir, name+".yaml"), otlpReceiver("grpc", port)+fmt.Sprintf(`processors:
   policyrun:
     policies: [%s]
     params: {name: %s}
@@ -88,26 +82,11 @@ exporters:
   file:
     path: %s
     flush_interval: 100ms
-service:
-  telemetry:
-    metrics: {level: none}
-    logs: {level: warn}
-  pipelines:
-    logs:
-      receivers: [otlp]
-      processors: [policyrun]
-      exporters: [file]
-`, port, policyFile, name, filepath.Join(dir, name+".json")))
-		runCollector(t, cfg)
+`, policyFile, name, filepath.Join(dir, name+".json"))+
+			logsService("receivers: [otlp]", "processors: [policyrun]", "exporters: [file]"))
 	}
 	front := freePort(t)
-	cfg := filepath.Join(dir, "front.yaml")
-	write(t, cfg, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %s
-exporters:
+	runCollector(t, filepath.Join(dir, "front.yaml"), otlpReceiver("http", front)+fmt.Sprintf(`exporters:
   load_balancing:
     routing_key: attributes
     routing_attributes: [user.id]
@@ -117,16 +96,8 @@ exporters:
     resolver:
       static:
         hostnames: [%s]
-service:
-  telemetry:
-    metrics: {level: none}
-    logs: {level: warn}
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [load_balancing]
-`, front, strings.Join(gateways, ", ")))
-	runCollector(t, cfg)
+`, strings.Join(gateways, ", "))+
+		logsService("receivers: [otlp]", "exporters: [load_balancing]"))
 
 	for i := range requests {
 		ld := plog.NewLogs()
@@ -173,10 +144,28 @@ service:
 	return at, total
 }
 
-// runCollector runs the distribution with the config at path until the
-// test ends, and waits until it is running.
-func runCollector(t *testing.T, path string) {
+// otlpReceiver is the receivers section of a Collector config: one otlp
+// receiver of one protocol (grpc, http) listening on endpoint.
+func otlpReceiver(protocol, endpoint string) string {
+	return "receivers:\n  otlp:\n    protocols:\n      " + protocol + ":\n        endpoint: " + endpoint + "\n"
+}
+
+// logsService is the service section of a Collector config: its own
+// telemetry quiet, and one logs pipeline of the components given, each
+// kind as "receivers: [otlp]".
+func logsService(components ...string) string {
+	s := "service:\n  telemetry:\n    metrics: {level: none}\n    logs: {level: warn}\n  pipelines:\n    logs:\n"
+	for _, c := range components {
+		s += "      " + c + "\n"
+	}
+	return s
+}
+
+// runCollector writes config to path and runs the distribution with it
+// until the test ends, and waits until it is running.
+func runCollector(t *testing.T, path, config string) {
 	t.Helper()
+	write(t, path, config)
 	set := settings()
 	set.ConfigProviderSettings.ResolverSettings.URIs = []string{"file:" + path}
 	set.ConfigProviderSettings.ResolverSettings.DefaultScheme = ""
