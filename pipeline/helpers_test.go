@@ -27,28 +27,37 @@ func writeConfig(t *testing.T, dir, body string) *config.Config {
 	return cfg
 }
 
-// inputYAML is the text of a pipeline config of one input, its settings
-// given as "key: value" (the first, "name: ...", opens the item), and
-// rest after the inputs: the filters and outputs sections (indented by
+// pipelineYAML is the text of a pipeline config of inputs (inputItem's)
+// and rest after them: the filters and outputs sections (indented by
 // two, as toStdout is), and maybe a service section.
-func inputYAML(rest string, settings ...string) string {
+func pipelineYAML(rest string, inputs ...string) string {
+	return "\npipeline:\n  inputs:\n" + strings.Join(inputs, "") + rest
+}
+
+// inputItem is one item of a pipeline's inputs, its settings given as
+// "key: value" (the first, "name: ...", opens the item).
+func inputItem(settings ...string) string {
 	var b strings.Builder
-	b.WriteString("\npipeline:\n  inputs:\n    - " + settings[0] + "\n")
+	b.WriteString("    - " + settings[0] + "\n")
 	for _, s := range settings[1:] {
 		b.WriteString("      " + s + "\n")
 	}
-	b.WriteString(rest)
 	return b.String()
 }
 
-// tailYAML is inputYAML of one tail input that reads path from its head.
-func tailYAML(rest, path string, settings ...string) string {
-	return inputYAML(rest, append([]string{"name: tail", "path: " + path, "read_from_head: true"}, settings...)...)
+// tailInput is inputItem of a tail input that reads path from its head.
+func tailInput(path string, settings ...string) string {
+	return inputItem(append([]string{"name: tail", "path: " + path, "read_from_head: true"}, settings...)...)
 }
 
-// otlpYAML is inputYAML of one otlp input listening on a free port.
+// tailYAML is pipelineYAML of one tailInput.
+func tailYAML(rest, path string, settings ...string) string {
+	return pipelineYAML(rest, tailInput(path, settings...))
+}
+
+// otlpYAML is pipelineYAML of one otlp input listening on a free port.
 func otlpYAML(rest string, settings ...string) string {
-	return inputYAML(rest, append([]string{"name: otlp", "listen: 127.0.0.1:0"}, settings...)...)
+	return pipelineYAML(rest, inputItem(append([]string{"name: otlp", "listen: 127.0.0.1:0"}, settings...)...))
 }
 
 // tailConfig writes and loads tailYAML.

@@ -488,7 +488,7 @@ func TestOTLPInputCloseWithoutRun(t *testing.T) {
 		}
 		addr := p.OTLPAddrs()[0].String()
 		p.Close()
-		cfg = writeConfig(t, dir, inputYAML(toNull, "name: otlp", "listen: "+addr))
+		cfg = writeConfig(t, dir, pipelineYAML(toNull, inputItem("name: otlp", "listen: "+addr)))
 		q, err := New(cfg, Options{})
 		if err != nil {
 			t.Fatalf("the address is still taken after Close: %v", err)

@@ -26,18 +26,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 	}
 	lines = append(lines, `{"broken":`, `{"n":-1,"fault":true}`)
 	writeFile(t, dir, "app.log", strings.Join(lines, "\n")+"\n")
-	cfg := writeConfig(t, dir, `
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      tag: app.*
-      parser: json
-      read_from_head: true
-      exit_on_eof: true
-      poll_interval: 10ms
-      db: tail.db
-  filters:
+	cfg := tailConfig(t, dir, `  filters:
     - name: policy
       match: app.*
       file: unused.policy
@@ -47,7 +36,7 @@ pipeline:
     - name: file
       match: nothing
       path: out.log
-`)
+`, "app.log", "tag: app.*", "parser: json", "exit_on_eof: true", "poll_interval: 10ms", "db: tail.db")
 	var out bytes.Buffer
 	opts := Options{Stdout: &out, NewProcessor: every(dropDebug)}
 	s := runPipeline(t, cfg, opts).Summary()

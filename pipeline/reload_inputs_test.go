@@ -174,10 +174,10 @@ func TestReloadAddsAndRemovesInputs(t *testing.T) {
 	writeFile(t, dir, "a.log", "")
 	writeFile(t, dir, "b.log", "")
 	input := func(name string) string {
-		return "    - name: tail\n      alias: " + name + "\n      path: " + name + ".log\n      parser: json\n      read_from_head: true\n      poll_interval: 5ms\n      db: " + name + ".db\n"
+		return tailInput(name+".log", "alias: "+name, "parser: json", "poll_interval: 5ms", "db: "+name+".db")
 	}
 	config := func(service string, inputs ...string) string {
-		return "service:\n" + service + "pipeline:\n  inputs:\n" + strings.Join(inputs, "") + genFilters + toFile
+		return "service:\n" + service + pipelineYAML(genFilters+toFile, inputs...)
 	}
 	var log testsync.Buffer
 	p, stop := startRun(t, writeConfig(t, dir, config("  batch_size: 1000\n", input("a"))), &log)

@@ -21,23 +21,7 @@ func TestPerPluginCounts(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", `{"level":"debug"}`+"\n"+`{"n":1}`+"\n"+`{"fault":true}`+"\n"+`{"broken`+"\n")
 	writeFile(t, dir, "b.log", `{"n":2}`+"\n")
-	cfg := writeConfig(t, dir, `
-pipeline:
-  inputs:
-    - name: tail
-      alias: app
-      path: a.log
-      tag: a
-      parser: json
-      read_from_head: true
-      exit_on_eof: true
-    - name: tail
-      path: b.log
-      tag: b
-      parser: json
-      read_from_head: true
-      exit_on_eof: true
-  filters:
+	cfg := writeConfig(t, dir, pipelineYAML(`  filters:
     - name: policy
       file: drop-debug
     - name: lua
@@ -50,7 +34,7 @@ pipeline:
     - name: stdout
       alias: console
       match: b
-`)
+`, tailInput("a.log", "alias: app", "tag: a", "parser: json", "exit_on_eof: true"), tailInput("b.log", "tag: b", "parser: json", "exit_on_eof: true")))
 	var out bytes.Buffer
 	p := runPipeline(t, cfg, Options{Stdout: &out, NewProcessor: func(f config.Filter, _ string) (Processor, error) {
 		if f.Name == "lua" {
