@@ -97,7 +97,7 @@ func dig(v any, path []string) any {
 
 // tally checks that the output holds each record of [0, total) once,
 // each marked by exactly one generation, and returns the duplicates, the
-// records lost and the generations seen.
+// records lost (for the test's log) and the generations seen.
 func tally(t *testing.T, recs []marked, total int64) (dups, lost, gens int) {
 	t.Helper()
 	count := map[int64]int{}
@@ -120,7 +120,21 @@ func tally(t *testing.T, recs []marked, total int64) (dups, lost, gens int) {
 	if len(count) != int(total) {
 		t.Errorf("%d distinct records out of %d sent; some were not sent", len(count), total)
 	}
+	if dups != 0 || lost != 0 {
+		t.Errorf("%d duplicates, %d lost", dups, lost)
+	}
 	return dups, lost, len(seen)
+}
+
+// stopWhenOut waits until total records are out of p, and stops it.
+func stopWhenOut(t *testing.T, p *Pipeline, stop func() error, total int64) {
+	t.Helper()
+	if !eventually(20*time.Second, func() bool { return p.Summary().Out == total }) {
+		t.Fatalf("%d of %d records out", p.Summary().Out, total)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startRun builds the pipeline of cfg, logging to log, runs it in the
@@ -203,12 +217,7 @@ func TestReloadUnderLoadTail(t *testing.T) {
 	done.Store(true)
 	<-wrote
 	total := written.Load()
-	if !eventually(20*time.Second, func() bool { return p.Summary().Out == total }) {
-		t.Fatalf("%d of %d records out", p.Summary().Out, total)
-	}
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
+	stopWhenOut(t, p, stop, total)
 
 	recs := readMarked(t, filepath.Join(dir, "out.log"), []string{"n"}, nil)
 	dups, lost, gens := tally(t, recs, total)
@@ -234,9 +243,6 @@ func TestReloadUnderLoadTail(t *testing.T) {
 	if s.Reloads != reloads || s.FailedReloads != 0 {
 		t.Errorf("reloads: ok %d, failed %d; want %d, 0\n%s", s.Reloads, s.FailedReloads, reloads, log.String())
 	}
-	if dups != 0 || lost != 0 {
-		t.Errorf("%d duplicates, %d lost", dups, lost)
-	}
 	if gens < 3 {
 		t.Errorf("only %d generations ran on the records: the reloads were not under load", gens)
 	}
@@ -259,39 +265,28 @@ func TestReloadUnderLoadOTLP(t *testing.T) {
 	url := "http://" + p.OTLPAddrs()[0].String() + OTLPPath
 
 	var running atomic.Int64 // the generation whose reload has returned
-	var done atomic.Bool
-	var next atomic.Int64 // the next request's number
 	// floor[i] is the generation that ran when request i was sent.
 	var mu sync.Mutex
 	floor := map[int64]int{}
-	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !done.Load() {
-				i := next.Add(1) - 1
-				gen := int(running.Load())
-				mu.Lock()
-				floor[i] = gen
-				mu.Unlock()
-				if a := post(t, c, url, ctProtobuf, "", otlpRequest(t, int(i)*per, per, false)); a.status != 200 {
-					t.Errorf("request %d: %d %s", i, a.status, a.body)
-					return
-				}
-			}
-		}()
-	}
+	stopLoad := postLoad(clients, func(c *http.Client, i int64) bool {
+		gen := int(running.Load())
+		mu.Lock()
+		floor[i] = gen
+		mu.Unlock()
+		if a := post(t, c, url, ctProtobuf, "", otlpRequest(t, int(i)*per, per, false)); a.status != 200 {
+			t.Errorf("request %d: %d %s", i, a.status, a.body)
+			return false
+		}
+		return true
+	})
 	reloadUnderLoad(t, p, dir, "attributes.", reloads, func(k int) { running.Store(int64(k)) })
 	time.Sleep(50 * time.Millisecond)
-	done.Store(true)
-	wg.Wait()
+	requests := stopLoad()
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 
-	total := next.Load() * per
+	total := requests * per
 	recs := readMarked(t, filepath.Join(dir, "out.log"), []string{"body", "n"}, []string{"attributes"})
 	dups, lost, gens := tally(t, recs, total)
 	byRequest := map[int64]int{}
@@ -312,16 +307,40 @@ func TestReloadUnderLoadOTLP(t *testing.T) {
 	if lastGen != reloads {
 		t.Errorf("no record sent after the last reload ran on generation %d", reloads)
 	}
-	if dups != 0 || lost != 0 {
-		t.Errorf("%d duplicates, %d lost", dups, lost)
-	}
 	if gens < 3 {
 		t.Errorf("only %d generations ran on the records: the reloads were not under load", gens)
 	}
 	if s := p.Summary(); s.Reloads != reloads || s.FailedReloads != 0 {
 		t.Errorf("reloads: ok %d, failed %d; want %d, 0\n%s", s.Reloads, s.FailedReloads, reloads, log.String())
 	}
-	t.Logf("otlp: %d records in %d requests, %d reloads, %d generations seen, %d duplicates, %d lost", total, next.Load(), reloads, gens, dups, lost)
+	t.Logf("otlp: %d records in %d requests, %d reloads, %d generations seen, %d duplicates, %d lost", total, requests, reloads, gens, dups, lost)
+}
+
+// postLoad runs clients goroutines over one HTTP client, each calling
+// send with the next request's number (0, 1, ...) until send returns
+// false or stop is called; stop waits for them and returns the number
+// of requests begun.
+func postLoad(clients int, send func(c *http.Client, i int64) bool) (stop func() int64) {
+	var next atomic.Int64
+	var done atomic.Bool
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !done.Load() {
+				if !send(c, next.Add(1)-1) {
+					return
+				}
+			}
+		}()
+	}
+	return func() int64 {
+		done.Store(true)
+		wg.Wait()
+		return next.Load()
+	}
 }
 
 // appendRecords appends records {"n": from} … {"n": to-1} to dir/name.
