@@ -75,18 +75,8 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	fmt.Fprintf(w, "# HELP process_cpu_seconds_total User and system CPU time (getrusage).\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %g\n",
 		(s.User + s.System).Seconds())
 	fmt.Fprintf(w, "# HELP policyrun_peak_rss_bytes Peak resident memory (getrusage).\n# TYPE policyrun_peak_rss_bytes gauge\npolicyrun_peak_rss_bytes %d\n", s.PeakRSS)
-	if len(s.Faults) > 0 {
-		fmt.Fprintf(w, "# HELP policyrun_faults_total Policy faults by reason.\n# TYPE policyrun_faults_total counter\n")
-		for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
-			fmt.Fprintf(w, "policyrun_faults_total{reason=%q} %d\n", k, s.Faults[k])
-		}
-	}
-	if len(s.Drops) > 0 {
-		fmt.Fprintf(w, "# HELP policyrun_drops_total Records dropped by a statement of their own accord (split_empty, dedupe, rate_limit, sample), by reason; the policies' drop statements are not counted here.\n# TYPE policyrun_drops_total counter\n")
-		for _, k := range slices.Sorted(maps.Keys(s.Drops)) {
-			fmt.Fprintf(w, "policyrun_drops_total{reason=%q} %d\n", k, s.Drops[k])
-		}
-	}
+	writeReasons(w, "policyrun_faults_total", "Policy faults by reason.", s.Faults)
+	writeReasons(w, "policyrun_drops_total", "Records dropped by a statement of their own accord (split_empty, dedupe, rate_limit, sample), by reason; the policies' drop statements are not counted here.", s.Drops)
 
 	// The same per input, filter and output.
 	writeFamilies(w, s.Inputs, func(in *InputSummary) string { return in.Alias }, []family[InputSummary]{
@@ -124,16 +114,8 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	writeTyped(w, "gauge", stateful, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
 		{"policyrun_filter_state_keys", "Keys the dedupe and rate_limit statements of a filter hold.", func(f *FilterSummary) int64 { return f.StateKeys }},
 	})
-	wroteHead := false
-	for _, f := range s.Filters {
-		for _, k := range slices.Sorted(maps.Keys(f.Faults)) {
-			if !wroteHead {
-				wroteHead = true
-				fmt.Fprintf(w, "# HELP policyrun_filter_faults_total Faults by filter and reason.\n# TYPE policyrun_filter_faults_total counter\n")
-			}
-			fmt.Fprintf(w, "policyrun_filter_faults_total{name=%q,reason=%q} %d\n", f.Alias, k, f.Faults[k])
-		}
-	}
+	writeByReason(w, s.Filters, "policyrun_filter_faults_total", "Faults by filter and reason.",
+		func(f *FilterSummary) map[string]int64 { return f.Faults })
 	writeFamilies(w, s.Outputs, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
 		{"policyrun_output_records_out_total", "Records written or delivered, by output.", func(o *OutputSummary) int64 { return o.Out }},
 		{"policyrun_output_bytes_out_total", "Bytes written or sent, by output.", func(o *OutputSummary) int64 { return o.BytesOut }},
@@ -184,6 +166,18 @@ func writeTyped[T any](w io.Writer, typ string, items []T, alias func(*T) string
 		for i := range items {
 			fmt.Fprintf(w, "%s{name=%q} %d\n", fam.name, alias(&items[i]), fam.value(&items[i]))
 		}
+	}
+}
+
+// writeReasons writes a counter family with a sample per reason of
+// counts, labelled reason; nothing when there are none.
+func writeReasons(w io.Writer, name, help string, counts map[string]int64) {
+	if len(counts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		fmt.Fprintf(w, "%s{reason=%q} %d\n", name, k, counts[k])
 	}
 }
 
