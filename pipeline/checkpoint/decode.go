@@ -50,19 +50,17 @@ func decodeMessage(b []byte, m *message) error {
 	var attrs []Attr
 	var raw []rawAttr
 	spans := make([]int, 0, n+1)
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return wireError(protowire.ParseError(n))
+	for w := wire(b); len(w) > 0; {
+		num, typ, err := w.tag()
+		if err != nil {
+			return err
 		}
-		b = b[n:]
 		switch {
 		case num == fieldFiles && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return wireError(protowire.ParseError(n))
+			v, err := w.bytes()
+			if err != nil {
+				return err
 			}
-			b = b[n:]
 			m.files = append(m.files, File{})
 			m.meta = append(m.meta, fileMeta{})
 			spans = append(spans, len(attrs))
@@ -75,33 +73,29 @@ func decodeMessage(b []byte, m *message) error {
 			}
 			continue
 		case num == fieldRemoved && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return wireError(protowire.ParseError(n))
+			v, err := w.bytes()
+			if err != nil {
+				return err
 			}
-			b = b[n:]
-			for len(v) > 0 {
-				k, n := protowire.ConsumeVarint(v)
-				if n < 0 {
-					return wireError(protowire.ParseError(n))
+			for packed := wire(v); len(packed) > 0; {
+				k, err := packed.varint()
+				if err != nil {
+					return err
 				}
-				v = v[n:]
 				m.removed = append(m.removed, k)
 			}
 			continue
 		case num == fieldRemoved && typ == protowire.VarintType:
-			k, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return wireError(protowire.ParseError(n))
+			k, err := w.varint()
+			if err != nil {
+				return err
 			}
-			b = b[n:]
 			m.removed = append(m.removed, k)
 			continue
 		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return wireError(protowire.ParseError(n))
+		if err := w.skip(num, typ); err != nil {
+			return err
 		}
-		b = b[n:]
 	}
 	// One slice holds every file's attributes; each file gets its part,
 	// with no room to grow into the next file's.
@@ -116,19 +110,17 @@ func decodeMessage(b []byte, m *message) error {
 // a slice of the right size.
 func countFiles(b []byte) (int, error) {
 	count := 0
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return 0, wireError(protowire.ParseError(n))
+	for w := wire(b); len(w) > 0; {
+		num, typ, err := w.tag()
+		if err != nil {
+			return 0, err
 		}
-		b = b[n:]
 		if num == fieldFiles && typ == protowire.BytesType {
 			count++
 		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return 0, wireError(protowire.ParseError(n))
+		if err := w.skip(num, typ); err != nil {
+			return 0, err
 		}
-		b = b[n:]
 	}
 	return count, nil
 }
@@ -137,19 +129,17 @@ func countFiles(b []byte) (int, error) {
 // attributes to raw.
 func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, error) {
 	var since int64
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return raw, wireError(protowire.ParseError(n))
+	for w := wire(b); len(w) > 0; {
+		num, typ, err := w.tag()
+		if err != nil {
+			return raw, err
 		}
-		b = b[n:]
 		switch typ {
 		case protowire.VarintType:
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return raw, wireError(protowire.ParseError(n))
+			v, err := w.varint()
+			if err != nil {
+				return raw, err
 			}
-			b = b[n:]
 			switch num {
 			case fieldOffset:
 				f.Offset = int64(v)
@@ -172,11 +162,10 @@ func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, er
 			}
 			continue
 		case protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return raw, wireError(protowire.ParseError(n))
+			v, err := w.bytes()
+			if err != nil {
+				return raw, err
 			}
-			b = b[n:]
 			switch num {
 			case fieldFingerprint:
 				f.Fingerprint = v[:len(v):len(v)]
@@ -193,10 +182,9 @@ func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, er
 			}
 			continue
 		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return raw, wireError(protowire.ParseError(n))
+		if err := w.skip(num, typ); err != nil {
+			return raw, err
 		}
-		b = b[n:]
 	}
 	if since != 0 {
 		f.PartialSince = time.Unix(0, since)
@@ -205,19 +193,17 @@ func decodeFile(b []byte, f *File, meta *fileMeta, raw []rawAttr) ([]rawAttr, er
 }
 
 func decodeAttr(b []byte, a *rawAttr) error {
-	for len(b) > 0 {
-		num, typ, n := consumeTag(b)
-		if n < 0 {
-			return wireError(protowire.ParseError(n))
+	for w := wire(b); len(w) > 0; {
+		num, typ, err := w.tag()
+		if err != nil {
+			return err
 		}
-		b = b[n:]
 		switch {
 		case typ == protowire.VarintType && (num == fieldAttrKnown || num == fieldAttrDerive):
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return wireError(protowire.ParseError(n))
+			v, err := w.varint()
+			if err != nil {
+				return err
 			}
-			b = b[n:]
 			// Enums are int32: the generated code keeps the low 32 bits.
 			if num == fieldAttrKnown {
 				a.known = int32(v)
@@ -226,11 +212,10 @@ func decodeAttr(b []byte, a *rawAttr) error {
 			}
 			continue
 		case typ == protowire.BytesType && (num == fieldAttrKey || num == fieldAttrValue):
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return wireError(protowire.ParseError(n))
+			v, err := w.bytes()
+			if err != nil {
+				return err
 			}
-			b = b[n:]
 			if num == fieldAttrKey {
 				a.key = v
 			} else {
@@ -238,10 +223,9 @@ func decodeAttr(b []byte, a *rawAttr) error {
 			}
 			continue
 		}
-		if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-			return wireError(protowire.ParseError(n))
+		if err := w.skip(num, typ); err != nil {
+			return err
 		}
-		b = b[n:]
 	}
 	return nil
 }
@@ -274,14 +258,48 @@ func resolveAttrs(attrs []Attr, raw []rawAttr, path string, i int) ([]Attr, erro
 	return attrs, nil
 }
 
-// consumeTag is protowire.ConsumeTag, which accepts field numbers up to
-// 2³¹-1, with the limit of proto.Unmarshal, 2²⁹-1.
-func consumeTag(b []byte) (protowire.Number, protowire.Type, int) {
-	num, typ, n := protowire.ConsumeTag(b)
+// wire is what is left of a message to decode. Its reads consume what
+// they return, and give protowire's errors as ErrCorrupt.
+type wire []byte
+
+// tag is protowire.ConsumeTag, which accepts field numbers up to 2³¹-1,
+// with the limit of proto.Unmarshal, 2²⁹-1.
+func (w *wire) tag() (protowire.Number, protowire.Type, error) {
+	num, typ, n := protowire.ConsumeTag(*w)
 	if n >= 0 && num > protowire.MaxValidNumber {
-		return 0, 0, -2 // protowire's code of "invalid field number"
+		n = -2 // protowire's code of "invalid field number"
 	}
-	return num, typ, n
+	return num, typ, w.advance(n)
+}
+
+func (w *wire) varint() (uint64, error) {
+	v, n := protowire.ConsumeVarint(*w)
+	return v, w.advance(n)
+}
+
+func (w *wire) bytes() ([]byte, error) {
+	v, n := protowire.ConsumeBytes(*w)
+	return v, w.advance(n)
+}
+
+// skip passes over the value of a field the decoder does not read.
+func (w *wire) skip(num protowire.Number, typ protowire.Type) error {
+	return w.advance(protowire.ConsumeFieldValue(num, typ, *w))
+}
+
+// advance consumes n bytes, or gives the error of protowire's negative n.
+func (w *wire) advance(n int) error {
+	if n < 0 {
+		return parseError(n)
+	}
+	*w = (*w)[n:]
+	return nil
+}
+
+// parseError is apart from advance so that advance, and the reads, are
+// small enough to inline.
+func parseError(n int) error {
+	return wireError(protowire.ParseError(n))
 }
 
 func wireError(err error) error {
