@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -134,13 +133,9 @@ func serverTLS(dir string, o *config.OTLPInput) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if o.ClientCAFile != "" {
-		pem, err := os.ReadFile(resolve(dir, o.ClientCAFile))
+		pool, err := output.ReadCertPool(dir, o.ClientCAFile, "tls.client_ca_file")
 		if err != nil {
-			return nil, fmt.Errorf("tls.client_ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls.client_ca_file %s: no PEM certificate in it", o.ClientCAFile)
+			return nil, err
 		}
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}

@@ -280,18 +280,8 @@ func (o *buffered) sendRetrying(ctx context.Context, body []byte) sendResult {
 		if r.kind != retryable || ctx.Err() != nil {
 			return r
 		}
-		delay := r.retryAfter
-		if delay <= 0 {
-			delay = backoff(o.cfg.Retry, attempt)
-		}
-		if max := o.cfg.Retry.MaxElapsed; max > 0 && time.Since(start)+delay > max {
-			return r
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		delay, ok := o.nextTry(r, attempt, start)
+		if !ok || !sleep(ctx, delay) {
 			return r
 		}
 	}

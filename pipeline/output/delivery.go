@@ -390,11 +390,8 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 			o.buf.Done(ch, ch.Records)
 			return true
 		}
-		delay := r.retryAfter
-		if delay <= 0 {
-			delay = backoff(o.cfg.Retry, attempt)
-		}
-		if max := o.cfg.Retry.MaxElapsed; max > 0 && time.Since(start)+delay > max {
+		delay, ok := o.nextTry(r, attempt, start)
+		if !ok {
 			o.failed.Add(ch.Records)
 			if o.keepDead(ch, body, "delivery failed and its retries ran out (retry.max_elapsed)", r.msg) {
 				return true
@@ -407,13 +404,36 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 		o.retries.Add(1)
 		o.retried.Add(ch.Records)
 		o.logLimited(2, "delivery failed; retrying", "records", ch.Records, "attempt", attempt+1, "in", delay.Round(time.Millisecond), "msg", r.msg)
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, delay) {
 			return false
 		}
+	}
+}
+
+// nextTry is how long to wait after a retryable send, attempt (from 0)
+// of those since start: the receiver's Retry-After, or the backoff. It
+// reports false when the next attempt would come after
+// retry.max_elapsed.
+func (o *buffered) nextTry(r sendResult, attempt int, start time.Time) (time.Duration, bool) {
+	delay := r.retryAfter
+	if delay <= 0 {
+		delay = backoff(o.cfg.Retry, attempt)
+	}
+	if max := o.cfg.Retry.MaxElapsed; max > 0 && time.Since(start)+delay > max {
+		return delay, false
+	}
+	return delay, true
+}
+
+// sleep waits for d, and reports whether ctx was still live then.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -457,13 +477,8 @@ func (o *buffered) Shutdown(ctx context.Context) error {
 			return
 		}
 		if o.started {
-			for o.buf.Stats().Pending > 0 && ctx.Err() == nil {
-				t := time.NewTimer(5 * time.Millisecond)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-				}
+			// Until the workers have sent what is pending, or ctx ends.
+			for o.buf.Stats().Pending > 0 && sleep(ctx, 5*time.Millisecond) {
 			}
 			o.stop()
 			o.workers.Wait()

@@ -113,19 +113,29 @@ func newHTTPSender(c *HTTPConfig, env Env, contentType string, timeout time.Dura
 	return s, nil
 }
 
+// ReadCertPool reads the PEM certificates of file, resolved against dir,
+// into a pool; key names the setting in the errors (tls.ca_file).
+func ReadCertPool(dir, file, key string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(Resolve(dir, file))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", key, file)
+	}
+	return pool, nil
+}
+
 func (t *ClientTLS) config(dir string) (*tls.Config, error) {
 	if *t == (ClientTLS{}) {
 		return nil, nil
 	}
 	cfg := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(Resolve(dir, t.CAFile))
+		pool, err := ReadCertPool(dir, t.CAFile, "tls.ca_file")
 		if err != nil {
-			return nil, fmt.Errorf("tls.ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls.ca_file %s: no PEM certificate in it", t.CAFile)
+			return nil, err
 		}
 		cfg.RootCAs = pool
 	}
