@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/config"
+	"github.com/policyrun/policyrun/pipeline/output"
 )
 
 // The watch (service.watch: true): the config file, every policy and
@@ -137,7 +138,7 @@ func (p *Pipeline) watch(ctx context.Context) {
 	}
 	for {
 		interval := p.gen.Load().cfg.Service.WatchInterval
-		if !sleep(ctx, interval) {
+		if !output.Sleep(ctx, interval) {
 			return
 		}
 		if !p.gen.Load().cfg.Service.Watch {
@@ -169,7 +170,7 @@ const settleTime = time.Second
 // reload what is there then).
 func settle(ctx context.Context, now map[string]fileState, d time.Duration) bool {
 	for range 10 {
-		if !sleep(ctx, d) {
+		if !output.Sleep(ctx, d) {
 			return false
 		}
 		again := snapshot(slices.Collect(maps.Keys(now)), now)
@@ -179,16 +180,4 @@ func settle(ctx context.Context, now map[string]fileState, d time.Duration) bool
 		now = again
 	}
 	return true
-}
-
-// sleep waits for d, and reports whether ctx was still live then.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -281,7 +281,7 @@ func (o *buffered) sendRetrying(ctx context.Context, body []byte) sendResult {
 			return r
 		}
 		delay, ok := o.nextTry(r, attempt, start)
-		if !ok || !sleep(ctx, delay) {
+		if !ok || !Sleep(ctx, delay) {
 			return r
 		}
 	}

@@ -404,7 +404,7 @@ func (o *buffered) deliver(ctx context.Context, ch *buffer.Chunk, body []byte) b
 		o.retries.Add(1)
 		o.retried.Add(ch.Records)
 		o.logLimited(2, "delivery failed; retrying", "records", ch.Records, "attempt", attempt+1, "in", delay.Round(time.Millisecond), "msg", r.msg)
-		if !sleep(ctx, delay) {
+		if !Sleep(ctx, delay) {
 			return false
 		}
 	}
@@ -425,8 +425,9 @@ func (o *buffered) nextTry(r sendResult, attempt int, start time.Time) (time.Dur
 	return delay, true
 }
 
-// sleep waits for d, and reports whether ctx was still live then.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Sleep waits for d, and reports whether ctx was still live then: the
+// wait of the outputs' retries and of the pipeline's watch.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -478,7 +479,7 @@ func (o *buffered) Shutdown(ctx context.Context) error {
 		}
 		if o.started {
 			// Until the workers have sent what is pending, or ctx ends.
-			for o.buf.Stats().Pending > 0 && sleep(ctx, 5*time.Millisecond) {
+			for o.buf.Stats().Pending > 0 && Sleep(ctx, 5*time.Millisecond) {
 			}
 			o.stop()
 			o.workers.Wait()
