@@ -124,3 +124,33 @@ func TestSnapshotRacy(t *testing.T) {
 		t.Error("a file touched, its bytes as they were, shows a change")
 	}
 }
+
+// TestWatchModules: service.watch polls the modules the policies import
+// too: a changed module reloads, a broken one fails the reload, its
+// mending reloads, and a module that a failed reload could not read is
+// watched until it is written.
+func TestWatchModules(t *testing.T) {
+	dir := t.TempDir()
+	module := func(name, ret string) string {
+		return "module \"" + name + "\"\n\nfn v() int {\n  return " + ret + "\n}\n"
+	}
+	writeFile(t, dir, "app.log", "")
+	writeFile(t, dir, "lib/m.policy", module("m", "1"))
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/m.policy\"\n\nset .v = m.v()\n")
+	cfg := writeConfig(t, dir, "service:\n  watch: true\n  watch_interval: 100ms\npipeline:\n  inputs:\n    - name: tail\n      path: app.log\n"+
+		"  filters:\n    - name: policy\n      file: p.policy\n"+toNull)
+	var log testsync.Buffer
+	p, _ := startRun(t, cfg, &log)
+	reloads := func(ok, failed int64) { t.Helper(); waitReloads(t, p, &log, ok, failed) }
+	writeFile(t, dir, "lib/m.policy", module("m", "2"))
+	reloads(1, 0)
+	writeFile(t, dir, "lib/m.policy", module("m", `"two"`))
+	reloads(1, 1)
+	writeFile(t, dir, "lib/m.policy", module("m", "3"))
+	reloads(2, 1)
+
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/n.policy\"\n\nset .v = n.v()\n")
+	reloads(2, 2)
+	writeFile(t, dir, "lib/n.policy", module("n", "4"))
+	reloads(3, 2)
+}

@@ -1,14 +1,60 @@
 package pipeline
 
 import (
+	"bytes"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/policyrun/policyrun/internal/testkit/testsync"
+	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/policy"
 )
+
+// TestPIIExample runs examples/pii on each backend: two policies that
+// import one pii module, each filter with its own params.
+func TestPIIExample(t *testing.T) {
+	want := []string{
+		`{"msg":"charge [card] ok","user":"bob@example.org","ip":"192.168.0.0","env":"staging"}`,
+		`{"msg":"order 17 by [email]","ip":"10.1.2.0","env":"prod"}`,
+		`{"msg":"paid with [card]","ip":"10.1.2.0","env":"prod"}`,
+		`{"msg":"refund","ip":"192.168.0.0","env":"staging"}`,
+	}
+	for _, backend := range []string{"vm", "lua"} {
+		t.Run(backend, func(t *testing.T) {
+			cfg, err := config.Load("../examples/pii/pipeline.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range cfg.Filters {
+				cfg.Filters[i].Backend = backend
+			}
+			var out bytes.Buffer
+			runPipeline(t, cfg, Options{Stdout: &out})
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			sort.Strings(lines)
+			if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestStageImportErrors: a policy whose module is missing or broken is
+// an error before anything runs, at the import or at the module's line.
+func TestStageImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/m.policy\"\n\nset .x = m.f(1)\n")
+	cfg := tailConfig(t, dir, "  filters:\n    - name: policy\n      file: p.policy\n"+toNull, "in.log")
+	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "E0615") {
+		t.Errorf("a missing module: %v", err)
+	}
+	writeFile(t, dir, "lib/m.policy", "module \"m\"\n\nfn f(n: int) string {\n  return n\n}\n")
+	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "E0605") || !strings.Contains(err.Error(), "lib/m.policy") {
+		t.Errorf("a broken module: %v", err)
+	}
+}
 
 // TestModulesLoadedOnce: the policies of one load of the config share
 // their modules, each file read (so parsed and checked) once however
@@ -57,34 +103,4 @@ func TestModulesLoadedOnce(t *testing.T) {
 		t.Errorf("a reload after the module was mended: %v", err)
 	}
 	count(3)
-}
-
-// TestWatchModules: service.watch polls the modules the policies import
-// too: a changed module reloads, a broken one fails the reload, its
-// mending reloads, and a module that a failed reload could not read is
-// watched until it is written.
-func TestWatchModules(t *testing.T) {
-	dir := t.TempDir()
-	module := func(name, ret string) string {
-		return "module \"" + name + "\"\n\nfn v() int {\n  return " + ret + "\n}\n"
-	}
-	writeFile(t, dir, "app.log", "")
-	writeFile(t, dir, "lib/m.policy", module("m", "1"))
-	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/m.policy\"\n\nset .v = m.v()\n")
-	cfg := writeConfig(t, dir, "service:\n  watch: true\n  watch_interval: 100ms\npipeline:\n  inputs:\n    - name: tail\n      path: app.log\n"+
-		"  filters:\n    - name: policy\n      file: p.policy\n"+toNull)
-	var log testsync.Buffer
-	p, _ := startRun(t, cfg, &log)
-	reloads := func(ok, failed int64) { t.Helper(); waitReloads(t, p, &log, ok, failed) }
-	writeFile(t, dir, "lib/m.policy", module("m", "2"))
-	reloads(1, 0)
-	writeFile(t, dir, "lib/m.policy", module("m", `"two"`))
-	reloads(1, 1)
-	writeFile(t, dir, "lib/m.policy", module("m", "3"))
-	reloads(2, 1)
-
-	writeFile(t, dir, "p.policy", "policy \"p\"\n\nimport \"lib/n.policy\"\n\nset .v = n.v()\n")
-	reloads(2, 2)
-	writeFile(t, dir, "lib/n.policy", module("n", "4"))
-	reloads(3, 2)
 }
