@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -113,21 +112,23 @@ func startPipeline(t *testing.T, cfg *config.Config, opts Options) (stop func())
 
 // background runs p until stop, which ends the run, waits for it and
 // closes p, and returns the run's error or else Close's; a second stop,
-// or the test's end, returns the same without doing it again.
+// or the test's end, returns the same without doing it again. (The test
+// and its cleanup call stop from one goroutine.)
 func background(t *testing.T, p *Pipeline) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
-	var once sync.Once
+	stopped := false
 	var err error
 	stop = func() error {
-		once.Do(func() {
+		if !stopped {
+			stopped = true
 			cancel()
 			err = <-done
 			if cerr := p.Close(); err == nil {
 				err = cerr
 			}
-		})
+		}
 		return err
 	}
 	t.Cleanup(func() { stop() })
