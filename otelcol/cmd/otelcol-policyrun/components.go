@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
@@ -39,34 +41,30 @@ const (
 
 func components() (otelcol.Factories, error) {
 	var f otelcol.Factories
-	var err error
-	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
+	// Each map is made whatever the others' errors, so that all are told.
+	var errs [4]error
+	f.Receivers, errs[0] = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
 		filelogreceiver.NewFactory(),
-	); err != nil {
-		return f, err
-	}
-	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+	)
+	f.Processors, errs[1] = otelcol.MakeFactoryMap[processor.Factory](
 		batchprocessor.NewFactory(),
 		memorylimiterprocessor.NewFactory(),
 		transformprocessor.NewFactory(),
 		filterprocessor.NewFactory(),
 		policyrunprocessor.NewFactory(),
-	); err != nil {
-		return f, err
-	}
-	if f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
+	)
+	f.Exporters, errs[2] = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
 		fileexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
 		nopexporter.NewFactory(),
 		loadbalancingexporter.NewFactory(),
-	); err != nil {
-		return f, err
-	}
-	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
+	)
+	f.Extensions, errs[3] = otelcol.MakeFactoryMap[extension.Factory](
 		filestorage.NewFactory(),
-	); err != nil {
+	)
+	if err := errors.Join(errs[:]...); err != nil {
 		return f, err
 	}
 	f.Telemetry = otelconftelemetry.NewFactory()
