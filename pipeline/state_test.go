@@ -20,23 +20,8 @@ func statePipeline(t *testing.T, dir, service string) string {
 dedupe by .msg within "1h" count .repeats
 rate_limit by .tenant to 2 per "1h"
 `)
-	return service + `
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      parser: json
-      read_from_head: true
-      exit_on_eof: true
-      poll_interval: 10ms
-      db: tail.db
-  filters:
-    - name: policy
-      alias: dd
-      file: dedupe.policy
-  outputs:
-    - name: stdout
-`
+	return service + tailYAML("  filters:\n    - name: policy\n      alias: dd\n      file: dedupe.policy\n"+toStdout,
+		"app.log", "parser: json", "exit_on_eof: true", "poll_interval: 10ms", "db: tail.db")
 }
 
 // TestStateRestart runs a pipeline twice over one data_dir: the second
@@ -114,20 +99,8 @@ func TestStateMemoryLimit(t *testing.T) {
 	writeFile(t, dir, "big.policy", `policy "big"
 dedupe by .msg within "1m" max_keys 1000000
 `)
-	cfg := writeConfig(t, dir, `
-service:
-  state_memory_limit: 16MiB
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-  filters:
-    - name: policy
-      alias: big
-      file: big.policy
-  outputs:
-    - name: null
-`)
+	cfg := writeConfig(t, dir, "service:\n  state_memory_limit: 16MiB\n"+
+		pipelineYAML("  filters:\n    - name: policy\n      alias: big\n      file: big.policy\n"+toNull, inputItem("name: tail", "path: app.log")))
 	_, err := New(cfg, Options{})
 	big := sizeText(state.Spec{Kind: state.Dedupe, MaxKeys: 1_000_000}.Memory())
 	if err == nil || !strings.Contains(fmt.Sprint(err), "big (big.policy) "+big) || !strings.Contains(fmt.Sprint(err), "state_memory_limit 16.0 MiB") {
@@ -170,22 +143,7 @@ func TestStateReload(t *testing.T) {
 		writeFile(t, dir, "d.policy", "policy \"d\"\ndedupe by .msg within \"1h\"\nrate_limit by .msg to 1 per \"1h\""+extra+"\n"+"set .v = 1\n")
 	}
 	policy("")
-	cfg := writeConfig(t, dir, `
-pipeline:
-  inputs:
-    - name: tail
-      path: app.log
-      parser: json
-      read_from_head: true
-      poll_interval: 5ms
-  filters:
-    - name: policy
-      alias: d
-      file: d.policy
-  outputs:
-    - name: file
-      path: out.log
-`)
+	cfg := tailConfig(t, dir, "  filters:\n    - name: policy\n      alias: d\n      file: d.policy\n"+toFile, "app.log", "parser: json", "poll_interval: 5ms")
 	var log testsync.Buffer
 	p, stop := startRun(t, cfg, &log)
 	lines := func() int { return strings.Count(readFile(t, dir, "out.log"), "\n") }
