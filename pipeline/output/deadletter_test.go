@@ -3,11 +3,9 @@ package output
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,21 +30,10 @@ func TestDeadLetter(t *testing.T) {
 		{"retries run out", http.StatusServiceUnavailable, func(c *OTLPConfig) { c.Retry.MaxElapsed = 100 * time.Millisecond }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := newReceiver(t)
-			var refuse atomic.Bool
-			refuse.Store(true)
-			rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
-				if refuse.Load() {
-					http.Error(w, "no", tt.status)
-					return true
-				}
-				return false
-			}
-			srv := httptest.NewServer(rc)
-			defer srv.Close()
+			rc, url, refuse := refusingReceiver(t, tt.status)
 			dir := t.TempDir()
 			dead := filepath.Join(dir, "dead")
-			o, log := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
+			o, log := start(t, "otlp", otlpTo(url, func(c *OTLPConfig) {
 				c.Buffer.Type = buffer.Filesystem
 				c.DeadLetter.Path = dead
 				if tt.mod != nil {
@@ -86,20 +73,9 @@ func TestDeadLetter(t *testing.T) {
 // request is counted as before (rejected) and logged, not written; a
 // damaged file is left by Replay and reported, the others sent.
 func TestDeadLetterFullAndDamaged(t *testing.T) {
-	rc := newReceiver(t)
-	var refuse atomic.Bool
-	refuse.Store(true)
-	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
-		if refuse.Load() {
-			http.Error(w, "no", 400)
-			return true
-		}
-		return false
-	}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
+	_, url, refuse := refusingReceiver(t, 400)
 	dir := t.TempDir()
-	o, log := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
+	o, log := start(t, "otlp", otlpTo(url, func(c *OTLPConfig) {
 		c.Buffer.Type = buffer.Filesystem
 		c.DeadLetter = DeadLetterConfig{Path: "dead", MaxSize: 2500}
 	}), Env{Dir: dir})

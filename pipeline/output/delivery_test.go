@@ -25,6 +25,25 @@ import (
 
 func newReceiver(t *testing.T) *otlptest.Receiver { return otlptest.New(t) }
 
+// refusingReceiver is a receiver, served until the test ends, that
+// answers status to every request while refusing is true, as it is at
+// first; it returns the receiver, its URL and the switch.
+func refusingReceiver(t *testing.T, status int) (*otlptest.Receiver, string, *atomic.Bool) {
+	rc := newReceiver(t)
+	refusing := new(atomic.Bool)
+	refusing.Store(true)
+	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if refusing.Load() {
+			http.Error(w, "refused", status)
+			return true
+		}
+		return false
+	}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	return rc, srv.URL, refusing
+}
+
 // batch of plain records {"n": from} … {"n": from+n-1}.
 func numbered(t *testing.T, from, n int) []*record.Record {
 	t.Helper()
@@ -347,25 +366,15 @@ func TestMaxElapsed(t *testing.T) {
 func TestFilesystemJoins(t *testing.T) {
 	for _, enc := range []string{"protobuf", "json"} {
 		t.Run(enc, func(t *testing.T) {
-			var up atomic.Bool
-			rc := newReceiver(t)
-			rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
-				if !up.Load() {
-					http.Error(w, "down", 503)
-					return true
-				}
-				return false
-			}
-			srv := httptest.NewServer(rc)
-			defer srv.Close()
-			o, _ := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
+			rc, url, down := refusingReceiver(t, 503)
+			o, _ := start(t, "otlp", otlpTo(url, func(c *OTLPConfig) {
 				c.Encoding, c.Workers = enc, 1
 				c.Buffer.Type = buffer.Filesystem
 			}), Env{})
 			for i := range 20 {
 				write(t, o, numbered(t, i*5, 5)) // returns once on disk
 			}
-			up.Store(true)
+			down.Store(false)
 			if !eventually(func() bool { return rc.Count() == 100 }) {
 				t.Fatalf("%d of 100 records arrived", rc.Count())
 			}
