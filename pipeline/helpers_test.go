@@ -74,6 +74,16 @@ const (
 	testFilter = "  filters:\n    - name: policy\n      file: unused.policy\n"
 )
 
+// loadExample loads the config of examples/name.
+func loadExample(t *testing.T, name string) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(filepath.Join("..", "examples", name, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // runPipeline builds the pipeline of cfg, runs it until its inputs end
 // (exit_on_eof), or 20 s at most, and closes it.
 func runPipeline(t *testing.T, cfg *config.Config, opts Options) *Pipeline {

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/policy"
 )
 
@@ -23,10 +22,7 @@ func TestPIIExample(t *testing.T) {
 	}
 	for _, backend := range []string{"vm", "lua"} {
 		t.Run(backend, func(t *testing.T) {
-			cfg, err := config.Load("../examples/pii/pipeline.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := loadExample(t, "pii")
 			for i := range cfg.Filters {
 				cfg.Filters[i].Backend = backend
 			}

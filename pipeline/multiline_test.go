@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/pipeline/checkpoint"
-	"github.com/policyrun/policyrun/pipeline/config"
 )
 
 // A trace and the lines around it, as each parser's runtime writes them.
@@ -284,10 +283,7 @@ func TestCRIHeldPartsOtherStreamBusy(t *testing.T) {
 // part inside the Java trace, a Python traceback on stderr among stdout's
 // lines) are 9 records, each trace and the report one record.
 func TestMultilineExample(t *testing.T) {
-	cfg, err := config.Load("../examples/multiline/pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t, "multiline")
 	var out bytes.Buffer
 	runPipeline(t, cfg, Options{Stdout: &out})
 	want := []struct {

@@ -95,10 +95,7 @@ func TestMergeSplitFirstDropped(t *testing.T) {
 // TestSplitExample runs examples/split: batches of client events, one
 // record per event.
 func TestSplitExample(t *testing.T) {
-	cfg, err := config.Load("../examples/split/pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t, "split")
 	var out bytes.Buffer
 	s := runPipeline(t, cfg, Options{Stdout: &out}).Summary()
 	want := []string{

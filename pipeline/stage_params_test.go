@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/policyrun/policyrun/pipeline/config"
 )
 
 const paramPolicy = `policy "params"
@@ -67,10 +65,7 @@ func TestStageParamErrors(t *testing.T) {
 // TestParamsExample runs examples/params: one policy as two filters, each
 // on its service's records with its own params.
 func TestParamsExample(t *testing.T) {
-	cfg, err := config.Load("../examples/params/pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t, "params")
 	var out bytes.Buffer
 	runPipeline(t, cfg, Options{Stdout: &out})
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
