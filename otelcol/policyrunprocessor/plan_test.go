@@ -101,6 +101,17 @@ func TestPlanEquivalent(t *testing.T) {
 	}
 }
 
+// planOf is the plan of the processor's one policy, planHead+src; the
+// test fails when the policy has none.
+func planOf(t *testing.T, src string) *plan {
+	t.Helper()
+	pl := newTest(t, planHead+src).policies[0].plan
+	if pl == nil {
+		t.Fatalf("no plan for %q", src)
+	}
+	return pl
+}
+
 func TestPlanGate(t *testing.T) {
 	for _, c := range []struct {
 		src   string
@@ -111,11 +122,7 @@ func TestPlanGate(t *testing.T) {
 		{"if .attributes.m == \"GET\" {\n  set .attributes.g = 1\n}\nset .attributes.after = 1\n", false},
 		{planPolicies[3], false},
 	} {
-		p := newTest(t, planHead+c.src)
-		pl := p.policies[0].plan
-		if pl == nil {
-			t.Fatalf("no plan for %q", c.src)
-		}
+		pl := planOf(t, c.src)
 		if gated := pl.gate != nil; gated != c.gated {
 			t.Errorf("%q: gated %v, want %v", c.src, gated, c.gated)
 		}
@@ -331,11 +338,7 @@ func TestPlanEdits(t *testing.T) {
 		{"set .attributes.a ?= 1\n", false, false},
 		{planPolicies[3], false, false},
 	} {
-		p := newTest(t, planHead+c.src)
-		pl := p.policies[0].plan
-		if pl == nil {
-			t.Fatalf("no plan for %q", c.src)
-		}
+		pl := planOf(t, c.src)
 		if got := pl.edits != nil; got != c.edits {
 			t.Errorf("%q: edits %v, want %v", c.src, got, c.edits)
 		}
