@@ -162,11 +162,8 @@ func (p *Pipeline) runInput(ctx context.Context, in *input) (err error) {
 // batch, all its chunks, runs on one generation: a reload replaces the
 // policies before it or after it.
 func (p *Pipeline) deliver(in *input, batch *tail.Batch) error {
-	g := p.acquire()
+	g := p.beginBatch(in)
 	defer g.release()
-	in.tags = in.tags.forGen(g)
-	in.arena.Reset()
-	in.recs = in.recs[:0]
 	wall := time.Now()
 	now := wall.UnixNano()
 	var bytesIn int64
@@ -330,14 +327,22 @@ func (p *Pipeline) addMeta(in *input, r *record.Record, f *tail.File, now int64,
 	r.Commit()
 }
 
-// flushPending delivers what the parser still holds at the end of input,
-// then commits the batches that waited for it.
-func (p *Pipeline) flushPending(in *input) error {
+// beginBatch takes the running generation for a batch of in, held
+// until release, and clears what the last batch left in in's arena and
+// records.
+func (p *Pipeline) beginBatch(in *input) *generation {
 	g := p.acquire()
-	defer g.release()
 	in.tags = in.tags.forGen(g)
 	in.arena.Reset()
 	in.recs = in.recs[:0]
+	return g
+}
+
+// flushPending delivers what the parser still holds at the end of input,
+// then commits the batches that waited for it.
+func (p *Pipeline) flushPending(in *input) error {
+	g := p.beginBatch(in)
+	defer g.release()
 	now := time.Now().UnixNano()
 	for src := range in.held {
 		p.flushSource(in, src, now)
