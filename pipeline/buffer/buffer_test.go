@@ -139,6 +139,13 @@ func fsConfig(dir string, log *testsync.Buffer) Config {
 	return cfg
 }
 
+// fsChunks is fsConfig with chunks that close at size bytes.
+func fsChunks(dir string, size int64) Config {
+	cfg := fsConfig(dir, nil)
+	cfg.ChunkSize = size
+	return cfg
+}
+
 func chunkFiles(t *testing.T, dir string, ext string) []string {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(dir, "*"+ext))
@@ -205,8 +212,7 @@ func TestFilesystemReplay(t *testing.T) {
 // chunk size, so that a backlog is many chunks, each deliverable alone.
 func TestFilesystemChunkSize(t *testing.T) {
 	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.ChunkSize = 300
+	cfg := fsChunks(dir, 300)
 	b := mustNew(t, cfg)
 	defer b.Close()
 	for i := range 10 {
@@ -237,8 +243,7 @@ func TestFilesystemChunkSize(t *testing.T) {
 // the rest skipped, and the other chunks are replayed.
 func TestFilesystemDamage(t *testing.T) {
 	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.ChunkSize = 1 // one payload a chunk
+	cfg := fsChunks(dir, 1) // one payload a chunk
 	b := mustNew(t, cfg)
 	var twoFrames string
 	for i := range 5 {
@@ -454,8 +459,7 @@ func waitFor(cond func() bool) bool { return testsync.Eventually(5*time.Second, 
 // chunks are reused by the next ones, whose payloads are their own.
 func TestFilesystemMemoryCopies(t *testing.T) {
 	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.ChunkSize = 300
+	cfg := fsChunks(dir, 300)
 	b := mustNew(t, cfg)
 	defer b.Close()
 	fs := b.(*filesystem)

@@ -49,8 +49,7 @@ func long(i int) []byte { return []byte(strings.Repeat(string(payload(i)), 3)) }
 func withSpares(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.ChunkSize = 300
+	cfg := fsChunks(dir, 300)
 	b := mustNew(t, cfg)
 	for i := range 6 { // two payloads of 16 + 189 bytes a chunk
 		put(t, b, long(i), 1)
@@ -273,8 +272,7 @@ func TestFilesystemReuseLostRename(t *testing.T) {
 // damaged rather than its own.
 func TestFilesystemReuseSeqWrap(t *testing.T) {
 	dir := t.TempDir()
-	cfg := fsConfig(dir, nil)
-	cfg.ChunkSize = 300
+	cfg := fsChunks(dir, 300)
 	b := mustNew(t, cfg)
 	put(t, b, long(1), 1) // chunk 1: two long frames
 	put(t, b, long(2), 1)
