@@ -67,14 +67,8 @@ func TestTailToOTLP(t *testing.T) {
 	if !strings.Contains(text, "output otlp.0: out 500, bytes ") || !strings.Contains(text, "retries 0 (0 records), rejected 0, dropped 0, failed 0, lost 0; buffer 0 bytes in 0 chunks") {
 		t.Errorf("summary:\n%s", text)
 	}
-	var m bytes.Buffer
-	p.WriteMetrics(&m)
-	for _, want := range []string{`policyrun_output_records_out_total{name="otlp.0"} 500`, `policyrun_output_retries_total{name="otlp.0"} 0`,
-		"# TYPE policyrun_output_buffer_bytes gauge", `policyrun_output_buffer_chunks{name="otlp.0"} 0`} {
-		if !strings.Contains(m.String(), want) {
-			t.Errorf("metrics lack %q", want)
-		}
-	}
+	checkMetrics(t, p, `policyrun_output_records_out_total{name="otlp.0"} 500`, `policyrun_output_retries_total{name="otlp.0"} 0`,
+		"# TYPE policyrun_output_buffer_bytes gauge", `policyrun_output_buffer_chunks{name="otlp.0"} 0`)
 }
 
 // TestMemoryBufferHoldsCheckpoint checks the guarantee with a memory

@@ -154,6 +154,18 @@ func summaryText(s Summary) string {
 	return b.String()
 }
 
+// checkMetrics fails the test for each of wants that p's metrics lack.
+func checkMetrics(t *testing.T, p *Pipeline, wants ...string) {
+	t.Helper()
+	var m bytes.Buffer
+	p.WriteMetrics(&m)
+	for _, want := range wants {
+		if !strings.Contains(m.String(), want) {
+			t.Errorf("metrics lack %q:\n%s", want, m.String())
+		}
+	}
+}
+
 // every is an Options.NewProcessor that gives every filter proc.
 func every(proc Processor) func(config.Filter, string) (Processor, error) {
 	return func(config.Filter, string) (Processor, error) { return proc, nil }

@@ -163,11 +163,7 @@ func TestOTLPInputRoundTrip(t *testing.T) {
 	if text := summaryText(s); !strings.Contains(text, "input otlp.0: in 60, bytes ") || !strings.Contains(text, "requests 200: 6") {
 		t.Errorf("summary:\n%s", text)
 	}
-	var m bytes.Buffer
-	p.WriteMetrics(&m)
-	if !strings.Contains(m.String(), `policyrun_input_requests_total{name="otlp.0",code="200"} 6`) {
-		t.Errorf("metrics:\n%s", m.String())
-	}
+	checkMetrics(t, p, `policyrun_input_requests_total{name="otlp.0",code="200"} 6`)
 }
 
 // TestOTLPInputBadRequests sends what a receiver must refuse, each with its

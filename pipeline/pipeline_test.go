@@ -106,11 +106,7 @@ func TestUnmatchedPatternMetric(t *testing.T) {
 	var logs strings.Builder
 	cfg := tailConfig(t, dir, toNull, "missing-*.log", "exit_on_eof: true", "poll_interval: 10ms")
 	p := runPipeline(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	var m strings.Builder
-	p.WriteMetrics(&m)
-	if !strings.Contains(m.String(), "policyrun_tail_patterns_unmatched 1\n") {
-		t.Errorf("metrics:\n%s", m.String())
-	}
+	checkMetrics(t, p, "policyrun_tail_patterns_unmatched 1\n")
 	if !strings.Contains(logs.String(), "path pattern matches no file") {
 		t.Errorf("no warning: %s", logs.String())
 	}

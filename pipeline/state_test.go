@@ -67,13 +67,7 @@ func TestStateRestart(t *testing.T) {
 	if !strings.Contains(text, "filter dd: in 4, dropped 3 (dedupe 2, rate_limit 1), faulted 0, state keys") {
 		t.Errorf("summary:\n%s", text)
 	}
-	var m bytes.Buffer
-	p.WriteMetrics(&m)
-	for _, want := range []string{`policyrun_filter_drops_total{name="dd",reason="dedupe"} 2`, `policyrun_filter_state_evictions_total{name="dd"} 0`, `policyrun_filter_state_keys{name="dd"} `} {
-		if !strings.Contains(m.String(), want) {
-			t.Errorf("metrics lack %s:\n%s", want, m.String())
-		}
-	}
+	checkMetrics(t, p, `policyrun_filter_drops_total{name="dd",reason="dedupe"} 2`, `policyrun_filter_state_evictions_total{name="dd"} 0`, `policyrun_filter_state_keys{name="dd"} `)
 }
 
 // TestStateWithoutDataDir forgets everything between runs.
