@@ -422,9 +422,8 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
 		keys["params"] = func(v *yaml.Node) { f.Params = d.params(v) }
 		keys["max_split"] = func(v *yaml.Node) {
-			if f.MaxSplit, maxSplitLine = d.intv(v), v.Line; f.MaxSplit <= 0 {
-				d.errorf(v.Line, "max_split must be more than 0 (the most records a split may make of one; %d by default)", spec.DefaultLimits.MaxSplit)
-			}
+			why := fmt.Sprintf("the most records a split may make of one; %d by default", spec.DefaultLimits.MaxSplit)
+			f.MaxSplit, maxSplitLine = positive(d, v, "max_split", d.intv, why), v.Line
 		}
 	case "lua":
 		// Fluent Bit's own spelling of a Lua filter: script + call.
