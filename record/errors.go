@@ -49,6 +49,12 @@ func decodeErr(off int, err error, detail string) error {
 	return &DecodeError{Offset: off, Err: err, Detail: detail}
 }
 
+// depthErr is the error for a container at off that would nest deeper
+// than maxDepth levels, the same in every decoder.
+func depthErr(off, maxDepth int) error {
+	return decodeErr(off, ErrDepth, "more than "+strconv.Itoa(maxDepth)+" levels")
+}
+
 // Causes of OTLP decode errors (besides the ones above).
 var (
 	ErrWireType = errors.New("wrong protobuf wire type")

@@ -183,7 +183,7 @@ func (d *jsonDecoder) literal(i int, lit string, v Value) (Value, int, error) {
 
 func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 	if depth > d.maxDepth {
-		return Value{}, i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+		return Value{}, i, depthErr(i, d.maxDepth)
 	}
 	a, b := d.a, d.b
 	i = skipSpace(b, i+1)
@@ -303,7 +303,7 @@ func (d *jsonDecoder) object(i, depth int) (Value, int, error) {
 
 func (d *jsonDecoder) array(i, depth int) (Value, int, error) {
 	if depth > d.maxDepth {
-		return Value{}, i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+		return Value{}, i, depthErr(i, d.maxDepth)
 	}
 	a, b := d.a, d.b
 	i = skipSpace(b, i+1)

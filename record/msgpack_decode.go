@@ -401,7 +401,7 @@ func (d *msgpackDecoder) ext(at, i, n int) (Value, int, error) {
 
 func (d *msgpackDecoder) arrayN(at, i, n, depth int) (Value, int, error) {
 	if depth > d.maxDepth {
-		return Value{}, at, decodeErr(at, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+		return Value{}, at, depthErr(at, d.maxDepth)
 	}
 	if n > len(d.b)-i { // every element takes at least a byte
 		return Value{}, at, d.truncated(len(d.b))
@@ -421,7 +421,7 @@ func (d *msgpackDecoder) arrayN(at, i, n, depth int) (Value, int, error) {
 
 func (d *msgpackDecoder) mapN(at, i, n, depth int) (Value, int, error) {
 	if depth > d.maxDepth {
-		return Value{}, at, decodeErr(at, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+		return Value{}, at, depthErr(at, d.maxDepth)
 	}
 	if n > (len(d.b)-i)/2 { // every entry takes at least two bytes
 		return Value{}, at, d.truncated(len(d.b))

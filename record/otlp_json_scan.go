@@ -77,17 +77,10 @@ func (d *otlpJSONDecoder) fields(i int, names []jsonName, f func(num, i int) (in
 				return j, d.in(err, "."+names[id].camel)
 			}
 		}
-		if j = skipSpace(b, j); j >= len(b) {
-			return j, decodeErr(j, ErrTruncated, "in an object")
+		var more bool
+		if i, more, err = afterMember(b, j, '}', "an object"); err != nil || !more {
+			return i, err
 		}
-		if b[j] == ',' {
-			i = skipSpace(b, j+1)
-			continue
-		}
-		if b[j] != '}' {
-			return j, decodeErr(j, ErrSyntax, "expected ',' or '}'")
-		}
-		return j + 1, nil
 	}
 }
 
@@ -107,18 +100,27 @@ func (d *otlpJSONDecoder) elements(i int, f func(i int) (int, error)) (int, erro
 		if err != nil {
 			return j, d.in(err, "["+strconv.Itoa(k)+"]")
 		}
-		if j = skipSpace(b, j); j >= len(b) {
-			return j, decodeErr(j, ErrTruncated, "in an array")
+		var more bool
+		if i, more, err = afterMember(b, j, ']', "an array"); err != nil || !more {
+			return i, err
 		}
-		if b[j] == ',' {
-			i = skipSpace(b, j+1)
-			continue
-		}
-		if b[j] != ']' {
-			return j, decodeErr(j, ErrSyntax, "expected ',' or ']'")
-		}
-		return j + 1, nil
 	}
+}
+
+// afterMember reads what follows the member of an object or an array
+// (what) that ends at j: a comma, after which the next member starts at
+// next, or the closing byte end, after which the container ends at next.
+func afterMember(b []byte, j int, end byte, what string) (next int, more bool, err error) {
+	if j = skipSpace(b, j); j >= len(b) {
+		return j, false, decodeErr(j, ErrTruncated, "in "+what)
+	}
+	if b[j] == ',' {
+		return skipSpace(b, j+1), true, nil
+	}
+	if b[j] != end {
+		return j, false, decodeErr(j, ErrSyntax, "expected ',' or '"+string(end)+"'")
+	}
+	return j + 1, false, nil
 }
 
 // want is the error for the value at i, which is not what its field takes.
@@ -175,7 +177,7 @@ func (d *otlpJSONDecoder) skip(i, depth int) (int, error) {
 		return j, err
 	case '{', '[':
 		if depth > d.j.maxDepth {
-			return i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.j.maxDepth)+" levels")
+			return i, depthErr(i, d.j.maxDepth)
 		}
 		end, what := byte('}'), "an object"
 		if c == '[' {
@@ -210,17 +212,10 @@ func (d *otlpJSONDecoder) skip(i, depth int) (int, error) {
 			if err != nil {
 				return j, err
 			}
-			if j = skipSpace(b, j); j >= len(b) {
-				return j, decodeErr(j, ErrTruncated, "in "+what)
+			var more bool
+			if i, more, err = afterMember(b, j, end, what); err != nil || !more {
+				return i, err
 			}
-			if b[j] == ',' {
-				i = skipSpace(b, j+1)
-				continue
-			}
-			if b[j] != end {
-				return j, decodeErr(j, ErrSyntax, "expected ',' or '"+string(end)+"'")
-			}
-			return j + 1, nil
 		}
 	}
 	return d.number(i)
