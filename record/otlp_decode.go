@@ -262,11 +262,8 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 		case resAttributes:
 			return d.keyValueField(wt, at, i, e, 4, resourceMsg.what(resAttributes))
 		case resDropped:
-			if wt != wireVarint {
-				return i, resourceMsg.wantType(at, field, wt)
-			}
-			u, j, err := w.varint(i, e)
-			dropped = IntValue(int64(uint32(u)))
+			v, j, err := d.droppedCount(&resourceMsg, field, wt, at, i, e)
+			dropped = v
 			return j, err
 		case resEntityRefs:
 			if wt == wireBytes {
@@ -287,6 +284,16 @@ func (d *otlpDecoder) resource(s, e int, schema Value) (Value, error) {
 	vals[ViewResDropped] = dropped
 	vals[ViewResSchemaURL] = schema
 	return d.fixedMap(resourceKeys[:], vals[:]), nil
+}
+
+// droppedCount decodes the dropped_attributes_count field of msg (a
+// Resource or an InstrumentationScope), a uint32, at [i, e).
+func (d *otlpDecoder) droppedCount(msg *protoMessage, field, wt, at, i, e int) (Value, int, error) {
+	if wt != wireVarint {
+		return Value{}, i, msg.wantType(at, field, wt)
+	}
+	u, j, err := d.w.varint(i, e)
+	return IntValue(int64(uint32(u))), j, err
 }
 
 // entityRef checks an EntityRef of a Resource's entity_refs at [s, e),
@@ -340,11 +347,8 @@ func (d *otlpDecoder) scope(s, e int, schema Value) (Value, error) {
 		case scAttributes:
 			return d.keyValueField(wt, at, i, e, 4, scopeMsg.what(scAttributes))
 		case scDropped:
-			if wt != wireVarint {
-				return i, scopeMsg.wantType(at, field, wt)
-			}
-			u, j, err := w.varint(i, e)
-			vals[ViewScopeDropped] = IntValue(int64(uint32(u)))
+			v, j, err := d.droppedCount(&scopeMsg, field, wt, at, i, e)
+			vals[ViewScopeDropped] = v
 			return j, err
 		}
 		return w.skip(wt, at, i, e)

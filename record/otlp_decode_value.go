@@ -198,18 +198,17 @@ func (d *otlpDecoder) anyValue(s, e, depth int) (Value, error) {
 // occurrences.
 func (d *otlpDecoder) message(member int, msg *occurrences, depth int) (Value, error) {
 	if depth > d.maxDepth {
-		return Value{}, decodeErr(msg.s, ErrDepth, "more than "+strconv.Itoa(d.maxDepth)+" levels")
+		return Value{}, depthErr(msg.s, d.maxDepth)
 	}
 	md, ms, me, err := d.view(msg)
 	if err != nil {
 		return Value{}, err
 	}
-	var v Value
+	kind := Map
 	if member == avArray {
-		v, err = md.arrayValue(ms, me, depth)
-	} else {
-		v, err = md.kvlist(ms, me, depth)
+		kind = Array
 	}
+	v, err := md.list(kind, ms, me, depth)
 	return v, msg.origin(err)
 }
 
@@ -220,11 +219,14 @@ var (
 	anyValueWire  = anyValueMsg.byNum.wire
 )
 
-// arrayValue, kvlist and logRecord, the hot paths, are plain loops over
-// their fields (a closure for fields costs a call per field). A failure
-// leaves scratch values behind, which the decode's rollback drops.
+// list and logRecord, the hot paths, are plain loops over their fields
+// (a closure for fields costs a call per field). A failure leaves scratch
+// values behind, which the decode's rollback drops.
 
-func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
+// list decodes the values of an ArrayValue (kind Array) or the KeyValues
+// of a KeyValueList (kind Map): both messages are one repeated field,
+// listValues.
+func (d *otlpDecoder) list(kind Kind, s, e, depth int) (Value, error) {
 	w := d.w
 	start := len(d.a.scratch)
 	for i := s; i < e; {
@@ -235,6 +237,12 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 		if field != listValues {
 			d.dirty = true
 			if i, err = w.skip(wt, i, j, e); err != nil {
+				return Value{}, err
+			}
+			continue
+		}
+		if kind == Map {
+			if i, err = d.keyValueField(wt, i, j, e, depth+1, kvListMsg.what(listValues)); err != nil {
 				return Value{}, err
 			}
 			continue
@@ -253,27 +261,5 @@ func (d *otlpDecoder) arrayValue(s, e, depth int) (Value, error) {
 		d.a.scratch = append(d.a.scratch, v)
 		i = fe
 	}
-	return d.finish(Array, start), nil
-}
-
-func (d *otlpDecoder) kvlist(s, e, depth int) (Value, error) {
-	w := d.w
-	start := len(d.a.scratch)
-	for i := s; i < e; {
-		field, wt, j, err := w.tag(i, e)
-		if err != nil {
-			return Value{}, err
-		}
-		if field != listValues {
-			d.dirty = true
-			if i, err = w.skip(wt, i, j, e); err != nil {
-				return Value{}, err
-			}
-			continue
-		}
-		if i, err = d.keyValueField(wt, i, j, e, depth+1, kvListMsg.what(listValues)); err != nil {
-			return Value{}, err
-		}
-	}
-	return d.finish(Map, start), nil
+	return d.finish(kind, start), nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -200,7 +199,7 @@ func (d *otlpJSONDecoder) anyValue(i, depth int) (Value, int, error) {
 			v, i, err = d.bytesValue(i)
 		default:
 			if depth > d.j.maxDepth {
-				return i, decodeErr(i, ErrDepth, "more than "+strconv.Itoa(d.j.maxDepth)+" levels")
+				return i, depthErr(i, d.j.maxDepth)
 			}
 			v, i, err = d.container(i, num == avKvlist, depth)
 		}
@@ -343,78 +342,73 @@ func (d *otlpJSONDecoder) emptyMap() Value {
 }
 
 func (d *otlpJSONDecoder) resourceLogs(i int) (int, error) {
-	first := len(d.recs)
 	var vals [numResourceFields]Value
 	vals[ViewResAttributes], vals[ViewResDropped], vals[ViewResSchemaURL] = d.emptyMap(), IntValue(0), strValue(String, 0, 0, 0)
-	j, err := d.fields(i, resourceLogsJSON, func(num, i int) (int, error) {
-		var err error
-		switch num {
-		case groupHead:
-			i, err = d.fields(i, resourceJSON, func(num, i int) (int, error) {
-				if num == resAttributes {
-					return d.attributes(i, &vals[ViewResAttributes])
-				}
-				u, j, err := d.integer(i, uint32Type)
-				vals[ViewResDropped] = IntValue(int64(u))
-				return j, err
-			})
-		case groupChildren:
-			i, err = d.elements(i, d.scopeLogs)
-		case groupSchemaURL:
-			vals[ViewResSchemaURL], i, err = d.str(i)
-		}
-		return i, err
-	})
-	if err != nil {
-		return j, err
+	head := func(i int) (int, error) {
+		return d.fields(i, resourceJSON, func(num, i int) (int, error) {
+			if num == resAttributes {
+				return d.attributes(i, &vals[ViewResAttributes])
+			}
+			u, j, err := d.integer(i, uint32Type)
+			vals[ViewResDropped] = IntValue(int64(u))
+			return j, err
+		})
 	}
 	// Resource and scope are the last two keys of a record's root.
-	res := d.o.fixedMap(resourceKeys[:], vals[:])
-	for _, r := range d.recs[first:] {
-		d.a.nodes[int(r.root.off())+2*int(r.root.n())-3] = res
-	}
-	return j, nil
+	return d.group(i, resourceLogsJSON, head, d.scopeLogs, resourceKeys[:], vals[:], ViewResSchemaURL, 2)
 }
 
 func (d *otlpJSONDecoder) scopeLogs(i int) (int, error) {
-	first := len(d.recs)
 	var vals [numScopeFields]Value
 	empty := strValue(String, 0, 0, 0)
 	vals[ViewScopeName], vals[ViewScopeVersion], vals[ViewScopeSchemaURL] = empty, empty, empty
 	vals[ViewScopeAttributes], vals[ViewScopeDropped] = d.emptyMap(), IntValue(0)
-	j, err := d.fields(i, scopeLogsJSON, func(num, i int) (int, error) {
+	head := func(i int) (int, error) {
+		return d.fields(i, scopeJSON, func(num, i int) (int, error) {
+			var err error
+			switch num {
+			case scName:
+				vals[ViewScopeName], i, err = d.str(i)
+			case scVersion:
+				vals[ViewScopeVersion], i, err = d.str(i)
+			case scAttributes:
+				i, err = d.attributes(i, &vals[ViewScopeAttributes])
+			case scDropped:
+				var u uint64
+				u, i, err = d.integer(i, uint32Type)
+				vals[ViewScopeDropped] = IntValue(int64(u))
+			}
+			return i, err
+		})
+	}
+	return d.group(i, scopeLogsJSON, head, d.logRecord, scopeKeys[:], vals[:], ViewScopeSchemaURL, 1)
+}
+
+// group reads a ResourceLogs or a ScopeLogs at i (names, its fields):
+// head reads its resource or scope into vals, and child each of its
+// children; its schema_url goes to vals[schema]. The resource or scope
+// (keys and vals) then goes into every record the group held, as the
+// value of the root's entry fromEnd from its end.
+func (d *otlpJSONDecoder) group(i int, names []jsonName, head, child func(int) (int, error), keys, vals []Value, schema ViewID, fromEnd int) (int, error) {
+	first := len(d.recs)
+	j, err := d.fields(i, names, func(num, i int) (int, error) {
 		var err error
 		switch num {
 		case groupHead:
-			i, err = d.fields(i, scopeJSON, func(num, i int) (int, error) {
-				var err error
-				switch num {
-				case scName:
-					vals[ViewScopeName], i, err = d.str(i)
-				case scVersion:
-					vals[ViewScopeVersion], i, err = d.str(i)
-				case scAttributes:
-					i, err = d.attributes(i, &vals[ViewScopeAttributes])
-				case scDropped:
-					var u uint64
-					u, i, err = d.integer(i, uint32Type)
-					vals[ViewScopeDropped] = IntValue(int64(u))
-				}
-				return i, err
-			})
+			i, err = head(i)
 		case groupChildren:
-			i, err = d.elements(i, d.logRecord)
+			i, err = d.elements(i, child)
 		case groupSchemaURL:
-			vals[ViewScopeSchemaURL], i, err = d.str(i)
+			vals[schema], i, err = d.str(i)
 		}
 		return i, err
 	})
 	if err != nil {
 		return j, err
 	}
-	scope := d.o.fixedMap(scopeKeys[:], vals[:])
+	m := d.o.fixedMap(keys, vals)
 	for _, r := range d.recs[first:] {
-		d.a.nodes[int(r.root.off())+2*int(r.root.n())-1] = scope
+		d.a.nodes[int(r.root.off())+2*(int(r.root.n())-fromEnd)+1] = m
 	}
 	return j, nil
 }
