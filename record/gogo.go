@@ -50,6 +50,12 @@ func (a *Arena) toGo(v Value) any {
 // ==, except that NaN equals NaN), same bytes, arrays in order, maps with
 // the same keys and values in any order.
 func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
+	return valueEqual(xa, x, ya, y, false)
+}
+
+// valueEqual is ValueEqual, or with floatBits encodeEqual: floats equal
+// when their bits are.
+func valueEqual(xa *Arena, x Value, ya *Arena, y Value, floatBits bool) bool {
 	if x.kind() != y.kind() {
 		return false
 	}
@@ -59,6 +65,9 @@ func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 	case Bool, Int, Timestamp:
 		return x.u == y.u
 	case Float:
+		if floatBits {
+			return x.u == y.u
+		}
 		f, g := x.Float(), y.Float()
 		return f == g || f != f && g != g // NaN equals NaN here
 	case String, Bytes:
@@ -68,7 +77,7 @@ func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 			return false
 		}
 		for i := 0; i < int(x.n()); i++ {
-			if !ValueEqual(xa, xa.nodes[int(x.off())+i], ya, ya.nodes[int(y.off())+i]) {
+			if !valueEqual(xa, xa.nodes[int(x.off())+i], ya, ya.nodes[int(y.off())+i], floatBits) {
 				return false
 			}
 		}
@@ -80,7 +89,7 @@ func ValueEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
 		for it := xa.Iter(x); it.Next(); {
 			k := xa.raw(it.Key())
 			w, ok := ya.lookup(y, string(k), keySig(k))
-			if !ok || !ValueEqual(xa, it.Value(), ya, w) {
+			if !ok || !valueEqual(xa, it.Value(), ya, w, floatBits) {
 				return false
 			}
 		}

@@ -183,33 +183,7 @@ func viewEqual(xa *Arena, x Value, ya *Arena, y Value, fields []ViewField) bool 
 // bits are: -0 and 0, or two NaNs of other payloads, encode differently,
 // and a record must not get another's.
 func encodeEqual(xa *Arena, x Value, ya *Arena, y Value) bool {
-	switch x.kind() {
-	case Float:
-		return y.kind() == Float && x.u == y.u
-	case Array:
-		if y.kind() != Array || x.n() != y.n() {
-			return false
-		}
-		for i := 0; i < int(x.n()); i++ {
-			if !encodeEqual(xa, xa.nodes[int(x.off())+i], ya, ya.nodes[int(y.off())+i]) {
-				return false
-			}
-		}
-		return true
-	case Map:
-		if y.kind() != Map || x.n() != y.n() {
-			return false
-		}
-		for it := xa.Iter(x); it.Next(); {
-			k := xa.raw(it.Key())
-			w, ok := ya.lookup(y, string(k), keySig(k))
-			if !ok || !encodeEqual(xa, it.Value(), ya, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return ValueEqual(xa, x, ya, y)
+	return valueEqual(xa, x, ya, y, true)
 }
 
 func (e *OTLPEncoder) hashView(a *Arena, m Value, fields []ViewField) uint64 {
