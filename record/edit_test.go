@@ -8,8 +8,20 @@ import (
 
 const editInput = `{"a":1,"b":{"c":"x","d":{"e":true}},"arr":[1,{"k":"v"},3],"n":null,"s":"str"}`
 
+// editOp is an edit the edit tests make of a record; renameOp and liftOp
+// are two they all make.
+type editOp = func(r *Record) error
+
+func renameOp(from, to string) editOp {
+	return func(r *Record) error { return r.rename(MustParsePath(from), MustParsePath(to)) }
+}
+
+func liftOp(p, prefix string) editOp {
+	return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
+}
+
 func TestEdits(t *testing.T) {
-	type op func(r *Record) error
+	type op = editOp
 	set := func(p string, v Value) op { return func(r *Record) error { return r.Set(MustParsePath(p), v) } }
 	setJSON := func(p, js string) op {
 		return func(r *Record) error {
@@ -24,12 +36,7 @@ func TestEdits(t *testing.T) {
 		return func(r *Record) error { _, err := r.SetIfAbsent(MustParsePath(p), v); return err }
 	}
 	remove := func(p string) op { return func(r *Record) error { r.Remove(MustParsePath(p)); return nil } }
-	rename := func(f, to string) op {
-		return func(r *Record) error { return r.rename(MustParsePath(f), MustParsePath(to)) }
-	}
-	lift := func(p, prefix string) op {
-		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
-	}
+	rename, lift := renameOp, liftOp
 	take := func(p, want string) op {
 		return func(r *Record) error {
 			v, ok := r.Take(MustParsePath(p))

@@ -271,7 +271,7 @@ func TestEditsAgainstOrderedModel(t *testing.T) {
 }
 
 func TestEditEdgeCases(t *testing.T) {
-	type op func(r *Record) error
+	type op = editOp
 	set := func(p, js string) op {
 		return func(r *Record) error {
 			v, err := r.a.DecodeJSONValue([]byte(js))
@@ -295,12 +295,7 @@ func TestEditEdgeCases(t *testing.T) {
 			return nil
 		}
 	}
-	rename := func(from, to string) op {
-		return func(r *Record) error { return r.rename(MustParsePath(from), MustParsePath(to)) }
-	}
-	lift := func(p, prefix string) op {
-		return func(r *Record) error { return r.Lift(MustParsePath(p), []byte(prefix)) }
-	}
+	rename, lift := renameOp, liftOp
 	ifAbsent := func(p, js string) op {
 		return func(r *Record) error {
 			v, err := r.a.DecodeJSONValue([]byte(js))

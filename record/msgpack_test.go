@@ -16,27 +16,8 @@ import (
 // normGo makes values decoded by msgpack/v5 comparable with Arena.ToGo.
 func normGo(x any) any {
 	switch x := x.(type) {
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int:
-		return int64(x)
-	case uint8:
-		return int64(x)
-	case uint16:
-		return int64(x)
-	case uint32:
-		return int64(x)
-	case uint64:
-		if x > math.MaxInt64 {
-			return float64(x)
-		}
-		return int64(x)
-	case float32:
-		return float64(x)
+	case int, int8, int16, int32, uint8, uint16, uint32, uint64, float32:
+		return goNumber(x)
 	case time.Time:
 		return x.UTC()
 	case []any:

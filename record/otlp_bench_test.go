@@ -258,13 +258,9 @@ func (c *protoConverter) resourceGroup(req *logs.LogsData, a *record.Arena, m re
 		},
 		SchemaUrl: a.Str(get(a, m, "schema_url")),
 	}
-	for i, g := range req.ResourceLogs {
-		if proto.Equal(g.Resource, rl.Resource) && g.SchemaUrl == rl.SchemaUrl {
-			return i
-		}
-	}
-	req.ResourceLogs = append(req.ResourceLogs, rl)
-	return len(req.ResourceLogs) - 1
+	return groupIndex(&req.ResourceLogs, func(g *logs.ResourceLogs) bool {
+		return proto.Equal(g.Resource, rl.Resource) && g.SchemaUrl == rl.SchemaUrl
+	}, rl)
 }
 
 func (c *protoConverter) scopeGroup(rl *logs.ResourceLogs, a *record.Arena, m record.Value) int {
@@ -277,13 +273,21 @@ func (c *protoConverter) scopeGroup(rl *logs.ResourceLogs, a *record.Arena, m re
 		},
 		SchemaUrl: a.Str(get(a, m, "schema_url")),
 	}
-	for i, g := range rl.ScopeLogs {
-		if proto.Equal(g.Scope, sl.Scope) && g.SchemaUrl == sl.SchemaUrl {
+	return groupIndex(&rl.ScopeLogs, func(g *logs.ScopeLogs) bool {
+		return proto.Equal(g.Scope, sl.Scope) && g.SchemaUrl == sl.SchemaUrl
+	}, sl)
+}
+
+// groupIndex returns the index of the first of groups that is the same
+// as a new group, appending the new one when there is none.
+func groupIndex[G any](groups *[]G, same func(G) bool, g G) int {
+	for i, h := range *groups {
+		if same(h) {
 			return i
 		}
 	}
-	rl.ScopeLogs = append(rl.ScopeLogs, sl)
-	return len(rl.ScopeLogs) - 1
+	*groups = append(*groups, g)
+	return len(*groups) - 1
 }
 
 func get(a *record.Arena, m record.Value, key string) record.Value {

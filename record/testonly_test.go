@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -56,30 +57,13 @@ func (a *Arena) fromGo(x any) (Value, error) {
 		return x, nil
 	case bool:
 		return BoolValue(x), nil
-	case int:
-		return IntValue(int64(x)), nil
-	case int8:
-		return IntValue(int64(x)), nil
-	case int16:
-		return IntValue(int64(x)), nil
-	case int32:
-		return IntValue(int64(x)), nil
-	case int64:
-		return IntValue(x), nil
-	case uint:
-		return uintValue(uint64(x)), nil
-	case uint8:
-		return IntValue(int64(x)), nil
-	case uint16:
-		return IntValue(int64(x)), nil
-	case uint32:
-		return IntValue(int64(x)), nil
-	case uint64:
-		return uintValue(x), nil
-	case float32:
-		return FloatValue(float64(x)), nil
-	case float64:
-		return FloatValue(x), nil
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		switch n := goNumber(x).(type) {
+		case int64:
+			return IntValue(n), nil
+		case float64:
+			return FloatValue(n), nil
+		}
 	case string:
 		return a.NewStringFrom(x), nil
 	case []byte:
@@ -124,11 +108,22 @@ func (a *Arena) fromGo(x any) (Value, error) {
 	return Value{}, fmt.Errorf("record: cannot convert %T", x)
 }
 
-func uintValue(u uint64) Value {
-	if u > math.MaxInt64 {
-		return FloatValue(float64(u))
+// goNumber is x, of a Go integer or float type, as an int64, or a
+// float64 for a float or an integer above MaxInt64: the numbers a record
+// holds. It is nil for anything else.
+func goNumber(x any) any {
+	switch v := reflect.ValueOf(x); v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if u := v.Uint(); u <= math.MaxInt64 {
+			return int64(u)
+		}
+		return float64(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		return v.Float()
 	}
-	return IntValue(int64(u))
+	return nil
 }
 
 // equal reports whether the record maps, tags and times of r and o are
