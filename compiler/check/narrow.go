@@ -82,25 +82,7 @@ type narrowKey struct {
 // nonNull returns st with the path e (and every path above it) known to be
 // present.
 func (c *checker) nonNull(e policy.Expr, st *state) *state {
-	p, ok := c.splitPath(policy.Unparen(e))
-	if !ok || !p.root && p.local == nil {
-		return st
-	}
-	ns := st.clone()
-	for i := 0; i <= len(p.segs); i++ {
-		n := p.node(i)
-		if n == nil {
-			break
-		}
-		node := p.base
-		if i > 0 {
-			node = p.nodes[i-1]
-		}
-		if t := c.info.Types[node]; t != nil && t.IsOptional() && t.Kind != types.Null {
-			ns.setFact(n, types.NonOptional(t))
-		}
-	}
-	return ns
+	return c.known(e, st, false)
 }
 
 // present returns st with the path e known to exist: every path above it
@@ -108,6 +90,12 @@ func (c *checker) nonNull(e policy.Expr, st *state) *state {
 // present null and stays optional (an any? is an any, which holds null).
 // Only e != null and the is_ tests prove a plain value there.
 func (c *checker) present(e policy.Expr, st *state) *state {
+	return c.known(e, st, true)
+}
+
+// known is nonNull, or with mayBeNull present: the two differ only in
+// what they prove of e itself.
+func (c *checker) known(e policy.Expr, st *state, mayBeNull bool) *state {
 	p, ok := c.splitPath(policy.Unparen(e))
 	if !ok || !p.root && p.local == nil {
 		return st
@@ -126,11 +114,10 @@ func (c *checker) present(e policy.Expr, st *state) *state {
 		if t == nil || !t.IsOptional() || t.Kind == types.Null {
 			continue
 		}
-		switch {
-		case i < len(p.segs), types.NonOptional(t).Kind == types.Any:
-			ns.setFact(n, types.NonOptional(t))
-		default:
+		if mayBeNull && i == len(p.segs) && types.NonOptional(t).Kind != types.Any {
 			ns.setPresent(n)
+		} else {
+			ns.setFact(n, types.NonOptional(t))
 		}
 	}
 	return ns
