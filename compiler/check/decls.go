@@ -229,38 +229,17 @@ func (c *checker) constRef(id *policy.Ident, k *Const) *types.Type {
 // of the constant e names, through parentheses and other constants. The
 // arguments a built-in needs constant (a pattern, a zone) may be either.
 func (c *checker) constLit(e policy.Expr) (*policy.BasicLit, bool) {
-	for range 100 { // constants are acyclic (E0603): 100 is plenty
-		switch x := policy.Unparen(e).(type) {
-		case *policy.BasicLit:
-			return x, x.Kind == policy.LitString
-		case *policy.Ident, *policy.FieldExpr:
-			k := c.info.Consts[x]
-			if k == nil || k.Value == nil {
-				return nil, false
-			}
-			e = k.Value
-			continue
-		}
-		return nil, false
-	}
-	return nil, false
+	end, _ := c.resolveConst(e)
+	x, ok := policy.Unparen(end).(*policy.BasicLit)
+	return x, ok && x.Kind == policy.LitString
 }
 
 // unboundConst reports whether e names a parameter whose value comes at
 // run time, directly or through constants: a constant all the same, whose
 // value is checked where it is given (CheckParams).
 func (c *checker) unboundConst(e policy.Expr) bool {
-	for range 100 { // constants are acyclic (E0603): 100 is plenty
-		k := c.info.Consts[policy.Unparen(e)]
-		if k == nil {
-			return false
-		}
-		if k.Value == nil {
-			return k.Param != nil
-		}
-		e = k.Value
-	}
-	return false
+	_, k := c.resolveConst(e)
+	return k != nil && k.Param != nil
 }
 
 // signature resolves f's parameter and result types and checks the

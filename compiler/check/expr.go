@@ -464,21 +464,31 @@ func (c *checker) in(e *policy.BinaryExpr, st *state) *types.Type {
 // constList is the list literal e names through constants, as a given
 // parameter's value or a const's.
 func (c *checker) constList(e policy.Expr) (*policy.ListLit, bool) {
-	for range 100 { // constants are acyclic (E0603): 100 is plenty
-		switch x := policy.Unparen(e).(type) {
-		case *policy.ListLit:
-			return x, true
-		case *policy.Ident, *policy.FieldExpr:
-			k := c.info.Consts[x]
-			if k == nil || k.Value == nil {
-				return nil, false
-			}
-			e = k.Value
-			continue
+	end, _ := c.resolveConst(e)
+	x, ok := policy.Unparen(end).(*policy.ListLit)
+	return x, ok
+}
+
+// maxConstChain bounds a walk through constants that name constants:
+// they are acyclic (E0603), so the bound is only a guard.
+const maxConstChain = 100
+
+// resolveConst follows e through the constants it names (an identifier,
+// or module.name) to where the chain ends: e itself when it names none,
+// else the value of the last constant, or that last constant itself
+// (unbound) when it has no value: a parameter given at run time.
+func (c *checker) resolveConst(e policy.Expr) (end policy.Expr, unbound *Const) {
+	for range maxConstChain {
+		k := c.info.Consts[policy.Unparen(e)]
+		if k == nil {
+			return e, nil
 		}
-		return nil, false
+		if k.Value == nil {
+			return e, k
+		}
+		e = k.Value
 	}
-	return nil, false
+	return e, nil
 }
 
 // inSet records the constant set of x in list, e's right side.

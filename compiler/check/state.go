@@ -179,7 +179,7 @@ func (c *checker) stateDuration(s *policy.StateStmt, e policy.Expr) (int64, bool
 // stateInt reads the constant int of to, keep 1 in or max_keys: from 1
 // to max.
 func (c *checker) stateInt(e policy.Expr, what string, max int64) (int64, bool) {
-	for range 100 { // constants are acyclic (E0603): 100 is plenty
+	for range maxConstChain {
 		id, ok := policy.Unparen(e).(*policy.Ident)
 		k := c.info.Consts[id]
 		if !ok || k == nil || k.Value == nil {
