@@ -76,23 +76,16 @@ func maskOf(t *types.Type) vm.Mask {
 		return maskOf(t.Elem) | vm.MaskOf(record.Absent, record.Null)
 	case types.Null:
 		return vm.MaskOf(record.Absent, record.Null)
-	case types.Bool:
-		return vm.MaskOf(record.Bool)
-	case types.Int:
-		return vm.MaskOf(record.Int)
 	case types.Float:
 		// A float field accepts an int, read as a float (WIDEN).
 		return vm.MaskOf(record.Float, record.Int)
-	case types.String:
-		return vm.MaskOf(record.String)
-	case types.Bytes:
-		return vm.MaskOf(record.Bytes)
-	case types.Timestamp:
-		return vm.MaskOf(record.Timestamp)
 	case types.Array:
 		return vm.MaskOf(record.Array)
 	case types.Map, types.Object:
 		return vm.MaskOf(record.Map)
+	}
+	if k, ok := t.Kind.RecordKind(); ok {
+		return vm.MaskOf(k)
 	}
 	return vm.MaskAll // any, never, invalid
 }

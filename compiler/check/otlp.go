@@ -29,20 +29,9 @@ func viewType(f *record.ViewField) *types.Type {
 		return viewObject(f.Fields)
 	case record.Array:
 		return types.ArrayOf(types.AnyType)
-	case record.Null:
-		return types.NullType
-	case record.Bool:
-		return types.BoolType
-	case record.Int:
-		return types.IntType
-	case record.Float:
-		return types.FloatType
-	case record.String:
-		return types.StringType
-	case record.Bytes:
-		return types.BytesType
-	case record.Timestamp:
-		return types.TimestampType
+	}
+	if t := types.OfRecordKind(f.Kind); t != nil {
+		return t
 	}
 	panic("check: the OTLP view has a key of kind " + f.Kind.String())
 }

@@ -1,6 +1,10 @@
 package types
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/policyrun/policyrun/record"
+)
 
 var (
 	strOpt = OptionalOf(StringType)
@@ -160,6 +164,34 @@ func TestParse(t *testing.T) {
 	for _, s := range []string{"", "strin", "map<string", "array<>", "string??", "{a: int, a: int}", "{a int}", "{a: int", "{a: int, ...}", "{a: int,b: int}", "T?", "string|array"} {
 		if typ, err := Parse(s); err == nil {
 			t.Errorf("Parse(%q) = %s, want an error", s, typ)
+		}
+	}
+}
+
+// TestRecordKinds: each scalar type and the record kind of its values
+// map to each other both ways; no other kind has one.
+func TestRecordKinds(t *testing.T) {
+	for _, k := range []record.Kind{record.Null, record.Bool, record.Int, record.Float, record.String, record.Bytes, record.Timestamp} {
+		typ := OfRecordKind(k)
+		if typ == nil {
+			t.Errorf("OfRecordKind(%v) = nil", k)
+			continue
+		}
+		if back, ok := typ.Kind.RecordKind(); !ok || back != k {
+			t.Errorf("%v: RecordKind() = %v, %v; want %v", typ, back, ok, k)
+		}
+		if typ.String() != k.String() {
+			t.Errorf("OfRecordKind(%v) = %v", k, typ)
+		}
+	}
+	for _, k := range []record.Kind{record.Absent, record.Array, record.Map} {
+		if typ := OfRecordKind(k); typ != nil {
+			t.Errorf("OfRecordKind(%v) = %v, want nil", k, typ)
+		}
+	}
+	for _, k := range []Kind{Invalid, Never, Any, Array, Map, Object, Optional} {
+		if rk, ok := k.RecordKind(); ok {
+			t.Errorf("%v.RecordKind() = %v, want none", k, rk)
 		}
 	}
 }
