@@ -118,17 +118,7 @@ func BenchmarkInline(b *testing.B) {
 			if prog == nil {
 				b.Fatal(diags.Err())
 			}
-			a := record.NewArena()
-			m := vm.NewMachine(prog)
-			b.ReportAllocs()
-			for b.Loop() {
-				a.Reset()
-				for _, l := range lines {
-					rec, _ := a.DecodeJSON(l, record.Referenced)
-					m.Run(rec)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/record")
+			benchRecords(b, prog, lines)
 		})
 	}
 }
