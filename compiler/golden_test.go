@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -12,20 +11,15 @@ import (
 // with testdata/*.disasm (go test -update rewrites them), so that a change
 // in the generated code is seen in review.
 func TestDisasmGolden(t *testing.T) {
-	for _, fn := range golden.Glob(t, "testdata/*.policy") {
-		src, err := os.ReadFile(fn)
-		if err != nil {
-			t.Fatal(err)
-		}
+	golden.Files(t, "testdata/*.policy", ".disasm", func(t *testing.T, fn string, src []byte) []byte {
 		prog, diags := CompileFile(fn, src)
 		if prog == nil {
-			t.Errorf("%s: %v", fn, diags)
-			continue
+			t.Fatalf("%s: %v", fn, diags)
 		}
 		var b strings.Builder
 		if err := prog.Disasm(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden.Check(t, strings.TrimSuffix(fn, ".policy")+".disasm", []byte(b.String()))
-	}
+		return []byte(b.String())
+	})
 }

@@ -16,28 +16,21 @@ import (
 // the diagnostics with the .golden files: a module's own diagnostics
 // name the import chain, an import's errors are at the import.
 func TestModuleGolden(t *testing.T) {
-	for _, file := range golden.Glob(t, "testdata/modules/*.policy") {
-		name := strings.TrimSuffix(filepath.Base(file), ".policy")
-		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			an := Analyze(file, src)
-			var b bytes.Buffer
-			if err := diag.WriteText(&b, src, an.Diagnostics); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, strings.TrimSuffix(file, ".policy")+".golden", b.Bytes())
-			errs, _ := an.Diagnostics.Count()
-			switch {
-			case strings.HasPrefix(name, "ok_") && len(an.Diagnostics) > 0:
-				t.Errorf("clean policy has %d diagnostics", len(an.Diagnostics))
-			case strings.HasPrefix(name, "e_") && errs != 1:
-				t.Errorf("%d errors, want one", errs)
-			}
-		})
-	}
+	golden.Files(t, "testdata/modules/*.policy", ".golden", func(t *testing.T, file string, src []byte) []byte {
+		an := Analyze(file, src)
+		var b bytes.Buffer
+		if err := diag.WriteText(&b, src, an.Diagnostics); err != nil {
+			t.Fatal(err)
+		}
+		errs, _ := an.Diagnostics.Count()
+		switch name := filepath.Base(file); {
+		case strings.HasPrefix(name, "ok_") && len(an.Diagnostics) > 0:
+			t.Errorf("clean policy has %d diagnostics", len(an.Diagnostics))
+		case strings.HasPrefix(name, "e_") && errs != 1:
+			t.Errorf("%d errors, want one", errs)
+		}
+		return b.Bytes()
+	})
 }
 
 // TestLoaderFiles: a Loader names every module file it loaded or tried

@@ -12,25 +12,16 @@ import (
 
 // Each testdata/format/NAME.input formats to NAME.golden.
 func TestFormatGolden(t *testing.T) {
-	inputs := golden.Glob(t, filepath.Join("testdata", "format", "*.input"))
-	if len(inputs) < 15 {
-		t.Fatalf("only %d golden cases", len(inputs))
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".input")
-		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := FormatSource(in, src)
-			if err != nil {
-				t.Fatalf("FormatSource: %v", err)
-			}
-			path := strings.TrimSuffix(in, ".input") + ".golden"
-			golden.Check(t, path, got)
-			checkIdempotent(t, path, got)
-		})
+	n := golden.Files(t, filepath.Join("testdata", "format", "*.input"), ".golden", func(t *testing.T, in string, src []byte) []byte {
+		got, err := FormatSource(in, src)
+		if err != nil {
+			t.Fatalf("FormatSource: %v", err)
+		}
+		checkIdempotent(t, in, got)
+		return got
+	})
+	if n < 15 {
+		t.Errorf("only %d golden cases", n)
 	}
 }
 

@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,29 +46,23 @@ func paramsIn(src []byte) (spec.Params, bool) {
 // TestGolden checks every testdata/*.policy and compares the rendered
 // diagnostics with its .golden file (empty for clean policies).
 func TestGolden(t *testing.T) {
-	for _, file := range golden.Glob(t, "testdata/*.policy") {
-		name := strings.TrimSuffix(filepath.Base(file), ".policy")
-		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, ds := checkSource(filepath.Base(file), src)
-			var b bytes.Buffer
-			if err := diag.WriteText(&b, src, ds); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, strings.TrimSuffix(file, ".policy")+".golden", b.Bytes())
-			// Clean policies (named ok_*) must stay clean, and every
-			// mistake file must report something.
-			if strings.HasPrefix(name, "ok_") && len(ds) > 0 {
-				t.Errorf("clean policy has %d diagnostics", len(ds))
-			}
-			if !strings.HasPrefix(name, "ok_") && len(ds) == 0 {
-				t.Errorf("no diagnostics for a mistake file")
-			}
-		})
-	}
+	golden.Files(t, "testdata/*.policy", ".golden", func(t *testing.T, file string, src []byte) []byte {
+		_, ds := checkSource(filepath.Base(file), src)
+		var b bytes.Buffer
+		if err := diag.WriteText(&b, src, ds); err != nil {
+			t.Fatal(err)
+		}
+		// Clean policies (named ok_*) must stay clean, and every
+		// mistake file must report something.
+		clean := strings.HasPrefix(filepath.Base(file), "ok_")
+		if clean && len(ds) > 0 {
+			t.Errorf("clean policy has %d diagnostics", len(ds))
+		}
+		if !clean && len(ds) == 0 {
+			t.Errorf("no diagnostics for a mistake file")
+		}
+		return b.Bytes()
+	})
 }
 
 // testModules are the modules the tests' sources may import, by path

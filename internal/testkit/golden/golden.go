@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,27 @@ func Glob(t testing.TB, pattern string) []string {
 		t.Fatalf("no files match %s", pattern)
 	}
 	return files
+}
+
+// Files runs a subtest for each file that matches pattern (failing, as
+// Glob does, when none does), named for the file less its extension, and
+// compares what f makes of the file's content with the golden file beside
+// it with extension ext: testdata/x.policy and ".golden" compare with
+// testdata/x.golden. It returns how many files it ran.
+func Files(t *testing.T, pattern, ext string, f func(t *testing.T, file string, src []byte) []byte) int {
+	t.Helper()
+	files := Glob(t, pattern)
+	for _, file := range files {
+		base := strings.TrimSuffix(file, filepath.Ext(file))
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Check(t, base+ext, f(t, file, src))
+		})
+	}
+	return len(files)
 }
 
 // Seed adds the content of every file that matches pattern to the seed

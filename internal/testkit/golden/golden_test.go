@@ -113,3 +113,36 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestFiles: under -update Files writes each file's golden beside it from
+// what f makes of the file, as a subtest named for it; then they compare
+// equal.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.policy", "b.policy", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("src "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	upper := func(t *testing.T, file string, src []byte) []byte {
+		if want := "src " + filepath.Base(file); string(src) != want {
+			t.Errorf("%s: src %q, want %q", file, src, want)
+		}
+		names = append(names, t.Name())
+		return []byte(strings.ToUpper(string(src)))
+	}
+	setUpdate(t, true)
+	if n := Files(t, filepath.Join(dir, "*.policy"), ".golden", upper); n != 2 {
+		t.Errorf("Files ran %d files, want 2", n)
+	}
+	if got := strings.Join(names, " "); got != "TestFiles/a TestFiles/b" {
+		t.Errorf("subtests %s", got)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "b.golden"))
+	if want := "SRC B.POLICY"; err != nil || string(b) != want {
+		t.Errorf("b.golden = %q, %v; want %q", b, err, want)
+	}
+	setUpdate(t, false)
+	Files(t, filepath.Join(dir, "*.policy"), ".golden", upper)
+}
