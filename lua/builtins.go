@@ -28,8 +28,7 @@ func (s *state) register() {
 	fn := func(name string, f func(L *glua.LState) int) {
 		s.R.RawSetString(name, L.NewFunction(f))
 	}
-	// impl registers the Go implementation of a built-in as R.<name>.
-	impl := func(id builtin.ID, f func(L *glua.LState) int) { fn(id.String(), f) }
+	impl := s.impl
 	strImpl := func(id builtin.ID, f func(string) string) {
 		impl(id, func(L *glua.LState) int {
 			L.Push(s.str(f(string(L.CheckString(1)))))
@@ -183,8 +182,20 @@ func (s *state) register() {
 }
 
 // registrars register the Go helpers of families of built-ins kept in
-// files of their own (builtins_*.go), each adding itself from init.
-var registrars []func(s *state)
+// files of their own (builtins_*.go).
+var registrars = [...]func(s *state){
+	(*state).registerArrays,
+	(*state).registerIdentity,
+	(*state).registerMaps,
+	(*state).registerNumbers,
+	(*state).registerStrings,
+	(*state).registerTime,
+}
+
+// impl registers the Go implementation of a built-in as R.<name>.
+func (s *state) impl(id builtin.ID, f func(L *glua.LState) int) {
+	s.R.RawSetString(id.String(), s.L.NewFunction(f))
+}
 
 // fault raises a policy fault from a Go helper.
 func (s *state) fault(reason spec.Reason) {

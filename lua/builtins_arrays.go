@@ -10,11 +10,8 @@ import (
 // The Go helpers of the array built-ins that compare elements: the VM's
 // equality (record/coll) over copies in the scratch arena.
 
-func init() { registrars = append(registrars, (*state).registerArrays) }
-
 func (s *state) registerArrays() {
-	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
-	impl(builtin.Includes, func(L *glua.LState) int {
+	s.impl(builtin.Includes, func(L *glua.LState) int {
 		s.scratch.Reset()
 		size := 0
 		arr := s.toValue(s.scratch, L.CheckTable(1), &size)
@@ -22,7 +19,7 @@ func (s *state) registerArrays() {
 		L.Push(glua.LBool(coll.Includes(s.scratch, arr, v)))
 		return 1
 	})
-	impl(builtin.Unique, func(L *glua.LState) int {
+	s.impl(builtin.Unique, func(L *glua.LState) int {
 		s.scratch.Reset()
 		size := 0
 		arr := s.toValue(s.scratch, L.CheckTable(1), &size)

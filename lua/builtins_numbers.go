@@ -15,11 +15,8 @@ import (
 // which would show as a float); floor, ceil and abs are Lua, in
 // runtime_numbers.lua.
 
-func init() { registrars = append(registrars, (*state).registerNumbers) }
-
 func (s *state) registerNumbers() {
-	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
-	impl(builtin.Round, func(L *glua.LState) int {
+	s.impl(builtin.Round, func(L *glua.LState) int {
 		r, ok := calc.Round(s.float(L.Get(1)), luasandbox.Int(s.number(L.Get(2))))
 		if !ok {
 			s.fault(spec.NonFinite)
@@ -28,7 +25,7 @@ func (s *state) registerNumbers() {
 		return 1
 	})
 	minMax := func(id builtin.ID, less bool) {
-		impl(id, func(L *glua.LState) int {
+		s.impl(id, func(L *glua.LState) int {
 			a, b := L.Get(1), L.Get(2)
 			if s.kindOf(a) == record.Int && s.kindOf(b) == record.Int {
 				x, y := luasandbox.Int(s.number(a)), luasandbox.Int(s.number(b))

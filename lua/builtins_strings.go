@@ -14,36 +14,20 @@ import (
 // The Go helpers of the string built-ins (trim_prefix, trim_suffix
 // and index_of are Lua, in runtime_strings.lua).
 
-func init() { registrars = append(registrars, (*state).registerStrings) }
-
 func (s *state) registerStrings() {
-	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
-	impl(builtin.Format, func(L *glua.LState) int {
-		f := L.CheckString(1)
-		buf := s.fmtBuf[:0] // not s.buf, which toString (%v) uses
-		n := 2
-		for i := 0; i < len(f); {
-			lit, v, next, _ := printf.Next(f, i)
-			buf = append(buf, lit...)
-			i = next
-			switch v.Verb {
-			case 0:
-			case '%':
-				buf = append(buf, '%')
-			default:
-				buf = s.appendVerb(buf, &v, L.Get(n))
-				n++
-			}
-			if len(buf) > s.lim.MaxString {
-				s.fmtBuf = buf
-				s.fault(spec.StringTooLong)
-			}
-		}
+	s.impl(builtin.Format, func(L *glua.LState) int {
+		// s.fmtBuf, not s.buf, which toString (%v) uses
+		buf, ok := printf.Append(s.fmtBuf[:0], L.CheckString(1), s.lim.MaxString, func(buf []byte, v printf.Verb, n int) []byte {
+			return s.appendVerb(buf, &v, L.Get(2+n))
+		})
 		s.fmtBuf = buf
+		if !ok {
+			s.fault(spec.StringTooLong)
+		}
 		L.Push(glua.LString(string(buf)))
 		return 1
 	})
-	impl(builtin.Truncate, func(L *glua.LState) int {
+	s.impl(builtin.Truncate, func(L *glua.LState) int {
 		L.Push(glua.LString(calc.Truncate(L.CheckString(1), luasandbox.Int(float64(L.CheckNumber(2))))))
 		return 1
 	})

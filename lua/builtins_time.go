@@ -15,11 +15,8 @@ import (
 // The Go helpers of the time built-ins (unix_seconds and unix_millis are
 // Lua, in runtime_time.lua).
 
-func init() { registrars = append(registrars, (*state).registerTime) }
-
 func (s *state) registerTime() {
-	impl := func(id builtin.ID, f func(L *glua.LState) int) { s.R.RawSetString(id.String(), s.L.NewFunction(f)) }
-	impl(builtin.ParseTime, func(L *glua.LState) int {
+	s.impl(builtin.ParseTime, func(L *glua.LState) int {
 		ns, ok := strftime.ParseIn(L.CheckString(1), L.CheckString(2), zone(L.CheckString(3)))
 		if !ok {
 			L.Push(s.null)
@@ -28,13 +25,13 @@ func (s *state) registerTime() {
 		L.Push(s.newTS(ns))
 		return 1
 	})
-	impl(builtin.FormatTime, func(L *glua.LState) int {
+	s.impl(builtin.FormatTime, func(L *glua.LState) int {
 		t := L.CheckTable(1)
 		s.buf = strftime.AppendFormatIn(s.buf[:0], tsNanos(t), L.CheckString(2), zone(L.CheckString(3)))
 		L.Push(s.str(string(s.buf)))
 		return 1
 	})
-	impl(builtin.FromUnix, func(L *glua.LState) int {
+	s.impl(builtin.FromUnix, func(L *glua.LState) int {
 		unit := calc.UnixUnit(L.CheckString(2))
 		var ns int64
 		if v := L.Get(1); s.kindOf(v) == record.Int {
@@ -45,7 +42,7 @@ func (s *state) registerTime() {
 		L.Push(s.newTS(ns))
 		return 1
 	})
-	impl(builtin.ParseDuration, func(L *glua.LState) int {
+	s.impl(builtin.ParseDuration, func(L *glua.LState) int {
 		d, err := time.ParseDuration(L.CheckString(1))
 		if err != nil {
 			L.Push(s.null)
