@@ -49,30 +49,17 @@ func substring(dst, x *Reg, s string) {
 // format is format(fmt, args...): the checker has paired every verb with
 // an argument of a type it takes.
 func (m *Machine) format(dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-	f, vals := args[0].S, args[1:]
-	buf := m.buf[:0]
-	n := 0
-	for i := 0; i < len(f); {
-		lit, v, next, _ := printf.Next(f, i)
-		buf = append(buf, lit...)
-		i = next
-		switch v.Verb {
-		case 0:
-		case '%':
-			buf = append(buf, '%')
-		default:
-			if n >= len(vals) {
-				break // not a checked program
-			}
-			buf = m.appendVerb(buf, &v, &vals[n])
-			n++
+	vals := args[1:]
+	buf, ok := printf.Append(m.buf[:0], args[0].S, m.lim.MaxString, func(buf []byte, v printf.Verb, n int) []byte {
+		if n >= len(vals) {
+			return buf // not a checked program
 		}
-		if len(buf) > m.lim.MaxString {
-			m.buf = buf
-			return spec.StringTooLong
-		}
-	}
+		return m.appendVerb(buf, &v, &vals[n])
+	})
 	m.buf = buf
+	if !ok {
+		return spec.StringTooLong
+	}
 	m.newString(dst, buf)
 	return spec.NoFault
 }

@@ -122,6 +122,31 @@ flags:
 	return lit, v, k, nil
 }
 
+// Append appends format written out to dst, arg appending the n-th
+// argument (from 0) as verb v writes it. It stops when dst is longer
+// than max bytes, returning false: the format built-in's string limit,
+// kept while the text grows.
+func Append(dst []byte, format string, max int, arg func(dst []byte, v Verb, n int) []byte) ([]byte, bool) {
+	n := 0
+	for i := 0; i < len(format); {
+		lit, v, next, _ := Next(format, i)
+		dst = append(dst, lit...)
+		i = next
+		switch v.Verb {
+		case 0:
+		case '%':
+			dst = append(dst, '%')
+		default:
+			dst = arg(dst, v, n)
+			n++
+		}
+		if len(dst) > max {
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
 // Verbs returns the directives of format other than %%, or the first
 // mistake in it.
 func Verbs(format string) ([]Verb, *Error) {

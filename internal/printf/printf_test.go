@@ -90,3 +90,30 @@ func TestVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestAppend: the literal text and %% are written as they are, each
+// verb by arg with its argument's number, and the text stops once it is
+// past max.
+func TestAppend(t *testing.T) {
+	arg := func(dst []byte, v Verb, n int) []byte {
+		return AppendString(dst, &v, fmt.Sprintf("<%c%d>", v.Verb, n))
+	}
+	for _, tt := range []struct {
+		format string
+		max    int
+		want   string
+		ok     bool
+	}{
+		{"", 10, "", true},
+		{"plain", 10, "plain", true},
+		{"a %s b %d%%c %5v", 100, "a <s0> b <d1>%c  <v2>", true},
+		{"%s%s%s", 8, "<s0><s1><s2>", false},
+		{"%s%s%s", 12, "<s0><s1><s2>", true},
+		{"12345%%", 5, "12345%", false},
+	} {
+		got, ok := Append([]byte("x:"), tt.format, tt.max+2, arg)
+		if string(got) != "x:"+tt.want || ok != tt.ok {
+			t.Errorf("Append(%q, %d) = %q, %v; want %q, %v", tt.format, tt.max, got, ok, "x:"+tt.want, tt.ok)
+		}
+	}
+}
