@@ -12,25 +12,9 @@ import (
 // writes its result to m.buf with package textenc, which the Lua backend
 // calls too, and copies it into the arena.
 func init() {
-	builtins[builtin.EncodeBase64] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		s := args[0].S
-		if (len(s)+2)/3*4 > m.lim.MaxString {
-			return spec.StringTooLong
-		}
-		m.buf = textenc.AppendBase64(m.buf[:0], s)
-		m.newString(dst, m.buf)
-		return spec.NoFault
-	}
+	builtins[builtin.EncodeBase64] = encoder(textenc.Base64Len, textenc.AppendBase64)
 	builtins[builtin.DecodeBase64] = decoder(textenc.AppendDecodeBase64)
-	builtins[builtin.EncodeHex] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
-		s := args[0].S
-		if 2*len(s) > m.lim.MaxString {
-			return spec.StringTooLong
-		}
-		m.buf = textenc.AppendHex(m.buf[:0], s)
-		m.newString(dst, m.buf)
-		return spec.NoFault
-	}
+	builtins[builtin.EncodeHex] = encoder(textenc.HexLen, textenc.AppendHex)
 	builtins[builtin.DecodeHex] = decoder(textenc.AppendDecodeHex)
 	builtins[builtin.EncodeURL] = func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
 		x := &args[0]
@@ -59,6 +43,20 @@ func init() {
 			return spec.NoFault
 		}
 		m.newString(dst, buf)
+		return spec.NoFault
+	}
+}
+
+// encoder is an encode_ built-in whose result, encodedLen bytes for each
+// length of input, is held to the string limit before it is written.
+func encoder(encodedLen func(n int) int, encode func(dst []byte, s string) []byte) builtinFunc {
+	return func(m *Machine, dst *Reg, args []Reg, _ *regexp.Regexp) spec.Reason {
+		s := args[0].S
+		if encodedLen(len(s)) > m.lim.MaxString {
+			return spec.StringTooLong
+		}
+		m.buf = encode(m.buf[:0], s)
+		m.newString(dst, m.buf)
 		return spec.NoFault
 	}
 }

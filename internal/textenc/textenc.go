@@ -17,6 +17,9 @@ func AppendBase64(dst []byte, s string) []byte {
 	return base64.StdEncoding.AppendEncode(dst, bytesOf(s))
 }
 
+// Base64Len is the length of the base64 of n bytes, padding included.
+func Base64Len(n int) int { return base64.StdEncoding.EncodedLen(n) }
+
 // AppendDecodeBase64 appends the bytes the standard base64 s holds. The
 // padding may be left out; anything outside the alphabet (white space,
 // line breaks, the URL-safe - and _ included) is an error, and so is a
@@ -40,6 +43,9 @@ func AppendDecodeBase64(dst []byte, s string) ([]byte, bool) {
 func AppendHex(dst []byte, s string) []byte {
 	return hex.AppendEncode(dst, bytesOf(s))
 }
+
+// HexLen is the length of the hex of n bytes.
+func HexLen(n int) int { return hex.EncodedLen(n) }
 
 // AppendDecodeHex appends the bytes the hex s holds (either case); an odd
 // length or a character that is no hex digit is an error.

@@ -75,3 +75,16 @@ func FuzzBase64(f *testing.F) {
 		AppendDecodeBase64(nil, s) // must not panic
 	})
 }
+
+// TestEncodedLen: Base64Len and HexLen are the lengths the encoders write.
+func TestEncodedLen(t *testing.T) {
+	for n := 0; n < 10; n++ {
+		s := string(make([]byte, n))
+		if got, want := Base64Len(n), len(AppendBase64(nil, s)); got != want {
+			t.Errorf("Base64Len(%d) = %d, want %d", n, got, want)
+		}
+		if got, want := HexLen(n), len(AppendHex(nil, s)); got != want {
+			t.Errorf("HexLen(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
