@@ -15,6 +15,28 @@ func dump(n Node) string {
 	return b.String()
 }
 
+// checkDump parses src after a policy header, followed by tail, and
+// compares the dumps of the nodes part picks from the file, joined by
+// "; ", with want. It returns the file, or nil when src does not parse.
+func checkDump[N Node](t *testing.T, src, tail, want string, part func(*File) []N) *File {
+	t.Helper()
+	f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+src+"\n"+tail))
+	if len(errs) > 0 {
+		t.Errorf("%q: %v", src, errs.Report("x"))
+		return nil
+	}
+	var parts []string
+	for _, n := range part(f) {
+		parts = append(parts, dump(n))
+	}
+	if got := strings.Join(parts, "; "); got != want {
+		t.Errorf("%q:\n got %s\nwant %s", src, got, want)
+	}
+	return f
+}
+
+func stmtsOf(f *File) []Stmt { return f.Stmts }
+
 func dumpTo(b *strings.Builder, n Node) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	// seq writes open, the n items separated by sep, and close.
@@ -333,18 +355,7 @@ func TestParseStmts(t *testing.T) {
 		{"\n\nset .a = 1\n\n\nset .b = 2\n", "(set (field . a) = int:1); (set (field . b) = int:2)"},
 	}
 	for _, tt := range tests {
-		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\n"))
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", tt.src, errs.Report("x"))
-			continue
-		}
-		var parts []string
-		for _, s := range f.Stmts {
-			parts = append(parts, dump(s))
-		}
-		if got := strings.Join(parts, "; "); got != tt.want {
-			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
-		}
+		checkDump(t, tt.src, "", tt.want, stmtsOf)
 	}
 }
 
@@ -485,17 +496,9 @@ func TestParseContextualKeywords(t *testing.T) {
 		{"set .x = fn(const)", "(set (field . x) = (call fn const))"},
 	}
 	for _, tt := range tests {
-		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\n"))
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", tt.src, errs.Report("x"))
+		f := checkDump(t, tt.src, "", tt.want, stmtsOf)
+		if f == nil {
 			continue
-		}
-		var parts []string
-		for _, s := range f.Stmts {
-			parts = append(parts, dump(s))
-		}
-		if got := strings.Join(parts, "; "); got != tt.want {
-			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
 		}
 		if f.Schema != nil || len(f.Tests) > 0 {
 			t.Errorf("%q: parsed a schema or a test", tt.src)
@@ -525,17 +528,9 @@ func TestParseDecls(t *testing.T) {
 		{"fn f(x: int) int {\n  return -x\n}\nconst c = f", "(fn f (x:int) int {(return (-x))}); (const c f)"},
 	}
 	for _, tt := range tests {
-		f, errs := ParseFile("x.policy", []byte("policy \"p\"\n"+tt.src+"\nset .x = 1\n"))
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", tt.src, errs.Report("x"))
+		f := checkDump(t, tt.src, "set .x = 1\n", tt.want, func(f *File) []Decl { return f.Decls })
+		if f == nil {
 			continue
-		}
-		var parts []string
-		for _, d := range f.Decls {
-			parts = append(parts, dump(d))
-		}
-		if got := strings.Join(parts, "; "); got != tt.want {
-			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
 		}
 		if len(f.Stmts) != 1 {
 			t.Errorf("%q: %d statements, want 1", tt.src, len(f.Stmts))
