@@ -358,19 +358,10 @@ func (p *printer) decl(d Node) {
 			p.tok(d.Name.NamePos, d.Name.Name)
 		}
 	case *ConstDecl:
-		p.tok(d.Const, "const ")
-		p.tok(d.Name.NamePos, d.Name.Name)
-		p.text(" = ")
-		p.expr(d.Value)
+		p.binding(d.Const, "const ", d.Name, d.Value)
 	case *ParamDecl:
 		p.tok(d.Param, "param ")
-		p.tok(d.Name.NamePos, d.Name.Name)
-		p.text(": ")
-		p.inlineType(d.Type)
-		if d.Default != nil {
-			p.text(" = ")
-			p.expr(d.Default)
-		}
+		p.typedName(d.Name, d.Type, d.Default)
 	case *FuncDecl:
 		p.tok(d.Fn, "fn ")
 		p.tok(d.Name.NamePos, d.Name.Name)
@@ -379,13 +370,7 @@ func (p *printer) decl(d Node) {
 			if i > 0 {
 				p.text(", ")
 			}
-			p.tok(prm.Name.NamePos, prm.Name.Name)
-			p.text(": ")
-			p.inlineType(prm.Type)
-			if prm.Default != nil {
-				p.text(" = ")
-				p.expr(prm.Default)
-			}
+			p.typedName(prm.Name, prm.Type, prm.Default)
 		}
 		p.tok(d.Rparen, ")")
 		p.text(" ")
@@ -427,6 +412,26 @@ func (p *printer) objectType(t *ObjectType, indent int) {
 
 // inlineType writes a type of a function's header on one line, an object
 // type as {a: int, b: string, ...}, unless comments inside it need lines.
+// binding writes keyword kw at pos, name, " = " and x: a const or a let.
+func (p *printer) binding(pos Pos, kw string, name *Ident, x Expr) {
+	p.tok(pos, kw)
+	p.tok(name.NamePos, name.Name)
+	p.text(" = ")
+	p.expr(x)
+}
+
+// typedName writes name: type and, unless def is nil, " = " and def: a
+// param declaration or a function's parameter.
+func (p *printer) typedName(name *Ident, t TypeExpr, def Expr) {
+	p.tok(name.NamePos, name.Name)
+	p.text(": ")
+	p.inlineType(t)
+	if def != nil {
+		p.text(" = ")
+		p.expr(def)
+	}
+}
+
 func (p *printer) inlineType(t TypeExpr) {
 	switch t := t.(type) {
 	case *ObjectType:

@@ -48,10 +48,7 @@ func (p *printer) stmt(s Stmt) {
 	case *IfStmt:
 		p.ifStmt(s)
 	case *LetStmt:
-		p.tok(s.Let, "let ")
-		p.tok(s.Name.NamePos, s.Name.Name)
-		p.text(" = ")
-		p.expr(s.Value)
+		p.binding(s.Let, "let ", s.Name, s.Value)
 	case *ForStmt:
 		p.tok(s.For, "for ")
 		p.tok(s.Key.NamePos, s.Key.Name)

@@ -254,19 +254,10 @@ func (p *parser) stmtTok() Token {
 // sectionWord is SCHEMA, TEST, CONST, FN, PARAM or IMPORT when the current token is that
 // word, and IDENT otherwise.
 func (p *parser) sectionWord() Token {
-	switch {
-	case p.word(SCHEMA):
-		return SCHEMA
-	case p.word(TEST):
-		return TEST
-	case p.word(CONST):
-		return CONST
-	case p.word(FN):
-		return FN
-	case p.word(PARAM):
-		return PARAM
-	case p.word(IMPORT):
-		return IMPORT
+	for _, w := range [...]Token{SCHEMA, TEST, CONST, FN, PARAM, IMPORT} {
+		if p.word(w) {
+			return w
+		}
 	}
 	return IDENT
 }

@@ -103,23 +103,22 @@ func (p *printer) stateStmt(s *StateStmt) {
 	}
 	switch s.Kind {
 	case DEDUPE:
-		p.text(" within ")
-		p.expr(s.Window)
-		if s.Count != nil {
-			p.text(" count ")
-			p.expr(s.Count)
-		}
+		p.clause(" within ", s.Window)
+		p.clause(" count ", s.Count)
 	case RATELIMIT:
-		p.text(" to ")
-		p.expr(s.N)
-		p.text(" per ")
-		p.expr(s.Window)
+		p.clause(" to ", s.N)
+		p.clause(" per ", s.Window)
 	case SAMPLE:
-		p.text(" keep 1 in ")
-		p.expr(s.N)
+		p.clause(" keep 1 in ", s.N)
 	}
-	if s.MaxKeys != nil {
-		p.text(" max_keys ")
-		p.expr(s.MaxKeys)
+	p.clause(" max_keys ", s.MaxKeys)
+}
+
+// clause writes the words before x and x, unless x is nil: a clause left
+// out.
+func (p *printer) clause(words string, x Expr) {
+	if x != nil {
+		p.text(words)
+		p.expr(x)
 	}
 }
