@@ -35,18 +35,7 @@ for i, x in .xs {
 	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
-	line := func(n int) []byte {
-		var b strings.Builder
-		b.WriteString(`{"xs":[`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(i))
-		}
-		b.WriteString(`]}`)
-		return []byte(b.String())
-	}
+	line := xsLine
 	// n elements cost n + n*n iterations.
 	tests := []struct {
 		limit, n int
@@ -174,4 +163,18 @@ func lastOf(rec *record.Record) int64 {
 		return v.Int()
 	}
 	return -1
+}
+
+// xsLine is a record whose array xs holds the ints 0 to n-1.
+func xsLine(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"xs":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
 }

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
@@ -26,18 +25,7 @@ set .seen = true
 split .xs
 set .y = .xs * 2
 `
-	line := func(n int) []byte {
-		var b strings.Builder
-		b.WriteString(`{"xs":[`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(i))
-		}
-		b.WriteString(`]}`)
-		return []byte(b.String())
-	}
+	line := xsLine
 	def := spec.DefaultLimits.MaxSplit
 	tests := []struct {
 		header   string

@@ -25,12 +25,21 @@ func parseCheck(src string) (*policy.File, *check.Info, []diag.Diagnostic, bool)
 	return f, info, diags, true
 }
 
-func TestGeneratorYield(t *testing.T) {
+// Most generated policies must check, or the differential test would
+// say little.
+func TestGeneratorYield(t *testing.T) { checkYield(t, "Policy", "", Policy, 120) }
+
+func TestOTLPGeneratorYield(t *testing.T) { checkYield(t, "OTLPPolicy", "OTLP ", OTLPPolicy, 150) }
+
+// checkYield wants gen (named name) to give the same policy for a seed
+// each time, and at least min of the policies of 200 seeds to check.
+func checkYield(t *testing.T, name, kind string, gen func(seed uint64) string, min int) {
+	t.Helper()
 	ok := 0
 	for seed := range uint64(200) {
-		src := Policy(seed)
-		if src != Policy(seed) {
-			t.Fatal("Policy is not deterministic")
+		src := gen(seed)
+		if src != gen(seed) {
+			t.Fatal(name + " is not deterministic")
 		}
 		if _, _, diags, good := parseCheck(src); good {
 			ok++
@@ -38,12 +47,10 @@ func TestGeneratorYield(t *testing.T) {
 			t.Logf("seed %d rejected:\n%s\n%v", seed, src, diags)
 		}
 	}
-	// Most generated policies must check, or the differential test would
-	// say little.
-	if ok < 120 {
-		t.Errorf("only %d of 200 generated policies check", ok)
+	if ok < min {
+		t.Errorf("only %d of 200 generated %spolicies check", ok, kind)
 	}
-	t.Logf("%d of 200 generated policies check", ok)
+	t.Logf("%d of 200 generated %spolicies check", ok, kind)
 }
 
 func TestRecordsDecode(t *testing.T) {
@@ -53,25 +60,6 @@ func TestRecordsDecode(t *testing.T) {
 			t.Fatalf("seed %d: %v: %s", seed, err, Record(seed))
 		}
 	}
-}
-
-func TestOTLPGeneratorYield(t *testing.T) {
-	ok := 0
-	for seed := range uint64(200) {
-		src := OTLPPolicy(seed)
-		if src != OTLPPolicy(seed) {
-			t.Fatal("OTLPPolicy is not deterministic")
-		}
-		if _, _, diags, good := parseCheck(src); good {
-			ok++
-		} else if seed < 5 {
-			t.Logf("seed %d rejected:\n%s\n%v", seed, src, diags)
-		}
-	}
-	if ok < 150 {
-		t.Errorf("only %d of 200 generated OTLP policies check", ok)
-	}
-	t.Logf("%d of 200 generated OTLP policies check", ok)
 }
 
 func TestOTLPRecordsDecode(t *testing.T) {
