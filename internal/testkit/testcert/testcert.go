@@ -31,17 +31,19 @@ type Set struct {
 // Server is the server's key pair.
 func (s *Set) Server(t testing.TB) tls.Certificate {
 	t.Helper()
-	c, err := tls.LoadX509KeyPair(s.ServerCert, s.ServerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return keyPair(t, s.ServerCert, s.ServerKey)
 }
 
 // Client is the client's key pair.
 func (s *Set) Client(t testing.TB) tls.Certificate {
 	t.Helper()
-	c, err := tls.LoadX509KeyPair(s.ClientCert, s.ClientKey)
+	return keyPair(t, s.ClientCert, s.ClientKey)
+}
+
+// keyPair loads the key pair of the files cert and key, or stops the test.
+func keyPair(t testing.TB, cert, key string) tls.Certificate {
+	t.Helper()
+	c, err := tls.LoadX509KeyPair(cert, key)
 	if err != nil {
 		t.Fatal(err)
 	}
