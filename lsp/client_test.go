@@ -31,14 +31,11 @@ type rawMsg struct {
 	err  error
 }
 
-// wireMsg is a message as the client reads it.
+// wireMsg is a message as the client reads it: the server's message with
+// its error decoded.
 type wireMsg struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *ResponseError  `json:"error"`
+	message
+	Error *ResponseError `json:"error"`
 }
 
 func startServer(t *testing.T) *client {

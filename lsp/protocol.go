@@ -62,14 +62,11 @@ type didCloseParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 }
 
-// positionParams are the params of hover, completion and definition.
+// positionParams are the params of hover, completion and definition;
+// formatting's are the same without the position.
 type positionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 	Position     Position               `json:"position"`
-}
-
-type formattingParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
 }
 
 // DiagnosticSeverity values.

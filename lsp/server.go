@@ -120,7 +120,7 @@ var requests = map[string]requestHandler{
 	"textDocument/hover":      withPosition((*server).hover),
 	"textDocument/completion": withPosition((*server).completion),
 	"textDocument/definition": withPosition((*server).definition),
-	"textDocument/formatting": (*server).formatting,
+	"textDocument/formatting": withDocument(func(_ *server, d *document, _ Position) any { return d.format() }),
 }
 
 var notifications = map[string]notificationHandler{
@@ -332,9 +332,10 @@ func (d *document) diagnostics(ds diag.List) []Diagnostic {
 	return out
 }
 
-// withPosition decodes the params of a request at a position in an open
-// document; a document that is not open has nothing to say (null).
-func withPosition(h func(*server, *document, int) any) requestHandler {
+// withDocument decodes the params of a request about an open document,
+// and its position when it has one; a document that is not open has
+// nothing to say (null).
+func withDocument(h func(*server, *document, Position) any) requestHandler {
 	return func(s *server, params json.RawMessage) (any, *ResponseError) {
 		var p positionParams
 		if err := decodeParams(params, &p); err != nil {
@@ -344,18 +345,12 @@ func withPosition(h func(*server, *document, int) any) requestHandler {
 		if d == nil {
 			return nil, nil
 		}
-		return h(s, d, d.offset(p.Position)), nil
+		return h(s, d, p.Position), nil
 	}
 }
 
-func (s *server) formatting(params json.RawMessage) (any, *ResponseError) {
-	var p formattingParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	d := s.docs[p.TextDocument.URI]
-	if d == nil {
-		return nil, nil
-	}
-	return d.format(), nil
+// withPosition is withDocument for a request at a position, which h
+// takes as an offset in the document.
+func withPosition(h func(*server, *document, int) any) requestHandler {
+	return withDocument(func(s *server, d *document, pos Position) any { return h(s, d, d.offset(pos)) })
 }
