@@ -50,7 +50,9 @@ test "faulted" {
 }
 `
 
-func load(t *testing.T) (*policy.File, *check.Info) {
+// load parses and checks src, stopping the test on an error.
+func load(t *testing.T, src string) (*policy.File, *check.Info) {
+	t.Helper()
 	f, errs := policy.ParseFile("p.policy", []byte(src))
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -63,7 +65,7 @@ func load(t *testing.T) (*policy.File, *check.Info) {
 }
 
 func TestRunFile(t *testing.T) {
-	f, info := load(t)
+	f, info := load(t, src)
 	keep := fixed("keep", fixedProgram{set: "seen"})
 	drop := fixed("drop", fixedProgram{out: spec.Result{Action: spec.Drop}})
 	fault := fixed("fault", fixedProgram{out: spec.Result{Fault: spec.TypeMismatch}})
@@ -104,7 +106,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestNewInput(t *testing.T) {
-	f, _ := load(t)
+	f, _ := load(t, src)
 	a := record.NewArena()
 	rec, err := NewInput(f, f.Tests[0], a)
 	if err != nil {
@@ -144,14 +146,7 @@ test "a removed key is not its old value" {
   expect {"severity_text": "x", "event_name": "e", "resource": {"schema_url": "u"}, "trace_id": "0102030405060708090a0b0c0d0e0f1a"}
 }
 `
-	f, errs := policy.ParseFile("p.policy", []byte(src))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	info, diags := check.Check(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	f, info := load(t, src)
 	edit := editProgram(func(rec *record.Record) error {
 		rec.Remove(record.NewPath("severity_text"))
 		rec.Remove(record.NewPath("resource", "schema_url"))
@@ -228,14 +223,7 @@ test "dropped, every piece" {
   expect dropped
 }
 `
-	f, errs := policy.ParseFile("p.policy", []byte(src))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	info, diags := check.Check(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	f, info := load(t, src)
 	prog := func(name string, p pieceProgram) backend.Backend {
 		return backend.Backend{Name: name, Load: func(*policy.File, *check.Info, spec.Options) (backend.Program, error) {
 			return p, nil
