@@ -40,12 +40,26 @@ func callOne(t *testing.T, fn builtin.ID, re *regexp.Regexp, args ...Reg) (strin
 	return string(a.AppendJSON(nil, v)), spec.NoFault
 }
 
+// callCase is a call of built-in fn with args and the JSON of its result.
+type callCase struct {
+	fn   builtin.ID
+	args []Reg
+	want string
+}
+
+// checkCalls makes each call of tests and wants its result, no fault.
+func checkCalls(t *testing.T, tests []callCase) {
+	t.Helper()
+	for _, tt := range tests {
+		got, r := callOne(t, tt.fn, nil, tt.args...)
+		if r != spec.NoFault || got != tt.want {
+			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
+		}
+	}
+}
+
 func TestBuiltinsTime(t *testing.T) {
-	tests := []struct {
-		fn   builtin.ID
-		args []Reg
-		want string
-	}{
+	tests := []callCase{
 		{builtin.ParseTime, []Reg{String("2026-07-01 14:00"), String("%Y-%m-%d %H:%M"), String("Europe/Paris")}, `"2026-07-01T12:00:00Z"`},
 		{builtin.FormatTime, []Reg{Timestamp(0), String("%F %T %Z %z"), String("Asia/Kolkata")}, `"1970-01-01 05:30:00 IST +0530"`},
 		{builtin.UnixSeconds, []Reg{Timestamp(-1)}, `-1`},
@@ -61,20 +75,11 @@ func TestBuiltinsTime(t *testing.T) {
 		{builtin.ParseDuration, []Reg{String("1m30s")}, `90000000000`},
 		{builtin.ParseDuration, []Reg{String("1")}, `null`},
 	}
-	for _, tt := range tests {
-		got, r := callOne(t, tt.fn, nil, tt.args...)
-		if r != spec.NoFault || got != tt.want {
-			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
-		}
-	}
+	checkCalls(t, tests)
 }
 
 func TestBuiltinsStrings(t *testing.T) {
-	tests := []struct {
-		fn   builtin.ID
-		args []Reg
-		want string
-	}{
+	tests := []callCase{
 		{builtin.Format, []Reg{String("%s=%d %.1f %x %q %v %v%%"), String("k"), Int(-3), Float(2.25), String("hi"), String("a\tb"), Float(2), Null()}, `"k=-3 2.2 6869 \"a\\tb\" 2.0 %"`},
 		{builtin.Format, []Reg{String("no verbs")}, `"no verbs"`},
 		{builtin.Format, []Reg{String("%5v|%-4v|"), Bool(true), Int(7)}, `" true|7   |"`},
@@ -84,20 +89,11 @@ func TestBuiltinsStrings(t *testing.T) {
 		{builtin.IndexOf, []Reg{String("héllo"), String("l")}, `3`},
 		{builtin.IndexOf, []Reg{String("abc"), String("z")}, `-1`},
 	}
-	for _, tt := range tests {
-		got, r := callOne(t, tt.fn, nil, tt.args...)
-		if r != spec.NoFault || got != tt.want {
-			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
-		}
-	}
+	checkCalls(t, tests)
 }
 
 func TestBuiltinsNumbers(t *testing.T) {
-	tests := []struct {
-		fn   builtin.ID
-		args []Reg
-		want string
-	}{
+	tests := []callCase{
 		{builtin.Round, []Reg{Float(0.5), Int(0)}, `1.0`},
 		{builtin.Round, []Reg{Float(-0.5), Int(0)}, `-1.0`},
 		{builtin.Round, []Reg{Int(15), Int(-1)}, `20.0`},
@@ -111,12 +107,7 @@ func TestBuiltinsNumbers(t *testing.T) {
 		{builtin.Min, []Reg{Int(2), Float(1.5)}, `1.5`},
 		{builtin.Max, []Reg{Int(2), Int(-5)}, `2`},
 	}
-	for _, tt := range tests {
-		got, r := callOne(t, tt.fn, nil, tt.args...)
-		if r != spec.NoFault || got != tt.want {
-			t.Errorf("%s(%v) = %s %v, want %s", tt.fn, tt.args, got, r, tt.want)
-		}
-	}
+	checkCalls(t, tests)
 	if _, r := callOne(t, builtin.Round, nil, Float(1.7e308), Int(-308)); r != spec.NonFinite {
 		t.Errorf("round(1.7e308, -308): %v, want non_finite", r)
 	}
