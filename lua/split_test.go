@@ -12,19 +12,7 @@ import (
 // closure of the run before, whatever the split made of the record (the
 // closure holds that run's locals, its record's values among them).
 func TestSplitRunnerForgetsRest(t *testing.T) {
-	_, p := compileFile(t, "rest.policy", []byte(`policy "rest"
-schema {
-  xs: array<int>?
-  ...
-}
-set .pre = 1
-split .xs
-set .y = .xs
-`))
-	r, err := p.NewRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := splitRunner(t, "set .pre = 1\n")
 	for _, line := range []string{`{"xs":null}`, `{"x":1}`, `{"xs":[]}`, `{"xs":"s"}`, `{"xs":[1,2]}`} {
 		rec, err := record.NewArena().DecodeJSON([]byte(line), record.Owned)
 		if err != nil {
@@ -43,18 +31,7 @@ set .y = .xs
 // leaves no record the split made behind: the one that failed and those
 // after it are passed on as the split made them, kept with lua_error.
 func TestSplitRunnerError(t *testing.T) {
-	_, p := compileFile(t, "err.policy", []byte(`policy "err"
-schema {
-  xs: array<int>?
-  ...
-}
-split .xs
-set .y = .xs
-`))
-	r, err := p.NewRunner()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := splitRunner(t, "")
 	rec, err := record.NewArena().DecodeJSON([]byte(`{"xs":[1,2,3]}`), record.Owned)
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +60,16 @@ return function(rec, M) calls = calls + 1; if calls == 2 then error("boom") end;
 			t.Errorf("record %d: %s", i, got)
 		}
 	}
+}
+
+// splitRunner is a runner of a policy that runs pre, then splits .xs and
+// sets .y of each piece.
+func splitRunner(t *testing.T, pre string) *Runner {
+	t.Helper()
+	_, p := compileFile(t, "split.policy", []byte("policy \"split\"\nschema {\n  xs: array<int>?\n  ...\n}\n"+pre+"split .xs\nset .y = .xs\n"))
+	r, err := p.NewRunner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
