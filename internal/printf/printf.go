@@ -201,32 +201,35 @@ func appendNumber(dst []byte, v *Verb, digits []byte) []byte {
 		n++
 	}
 	pad := v.Width - n
-	if pad > 0 && !v.Minus && !v.Zero {
+	dst = append(padBefore(dst, v, pad, v.Zero, sign), digits...)
+	return padAfter(dst, v, pad)
+}
+
+// AppendString appends s written by %s (or %v, s being the value's text).
+func AppendString(dst []byte, v *Verb, s string) []byte {
+	pad := v.Width - utf8.RuneCountInString(s)
+	dst = append(padBefore(dst, v, pad, false, 0), s...)
+	return padAfter(dst, v, pad)
+}
+
+// padBefore appends what comes before a text that is pad characters
+// short of v's width: spaces, then the sign (unless 0), then with zeros
+// zeros instead; nothing but the sign with the - flag (padAfter pads).
+func padBefore(dst []byte, v *Verb, pad int, zeros bool, sign byte) []byte {
+	if pad > 0 && !v.Minus && !zeros {
 		dst = appendPad(dst, ' ', pad)
 	}
 	if sign != 0 {
 		dst = append(dst, sign)
 	}
-	if pad > 0 && !v.Minus && v.Zero {
+	if pad > 0 && !v.Minus && zeros {
 		dst = appendPad(dst, '0', pad)
-	}
-	dst = append(dst, digits...)
-	if pad > 0 && v.Minus {
-		dst = appendPad(dst, ' ', pad)
 	}
 	return dst
 }
 
-// AppendString appends s written by %s (or %v, s being the value's text).
-func AppendString(dst []byte, v *Verb, s string) []byte {
-	pad := 0
-	if v.Width > 0 {
-		pad = v.Width - utf8.RuneCountInString(s)
-	}
-	if pad > 0 && !v.Minus {
-		dst = appendPad(dst, ' ', pad)
-	}
-	dst = append(dst, s...)
+// padAfter appends the spaces after such a text with the - flag.
+func padAfter(dst []byte, v *Verb, pad int) []byte {
 	if pad > 0 && v.Minus {
 		dst = appendPad(dst, ' ', pad)
 	}
@@ -248,20 +251,11 @@ func AppendQuote(dst []byte, v *Verb, s string) []byte {
 func AppendHex(dst []byte, v *Verb, s string) []byte {
 	const hex = "0123456789abcdef"
 	pad := v.Width - 2*len(s)
-	if pad > 0 && !v.Minus {
-		c := byte(' ')
-		if v.Zero {
-			c = '0'
-		}
-		dst = appendPad(dst, c, pad)
-	}
+	dst = padBefore(dst, v, pad, v.Zero, 0)
 	for i := 0; i < len(s); i++ {
 		dst = append(dst, hex[s[i]>>4], hex[s[i]&15])
 	}
-	if pad > 0 && v.Minus {
-		dst = appendPad(dst, ' ', pad)
-	}
-	return dst
+	return padAfter(dst, v, pad)
 }
 
 // Pad pads the text dst[start:], just written, to v's width, counted in
