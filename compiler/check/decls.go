@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -434,21 +435,7 @@ func (c *checker) recursion(fns []*Func) {
 }
 
 // funcNames are the names of the file's functions, for did-you-mean.
-func (c *checker) funcNames() []string {
-	names := make([]string, 0, len(c.funcs))
-	for n := range c.funcs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func (c *checker) funcNames() []string { return slices.Sorted(maps.Keys(c.funcs)) }
 
 // constNames are the names of the file's constants, for did-you-mean.
-func (c *checker) constNames() []string {
-	names := make([]string, 0, len(c.consts))
-	for n := range c.consts {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func (c *checker) constNames() []string { return slices.Sorted(maps.Keys(c.consts)) }
