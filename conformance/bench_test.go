@@ -80,6 +80,11 @@ func b1Lines(tb testing.TB, kind string) [][]byte {
 // batch decodes lines into a (reset first), reusing recs.
 func batch(tb testing.TB, a *record.Arena, lines [][]byte, recs []*record.Record) []*record.Record {
 	a.Reset()
+	return decodeLines(tb, a, lines, recs)
+}
+
+// decodeLines decodes lines into a as it is, reusing recs.
+func decodeLines(tb testing.TB, a *record.Arena, lines [][]byte, recs []*record.Record) []*record.Record {
 	recs = recs[:0]
 	for _, l := range lines {
 		rec, err := a.DecodeJSON(l, record.Referenced)

@@ -60,14 +60,7 @@ func BenchmarkStageRatios(b *testing.B) {
 		a.Reset()
 		for _, ch := range chunks[c.kind] {
 			t0 := time.Now()
-			recs = recs[:0]
-			for _, l := range ch {
-				rec, err := a.DecodeJSON(l, record.Referenced)
-				if err != nil {
-					b.Fatal(err)
-				}
-				recs = append(recs, rec)
-			}
+			recs = decodeLines(b, a, ch, recs)
 			if c.m != nil {
 				for _, rec := range recs {
 					c.m.Run(rec)
