@@ -184,6 +184,10 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits of a run unless the embedder sets others.
+// MaxSplitMeaning says what Limits.MaxSplit bounds, for the configs
+// that set it.
+const MaxSplitMeaning = "the most records a split may make of one"
+
 var DefaultLimits = Limits{MaxString: 1 << 20, MaxRecord: 16 << 20, MaxIterations: 1 << 20, MaxSplit: 1000}
 
 // OrDefault returns l with every zero field set to its default.

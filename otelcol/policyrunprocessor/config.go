@@ -61,7 +61,7 @@ func (c *Config) Validate() error {
 // limits are the limits of the policies' runs.
 func (c *Config) limits() (spec.Limits, error) {
 	if c.MaxSplit < 0 {
-		return spec.Limits{}, fmt.Errorf("max_split must be more than 0 (the most records a split may make of one; %d by default), not %d", spec.DefaultLimits.MaxSplit, c.MaxSplit)
+		return spec.Limits{}, fmt.Errorf("max_split must not be negative (%s; 0 or absent: %d), not %d", spec.MaxSplitMeaning, spec.DefaultLimits.MaxSplit, c.MaxSplit)
 	}
 	return spec.Limits{MaxSplit: c.MaxSplit}, nil
 }

@@ -249,40 +249,33 @@ func recordPred(e *pexpr) func(plog.LogRecord) bool {
 		if rd.op != eRead || rd.present != nil || rd.loc.w != wSeverityNumber || k.op != eLit || k.lit.k != vInt {
 			return nil
 		}
-		c := k.lit.i
-		switch op {
-		case policysrc.LSS:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) < c }
-		case policysrc.LEQ:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) <= c }
-		case policysrc.GTR:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) > c }
-		case policysrc.GEQ:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) >= c }
-		case policysrc.EQL:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) == c }
-		case policysrc.NEQ:
-			return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) != c }
-		}
+		return sevPred(op, k.lit.i)
 	}
 	return nil
 }
 
 // severityCmp is `.severity_number op c`.
 func severityCmp(op policysrc.Token, c int64) cond {
+	p := sevPred(op, c)
+	return func(r *runner, s *src) (bool, bool) { return p(s.lr), true }
+}
+
+// sevPred is `.severity_number op c` as a predicate of the record, one
+// closure per operator.
+func sevPred(op policysrc.Token, c int64) func(plog.LogRecord) bool {
 	switch op {
 	case policysrc.LSS:
-		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) < c, true }
+		return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) < c }
 	case policysrc.LEQ:
-		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) <= c, true }
+		return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) <= c }
 	case policysrc.GTR:
-		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) > c, true }
+		return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) > c }
 	case policysrc.GEQ:
-		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) >= c, true }
+		return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) >= c }
 	case policysrc.EQL:
-		return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) == c, true }
+		return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) == c }
 	}
-	return func(r *runner, s *src) (bool, bool) { return int64(s.lr.SeverityNumber()) != c, true }
+	return func(lr plog.LogRecord) bool { return int64(lr.SeverityNumber()) != c }
 }
 
 // getter reads one location of a record: the pdata value and its type, 0

@@ -128,7 +128,7 @@ func TestProcessorMaxSplit(t *testing.T) {
 		t.Errorf("%d split_limit faults, want 1", n)
 	}
 	p.put(b)
-	if err := (&Config{Policies: writePolicies(t, pol), MaxSplit: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max_split must be more than 0") {
+	if err := (&Config{Policies: writePolicies(t, pol), MaxSplit: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max_split must not be negative") {
 		t.Errorf("max_split -1: %v", err)
 	}
 }

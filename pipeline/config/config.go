@@ -422,7 +422,7 @@ func (d *decoder) filter(n *yaml.Node) Filter {
 		keys["call"] = func(v *yaml.Node) { f.Call = d.str(v) }
 		keys["params"] = func(v *yaml.Node) { f.Params = d.params(v) }
 		keys["max_split"] = func(v *yaml.Node) {
-			why := fmt.Sprintf("the most records a split may make of one; %d by default", spec.DefaultLimits.MaxSplit)
+			why := fmt.Sprintf("%s; %d by default", spec.MaxSplitMeaning, spec.DefaultLimits.MaxSplit)
 			f.MaxSplit, maxSplitLine = positive(d, v, "max_split", d.intv, why), v.Line
 		}
 	case "lua":

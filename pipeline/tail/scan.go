@@ -303,6 +303,7 @@ func (t *Tail) openAll(cands []candidate, fresh bool, now time.Time) {
 	for i, o := range files {
 		if e, ok := t.parked[o.id]; ok {
 			delete(t.parked, o.id)
+			delete(t.missed, o.id) // parked again, it has two scans again
 			if hasPrefix(o.head, e.Fingerprint) {
 				state[i] = &e
 			} else {
