@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/config"
 )
@@ -51,24 +51,17 @@ type marked struct {
 // (a path of keys) and the marks of genPolicy at prefix.
 func readMarked(t *testing.T, path string, num []string, prefix []string) []marked {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []marked
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for _, line := range testfs.ReadJSONLines[json.RawMessage](t, path) {
 		var rec map[string]any
-		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d := json.NewDecoder(bytes.NewReader(line))
 		d.UseNumber()
 		if err := d.Decode(&rec); err != nil {
-			t.Fatalf("%s: %v", sc.Text(), err)
+			t.Fatalf("%s: %v", line, err)
 		}
 		n, ok := dig(rec, num).(json.Number)
 		if !ok {
-			t.Fatalf("no %v in %s", num, sc.Text())
+			t.Fatalf("no %v in %s", num, line)
 		}
 		m := marked{gen: -1, byGen: -1}
 		m.n, _ = n.Int64()
