@@ -99,6 +99,9 @@ func TestIsOTLP(t *testing.T) {
 		{"policy \"p\"\nschema otlp {\n  attributes: map<string>\n}\nset .attributes.a = \"b\"\n", true},
 		{"policy \"p\"\nschema {\n  severity_number: int\n  ...\n}\ndrop when .severity_number < 9\n", false},
 		{"policy \"p\"\nlet otlp = 1\nset .otlp = otlp\n", false},
+		{"policy \"p\"\nschema otlp\nset .attributes.a = .severity_text\n", true},
+		{"policy \"p\"\nschema otlp {\n  body: string\n}\nset .body = upper(.body)\n", true},
+		{"policy \"p\"\nset .otlp = 1\n", false},
 	}
 	for _, tt := range tests {
 		f, info, diags := compiler.CheckFile("p.policy", []byte(tt.src))
