@@ -65,9 +65,16 @@ func TestProgramConcurrent(t *testing.T) {
 }
 
 // TestTranspileShape pins what the transpiler emits for the cases it
-// special-cases: top-level edits inline, guards inline, paths as constants.
+// special-cases, and the regexps it leaves for the load to compile.
 func TestTranspileShape(t *testing.T) {
-	src := `policy "shape"
+	tests := []struct {
+		name, src string
+		regexps   int
+		want      []string
+	}{
+		{
+			// Top-level edits inline, guards inline, paths as constants.
+			"edits", `policy "shape"
 schema {
   a: {b: int}
   s: string
@@ -77,49 +84,21 @@ set .x = .s
 set .a.c = .a.b + 1
 remove .s
 rename .x to .y
-`
-	f, info := parseCheck(t, "shape.policy", []byte(src))
-	lua, _, err := Transpile(f, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		`mset(rec, "x", t1)`,
-		`if type(t1) ~= "string" then chk(t1, "string", false) end`,
-		`local K1 = {"a", "c"}`,
-		`setp(rec, K1, t`,
-		`mdel(rec, "s")`,
-		`mdel(rec, "x"); mset(rec, "y", t`,
-	} {
-		if !strings.Contains(lua, want) {
-			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
-		}
-	}
-}
-
-// The program says whether its policy is an OTLP policy, as the VM's does.
-func TestProgramOTLP(t *testing.T) {
-	tests := []struct {
-		src  string
-		otlp bool
-	}{
-		{"policy \"p\"\nschema otlp\nset .attributes.a = .severity_text\n", true},
-		{"policy \"p\"\nschema otlp {\n  body: string\n}\nset .body = upper(.body)\n", true},
-		{"policy \"p\"\nset .otlp = 1\n", false},
-	}
-	for _, tt := range tests {
-		_, p := compileFile(t, "p.policy", []byte(tt.src))
-		if p.OTLP() != tt.otlp {
-			t.Errorf("OTLP() = %v for\n%s", p.OTLP(), tt.src)
-		}
-	}
-}
-
-// A function's pattern parameter gets the pattern compiled at load: the
-// call passes a constant of the chunk (P.re[n]), a caller passes its own
-// hidden parameter on, and the body compiles nothing.
-func TestTranspileRegexParam(t *testing.T) {
-	src := `policy "p"
+`, 0, []string{
+				`mset(rec, "x", t1)`,
+				`if type(t1) ~= "string" then chk(t1, "string", false) end`,
+				`local K1 = {"a", "c"}`,
+				`setp(rec, K1, t`,
+				`mdel(rec, "s")`,
+				`mdel(rec, "x"); mset(rec, "y", t`,
+			},
+		},
+		{
+			// A function's pattern parameter gets the pattern compiled at
+			// load: the call passes a constant of the chunk (P.re[n]), a
+			// caller passes its own hidden parameter on, and the body
+			// compiles nothing (^a and ^b).
+			"pattern parameter", `policy "p"
 schema {
   msg: string
   ...
@@ -131,34 +110,21 @@ fn either(s: string, re: string) bool {
   return has(s, re) || has(s, "^b")
 }
 drop when either(.msg, "^a")
-`
-	f, info := parseCheck(t, "p.policy", []byte(src))
-	lua, res, err := Transpile(f, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 2 {
-		t.Errorf("the program has %d regexps, want 2 (^a, ^b)", len(res))
-	}
-	for _, want := range []string{
-		`F1 = function(L1, L2, RX2)`,
-		`R.matches(L1, RX2)`,
-		`F1(L3, L4, RX2)`,
-		`"^b", K1)`,
-		`"^a", K2)`,
-		`local K1 = P.re[1]`,
-	} {
-		if !strings.Contains(lua, want) {
-			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
-		}
-	}
-}
-
-// A zone, unit or format parameter is an ordinary parameter: the call
-// passes the constant as a literal would reach the built-in, and the
-// function takes no hidden parameter for it (only patterns need one).
-func TestTranspileConstParam(t *testing.T) {
-	src := `policy "p"
+`, 2, []string{
+				`F1 = function(L1, L2, RX2)`,
+				`R.matches(L1, RX2)`,
+				`F1(L3, L4, RX2)`,
+				`"^b", K1)`,
+				`"^a", K2)`,
+				`local K1 = P.re[1]`,
+			},
+		},
+		{
+			// A zone, unit or format parameter is an ordinary parameter:
+			// the call passes the constant as a literal would reach the
+			// built-in, and the function takes no hidden parameter for it
+			// (only patterns need one).
+			"constant parameters", `policy "p"
 schema {
   n: int
   ...
@@ -167,23 +133,27 @@ fn clock(n: int, unit: string, tz: string) string {
   return format_time(from_unix(n, unit), "%H:%M", tz)
 }
 set .t = clock(.n, "ms", "Europe/Paris")
-`
-	f, info := parseCheck(t, "p.policy", []byte(src))
-	lua, res, err := Transpile(f, info)
-	if err != nil {
-		t.Fatal(err)
+`, 0, []string{
+				`F1 = function(L1, L2, L3)`,
+				`R.from_unix(L1, L2)`,
+				`R.format_time(t1, "%H:%M", L3)`,
+				`F1(t3, "ms", "Europe/Paris")`,
+			},
+		},
 	}
-	if len(res) != 0 {
-		t.Errorf("the program has %d regexps, want none", len(res))
-	}
-	for _, want := range []string{
-		`F1 = function(L1, L2, L3)`,
-		`R.from_unix(L1, L2)`,
-		`R.format_time(t1, "%H:%M", L3)`,
-		`F1(t3, "ms", "Europe/Paris")`,
-	} {
-		if !strings.Contains(lua, want) {
-			t.Errorf("the Lua source lacks %q:\n%s", want, lua)
+	for _, tt := range tests {
+		f, info := parseCheck(t, "p.policy", []byte(tt.src))
+		lua, res, err := Transpile(f, info)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(res) != tt.regexps {
+			t.Errorf("%s: the program has %d regexps, want %d", tt.name, len(res), tt.regexps)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(lua, want) {
+				t.Errorf("%s: the Lua source lacks %q:\n%s", tt.name, want, lua)
+			}
 		}
 	}
 }
