@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/conformance/internal/exprbaseline"
 	"github.com/policyrun/policyrun/internal/gen"
 	"github.com/policyrun/policyrun/lua"
@@ -38,10 +37,7 @@ func baseCases(tb testing.TB) []baseCase {
 	}
 	var out []baseCase
 	for i, p := range b1Policies(tb) {
-		f, info, diags := compiler.CheckFile(p.file, p.src)
-		if diags.HasErrors() {
-			tb.Fatal(diags)
-		}
+		f, info := checkPolicy(tb, p.file, p.src)
 		tp, err := lua.Compile(f, info, spec.Options{})
 		if err != nil {
 			tb.Fatal(err)

@@ -61,10 +61,7 @@ func builtins15Lines(n int) [][]byte {
 // records: the policy on both backends (its test block) and the expr
 // baseline, which gives the same keys and values.
 func TestBuiltins15(t *testing.T) {
-	f, info, diags := compiler.CheckFile("builtins-15.policy", []byte(builtins15Src+builtins15Test))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	f, info := checkPolicy(t, "builtins-15.policy", []byte(builtins15Src+builtins15Test))
 	for _, r := range policytest.RunFile(f, info, backends) {
 		if !r.Passed() {
 			t.Fatalf("%s: %v", r.Name(), r.Failures)
@@ -102,10 +99,7 @@ func TestBuiltins15(t *testing.T) {
 // its expr-lang baseline, side by side over the same records, as
 // BenchmarkBackends does for the B1 policies.
 func BenchmarkBuiltins15(b *testing.B) {
-	f, info, diags := compiler.CheckFile("builtins-15.policy", []byte(builtins15Src))
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	f, info := checkPolicy(b, "builtins-15.policy", []byte(builtins15Src))
 	prog, err := compiler.Compile(f, info)
 	if err != nil {
 		b.Fatal(err)

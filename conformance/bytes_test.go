@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -25,10 +24,7 @@ if is_timestamp(.ts) {
   set .f = format_time(.ts, "%F %T")
 }
 `
-	f, info, diags := compiler.CheckFile("bytes.policy", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	f, info := checkPolicy(t, "bytes.policy", []byte(src))
 	// {"b": bin "hi\xff", "ts": timestamp 2026-01-01T00:00:00Z}
 	in := []byte{0x82, 0xa1, 'b', 0xc4, 3, 'h', 'i', 0xff, 0xa2, 't', 's', 0xd6, 0xff}
 	in = binary.BigEndian.AppendUint32(in, 1767225600)

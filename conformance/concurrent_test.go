@@ -74,10 +74,7 @@ rate_limit by .k to 1000 per "1h"
 sample by .k keep 1 in 1
 sample keep 1 in 1
 `)
-	f, info, diags := compiler.CheckFile("s.policy", src)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	f, info := checkPolicy(t, "s.policy", src)
 	for _, b := range backends {
 		store := state.NewStore()
 		prog, err := b.Load(f, info, spec.Options{State: store})

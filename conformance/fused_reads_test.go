@@ -52,10 +52,7 @@ func TestFusedReadsAgreeAcrossBackends(t *testing.T) {
 			prog.Disasm(&b)
 			t.Errorf("%s: %d GETG, want at least %d\n%s", tt.name, n, tt.minGETG, b.String())
 		}
-		f, info, diags := compiler.CheckFile("g.policy", []byte(src))
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
+		f, info := checkPolicy(t, "g.policy", []byte(src))
 		for _, line := range tt.lines {
 			a := record.NewArena()
 			rec, err := a.DecodeJSON([]byte(line), record.Owned)

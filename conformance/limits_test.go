@@ -31,10 +31,7 @@ for i, x in .xs {
   }
 }
 `
-	f, info, diags := compiler.CheckFile("loops.policy", []byte(src))
-	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkPolicy(t, "loops.policy", []byte(src))
 	line := xsLine
 	// n elements cost n + n*n iterations.
 	tests := []struct {
@@ -100,10 +97,7 @@ if .n == 2 { set .c = .s + .s }
 if .n == 3 { set .r = replace(.s, "a", "aaaa") }
 if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
 `
-	f, info, diags := compiler.CheckFile("grow.policy", []byte(src))
-	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkPolicy(t, "grow.policy", []byte(src))
 	lim := spec.Limits{MaxString: 40, MaxRecord: 100}
 	tests := []limitCase{
 		{`{"s":"short","n":1}`, "keep"},
@@ -140,10 +134,7 @@ for i, x in .xs {
 set .n = len(.a)
 remove .a, .xs
 `
-	f, info, diags := compiler.CheckFile("double.policy", []byte(src))
-	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkPolicy(t, "double.policy", []byte(src))
 	lim := spec.Limits{MaxRecord: 64}
 	if n := spec.MaxElements(lim); n != 32 {
 		t.Fatalf("MaxElements = %d", n)
@@ -176,10 +167,7 @@ for i, x in .xs {
 }
 remove .acc
 `
-	f, info, diags := compiler.CheckFile("rebuild.policy", []byte(src))
-	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkPolicy(t, "rebuild.policy", []byte(src))
 	lim := spec.Limits{MaxRecord: 1 << 10}
 	if n := spec.MaxBuilt(lim); n != 4<<10+1<<20 {
 		t.Fatalf("MaxBuilt = %d", n)

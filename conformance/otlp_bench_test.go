@@ -44,10 +44,7 @@ func otlpRequests(testing.TB) [][]byte {
 // BenchmarkBackends does for the B1 policies.
 func BenchmarkBackendsOTLP(b *testing.B) {
 	p := otlpAddAttribute(b)
-	f, info, diags := compiler.CheckFile("otlp-add-attribute.policy", p.src)
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	f, info := checkPolicy(b, "otlp-add-attribute.policy", p.src)
 	tp, err := lua.Compile(f, info, spec.Options{})
 	if err != nil {
 		b.Fatal(err)

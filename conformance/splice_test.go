@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/backend"
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/policytest"
 	"github.com/policyrun/policyrun/record"
@@ -34,10 +33,7 @@ func TestSplicedOutput(t *testing.T) {
 		return !bytes.Equal(got, full)
 	}
 	load := func(t *testing.T, fn string, src []byte) (*policy.File, []backend.Program) {
-		f, info, diags := compiler.CheckFile(fn, src)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", fn, diags)
-		}
+		f, info := checkPolicy(t, fn, src)
 		var progs []backend.Program
 		for _, b := range backends {
 			p, err := b.Load(f, info, opts)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/policyrun/policyrun/backend"
-	"github.com/policyrun/policyrun/compiler"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -40,10 +39,7 @@ set .y = .xs * 2
 		{"", 0, def + 1, 1, "fault (split_limit)"},
 	}
 	for _, tt := range tests {
-		f, info, diags := compiler.CheckFile("lim.policy", []byte(strings.Replace(src, "%s", tt.header, 1)))
-		if err := diags.Err(); err != nil {
-			t.Fatal(err)
-		}
+		f, info := checkPolicy(t, "lim.policy", []byte(strings.Replace(src, "%s", tt.header, 1)))
 		for _, b := range backends {
 			p, err := b.Load(f, info, spec.Options{Limits: spec.Limits{MaxSplit: tt.limit}})
 			if err != nil {
@@ -94,10 +90,7 @@ schema {
 set .seen = true
 split .xs
 `
-	f, info, diags := compiler.CheckFile("bytes.policy", []byte(src))
-	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
+	f, info := checkPolicy(t, "bytes.policy", []byte(src))
 	lim := spec.Limits{MaxRecord: 1 << 16} // MaxBuilt 1.25 MiB
 	built := spec.MaxBuilt(lim)
 	line := func(pad, n int) []byte {
