@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 	"github.com/policyrun/policyrun/spec"
 	"github.com/policyrun/policyrun/vm"
 )
@@ -36,7 +37,7 @@ func TestDropFirst(t *testing.T) {
 	for _, tt := range tests {
 		src := "policy \"t\"\n" + hoistSchema + tt.src
 		prog := compile(t, src)
-		if got := dropTestedFirst(prog); got != tt.first {
+		if got := dropTestedFirst(t, prog); got != tt.first {
 			var b strings.Builder
 			prog.Disasm(&b)
 			t.Errorf("%s: drop tested first %v, want %v\n%s", tt.name, got, tt.first, b.String())
@@ -47,16 +48,10 @@ func TestDropFirst(t *testing.T) {
 // dropTestedFirst reports whether prog's code comes to its DROP before
 // any edit (its condition's reads may go ahead of edits either way: see
 // sinkEdits).
-func dropTestedFirst(prog *vm.Program) bool {
-	var b strings.Builder
-	prog.Disasm(&b)
-	code := b.String()[strings.Index(b.String(), "code:"):]
-	for _, l := range strings.Split(code, "\n") {
-		f := strings.Fields(l)
-		if len(f) < 2 || f[0] == ";" {
-			continue
-		}
-		switch f[1] {
+func dropTestedFirst(t *testing.T, prog *vm.Program) bool {
+	t.Helper()
+	for _, op := range vmtest.Ops(t, prog) {
+		switch op {
 		case "DROP":
 			return true
 		case "SET", "SETQ", "REMOVE", "RENAME", "LIFT", "EDITS", "SETTAG", "SETTIME", "SETROOT":
@@ -82,7 +77,7 @@ func TestDropFirstGrowth(t *testing.T) {
 		if prog == nil {
 			t.Fatalf("compile: %v", diags)
 		}
-		if got := dropTestedFirst(prog); got != tt.first {
+		if got := dropTestedFirst(t, prog); got != tt.first {
 			t.Errorf("MaxRecord %d: drop tested first %v, want %v", tt.maxRecord, got, tt.first)
 		}
 	}
@@ -106,7 +101,7 @@ func TestDropFirstResults(t *testing.T) {
 	} {
 		src := "policy \"t\"" + tt.onFault + "\n" + body
 		prog := compile(t, src)
-		if !dropTestedFirst(prog) {
+		if !dropTestedFirst(t, prog) {
 			t.Fatal("the drop is not tested first")
 		}
 		got, out := runOutcome(t, prog, tt.in)

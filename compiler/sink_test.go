@@ -3,6 +3,8 @@ package compiler
 import (
 	"strings"
 	"testing"
+
+	"github.com/policyrun/policyrun/internal/testkit/vmtest"
 )
 
 const sinkSchema = "schema {\n level: string\n msg: string\n lat: float\n n: int\n a: {b: int?, ...}?\n env: string?\n k: {c: int, ...}\n ...\n}\n"
@@ -32,24 +34,18 @@ func TestSinkEdits(t *testing.T) {
 	for _, tt := range tests {
 		src := "policy \"t\"\n" + sinkSchema + tt.src
 		prog := compile(t, src)
-		var b strings.Builder
-		prog.Disasm(&b)
-		code := b.String()[strings.Index(b.String(), "code:"):]
+		ops := vmtest.Ops(t, prog)
 		runs, single := 0, 0
-		for _, l := range strings.Split(code, "\n") {
-			f := strings.Fields(l)
-			switch {
-			case len(f) < 2 || f[0] == ";":
-			case f[1] == "EDITS":
+		for _, op := range ops {
+			switch op {
+			case "EDITS":
 				runs++
-			case f[0] == "SET" || f[0] == "SETQ" || f[0] == "REMOVE" || f[0] == "RENAME":
-				// an edit inside a run
-			case f[1] == "SET" || f[1] == "SETQ" || f[1] == "REMOVE" || f[1] == "RENAME":
+			case "SET", "SETQ", "REMOVE", "RENAME":
 				single++
 			}
 		}
 		if runs != tt.runs || single != tt.single {
-			t.Errorf("%s: %d runs, %d single edits; want %d, %d\n%s", tt.name, runs, single, tt.runs, tt.single, code)
+			t.Errorf("%s: %d runs, %d single edits; want %d, %d\n%s", tt.name, runs, single, tt.runs, tt.single, strings.Join(ops, " "))
 		}
 	}
 }

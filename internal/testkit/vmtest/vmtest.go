@@ -1,11 +1,13 @@
-// Package vmtest is for tests of programs: it counts a program's
-// instructions of one op in its disassembly, so that a test can state what
-// an optimisation must leave, and runs a program over a JSON line. It
-// imports record and spec, the leaves, so that any package's tests may use it.
+// Package vmtest is for tests of programs: it lists a program's ops and
+// counts its instructions of one op from its disassembly, so that a test
+// can state what an optimisation must leave, and runs a program over a
+// JSON line. It imports record and spec, the leaves, so that any package's
+// tests may use it.
 package vmtest
 
 import (
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,17 +18,36 @@ type Disassembler interface {
 	Disasm(w io.Writer) error
 }
 
-// CountOp returns how many instructions of op prog has, stopping the test
-// when the disassembly cannot be written.
-func CountOp(t testing.TB, prog Disassembler, op string) int {
+// Ops returns the op of each of prog's instructions in order (not of
+// the edits of an EDITS run, which the disassembly lists under it without
+// an index), stopping the test when the disassembly cannot be written.
+func Ops(t testing.TB, prog Disassembler) []string {
 	t.Helper()
 	var b strings.Builder
 	if err := prog.Disasm(&b); err != nil {
 		t.Fatal(err)
 	}
+	_, code, _ := strings.Cut(b.String(), "\ncode:\n")
+	var ops []string
+	for _, l := range strings.Split(code, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		if _, err := strconv.Atoi(f[0]); err == nil {
+			ops = append(ops, f[1])
+		}
+	}
+	return ops
+}
+
+// CountOp returns how many instructions of op prog has, stopping the test
+// when the disassembly cannot be written.
+func CountOp(t testing.TB, prog Disassembler, op string) int {
+	t.Helper()
 	n := 0
-	for _, l := range strings.Split(b.String(), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[1] == op {
+	for _, o := range Ops(t, prog) {
+		if o == op {
 			n++
 		}
 	}
