@@ -323,24 +323,12 @@ func defaultLit(pos policy.Pos, p builtin.Param) *policy.BasicLit {
 }
 
 // constParam checks that the argument of the call e of f that its
-// signature says is constant is a string literal, or a parameter of the
-// function being checked that is one at each call (callConsts), and that
-// it means something (constValue); args are the types of e's arguments.
+// signature says is constant is one (literalArg), and that it means
+// something (constValue); args are the types of e's arguments.
 func (c *checker) constParam(e *policy.CallExpr, f *builtin.Func, args []*types.Type) {
-	a := e.Args[f.ConstArg]
-	lit, ok := c.constLit(a)
-	if !ok {
-		if c.bodyConst(e, f, f.ConstArg, args) {
-			return
-		}
-		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
-			c.report(diag.Errorf(a, CodeNotConst, "the %s of %s must be a constant string", constWhat(f), f.Name).
-				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("%s", constHint(f)))
-		}
-		return
+	if a, lit, ok := c.literalArg(e, f, f.ConstArg, args, CodeNotConst, constWhat(f), constHint(f)); ok {
+		c.constValue(f, a, lit)
 	}
-	c.constValue(f, a, lit)
 }
 
 // constWhat names the constant argument of f: zone, unit or format.

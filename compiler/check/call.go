@@ -118,24 +118,13 @@ func (c *checker) isPath(e policy.Expr) bool {
 }
 
 // regex checks that the pattern argument of the call e of f is a
-// constant string, or a parameter of the function being checked that is
-// one at each call (callConsts), and compiles it; args are the types of
+// constant string (literalArg), and compiles it; args are the types of
 // e's arguments.
 func (c *checker) regex(e *policy.CallExpr, f *builtin.Func, args []*types.Type) {
-	a := e.Args[f.RegexArg]
-	lit, ok := c.constLit(a)
-	if !ok {
-		if c.bodyConst(e, f, f.RegexArg, args) {
-			return
-		}
-		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
-			c.report(diag.Errorf(a, CodeRegexConst, "the pattern of %s must be a constant string", f.Name).
-				WithLabel("%s is computed at run time", exprText(a)).
-				WithHint("patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const"))
-		}
-		return
+	const hint = "patterns are compiled once, when the policy is checked: write it as a literal, e.g. `^\\d+$`, or a const"
+	if a, lit, ok := c.literalArg(e, f, f.RegexArg, args, CodeRegexConst, "pattern", hint); ok {
+		c.compileRegex(f, a, lit)
 	}
-	c.compileRegex(f, a, lit)
 }
 
 // compileRegex compiles the constant pattern lit of f, argument a, and

@@ -4,11 +4,31 @@ import (
 	"strings"
 
 	"github.com/policyrun/policyrun/compiler/diag"
+	"github.com/policyrun/policyrun/compiler/types"
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/netaddr"
 	"github.com/policyrun/policyrun/policy"
 )
+
+// literalArg returns argument i of the call e of f, which f's signature
+// says is a constant string, and its literal, ok. A parameter of the
+// function being checked that is a constant at each call (callConsts) is
+// checked at those calls instead; an argument computed at run time is
+// reported, with code and a message naming it what and f. Either way ok
+// is false. args are the types of e's arguments.
+func (c *checker) literalArg(e *policy.CallExpr, f *builtin.Func, i int, args []*types.Type, code, what, hint string) (a policy.Expr, lit *policy.BasicLit, ok bool) {
+	a = e.Args[i]
+	lit, ok = c.constLit(a)
+	if !ok && !c.bodyConst(e, f, i, args) {
+		if t := c.info.Types[a]; (t == nil || !t.IsInvalid()) && !c.unboundConst(a) {
+			c.report(diag.Errorf(a, code, "the %s of %s must be a constant string", what, f.Name).
+				WithLabel("%s is computed at run time", exprText(a)).
+				WithHint("%s", hint))
+		}
+	}
+	return a, lit, ok
+}
 
 // constArg checks argument i of a call of f when it is a constant that the
 // built-in reads in a format of its own (the cidr of ip_in_cidr): a
