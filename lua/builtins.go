@@ -184,9 +184,8 @@ func (s *state) register() {
 // registrars register the Go helpers of families of built-ins kept in
 // files of their own (builtins_*.go).
 var registrars = [...]func(s *state){
-	(*state).registerArrays,
+	(*state).registerCollections,
 	(*state).registerIdentity,
-	(*state).registerMaps,
 	(*state).registerNumbers,
 	(*state).registerStrings,
 	(*state).registerTime,
@@ -244,10 +243,7 @@ func (s *state) toString(v glua.LValue) string {
 		return time.Unix(0, tsNanos(v.(*glua.LTable))).UTC().Format(time.RFC3339Nano)
 	}
 	// Floats, maps and arrays are written as the record encoder writes them.
-	s.scratch.Reset()
-	size := 0
-	x := s.toValue(s.scratch, v, &size)
-	s.buf = s.scratch.AppendJSON(s.buf[:0], x)
+	s.buf = s.scratch.AppendJSON(s.buf[:0], s.scratchValue(v))
 	return string(s.buf)
 }
 
