@@ -316,10 +316,15 @@ function R.keys(m)
   for i = 1, #o do a[i] = o[i] end
   return a
 end
-function R.substr(s, i, j)
-  local n = #s
+-- clamp clamps the start i and end j of substr and slice to [0, n].
+local function clamp(i, j, n)
   if i < 0 then i = 0 elseif i > n then i = n end
   if j < 0 then j = 0 elseif j > n then j = n end
+  return i, j
+end
+R.clamp = clamp
+function R.substr(s, i, j)
+  i, j = clamp(i, j, #s)
   if i >= j then return "" end
   return s:sub(i + 1, j)
 end

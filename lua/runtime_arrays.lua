@@ -1,9 +1,10 @@
 -- The array built-ins written in Lua, and a + b on arrays (acat);
--- builtins_arrays.go has includes and unique. Elements are copied (cp), so
--- that a result is a snapshot, as the VM's is. An array of more than
--- MAXELEMS elements could never be stored in a record: record_too_large.
+-- builtins_collections.go has includes and unique. Elements are copied
+-- (cp), so that a result is a snapshot, as the VM's is. An array of more
+-- than MAXELEMS elements could never be stored in a record:
+-- record_too_large.
 local R = ...
-local cp, NULL, ARR, fault = R.cp, R.NULL, R.ARR, R.fault
+local cp, NULL, ARR, fault, clamp = R.cp, R.NULL, R.ARR, R.fault, R.clamp
 local setmetatable = setmetatable
 local MAXELEMS = R.MAXELEMS
 
@@ -24,11 +25,8 @@ function R.append(a, v)
   return out
 end
 
--- slice clamps start and end to [0, #a], as substr does.
 function R.slice(a, i, j)
-  local n = #a
-  if i < 0 then i = 0 elseif i > n then i = n end
-  if j < 0 then j = 0 elseif j > n then j = n end
+  i, j = clamp(i, j, #a)
   local out = setmetatable({}, ARR)
   for k = i + 1, j do out[k - i] = cp(a[k]) end
   return out

@@ -1,6 +1,6 @@
--- The map built-ins written in Lua (builtins_maps.go has unflatten). They
--- build new maps and arrays; values are copied (cp), so that a result
--- behaves as a snapshot, as the VM's do.
+-- The map built-ins written in Lua (builtins_collections.go has
+-- unflatten). They build new maps and arrays; values are copied (cp), so
+-- that a result behaves as a snapshot, as the VM's do.
 local R = ...
 local newmap, cp, fault, matches = R.newmap, R.cp, R.fault, R.matches
 local ORD, MAP, ARR = R.ORD, R.MAP, R.ARR
