@@ -3,7 +3,8 @@ package policytest
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -196,7 +197,7 @@ func appendJSON(dst []byte, v any) []byte {
 		return append(dst, ']')
 	case map[string]any:
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(v) {
+		for i, k := range slices.Sorted(maps.Keys(v)) {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
@@ -207,15 +208,6 @@ func appendJSON(dst []byte, v any) []byte {
 		return append(dst, '}')
 	}
 	return appendScalar(dst, v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Diff explains how got differs from want, one line per difference, each
@@ -264,7 +256,7 @@ func diff(lines *[]string, at string, want, got any) {
 		if !ok {
 			break
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			p := at + "." + pathKey(k)
 			if gv, ok := g[k]; ok {
 				diff(lines, p, w[k], gv)
@@ -272,7 +264,7 @@ func diff(lines *[]string, at string, want, got any) {
 				*lines = append(*lines, fmt.Sprintf("%s: missing, want %s", p, describe(w[k])))
 			}
 		}
-		for _, k := range sortedKeys(g) {
+		for _, k := range slices.Sorted(maps.Keys(g)) {
 			if _, ok := w[k]; !ok {
 				*lines = append(*lines, fmt.Sprintf("%s: unexpected %s", at+"."+pathKey(k), describe(g[k])))
 			}
