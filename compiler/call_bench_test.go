@@ -14,7 +14,8 @@ import (
 // A call costs what its body costs written out (docs/language.md,
 // "How calls compile"): one policy three ways — the body inline, a call
 // of the file's own three-statement function, a call of a module's —
-// side by side, over the same records.
+// side by side, over the same records; and the function with a default
+// for a parameter left out at the call.
 
 const callSchema = `schema {
   ip: string
@@ -47,6 +48,18 @@ if len(parts) != 4 {
 ` + callSchema + `
 fn mask_ip(ip: string) string {
 ` + callBody + `}
+
+set .subnet = mask_ip(.ip)
+`},
+	{"default", `policy "default"
+` + callSchema + `
+fn mask_ip(ip: string, keep: int = 3) string {
+  let parts = split(ip, ".")
+  if len(parts) != 4 {
+    return ip
+  }
+  return join(slice(parts, 0, keep), ".") + ".0"
+}
 
 set .subnet = mask_ip(.ip)
 `},

@@ -4,84 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/policyrun/policyrun/record"
-	"github.com/policyrun/policyrun/vm"
 )
-
-// A policy calling a three-statement function and the same policy with
-// the body written out at the call: the issue's measure that a call costs
-// no more than its body (issue 34).
-const (
-	withCall = `policy "call"
-schema {
-  ip: string
-  status: int
-  ...
-}
-fn mask_ip(ip: string, keep: int = 3) string {
-  let parts = split(ip, ".")
-  if len(parts) != 4 {
-    return ip
-  }
-  return join(slice(parts, 0, keep), ".") + ".0"
-}
-set .ip = mask_ip(.ip)
-set .hot = .status >= 500
-`
-	written = `policy "inline"
-schema {
-  ip: string
-  status: int
-  ...
-}
-let parts = split(.ip, ".")
-if len(parts) != 4 {
-  set .ip = .ip
-} else {
-  set .ip = join(slice(parts, 0, 3), ".") + ".0"
-}
-set .hot = .status >= 500
-`
-)
-
-func inlineLines() [][]byte {
-	var lines [][]byte
-	for i := range 64 {
-		ip := fmt.Sprintf("10.%d.%d.%d", i%7, i%13, i)
-		if i%8 == 0 {
-			ip = "::1"
-		}
-		lines = append(lines, fmt.Appendf(nil, `{"ip":%q,"status":%d,"msg":"GET /api"}`, ip, 200+i*5))
-	}
-	return lines
-}
-
-// TestInlineSameAsWritten: the call and the written-out body give the same
-// records, and neither allocates per record.
-func TestInlineSameAsWritten(t *testing.T) {
-	call, inline := compile(t, withCall), compile(t, written)
-	lines := inlineLines()
-	for _, l := range lines {
-		var got [2]string
-		for i, p := range []*vm.Program{call, inline} {
-			a := record.NewArena()
-			rec, err := a.DecodeJSON(l, record.Referenced)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res := p.Run(rec); !clean(res) {
-				t.Fatal(res)
-			}
-			got[i] = string(rec.AppendJSON(nil))
-		}
-		if got[0] != got[1] {
-			t.Errorf("%s: the call gives %s, the written body %s", l, got[0], got[1])
-		}
-	}
-	noAllocs(t, call, lines, clean)
-	noAllocs(t, inline, lines, clean)
-}
 
 // TestDisasmShowsInlinedCalls: every instruction of an inlined body says
 // which call it stands for, nested calls outwards.
@@ -106,20 +29,6 @@ set .x = loud(to_string(.x))
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("disasm lacks %q:\n%s", want, b.String())
 		}
-	}
-}
-
-// BenchmarkInline runs both policies side by side: ns/record and allocs.
-func BenchmarkInline(b *testing.B) {
-	lines := inlineLines()
-	for _, c := range []struct{ name, src string }{{"call", withCall}, {"written", written}} {
-		b.Run(c.name, func(b *testing.B) {
-			prog, diags := CompileFile(c.name+".policy", []byte(c.src))
-			if prog == nil {
-				b.Fatal(diags.Err())
-			}
-			benchRecords(b, prog, lines)
-		})
 	}
 }
 
