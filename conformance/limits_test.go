@@ -7,9 +7,7 @@ import (
 
 	"github.com/policyrun/policyrun/backend"
 	"github.com/policyrun/policyrun/compiler"
-	"github.com/policyrun/policyrun/compiler/check"
 	"github.com/policyrun/policyrun/internal/testkit/vmtest"
-	"github.com/policyrun/policyrun/policy"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
 )
@@ -82,11 +80,37 @@ for i, x in .xs {
 	}
 }
 
-// TestLimitOptions sets the string and record limits low and holds every
-// backend to them: a run that builds a longer string, or leaves a larger
-// record, faults and leaves the record as it came in.
+// TestLimitOptions sets the limits of spec.Limits low, each policy's
+// own, and holds every backend to them: a run past one faults and leaves
+// the record as it came in.
 func TestLimitOptions(t *testing.T) {
-	const src = `policy "grow"
+	// The bounds the array and build cases are placed around.
+	if n := spec.MaxElements(spec.Limits{MaxRecord: 64}); n != 32 {
+		t.Fatalf("MaxElements = %d", n)
+	}
+	if n := spec.MaxBuilt(spec.Limits{MaxRecord: 1 << 10}); n != 4<<10+1<<20 {
+		t.Fatalf("MaxBuilt = %d", n)
+	}
+	ys := `[1,2,3,4,5,6,7,8,9,10]`
+	zeros := func(n int) string {
+		b := []byte("[")
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '0')
+		}
+		return string(append(b, ']'))
+	}
+	tests := []struct {
+		name, src string
+		lim       spec.Limits
+		cases     []limitCase
+	}{
+		{
+			// A run that builds a longer string, or leaves a larger
+			// record, than the string and record limits.
+			"grow", `policy "grow"
 schema {
   s: string
   n: int
@@ -96,28 +120,23 @@ if .n == 1 { set .u = upper(.s) }
 if .n == 2 { set .c = .s + .s }
 if .n == 3 { set .r = replace(.s, "a", "aaaa") }
 if .n == 4 { set .m = {"a": .s, "b": .s, "c": .s, "d": .s} }
-`
-	f, info := checkPolicy(t, "grow.policy", []byte(src))
-	lim := spec.Limits{MaxString: 40, MaxRecord: 100}
-	tests := []limitCase{
-		{`{"s":"short","n":1}`, "keep"},
-		{`{"s":"0123456789012345678901234567890123456789x","n":1}`, "fault (string_too_long)"},
-		{`{"s":"01234567890123456789","n":2}`, "keep"},
-		{`{"s":"012345678901234567890","n":2}`, "fault (string_too_long)"},
-		{`{"s":"aaaaaaaaaaaa","n":3}`, "fault (string_too_long)"},
-		{`{"s":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","n":4}`, "fault (record_too_large)"},
-		{`{"s":"a","n":4}`, "keep"},
-	}
-	runLimitCases(t, f, info, lim, tests)
-}
-
-// TestArrayLimit: an array that a + b or append builds may have at most
-// spec.MaxElements(lim) elements (MaxRecord / 2: more could never be
-// stored); past that the run faults record_too_large on every backend, so
-// that doubling an array in a loop cannot exhaust memory. The limit is
-// lowered to 32 elements here.
-func TestArrayLimit(t *testing.T) {
-	const src = `policy "double"
+`, spec.Limits{MaxString: 40, MaxRecord: 100}, []limitCase{
+				{`{"s":"short","n":1}`, "keep"},
+				{`{"s":"0123456789012345678901234567890123456789x","n":1}`, "fault (string_too_long)"},
+				{`{"s":"01234567890123456789","n":2}`, "keep"},
+				{`{"s":"012345678901234567890","n":2}`, "fault (string_too_long)"},
+				{`{"s":"aaaaaaaaaaaa","n":3}`, "fault (string_too_long)"},
+				{`{"s":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","n":4}`, "fault (record_too_large)"},
+				{`{"s":"a","n":4}`, "keep"},
+			},
+		},
+		{
+			// An array that a + b or append builds may have at most
+			// spec.MaxElements(lim) elements (MaxRecord / 2: more could
+			// never be stored); past that the run faults
+			// record_too_large, so that doubling an array in a loop
+			// cannot exhaust memory. The limit is lowered to 32 elements.
+			"double", `policy "double"
 schema {
   xs: array<int>
   a: array<int>
@@ -133,30 +152,23 @@ for i, x in .xs {
 }
 set .n = len(.a)
 remove .a, .xs
-`
-	f, info := checkPolicy(t, "double.policy", []byte(src))
-	lim := spec.Limits{MaxRecord: 64}
-	if n := spec.MaxElements(lim); n != 32 {
-		t.Fatalf("MaxElements = %d", n)
-	}
-	tests := []limitCase{
-		{`{"xs":[1,2,3,4,5],"a":[1],"app":false}`, "keep"},                                                                          // 32 elements
-		{`{"xs":[1,2,3,4,5,6],"a":[1],"app":false}`, "fault (record_too_large)"},                                                    // 64
-		{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31],"a":[0],"app":true}`, "keep"}, // 32
-		{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32],"a":[0],"app":true}`, "fault (record_too_large)"},
-	}
-	runLimitCases(t, f, info, lim, tests)
-}
-
-// TestBuildLimit: a run may build at most spec.MaxBuilt(lim) bytes of
-// values in all (four records' worth), garbage included; past that it
-// faults memory_limit on every backend, so that a value rebuilt at each
-// step of a loop, each copy within every other limit, cannot exhaust
-// memory. MaxRecord is lowered to 1 KiB here (1 MiB and 4 KiB to build);
-// the cases stay far from the bound, where the backends' counts (the VM's
-// arena, Lua's allocations) agree on the outcome.
-func TestBuildLimit(t *testing.T) {
-	const src = `policy "rebuild"
+`, spec.Limits{MaxRecord: 64}, []limitCase{
+				{`{"xs":[1,2,3,4,5],"a":[1],"app":false}`, "keep"},                                                                          // 32 elements
+				{`{"xs":[1,2,3,4,5,6],"a":[1],"app":false}`, "fault (record_too_large)"},                                                    // 64
+				{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31],"a":[0],"app":true}`, "keep"}, // 32
+				{`{"xs":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32],"a":[0],"app":true}`, "fault (record_too_large)"},
+			},
+		},
+		{
+			// A run may build at most spec.MaxBuilt(lim) bytes of values
+			// in all (four records' worth), garbage included; past that
+			// it faults memory_limit, so that a value rebuilt at each
+			// step of a loop, each copy within every other limit, cannot
+			// exhaust memory. MaxRecord is lowered to 1 KiB (1 MiB and 4
+			// KiB to build); the cases stay far from the bound, where the
+			// backends' counts (the VM's arena, Lua's allocations) agree
+			// on the outcome.
+			"rebuild", `policy "rebuild"
 schema {
   xs: array<int>
   ys: array<int>
@@ -166,53 +178,34 @@ for i, x in .xs {
   set .acc = .ys + .ys
 }
 remove .acc
-`
-	f, info := checkPolicy(t, "rebuild.policy", []byte(src))
-	lim := spec.Limits{MaxRecord: 1 << 10}
-	if n := spec.MaxBuilt(lim); n != 4<<10+1<<20 {
-		t.Fatalf("MaxBuilt = %d", n)
+`, spec.Limits{MaxRecord: 1 << 10}, []limitCase{
+				{`{"xs":` + zeros(1) + `,"ys":` + ys + `}`, "keep"},
+				{`{"xs":` + zeros(20000) + `,"ys":` + ys + `}`, "fault (memory_limit)"}, // 6 MB built
+			},
+		},
 	}
-	ys := `[1,2,3,4,5,6,7,8,9,10]`
-	xs := func(n int) string {
-		b := []byte("[")
-		for i := range n {
-			if i > 0 {
-				b = append(b, ',')
+	for _, tt := range tests {
+		f, info := checkPolicy(t, tt.name+".policy", []byte(tt.src))
+		for _, b := range backends {
+			r, err := b.Load(f, info, spec.Options{Limits: tt.lim})
+			if err != nil {
+				t.Fatal(err)
 			}
-			b = append(b, '0')
+			for _, c := range tt.cases {
+				out, got, err := vmtest.RunJSON(t, r, c.line)
+				if err != nil || out.String() != c.outcome {
+					t.Errorf("%s: %s: %s: %s %v, want %s", tt.name, b.Name, c.line, out, err, c.outcome)
+				}
+				if out.Faulted() && got != c.line {
+					t.Errorf("%s: %s: %s: the faulted record is %s", tt.name, b.Name, c.line, got)
+				}
+			}
 		}
-		return string(append(b, ']'))
 	}
-	tests := []limitCase{
-		{`{"xs":` + xs(1) + `,"ys":` + ys + `}`, "keep"},
-		{`{"xs":` + xs(20000) + `,"ys":` + ys + `}`, "fault (memory_limit)"}, // 6 MB built
-	}
-	runLimitCases(t, f, info, lim, tests)
 }
 
-// limitCase is a record of a limits test and what a run of it gives.
+// limitCase is a record of TestLimitOptions and what a run of it gives.
 type limitCase struct{ line, outcome string }
-
-// runLimitCases runs each case on every backend under lim, and requires
-// its outcome and, when it faults, the record as it came in.
-func runLimitCases(t *testing.T, f *policy.File, info *check.Info, lim spec.Limits, tests []limitCase) {
-	t.Helper()
-	for _, b := range backends {
-		r, err := b.Load(f, info, spec.Options{Limits: lim})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tt := range tests {
-			out, got, err := vmtest.RunJSON(t, r, tt.line)
-			if err != nil || out.String() != tt.outcome {
-				t.Errorf("%s: %s: %s %v, want %s", b.Name, tt.line, out, err, tt.outcome)
-			}
-			if out.Faulted() && got != tt.line {
-				t.Errorf("%s: %s: the faulted record is %s", b.Name, tt.line, got)
-			}
-		}
-	}
-}
 
 func checkRun(t *testing.T, backend string, r backend.Program, line []byte, outcome string, last int64) {
 	t.Helper()
