@@ -3,6 +3,8 @@ package policy
 // Inspect walks the tree rooted at n in depth-first order, calling f for each
 // node; when f returns false, the node's children are skipped. It visits
 // statements, expressions, schema types and test blocks, as go/ast.Inspect does.
+// A nil n, or a nil pointer of a type isNilNode knows, is skipped, so that
+// the cases below pass optional children on unguarded.
 func Inspect(n Node, f func(Node) bool) {
 	if n == nil || isNilNode(n) || !f(n) {
 		return
@@ -36,19 +38,13 @@ func Inspect(n Node, f func(Node) bool) {
 	case *ParamDecl:
 		Inspect(n.Name, f)
 		Inspect(n.Type, f)
-		if n.Default != nil {
-			Inspect(n.Default, f)
-		}
+		Inspect(n.Default, f)
 	case *Param:
 		Inspect(n.Name, f)
 		Inspect(n.Type, f)
-		if n.Default != nil {
-			Inspect(n.Default, f)
-		}
+		Inspect(n.Default, f)
 	case *ReturnStmt:
-		if n.Value != nil {
-			Inspect(n.Value, f)
-		}
+		Inspect(n.Value, f)
 	case *ArrayType:
 		Inspect(n.Elem, f)
 	case *MapType:
@@ -101,25 +97,17 @@ func Inspect(n Node, f func(Node) bool) {
 		Inspect(n.To, f)
 	case *LiftStmt:
 		Inspect(n.Target, f)
-		if n.Prefix != nil {
-			Inspect(n.Prefix, f)
-		}
+		Inspect(n.Prefix, f)
 	case *SplitStmt:
 		Inspect(n.Target, f)
 	case *DropStmt:
-		if n.Cond != nil {
-			Inspect(n.Cond, f)
-		}
+		Inspect(n.Cond, f)
 	case *StopStmt:
-		if n.Cond != nil {
-			Inspect(n.Cond, f)
-		}
+		Inspect(n.Cond, f)
 	case *IfStmt:
 		Inspect(n.Cond, f)
 		Inspect(n.Body, f)
-		if n.Else != nil {
-			Inspect(n.Else, f)
-		}
+		Inspect(n.Else, f)
 	case *Block:
 		for _, s := range n.Stmts {
 			Inspect(s, f)
@@ -133,7 +121,7 @@ func Inspect(n Node, f func(Node) bool) {
 		Inspect(n.X, f)
 		Inspect(n.Body, f)
 	case *Test:
-		if len(n.Inputs) == 0 && n.Input != nil {
+		if len(n.Inputs) == 0 {
 			Inspect(n.Input, f)
 		}
 		for _, in := range n.Inputs {
@@ -142,12 +130,8 @@ func Inspect(n Node, f func(Node) bool) {
 			}
 			Inspect(in.Value, f)
 		}
-		if n.Tag != nil {
-			Inspect(n.Tag, f)
-		}
-		if n.Want != nil {
-			Inspect(n.Want, f)
-		}
+		Inspect(n.Tag, f)
+		Inspect(n.Want, f)
 		for _, prm := range n.Params {
 			Inspect(prm, f)
 		}
