@@ -70,17 +70,11 @@ func TestFusedReadsAgreeAcrossBackends(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a := record.NewArena()
-				rec, err := a.DecodeJSON([]byte(line), record.Owned)
+				res, out, err := vmtest.RunJSON(t, r, line)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := r.Run(rec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				outcome := res.String()
-				if out := string(rec.AppendJSON(nil)); outcome != vmOutcome || out != vmOut {
+				if outcome := res.String(); outcome != vmOutcome || out != vmOut {
 					t.Errorf("%s on %s: %s: %s %s, vm: %s %s", tt.name, line, b.Name, outcome, out, vmOutcome, vmOut)
 				}
 			}
