@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -697,31 +699,15 @@ func TestParseIntRange(t *testing.T) {
 	}
 }
 
-// Parsing every construct at once: the file at the top of docs/language.md.
+// Parsing every construct at once: the file at the top of docs/language.md,
+// read from there.
 func TestParseLanguageExample(t *testing.T) {
-	src := `policy "k8s-lift"
-
-schema {
-  log: string
-  stream: string
-  kubernetes: {
-    pod_name: string
-    namespace_name: string
-    labels: map<string>
-    ...
-  }
-  ...
-}
-
-drop when .stream == "stderr" && contains(.log, "healthz")
-set .app = .kubernetes.labels["app"] ?? "unknown"
-lift .kubernetes prefix "k8s_"
-
-test "lifts the pod fields" {
-  input  {"log": "hi", "stream": "stdout", "kubernetes": {"pod_name": "p", "namespace_name": "n", "labels": {}}}
-  expect {"log": "hi", "stream": "stdout", "app": "unknown", "k8s_pod_name": "p", "k8s_namespace_name": "n", "k8s_labels": {}}
-}
-`
+	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(doc), "\n```\n")
+	src, _, _ := strings.Cut(block, "```\n")
 	f := mustParse(t, src)
 	if f.Name != "k8s-lift" || len(f.Stmts) != 3 || len(f.Tests) != 1 || !f.Schema.Type.Open || len(f.Schema.Type.Fields) != 3 {
 		t.Fatalf("unexpected file: %s %d stmts %d tests", f.Name, len(f.Stmts), len(f.Tests))
