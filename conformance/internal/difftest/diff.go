@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 
@@ -91,7 +92,7 @@ func Compare(f *policy.File, info *check.Info, src string, backends []backend.Ba
 					got.time = pc.Rec.Time()
 					// A fault leaves the record as it came, or, after a
 					// split, as the split made it.
-					if unchanged && len(pieces) == 1 && got.out.Fault != spec.NoFault && got.json != string(trimNL(line)) && !sameJSON(a, got.json, line) {
+					if unchanged && len(pieces) == 1 && got.out.Fault != spec.NoFault && got.json != string(bytes.TrimRight(line, "\r\n")) && !sameJSON(a, got.json, line) {
 						return &Mismatch{Policy: src, Record: line, Detail: fmt.Sprintf("[%s] fault %s changed the record: %s", backends[i].Name, got.out.Fault, got.json)}
 					}
 				}
@@ -119,13 +120,6 @@ func canonJSON(out []byte) string {
 		return string(out)
 	}
 	return string(a.AppendJSON(nil, r.Root()))
-}
-
-func trimNL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // sameJSON reports whether the encoded record equals the input line as a
