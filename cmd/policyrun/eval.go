@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -65,9 +66,8 @@ func reasons(counts []uint64, name func(int) string) string {
 	return " (" + strings.Join(rs, ", ") + ")"
 }
 
-// runEval is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
-func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("eval", stderr)
+// evalCommand is `policyrun eval --policy FILE [--backend vm|lua] [--in json|msgpack] [--out json|msgpack]`.
+func evalCommand(fl *flag.FlagSet) runFunc {
 	policyFile := fl.String("policy", "", "the policy `file` to run")
 	backendName := fl.String("backend", backend.Names()[0], "the backend that runs the policy")
 	inFormat := fl.String("in", "json", "input `format`: "+strings.Join(evalFormats, ", "))
@@ -82,47 +82,46 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tag := fl.String("tag", "", "the `tag` of every record (%tag; a script's tag argument)")
 	timeFlag := fl.String("time", "", "the run's clock (now(), dedupe, rate_limit) and the time of the records that carry none, as `RFC3339` (%time; a script's timestamp); default the wall clock, and 1970-01-01T00:00:00Z for records")
 	maxRecords := fl.Int("max-request-records", config.DefaultOTLPMaxRequestRecords, "the most LogRecords an OTLP request may hold, as the otlp input's max_request_records: a request with more is refused, since eval holds a request's records at once (0: no bound)")
-	if code, ok := parseFlags(fl, args, anyArgs); !ok {
-		return code
-	}
-	var recTime int64
-	var clock spec.Clock
-	if *timeFlag != "" {
-		t, err := time.Parse(time.RFC3339Nano, *timeFlag)
-		if err != nil {
-			fmt.Fprintf(stderr, "policyrun eval: --time: %v\n", err)
+	return func(c *call) int {
+		var recTime int64
+		var clock spec.Clock
+		if *timeFlag != "" {
+			t, err := time.Parse(time.RFC3339Nano, *timeFlag)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "policyrun eval: --time: %v\n", err)
+				return 2
+			}
+			recTime, clock = t.UnixNano(), spec.FixedClock(t)
+		}
+		if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
+			fl.Usage()
 			return 2
 		}
-		recTime, clock = t.UnixNano(), spec.FixedClock(t)
-	}
-	if (*policyFile == "") == (*luaScript == "") || (*luaScript != "") != (*luaCall != "") || fl.NArg() > 0 {
-		fl.Usage()
-		return 2
-	}
-	for _, f := range []string{*inFormat, *outFormat} {
-		if !slices.Contains(evalFormats, f) {
-			fmt.Fprintf(stderr, "policyrun eval: unknown format %q (want one of %s)\n", f, strings.Join(evalFormats, ", "))
-			return 2
+		for _, f := range []string{*inFormat, *outFormat} {
+			if !slices.Contains(evalFormats, f) {
+				fmt.Fprintf(c.stderr, "policyrun eval: unknown format %q (want one of %s)\n", f, strings.Join(evalFormats, ", "))
+				return 2
+			}
 		}
+		e := &evaluator{tag: []byte(*tag), time: recTime}
+		if *luaScript != "" {
+			r, code := loadLuaScript(*luaScript, *luaCall, luascript.Limits{Time: *luaTimeout, Memory: int64(luaMemory)}, c.stderr)
+			if r == nil {
+				return code
+			}
+			e.run = func(rec *record.Record, dst []backend.Piece) ([]backend.Piece, error) {
+				return backend.RunAll(r, rec, dst)
+			}
+		} else {
+			p, code := loadPolicy(*policyFile, *backendName, c.stderr, policyrun.WithParams(spec.Params(params)), policyrun.WithClock(clock))
+			if p == nil {
+				return code
+			}
+			// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
+			e.run, e.views = p.RunAll, p.OTLP()
+		}
+		return e.records(c.stdin, c.stdout, c.stderr, *inFormat, *outFormat, *maxRecords)
 	}
-	e := &evaluator{tag: []byte(*tag), time: recTime}
-	if *luaScript != "" {
-		r, code := loadLuaScript(*luaScript, *luaCall, luascript.Limits{Time: *luaTimeout, Memory: int64(luaMemory)}, stderr)
-		if r == nil {
-			return code
-		}
-		e.run = func(rec *record.Record, dst []backend.Piece) ([]backend.Piece, error) {
-			return backend.RunAll(r, rec, dst)
-		}
-	} else {
-		p, code := loadPolicy(*policyFile, *backendName, stderr, policyrun.WithParams(spec.Params(params)), policyrun.WithClock(clock))
-		if p == nil {
-			return code
-		}
-		// An OTLP policy's JSON lines are views (docs/otlp.md), as in its tests.
-		e.run, e.views = p.RunAll, p.OTLP()
-	}
-	return e.records(stdin, stdout, stderr, *inFormat, *outFormat, *maxRecords)
 }
 
 // loadLuaScript loads a Fluent Bit-style filter script for eval --lua.

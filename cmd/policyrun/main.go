@@ -3,35 +3,66 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 )
 
-// A command is one subcommand, run by the function of its name in the
-// file of its name.
+// A command is one subcommand. Its run makes the flag set, parses the
+// arguments and answers -h, a bad flag and a count of arguments outside
+// args, so that a command only declares its flags and runs: declare, in
+// the file named for the command, declares them on the flag set and
+// returns the function that runs the command once they are parsed.
 type command struct {
 	summary string
-	// run gets the arguments after the subcommand name and returns the exit
-	// code: 0 success, 1 the input was bad (policy errors, failed tests),
-	// 2 usage or I/O problems.
-	run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	args    nargs
+	declare func(fl *flag.FlagSet) runFunc
+	// main runs a command that reads its arguments itself (bench, which
+	// has commands of its own; version), in place of args and declare.
+	main runFunc
+}
+
+// A runFunc runs a command and returns its exit code: 0 success, 1 the
+// input was bad (policy errors, failed tests), 2 usage or I/O problems.
+type runFunc func(c *call) int
+
+// A call is one run of a command.
+type call struct {
+	args   []string // after the command's name, flags and all
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
 }
 
 var commands = map[string]command{
-	"bench":      {"benchmarks: whole-process runs (bench pipeline), an HTML report with charts (bench report), an OTLP/HTTP load generator (bench otlp)", runBench},
-	"check":      {"type-check policies and report every error with its line, column and hint", runCheck},
-	"disasm":     {"print the bytecode a policy compiles to", runDisasm},
-	"eval":       {"run a policy over records from stdin and write the results to stdout", runEval},
-	"fmt":        {"rewrite policies in the canonical layout (--check to verify, -w to write)", runFmt},
-	"gen":        {"generate the deterministic benchmark data (flat, k8s, cri, otlp)", runGen},
-	"lsp":        {"run the language server (LSP over standard input and output) for editors", runLSP},
-	"playground": {"serve the playground page: a policy editor running the compiler and the VM in the browser", runPlayground},
-	"replay":     {"send the requests of an output's dead-letter directory again", runReplay},
-	"run":        {"run a pipeline (tail → policies → outputs) from a YAML config", runPipeline},
-	"test":       {"run the test blocks of policies on every backend", runTest},
-	"version":    {"print the version, the VCS revision and the Go version", runVersion},
+	"bench":      {summary: "benchmarks: whole-process runs (bench pipeline), an HTML report with charts (bench report), an OTLP/HTTP load generator (bench otlp)", main: benchMain},
+	"check":      {summary: "type-check policies and report every error with its line, column and hint", args: anyArgs, declare: checkCommand},
+	"disasm":     {summary: "print the bytecode a policy compiles to", args: oneArg, declare: disasmCommand},
+	"eval":       {summary: "run a policy over records from stdin and write the results to stdout", args: anyArgs, declare: evalCommand},
+	"fmt":        {summary: "rewrite policies in the canonical layout (--check to verify, -w to write)", args: someArgs, declare: fmtCommand},
+	"gen":        {summary: "generate the deterministic benchmark data (flat, k8s, cri, otlp)", args: someArgs, declare: genCommand},
+	"lsp":        {summary: "run the language server (LSP over standard input and output) for editors", args: noArg, declare: lspCommand},
+	"playground": {summary: "serve the playground page: a policy editor running the compiler and the VM in the browser", args: noArg, declare: playgroundCommand},
+	"replay":     {summary: "send the requests of an output's dead-letter directory again", args: oneArg, declare: replayCommand},
+	"run":        {summary: "run a pipeline (tail → policies → outputs) from a YAML config", args: oneArg, declare: runCommand},
+	"test":       {summary: "run the test blocks of policies on every backend", args: anyArgs, declare: testCommand},
+	"version":    {summary: "print the version, the VCS revision and the Go version", main: versionMain},
+}
+
+// run runs the command named name (as its usage file is named: "bench
+// report") with the arguments of c.
+func (cmd command) run(name string, c *call) int {
+	if cmd.main != nil {
+		return cmd.main(c)
+	}
+	fl := newFlags(name, c.stderr)
+	run := cmd.declare(fl)
+	if code, ok := parseFlags(fl, c.args, cmd.args); !ok {
+		return code
+	}
+	return run(c)
 }
 
 func main() {
@@ -55,7 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	return c.run(args[1:], stdin, stdout, stderr)
+	return c.run(args[0], &call{args[1:], stdin, stdout, stderr})
 }
 
 func usage(w io.Writer) {

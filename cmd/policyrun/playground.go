@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,23 +15,21 @@ import (
 	"github.com/policyrun/policyrun/playground/web"
 )
 
-// runPlayground is `policyrun playground [--listen ADDR]`.
-func runPlayground(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fl := newFlags("playground", stderr)
+// playgroundCommand is `policyrun playground [--listen ADDR]`.
+func playgroundCommand(fl *flag.FlagSet) runFunc {
 	listen := fl.String("listen", "127.0.0.1:8080", "the `address` to serve the page on (host:port; port 0 picks one)")
-	if code, ok := parseFlags(fl, args, noArg); !ok {
-		return code
+	return func(c *call) int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		err := servePlayground(ctx, *listen, func(addr net.Addr) {
+			fmt.Fprintf(c.stderr, "playground at http://%s/\n", displayAddr(addr))
+		})
+		if err != nil {
+			fmt.Fprintf(c.stderr, "policyrun playground: %v\n", err)
+			return 2
+		}
+		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := servePlayground(ctx, *listen, func(addr net.Addr) {
-		fmt.Fprintf(stderr, "playground at http://%s/\n", displayAddr(addr))
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun playground: %v\n", err)
-		return 2
-	}
-	return 0
 }
 
 // servePlayground serves the page on addr until ctx is done; listening

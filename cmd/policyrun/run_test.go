@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,9 +72,8 @@ pipeline:
       path: new.log
 `
 	dir := writeFiles(t, map[string]string{"out.log": partial, "p.yaml": cfg})
-	var stdout, stderr bytes.Buffer
-	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code, _, stderr := runCLI("run", "--check", filepath.Join(dir, "p.yaml")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if b := testfs.Read(t, filepath.Join(dir, "out.log")); b != partial {
 		t.Errorf("--check changed out.log to %q", b)
@@ -84,10 +82,9 @@ pipeline:
 		t.Error("--check created new.log")
 	}
 	testfs.Write(t, filepath.Join(dir, "p.yaml"), strings.Replace(cfg, "new.log", "nodir/new.log", 1))
-	stderr.Reset()
-	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
-		!strings.Contains(stderr.String(), "output at line 9") {
-		t.Errorf("missing directory: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := runCLI("run", "--check", filepath.Join(dir, "p.yaml")); code != 1 ||
+		!strings.Contains(stderr, "output at line 9") {
+		t.Errorf("missing directory: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -116,11 +113,10 @@ pipeline:
 		"warn.policy":  "policy \"warn\"\n\nschema {\n  status: int\n  ...\n}\n\nset .s = .status ?? 0\ndrop when .stauts == 500\n",
 		"clean.policy": "policy \"clean\"\n\nset .ok = true\n",
 	})
-	var stdout, stderr bytes.Buffer
-	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, stdout, out := runCLI("run", "--check", filepath.Join(dir, "p.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
 	}
-	out := stderr.String()
 	for _, want := range []string{
 		"warning[W0001]: .status is never absent: the default is dead",
 		"--> " + filepath.Join(dir, "warn.policy") + ":8:18",
@@ -136,25 +132,23 @@ pipeline:
 	if n := strings.Count(out, "warning[W0001]"); n != 1 {
 		t.Errorf("the file run by two filters printed %d times:\n%s", n, out)
 	}
-	if stdout.Len() > 0 {
-		t.Errorf("stdout: %q", stdout.String())
+	if stdout != "" {
+		t.Errorf("stdout: %q", stdout)
 	}
 
 	// Without warnings the ok line is as before.
 	testfs.Write(t, filepath.Join(dir, "p.yaml"), strings.ReplaceAll(cfg, "warn.policy", "clean.policy"))
-	stderr.Reset()
-	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 ||
-		!strings.HasSuffix(stderr.String(), "p.yaml: ok (1 inputs, 3 filters, 1 outputs)\n") || strings.Contains(stderr.String(), "warning") {
-		t.Errorf("clean: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := runCLI("run", "--check", filepath.Join(dir, "p.yaml")); code != 0 ||
+		!strings.HasSuffix(stderr, "p.yaml: ok (1 inputs, 3 filters, 1 outputs)\n") || strings.Contains(stderr, "warning") {
+		t.Errorf("clean: exit %d, stderr %q", code, stderr)
 	}
 
 	// An error fails the check, with the warnings around it.
 	testfs.Write(t, filepath.Join(dir, "p.yaml"), cfg)
 	testfs.Write(t, filepath.Join(dir, "warn.policy"), "policy \"warn\"\n\nschema {\n  status: int\n  ...\n}\n\nset .s = .status ?? 0\ndrop when .status == \"500\"\n")
-	stderr.Reset()
-	if code := runPipeline([]string{"--check", filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 1 ||
-		!strings.Contains(stderr.String(), "error[E0301]") || !strings.Contains(stderr.String(), "warning[W0001]") {
-		t.Errorf("error: exit %d, stderr %q", code, stderr.String())
+	if code, _, stderr := runCLI("run", "--check", filepath.Join(dir, "p.yaml")); code != 1 ||
+		!strings.Contains(stderr, "error[E0301]") || !strings.Contains(stderr, "warning[W0001]") {
+		t.Errorf("error: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -189,9 +183,9 @@ pipeline:
     - name: null
 `,
 	})
-	var stdout, stderr bytes.Buffer
-	if code := runPipeline([]string{filepath.Join(dir, "p.yaml")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, _, stderr := runCLI("run", filepath.Join(dir, "p.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
 		"faults: lua_error 2\n",
@@ -199,8 +193,8 @@ pipeline:
 		"filter lua.0: in 3, dropped 0, faulted 2 (lua_error 2)\n",
 		"output null.0: out 3, bytes ",
 	} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("the summary lacks %q:\n%s", want, stderr.String())
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stderr)
 		}
 	}
 }

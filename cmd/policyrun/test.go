@@ -1,8 +1,8 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/policyrun/policyrun/backend"
@@ -12,70 +12,68 @@ import (
 	"github.com/policyrun/policyrun/policytest"
 )
 
-// runTest is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
-func runTest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fl := newFlags("test", stderr)
+// testCommand is `policyrun test [--backend all|vm|lua] [-v] [PATH...]`.
+func testCommand(fl *flag.FlagSet) runFunc {
 	backendName := fl.String("backend", "all", "backend to run the tests on: all, or one name")
 	verbose := fl.Bool("v", false, "print every test, not only failures")
-	if code, ok := parseFlags(fl, args, anyArgs); !ok {
-		return code
-	}
-	bs, err := backend.Select(*backendName)
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
-		return 2
-	}
-	paths := fl.Args()
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	files, err := policy.Files(paths...)
-	if err != nil {
-		fmt.Fprintf(stderr, "policyrun test: %v\n", err)
-		return 2
-	}
-	passed, failed := 0, 0
-	loader := compiler.NewLoader(nil) // each module checked once
-	for _, name := range files {
-		src, err := policy.ReadFile(name)
+	return func(c *call) int {
+		bs, err := backend.Select(*backendName)
 		if err != nil {
-			fmt.Fprintf(stderr, "policyrun test: %v\n", err)
+			fmt.Fprintf(c.stderr, "policyrun test: %v\n", err)
 			return 2
 		}
-		f, info, diags := compiler.CheckFile(name, src, compiler.WithLoader(loader))
-		if diags.HasErrors() {
-			fmt.Fprintf(stdout, "FAIL %s: the policy does not compile\n", name)
-			diag.WriteText(stdout, src, diags)
-			if f != nil && len(f.Tests) > 0 {
-				failed += len(f.Tests)
-			} else {
-				failed++
+		paths := fl.Args()
+		if len(paths) == 0 {
+			paths = []string{"."}
+		}
+		files, err := policy.Files(paths...)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "policyrun test: %v\n", err)
+			return 2
+		}
+		passed, failed := 0, 0
+		loader := compiler.NewLoader(nil) // each module checked once
+		for _, name := range files {
+			src, err := policy.ReadFile(name)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "policyrun test: %v\n", err)
+				return 2
 			}
-			continue
-		}
-		results := func() []policytest.Result { return policytest.RunFile(f, info, bs) }
-		if f.Module {
-			results = func() []policytest.Result { return policytest.RunModule(src, f, bs) }
-		}
-		for _, r := range results() {
-			where := fmt.Sprintf("%s:%d", name, r.Test.Pos().Line)
-			if r.Passed() {
-				passed++
-				if *verbose {
-					fmt.Fprintf(stdout, "ok   %s: %s\n", where, r.Name())
+			f, info, diags := compiler.CheckFile(name, src, compiler.WithLoader(loader))
+			if diags.HasErrors() {
+				fmt.Fprintf(c.stdout, "FAIL %s: the policy does not compile\n", name)
+				diag.WriteText(c.stdout, src, diags)
+				if f != nil && len(f.Tests) > 0 {
+					failed += len(f.Tests)
+				} else {
+					failed++
 				}
 				continue
 			}
-			failed++
-			fmt.Fprintf(stdout, "FAIL %s: %s\n", where, r.Name())
-			for _, msg := range r.Failures {
-				fmt.Fprintf(stdout, "  %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
+			results := func() []policytest.Result { return policytest.RunFile(f, info, bs) }
+			if f.Module {
+				results = func() []policytest.Result { return policytest.RunModule(src, f, bs) }
+			}
+			for _, r := range results() {
+				where := fmt.Sprintf("%s:%d", name, r.Test.Pos().Line)
+				if r.Passed() {
+					passed++
+					if *verbose {
+						fmt.Fprintf(c.stdout, "ok   %s: %s\n", where, r.Name())
+					}
+					continue
+				}
+				failed++
+				fmt.Fprintf(c.stdout, "FAIL %s: %s\n", where, r.Name())
+				for _, msg := range r.Failures {
+					fmt.Fprintf(c.stdout, "  %s\n", strings.ReplaceAll(msg, "\n", "\n  "))
+				}
 			}
 		}
+		fmt.Fprintf(c.stdout, "%d passed, %d failed\n", passed, failed)
+		if failed > 0 {
+			return 1
+		}
+		return 0
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
-		return 1
-	}
-	return 0
 }

@@ -2,21 +2,20 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 )
 
-// runVersion is `policyrun version` (and `policyrun --version`): what the
+// versionMain is `policyrun version` (and `policyrun --version`): what the
 // build info says — the module version ("(devel)" for a build from a
 // checkout), the VCS revision and its time, whether the tree had changes,
 // and the Go version.
-func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: policyrun version")
+func versionMain(c *call) int {
+	if len(c.args) > 0 {
+		fmt.Fprintln(c.stderr, "usage: policyrun version")
 		return 2
 	}
-	fmt.Fprint(stdout, versionText())
+	fmt.Fprint(c.stdout, versionText())
 	return 0
 }
 
