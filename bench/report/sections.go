@@ -212,27 +212,23 @@ func b2Section(set *bench.Set) *reportSection {
 	}
 	s.add(ns, t)
 	s.add(mem, nil)
-	if side := sideBySide(set, "b2-side", "B2: the map[string]any baselines ÷ the arena, side by side (BenchmarkSideBySide)", [][2]string{
+	s.add(sideBySide(set, "b2-side", "B2: the map[string]any baselines ÷ the arena, side by side (BenchmarkSideBySide)", [][2]string{
 		{"json_map/json_referenced", "encoding/json map ÷ JSON arena"},
 		{"msgpack_map/referenced", "msgpack map ÷ msgpack arena"},
-	}); side != nil {
-		s.add(side, nil)
-	}
+	}), nil)
 	return s
 }
 
 // sideBySide charts ratios of BenchmarkSideBySide, which runs the B2 and B3
 // contenders in alternation, a short chunk each per op, so that their
-// ratios are steadier than those of separate benchmarks.
+// ratios are steadier than those of separate benchmarks. A chart without
+// figures is left out by reportSection.add.
 func sideBySide(set *bench.Set, id, title string, ratios [][2]string) *chart {
 	const name = "BenchmarkSideBySide"
 	c := newChart(id, "", title, "×", "ratio of the medians of ns per record, the contenders alternating", "ratio")
 	c.suffix = "×"
 	for _, r := range ratios {
 		c.add(r[0], r[1], "policyrun", set.Stat(name, r[0]))
-	}
-	if c.empty() {
-		return nil
 	}
 	return c
 }
@@ -255,12 +251,10 @@ func b3Section(set *bench.Set) *reportSection {
 		t.add(label, statCell(ns), statCell(ns.Scale(1e-3)), statCell(set.Stat(n, "MB/s")), statCell(set.Stat(n, "allocs/op")))
 	}
 	s.add(c, t)
-	if side := sideBySide(set, "b3-side", "B3: the cost of 6 upserts, 128 fields, side by side (BenchmarkSideBySide)", [][2]string{
+	s.add(sideBySide(set, "b3-side", "B3: the cost of 6 upserts, 128 fields, side by side (BenchmarkSideBySide)", [][2]string{
 		{"upserts6/edits0", "6 upserts ÷ 0 edits"},
 		{"upserts6/edits0_reencode", "6 upserts ÷ 0 edits, encoded again"},
-	}); side != nil {
-		s.add(side, nil)
-	}
+	}), nil)
 	return s
 }
 
