@@ -34,41 +34,45 @@ else
 		-count "$COUNT" -benchtime "$benchtime" -timeout 60m | tee "$out" >&2
 fi
 
-median='
+awklib='
 function median(list,   n, i, j, t, a) {
 	n = split(list, a, " ")
 	for (i = 1; i <= n; i++) a[i] += 0
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function header(first) {
+# keep notes the policies in the order of their first line.
+function keep(pol) {
+	if (!(pol in seen)) { seen[pol] = 1; order[++np] = pol }
+}
+# table prints the table: the line first, the header, and a row per
+# policy, made by the row function of the mode.
+function table(first,   k) {
 	print first
 	print ""
 	print "| policy | vm | lua_transpiled | lua_handwritten | expr | lua_t ÷ vm | lua_h ÷ vm | expr ÷ vm |"
 	print "|---|--:|--:|--:|--:|--:|--:|--:|"
+	for (k = 1; k <= np; k++) row(order[k])
 }'
 
 if [ $mode = ratios ]; then
-	grep '^BenchmarkBackendRatios/' "$out" | awk "$median"'
+	grep '^BenchmarkBackendRatios/' "$out" | awk "$awklib"'
+function row(pol) {
+	printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f× | %.0f× | %.0f× |\n", pol,
+		median(v[pol, "vm-ns/record"]), median(v[pol, "lua_t-ns/record"]),
+		median(v[pol, "lua_h-ns/record"]), median(v[pol, "expr-ns/record"]),
+		median(v[pol, "lua_t/vm"]), median(v[pol, "lua_h/vm"]), median(v[pol, "expr/vm"])
+}
 {
 	split($1, p, "/"); pol = p[2]; sub(/-[0-9]+$/, "", pol)
 	for (i = 3; i < NF; i += 2) v[pol, $(i + 1)] = v[pol, $(i + 1)] " " $i
-	if (!(pol in seen)) { seen[pol] = 1; order[++np] = pol }
+	keep(pol)
 }
-END {
-	header("ns/record (wall clock), medians; ratios: medians of the per-pass ratios")
-	for (k = 1; k <= np; k++) {
-		pol = order[k]
-		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f× | %.0f× | %.0f× |\n", pol,
-			median(v[pol, "vm-ns/record"]), median(v[pol, "lua_t-ns/record"]),
-			median(v[pol, "lua_h-ns/record"]), median(v[pol, "expr-ns/record"]),
-			median(v[pol, "lua_t/vm"]), median(v[pol, "lua_h/vm"]), median(v[pol, "expr/vm"])
-	}
-}'
+END { table("ns/record (wall clock), medians; ratios: medians of the per-pass ratios") }'
 	exit
 fi
 
-grep '^BenchmarkBackends/' "$out" | awk "$median"'
+grep '^BenchmarkBackends/' "$out" | awk "$awklib"'
 function ratio(pol, be,   n, i, a, b, r) {
 	n = split(cpu[pol SUBSEP be], a, " "); split(cpu[pol SUBSEP "vm"], b, " ")
 	r = ""
@@ -77,6 +81,11 @@ function ratio(pol, be,   n, i, a, b, r) {
 }
 function cell(pol, be) {
 	return sprintf("%.0f / %.0f (%d)", median(ns[pol SUBSEP be]), median(cpu[pol SUBSEP be]), allocs[pol SUBSEP be])
+}
+function row(pol) {
+	printf "| %s | %s | %s | %s | %s | %.0f× | %.0f× | %.0f× |\n", pol,
+		cell(pol, "vm"), cell(pol, "lua_transpiled"), cell(pol, "lua_handwritten"), cell(pol, "expr"),
+		ratio(pol, "lua_transpiled"), ratio(pol, "lua_handwritten"), ratio(pol, "expr")
 }
 {
 	split($1, p, "/"); pol = p[2]; be = p[3]; sub(/-[0-9]+$/, "", be)
@@ -88,14 +97,6 @@ function cell(pol, be) {
 	}
 	key = pol SUBSEP be
 	ns[key] = ns[key] " " n; cpu[key] = cpu[key] " " (c ? c : n); allocs[key] = al
-	if (!(pol in seen)) { seen[pol] = 1; order[++np] = pol }
+	keep(pol)
 }
-END {
-	header("ns/record / cpu-ns/record (allocs/record), medians; ratio = median of the per-pass cpu-ns ratios")
-	for (k = 1; k <= np; k++) {
-		pol = order[k]
-		printf "| %s | %s | %s | %s | %s | %.0f× | %.0f× | %.0f× |\n", pol,
-			cell(pol, "vm"), cell(pol, "lua_transpiled"), cell(pol, "lua_handwritten"), cell(pol, "expr"),
-			ratio(pol, "lua_transpiled"), ratio(pol, "lua_handwritten"), ratio(pol, "expr")
-	}
-}'
+END { table("ns/record / cpu-ns/record (allocs/record), medians; ratio = median of the per-pass cpu-ns ratios") }'
