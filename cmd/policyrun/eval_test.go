@@ -244,11 +244,7 @@ set .api = matches(as_string(.path) ?? "", prefix)
 		}
 	}
 	code, out, errs := runWith(in, "eval", "--policy", p, "--param", "keep=three", "--param", "evn=prod")
-	for _, want := range []string{"E0610", "parameter env has no value", "E0611", "did you mean env?", "E0612", `keep is the string "three"`} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("bad values: no %q in %s", want, errs)
-		}
-	}
+	wantAll(t, "bad values: stderr", errs, "E0610", "parameter env has no value", "E0611", "did you mean env?", "E0612", `keep is the string "three"`)
 	if code != 1 || out != "" {
 		t.Errorf("bad values: exit %d, out %q", code, out)
 	}

@@ -118,14 +118,10 @@ func TestFmtSyntaxErrors(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	for _, want := range []string{
-		bad + ":2:8: error[E0012]: expected '=' after the path in set, found '=='\n",
-		bad + ":3:6: error[E0013]: expected when after drop, found if\n",
-	} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errs)
-		}
-	}
+	wantAll(t, "stderr", errs,
+		bad+":2:8: error[E0012]: expected '=' after the path in set, found '=='\n",
+		bad+":3:6: error[E0013]: expected when after drop, found if\n",
+	)
 	if out != "" {
 		t.Errorf("stdout %q", out)
 	}

@@ -64,6 +64,16 @@ func writeFiles(t *testing.T, files map[string]string) string {
 // runCLI runs the command with args and no input.
 func runCLI(args ...string) (int, string, string) { return runWith("", args...) }
 
+// wantAll reports each of wants that got, what the test calls it, lacks.
+func wantAll(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, got)
+		}
+	}
+}
+
 // flakyServer is a receiver on a fixed address that can be taken down and
 // brought up again, and told how to misbehave meanwhile.
 type flakyServer struct {

@@ -219,11 +219,7 @@ func TestExampleGateway(t *testing.T) {
 		t.Fatalf("gateway.sh: %v\n%s", err, out)
 	}
 	text := string(out)
-	for _, want := range []string{"records 300,", "== gateway ==", "input otlp.0: in 300,", "== receiver ==", "output stdout.0: out "} {
-		if !strings.Contains(text, want) {
-			t.Errorf("no %q in the output:\n%s", want, text)
-		}
-	}
+	wantAll(t, "the output", text, "records 300,", "== gateway ==", "input otlp.0: in 300,", "== receiver ==", "output stdout.0: out ")
 	// The policy drops the debug records and the receiver gets the rest.
 	var kept, got int
 	gateway, receiver, _ := strings.Cut(text, "== receiver ==")

@@ -117,18 +117,14 @@ pipeline:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, want := range []string{
+	wantAll(t, "stderr", out,
 		"warning[W0001]: .status is never absent: the default is dead",
-		"--> " + filepath.Join(dir, "warn.policy") + ":8:18",
+		"--> "+filepath.Join(dir, "warn.policy")+":8:18",
 		"warning[W0007]",
-		filepath.Join(dir, "warn.policy") + ":9:11",
+		filepath.Join(dir, "warn.policy")+":9:11",
 		"= help: ",
 		"p.yaml: ok (1 inputs, 3 filters, 1 outputs), 2 warnings\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if n := strings.Count(out, "warning[W0001]"); n != 1 {
 		t.Errorf("the file run by two filters printed %d times:\n%s", n, out)
 	}
@@ -187,14 +183,10 @@ pipeline:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{
+	wantAll(t, "the summary", stderr,
 		"faults: lua_error 2\n",
 		"input app: in 3, unparsed 0, bytes 24\n",
 		"filter lua.0: in 3, dropped 0, faulted 2 (lua_error 2)\n",
 		"output null.0: out 3, bytes ",
-	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, stderr)
-		}
-	}
+	)
 }

@@ -65,13 +65,9 @@ func TestVersionFromLinker(t *testing.T) {
 	}
 	buildVersion, buildRevision, buildModified = "v1.2.3", "0123456789abcdef0123456789abcdef01234567", "true"
 	out := versionText()
-	for _, want := range []string{
+	wantAll(t, "the version", out,
 		"policyrun v1.2.3\n",
 		"revision 0123456789abcdef0123456789abcdef01234567 (with uncommitted changes)\n",
 		"time 2026-12-01T10:00:00Z\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in:\n%s", want, out)
-		}
-	}
+	)
 }
