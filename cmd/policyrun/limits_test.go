@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,25 +23,20 @@ func withDeadline(t *testing.T, d time.Duration, f func()) {
 	}
 }
 
+// spinScript is a script whose top level never ends.
+const spinScript = "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n"
+
 // TestEvalLuaLimits: eval --lua runs the script's top level within the
 // time limit, and faults a record that would pass the memory limit.
 func TestEvalLuaLimits(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, src string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	spin := write("spin.lua", "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n")
-	big := write("big.lua", `
+	dir := writeFiles(t, map[string]string{"spin.lua": spinScript, "big.lua": `
 function cb(tag, ts, record)
   if record.big then local s = "x"; for i = 1, 40 do s = s .. s end end
   record.ok = true
   return 2, ts, record
 end
-`)
+`})
+	spin, big := filepath.Join(dir, "spin.lua"), filepath.Join(dir, "big.lua")
 	withDeadline(t, 10*time.Second, func() {
 		code, _, errs := runWith("", "eval", "--lua", spin, "--call", "cb", "--lua-timeout", "200ms")
 		if code != 1 || !strings.Contains(errs, "the top-level chunk ran past the time limit (200ms)") {
@@ -64,7 +58,7 @@ end
 // its time_limit instead of hanging.
 func TestRunCheckLuaTopLevel(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"spin.lua": "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n",
+		"spin.lua": spinScript,
 		"p.yaml": `
 pipeline:
   inputs:
