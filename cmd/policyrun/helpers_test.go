@@ -64,6 +64,23 @@ func writeFiles(t *testing.T, files map[string]string) string {
 // runCLI runs the command with args and no input.
 func runCLI(args ...string) (int, string, string) { return runWith("", args...) }
 
+// withDeadline runs f and fails the test, saying what f does, if f does
+// not end in time (what hangs or never ends would otherwise hold the
+// test to its timeout).
+func withDeadline(t *testing.T, what string, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s: did not end within %v", what, d)
+	}
+}
+
 // wantAll reports each of wants that got, what the test calls it, lacks.
 func wantAll(t *testing.T, what, got string, wants ...string) {
 	t.Helper()

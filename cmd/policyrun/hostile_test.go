@@ -30,26 +30,20 @@ func TestPolicyPathNotARegularFile(t *testing.T) {
 		t.Skip("no FIFOs here:", err)
 	}
 	for _, path := range []string{fifo, "/dev/zero"} {
-		cfg := filepath.Join(dir, "pipeline.yaml")
-		os.WriteFile(cfg, []byte("pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n  filters:\n    - name: policy\n      file: "+path+"\n  outputs:\n    - name: stdout\n"), 0o644)
+		cfg := filepath.Join(writeFiles(t, map[string]string{
+			"pipeline.yaml": "pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n  filters:\n    - name: policy\n      file: " + path + "\n  outputs:\n    - name: stdout\n",
+		}), "pipeline.yaml")
 		for _, args := range [][]string{
 			{"check", path},
 			{"eval", "--policy", path},
 			{"run", "--check", cfg},
 			{"run", cfg},
 		} {
-			done := make(chan struct{})
 			var code int
 			var stderr string
-			go func() {
+			withDeadline(t, fmt.Sprint(args), 10*time.Second, func() {
 				code, _, stderr = runWith("", args...)
-				close(done)
-			}()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%v: still running after 10 s", args)
-			}
+			})
 			if code == 0 || !strings.Contains(stderr, "not a regular file") {
 				t.Errorf("%v: exit %d, %q; want an error saying it is not a regular file", args, code, stderr)
 			}
@@ -63,13 +57,8 @@ func TestPolicyPathNotARegularFile(t *testing.T) {
 // never read, checkpoint saves failed, and exit_on_eof exited 0.
 func TestTailFilesPastFDLimit(t *testing.T) {
 	needChildProcess(t)
-	dir := t.TempDir()
-	os.Mkdir(filepath.Join(dir, "logs"), 0o755)
 	const n = 1000
-	for i := range n {
-		os.WriteFile(filepath.Join(dir, "logs", fmt.Sprintf("f%04d.log", i)), fmt.Appendf(nil, "{\"file\":%d}\n", i), 0o644)
-	}
-	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(`service:
+	files := map[string]string{"p.yaml": `service:
   data_dir: data
 pipeline:
   inputs:
@@ -80,7 +69,11 @@ pipeline:
   outputs:
     - name: file
       path: out.txt
-`), 0o644)
+`}
+	for i := range n {
+		files[fmt.Sprintf("logs/f%04d.log", i)] = fmt.Sprintf("{\"file\":%d}\n", i)
+	}
+	dir := writeFiles(t, files)
 	cmd := cliCommand(dir, "run", "--quiet", "p.yaml")
 	cmd.Args = append([]string{"sh", "-c", `ulimit -n 256 && exec "$0" "$@"`, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = "/bin/sh"
@@ -106,7 +99,6 @@ pipeline:
 // the summary; `policyrun replay` sends them again once it takes them and
 // empties the directory. They were dropped.
 func TestDeadLetterReplay(t *testing.T) {
-	dir := t.TempDir()
 	var refuse atomic.Bool
 	refuse.Store(true)
 	rc := otlptest.New(t)
@@ -123,9 +115,7 @@ func TestDeadLetterReplay(t *testing.T) {
 	for i := range 100 {
 		fmt.Fprintf(&lines, "{\"n\":%d}\n", i)
 	}
-	os.WriteFile(filepath.Join(dir, "a.log"), []byte(lines.String()), 0o644)
-	cfg := filepath.Join(dir, "p.yaml")
-	os.WriteFile(cfg, []byte(`service:
+	dir := writeFiles(t, map[string]string{"a.log": lines.String(), "p.yaml": `service:
   data_dir: data
 pipeline:
   inputs:
@@ -136,12 +126,13 @@ pipeline:
       exit_on_eof: true
   outputs:
     - name: otlp
-      endpoint: `+srv.URL+`
+      endpoint: ` + srv.URL + `
       buffer:
         type: filesystem
       dead_letter:
         path: dead
-`), 0o644)
+`})
+	cfg := filepath.Join(dir, "p.yaml")
 	code, _, stderr := runWith("", "run", cfg)
 	if code != 0 || !strings.Contains(stderr, "dead-lettered 100") {
 		t.Fatalf("run: exit %d\n%s", code, stderr)

@@ -7,27 +7,12 @@ import (
 	"time"
 )
 
-// withDeadline runs f and fails the test if it does not end in time: the
-// scripts below hang or kill the process without their limits.
-func withDeadline(t *testing.T, d time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("did not end within %v", d)
-	}
-}
-
 // spinScript is a script whose top level never ends.
 const spinScript = "while true do end\nfunction cb(tag, ts, record) return 0, ts, record end\n"
 
 // TestEvalLuaLimits: eval --lua runs the script's top level within the
-// time limit, and faults a record that would pass the memory limit.
+// time limit, and faults a record that would pass the memory limit. (The
+// scripts hang or kill the process without their limits: withDeadline.)
 func TestEvalLuaLimits(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"spin.lua": spinScript, "big.lua": `
 function cb(tag, ts, record)
@@ -37,13 +22,13 @@ function cb(tag, ts, record)
 end
 `})
 	spin, big := filepath.Join(dir, "spin.lua"), filepath.Join(dir, "big.lua")
-	withDeadline(t, 10*time.Second, func() {
+	withDeadline(t, "eval of a looping top level", 10*time.Second, func() {
 		code, _, errs := runWith("", "eval", "--lua", spin, "--call", "cb", "--lua-timeout", "200ms")
 		if code != 1 || !strings.Contains(errs, "the top-level chunk ran past the time limit (200ms)") {
 			t.Errorf("a looping top level: exit %d, %s", code, errs)
 		}
 	})
-	withDeadline(t, 30*time.Second, func() {
+	withDeadline(t, "eval of a script past its memory limit", 30*time.Second, func() {
 		code, out, errs := runWith(`{"big":true}`+"\n"+`{"n":1}`+"\n", "eval", "--lua", big, "--call", "cb", "--lua-memory-limit", "16M", "--lua-timeout", "20s")
 		if code != 0 || out != `{"big":true}`+"\n"+`{"n":1,"ok":true}`+"\n" || !strings.Contains(errs, "1 faulted (memory_limit 1)") {
 			t.Errorf("exit %d, stdout %q, stderr %s", code, out, errs)
@@ -73,7 +58,7 @@ pipeline:
     - name: null
 `,
 	})
-	withDeadline(t, 10*time.Second, func() {
+	withDeadline(t, "run --check of a looping top level", 10*time.Second, func() {
 		code, _, errs := runCLI("run", "--check", filepath.Join(dir, "p.yaml"))
 		if code != 1 || !strings.Contains(errs, "the top-level chunk ran past the time limit (200ms)") {
 			t.Errorf("exit %d, %s", code, errs)
