@@ -26,12 +26,8 @@ var benchCommands = map[string]command{
 // benchMain is `policyrun bench pipeline|report|otlp [flags]`.
 func benchMain(c *call) int {
 	args := c.args
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(c.stderr, strings.TrimSpace(usageText("bench")))
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+	if code, ok := usageAsked(args, func() { fmt.Fprintln(c.stderr, strings.TrimSpace(usageText("bench"))) }); ok {
+		return code
 	}
 	sub, ok := benchCommands[args[0]]
 	if !ok {

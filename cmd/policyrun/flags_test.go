@@ -40,6 +40,31 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestCommandLineUsage: policyrun and policyrun bench answer no command
+// with their usage and status 2, -h, --help and help with it and 0, and
+// a command they do not know by naming it, with 2.
+func TestCommandLineUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // the start of stderr
+	}{
+		{nil, 2, "usage: policyrun <command>"},
+		{[]string{"-h"}, 0, "usage: policyrun <command>"},
+		{[]string{"--help"}, 0, "usage: policyrun <command>"},
+		{[]string{"help"}, 0, "usage: policyrun <command>"},
+		{[]string{"nope"}, 2, "policyrun: unknown command \"nope\"\n\nusage: policyrun <command>"},
+		{[]string{"bench", "--help"}, 0, "usage: policyrun bench pipeline"},
+		{[]string{"bench", "help"}, 0, "usage: policyrun bench pipeline"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runWith("", tt.args...)
+		if code != tt.code || out != "" || !strings.HasPrefix(errs, tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit %d, stderr from %q", tt.args, code, out, errs, tt.code, tt.want)
+		}
+	}
+}
+
 // TestParseFlagsArgs: parseFlags holds a command to the arguments it
 // takes, printing the usage (or, flagsOnly, naming the extra ones) and
 // ending with status 2 otherwise; -h ends with 0.

@@ -70,12 +70,8 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+	if code, ok := usageAsked(args, func() { usage(stderr) }); ok {
+		return code
 	}
 	if args[0] == "--version" || args[0] == "-version" {
 		args[0] = "version"
@@ -87,6 +83,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return c.run(args[0], &call{args[1:], stdin, stdout, stderr})
+}
+
+// usageAsked answers, with usage, a command line that names no command
+// (exit status 2) or asks for help: -h, --help or help (0). ok is false
+// for any other.
+func usageAsked(args []string, usage func()) (code int, ok bool) {
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
+		return 0, false
+	}
+	usage()
+	if len(args) == 0 {
+		return 2, true
+	}
+	return 0, true
 }
 
 func usage(w io.Writer) {
