@@ -13,6 +13,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
+	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/internal/luasandbox"
 	"github.com/policyrun/policyrun/record"
@@ -105,24 +106,9 @@ func (s *state) register() {
 			L.Push(s.null)
 			return 1
 		}
-		names := r.SubexpNames()
-		t, o := s.newMap(len(names))
-		n := 0
-		for i, name := range names {
-			if i == 0 || name == "" {
-				continue
-			}
-			v := ""
-			if m[2*i] >= 0 {
-				v = x[m[2*i]:m[2*i+1]]
-			}
-			if t.RawGetString(name) == glua.LNil {
-				n++
-				o.RawSetInt(n, glua.LString(name))
-			}
-			t.RawSetString(name, glua.LString(v))
-		}
-		L.Push(t)
+		var pairs []kv
+		grok.Fields(r, x, m, true, func(name, value string) { pairs = append(pairs, kv{name, value}) })
+		L.Push(s.strMap(pairs, true))
 		return 1
 	})
 	impl(builtin.ReplaceRe, func(L *glua.LState) int {

@@ -30,7 +30,7 @@ func (s *state) registerLogs(impl func(builtin.ID, func(*glua.LState) int)) {
 			return 1
 		}
 		var pairs []kv
-		grok.Fields(re, x, loc, func(name, value string) { pairs = append(pairs, kv{name, value}) })
+		grok.Fields(re, x, loc, false, func(name, value string) { pairs = append(pairs, kv{name, value}) })
 		L.Push(s.strMap(pairs, true))
 		return 1
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/builtin"
 	"github.com/policyrun/policyrun/internal/digest"
+	"github.com/policyrun/policyrun/internal/grok"
 	"github.com/policyrun/policyrun/internal/kvtext"
 	"github.com/policyrun/policyrun/record"
 	"github.com/policyrun/policyrun/spec"
@@ -416,18 +417,10 @@ func (m *Machine) capture(dst *Reg, s string, re *regexp.Regexp) {
 		return
 	}
 	a := m.a
-	names := re.SubexpNames()
-	b := a.BeginMap(len(names))
-	for i, name := range names {
-		if i == 0 || name == "" {
-			continue
-		}
-		v := ""
-		if loc[2*i] >= 0 {
-			v = s[loc[2*i]:loc[2*i+1]]
-		}
-		b.Add(a.NewStringFrom(name), a.NewStringFrom(v))
-	}
+	b := a.BeginMap(re.NumSubexp())
+	grok.Fields(re, s, loc, true, func(name, value string) {
+		b.Add(a.NewStringFrom(name), a.NewStringFrom(value))
+	})
 	*dst = Reg{K: record.Map, V: b.Finish()}
 }
 

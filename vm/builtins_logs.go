@@ -111,7 +111,7 @@ func init() {
 		}
 		a := m.a
 		b := a.BeginMap(re.NumSubexp())
-		grok.Fields(re, s, loc, func(name, value string) {
+		grok.Fields(re, s, loc, false, func(name, value string) {
 			b.Add(a.NewStringFrom(name), a.NewStringFrom(value))
 		})
 		*dst = Reg{K: record.Map, V: b.Finish()}

@@ -150,26 +150,34 @@ func Names() []string {
 	return out
 }
 
-// Fields calls f for each named group of re that took part in the match
-// loc (re.FindStringSubmatchIndex(s)), in the order of the groups; a name
-// given to several groups (alternatives) is reported once, with the first
-// of them that matched.
-func Fields(re *regexp.Regexp, s string, loc []int, f func(name, value string)) {
+// Fields calls f once for each name of re's named groups, in the order
+// the pattern first gives each name, with the text of the first group of
+// that name that took part in the match loc (re.FindStringSubmatchIndex(s)).
+// A name none of whose groups took part is left out, or, with all, given
+// "": capture has every name of its pattern, parse_grok only the fields it
+// matched. A name may stand on several groups (alternatives); the one that
+// matched gives the value, wherever it stands.
+func Fields(re *regexp.Regexp, s string, loc []int, all bool, f func(name, value string)) {
 	names := re.SubexpNames()
+next:
 	for i := 1; i < len(names); i++ {
 		name := names[i]
-		if name == "" || loc[2*i] < 0 {
+		if name == "" {
 			continue
 		}
-		dup := false
 		for k := 1; k < i; k++ {
-			if names[k] == name && loc[2*k] >= 0 {
-				dup = true
-				break
+			if names[k] == name {
+				continue next // given at its first group
 			}
 		}
-		if !dup {
-			f(name, s[loc[2*i]:loc[2*i+1]])
+		for j := i; j < len(names); j++ {
+			if names[j] == name && loc[2*j] >= 0 {
+				f(name, s[loc[2*j]:loc[2*j+1]])
+				continue next
+			}
+		}
+		if all {
+			f(name, "")
 		}
 	}
 }

@@ -25,7 +25,7 @@ func fields(t *testing.T, pattern, s string) map[string]string {
 		return nil
 	}
 	out := map[string]string{}
-	Fields(re, s, loc, func(k, v string) { out[k] = v })
+	Fields(re, s, loc, false, func(k, v string) { out[k] = v })
 	return out
 }
 

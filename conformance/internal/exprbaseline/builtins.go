@@ -95,6 +95,6 @@ func grokFields(re *regexp.Regexp, s string) map[string]any {
 	if loc == nil {
 		return m
 	}
-	grok.Fields(re, s, loc, func(name, value string) { m[name] = value })
+	grok.Fields(re, s, loc, false, func(name, value string) { m[name] = value })
 	return m
 }
