@@ -3,13 +3,12 @@ package lsp
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/lspwire"
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
@@ -50,31 +49,13 @@ func startServer(t *testing.T) *client {
 		c.done <- err
 	}()
 	go func() {
-		// The client's own reader of the framing, independent of the
-		// server's: exactly one Content-Length header, then the body.
 		r := bufio.NewReader(outR)
 		for {
-			line, err := r.ReadString('\n')
+			body, err := lspwire.Read(r)
+			c.msgs <- rawMsg{body: body, err: err}
 			if err != nil {
-				c.msgs <- rawMsg{err: err}
 				return
 			}
-			n, ok := strings.CutPrefix(line, "Content-Length: ")
-			length, err := strconv.Atoi(strings.TrimSuffix(n, "\r\n"))
-			if !ok || err != nil || !strings.HasSuffix(n, "\r\n") {
-				c.msgs <- rawMsg{err: fmt.Errorf("bad header line %q", line)}
-				return
-			}
-			if blank, err := r.ReadString('\n'); err != nil || blank != "\r\n" {
-				c.msgs <- rawMsg{err: fmt.Errorf("no blank line after the header: %q", blank)}
-				return
-			}
-			body := make([]byte, length)
-			if _, err := io.ReadFull(r, body); err != nil {
-				c.msgs <- rawMsg{err: err}
-				return
-			}
-			c.msgs <- rawMsg{body: body}
 		}
 	}()
 	t.Cleanup(func() {
@@ -89,7 +70,7 @@ func startServer(t *testing.T) *client {
 // writeRaw writes one framed message with the body as it is.
 func (c *client) writeRaw(body string) {
 	c.t.Helper()
-	c.writeBytes(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	c.writeBytes(lspwire.Frame(body))
 }
 
 // writeBytes writes bytes as they are: framing errors included.

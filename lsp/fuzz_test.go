@@ -10,21 +10,21 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/policyrun/policyrun/internal/testkit/lspwire"
 )
 
-func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
-
 // A session's bytes, as seeds.
-var sessionSeed = frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) +
-	frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`) +
-	frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.policy","version":1,"text":"policy \"p\"\nschema {\n  a: {b: int}\n}\nset .c = .a.\n"}}}`) +
-	frame(`{"jsonrpc":"2.0","id":2,"method":"textDocument/completion","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":12}}}`) +
-	frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":10}}}`) +
-	frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.policy","version":2},"contentChanges":[{"range":{"start":{"line":4,"character":12},"end":{"line":4,"character":12}},"text":"b"}]}}`) +
-	frame(`{"jsonrpc":"2.0","id":4,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":12}}}`) +
-	frame(`{"jsonrpc":"2.0","id":5,"method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///a.policy"},"options":{}}}`) +
-	frame(`{"jsonrpc":"2.0","id":6,"method":"shutdown"}`) +
-	frame(`{"jsonrpc":"2.0","method":"exit"}`)
+var sessionSeed = lspwire.Frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.policy","version":1,"text":"policy \"p\"\nschema {\n  a: {b: int}\n}\nset .c = .a.\n"}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","id":2,"method":"textDocument/completion","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":12}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":10}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.policy","version":2},"contentChanges":[{"range":{"start":{"line":4,"character":12},"end":{"line":4,"character":12}},"text":"b"}]}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","id":4,"method":"textDocument/definition","params":{"textDocument":{"uri":"file:///a.policy"},"position":{"line":4,"character":12}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","id":5,"method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///a.policy"},"options":{}}}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","id":6,"method":"shutdown"}`) +
+	lspwire.Frame(`{"jsonrpc":"2.0","method":"exit"}`)
 
 // readMessage never panics, never reads a body larger than maxMessage,
 // and always gets on: every call but the last consumes input.
@@ -77,11 +77,11 @@ func FuzzFrameRoundTrip(f *testing.F) {
 // recover would log one) and Serve returns.
 func FuzzServe(f *testing.F) {
 	f.Add([]byte(sessionSeed))
-	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`) + frame(`{"jsonrpc":"2.0","id":null,"method":"x"}`)))
-	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":[]}`) +
-		frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"u","text":"policy \"p\"\nset .a = (\n"}}}`) +
-		frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"u"},"contentChanges":[{"range":{"start":{"line":-1,"character":99},"end":{"line":0,"character":-5}},"text":"\u0000😀"}]}}`) +
-		frame(`{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"u"},"position":{"line":1e9,"character":1}}}`)))
+	f.Add([]byte(lspwire.Frame(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`) + lspwire.Frame(`{"jsonrpc":"2.0","id":null,"method":"x"}`)))
+	f.Add([]byte(lspwire.Frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":[]}`) +
+		lspwire.Frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"u","text":"policy \"p\"\nset .a = (\n"}}}`) +
+		lspwire.Frame(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"u"},"contentChanges":[{"range":{"start":{"line":-1,"character":99},"end":{"line":0,"character":-5}},"text":"\u0000😀"}]}}`) +
+		lspwire.Frame(`{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"u"},"position":{"line":1e9,"character":1}}}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var log bytes.Buffer
 		Serve(bytes.NewReader(data), io.Discard, &log)

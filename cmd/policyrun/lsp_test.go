@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/lspwire"
 )
 
 // policyrun lsp as an editor starts it: a child process spoken to over
@@ -33,22 +33,13 @@ func TestLSPProcess(t *testing.T) {
 	}
 	send := func(v any) {
 		b, _ := json.Marshal(v)
-		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+		io.WriteString(stdin, lspwire.Frame(string(b)))
 	}
 	r := bufio.NewReader(stdout)
 	read := func() map[string]any {
-		line, err := r.ReadString('\n')
+		body, err := lspwire.Read(r)
 		if err != nil {
 			t.Fatalf("reading: %v (stderr %s)", err, stderr.String())
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "Content-Length:")))
-		if err != nil {
-			t.Fatalf("header %q", line)
-		}
-		r.ReadString('\n')
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
-			t.Fatal(err)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(body, &m); err != nil {
