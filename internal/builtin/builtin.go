@@ -239,7 +239,7 @@ var table = [NumIDs]Func{
 	Substr:     {Sig: "substr(s string, start int, end int) string", Doc: "the bytes of s from start up to end, both clamped to [0, len(s)]"},
 
 	Matches:   {Sig: "matches(s string, re string) bool", Doc: "whether the constant RE2 pattern re matches somewhere in s", Regex: true},
-	Capture:   {Sig: "capture(s string, re string) map<string>?", Doc: "the named groups of the first match of re in s, or null when it does not match", Regex: true},
+	Capture:   {Sig: "capture(s string, re string) map<string>?", Doc: "the named groups of the first match of re in s, or null when it does not match: a group that took no part gives \"\", and a name on several groups (one per alternative) is one key, holding the group that matched", Regex: true},
 	ReplaceRe: {Sig: "replace_re(s string, re string, repl string) string", Doc: "s with every match of re replaced by repl ($1, ${name} expand groups)", Regex: true},
 
 	ToString:    {Sig: "to_string(v any?) string", Doc: `v as text: strings as they are, numbers and booleans formatted, null and absent as "", maps and arrays as JSON`},
