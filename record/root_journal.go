@@ -51,32 +51,36 @@ func (r *Record) journalIndex(jr *rootJournal, pos int) (int, bool) {
 	return pos, true
 }
 
-// noteChanged records that the root's entry pos changed its value or key.
-func (r *Record) noteChanged(pos int) {
+// journalBit returns the journal and the bit of the decoded root's entry
+// that the root's entry pos stands for, or a nil journal when it is off or
+// pos is an entry added since: an edit of one then changes no mask.
+func (r *Record) journalBit(pos int) (*rootJournal, uint64) {
 	if r.ext == 0 {
-		return
+		return nil, 0
 	}
 	jr := &r.ts().jr
 	if !jr.ok {
-		return
+		return nil, 0
 	}
-	if i, ok := r.journalIndex(jr, pos); ok {
-		jr.changed |= 1 << i
+	i, ok := r.journalIndex(jr, pos)
+	if !ok {
+		return nil, 0
+	}
+	return jr, 1 << i
+}
+
+// noteChanged records that the root's entry pos changed its value or key.
+func (r *Record) noteChanged(pos int) {
+	if jr, bit := r.journalBit(pos); jr != nil {
+		jr.changed |= bit
 	}
 }
 
 // noteRemoved records that the root's entry pos was removed.
 func (r *Record) noteRemoved(pos int) {
-	if r.ext == 0 {
-		return
-	}
-	jr := &r.ts().jr
-	if !jr.ok {
-		return
-	}
-	if i, ok := r.journalIndex(jr, pos); ok {
-		jr.removed |= 1 << i
-		jr.changed &^= 1 << i
+	if jr, bit := r.journalBit(pos); jr != nil {
+		jr.removed |= bit
+		jr.changed &^= bit
 	}
 }
 
