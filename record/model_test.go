@@ -12,23 +12,9 @@ import (
 
 type model struct{ m map[string]any }
 
-func deepCopy(x any) any {
-	switch x := x.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, v := range x {
-			c[k] = deepCopy(v)
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, v := range x {
-			c[i] = deepCopy(v)
-		}
-		return c
-	}
-	return x
-}
+// deepCopy copies the maps and arrays of x, so that the model's edits
+// leave the original alone.
+func deepCopy(x any) any { return mapGo(x, func(v any) any { return v }) }
 
 func (m *model) get(p []string) (any, bool) {
 	var cur any = m.m

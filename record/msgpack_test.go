@@ -15,25 +15,15 @@ import (
 
 // normGo makes values decoded by msgpack/v5 comparable with Arena.ToGo.
 func normGo(x any) any {
-	switch x := x.(type) {
-	case int, int8, int16, int32, uint8, uint16, uint32, uint64, float32:
-		return goNumber(x)
-	case time.Time:
-		return x.UTC()
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normGo(e)
+	return mapGo(x, func(v any) any {
+		switch v := v.(type) {
+		case int, int8, int16, int32, uint8, uint16, uint32, uint64, float32:
+			return goNumber(v)
+		case time.Time:
+			return v.UTC()
 		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normGo(e)
-		}
-		return out
-	}
-	return x
+		return v
+	})
 }
 
 // mustMarshal is x as msgpack/v5 encodes it.

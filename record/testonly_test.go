@@ -108,6 +108,26 @@ func (a *Arena) fromGo(x any) (Value, error) {
 	return Value{}, fmt.Errorf("record: cannot convert %T", x)
 }
 
+// mapGo copies the maps and arrays of the Go value x (as ToGo or a JSON
+// or msgpack library returns it) with leaf applied to every other value.
+func mapGo(x any, leaf func(any) any) any {
+	switch x := x.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = mapGo(e, leaf)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = mapGo(e, leaf)
+		}
+		return out
+	}
+	return leaf(x)
+}
+
 // goNumber is x, of a Go integer or float type, as an int64, or a
 // float64 for a float or an integer above MaxInt64: the numbers a record
 // holds. It is nil for anything else.
