@@ -258,9 +258,7 @@ func (c *protoConverter) resourceGroup(req *logs.LogsData, a *record.Arena, m re
 		},
 		SchemaUrl: a.Str(get(a, m, "schema_url")),
 	}
-	return groupIndex(&req.ResourceLogs, func(g *logs.ResourceLogs) bool {
-		return proto.Equal(g.Resource, rl.Resource) && g.SchemaUrl == rl.SchemaUrl
-	}, rl)
+	return groupIndex(&req.ResourceLogs, rl, (*logs.ResourceLogs).GetResource)
 }
 
 func (c *protoConverter) scopeGroup(rl *logs.ResourceLogs, a *record.Arena, m record.Value) int {
@@ -273,16 +271,15 @@ func (c *protoConverter) scopeGroup(rl *logs.ResourceLogs, a *record.Arena, m re
 		},
 		SchemaUrl: a.Str(get(a, m, "schema_url")),
 	}
-	return groupIndex(&rl.ScopeLogs, func(g *logs.ScopeLogs) bool {
-		return proto.Equal(g.Scope, sl.Scope) && g.SchemaUrl == sl.SchemaUrl
-	}, sl)
+	return groupIndex(&rl.ScopeLogs, sl, (*logs.ScopeLogs).GetScope)
 }
 
-// groupIndex returns the index of the first of groups that is the same
-// as a new group, appending the new one when there is none.
-func groupIndex[G any](groups *[]G, same func(G) bool, g G) int {
+// groupIndex returns the index of the first of groups with the head
+// (resource or scope) and schema URL of a new group g, appending g when
+// there is none.
+func groupIndex[G interface{ GetSchemaUrl() string }, H proto.Message](groups *[]G, g G, head func(G) H) int {
 	for i, h := range *groups {
-		if same(h) {
+		if proto.Equal(head(h), head(g)) && h.GetSchemaUrl() == g.GetSchemaUrl() {
 			return i
 		}
 	}
