@@ -132,6 +132,14 @@ func startsJSONValue(c byte) bool {
 	return c >= '0' && c <= '9'
 }
 
+// digitsEnd returns the end of the run of decimal digits at i.
+func digitsEnd(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
@@ -554,12 +562,8 @@ func (d *jsonDecoder) number(i int) (Value, int, error) {
 	isFloat := false
 	if i < len(b) && b[i] == '.' {
 		isFloat = true
-		i++
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		j := i + 1
+		if i = digitsEnd(b, j); i == j {
 			return d.numErr(i)
 		}
 		if f, ok := exactDecimal(b[digits:i], i-j); ok && (i >= len(b) || b[i]|0x20 != 'e') {
@@ -576,10 +580,7 @@ func (d *jsonDecoder) number(i int) (Value, int, error) {
 			i++
 		}
 		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		if i = digitsEnd(b, j); i == j {
 			return d.numErr(i)
 		}
 	}

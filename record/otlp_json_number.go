@@ -35,10 +35,7 @@ func (d *otlpJSONDecoder) number(i int) (int, error) {
 // breaks JSON's grammar and false.
 func numberEnd(b []byte, i int) (int, bool) {
 	digits := func(i int) (int, bool) {
-		j := i
-		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
-			j++
-		}
+		j := digitsEnd(b, i)
 		return j, j > i
 	}
 	if i < len(b) && b[i] == '-' {
@@ -119,15 +116,12 @@ func jsonNumberInt(s []byte) (neg bool, mag uint64, status int) {
 	if s[i] == '0' {
 		start++
 	}
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
+	i = digitsEnd(s, i)
 	intp := s[start:i]
 	var frac []byte
 	if i < len(s) && s[i] == '.' {
 		j := i + 1
-		for i = j; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
-		}
+		i = digitsEnd(s, j)
 		frac = bytes.TrimRight(s[j:i], "0")
 	}
 	exp := 0
