@@ -25,39 +25,43 @@ func (e *OTLPEncoder) AppendJSON(dst []byte, recs []*Record) []byte {
 	dst = append(jsonKey(dst, len(dst), requestMsg.jsonName(reqResourceLogs)), '[')
 	for ri := range e.res {
 		g := &e.res[ri]
-		if ri > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '{')
-		obj := len(dst)
-		dst = appendResourceJSON(dst, g.a, g.v)
-		dst = jsonKey(dst, obj, resourceLogsMsg.jsonName(groupChildren))
-		dst = append(dst, '[')
+		var obj, sobj int
+		dst, obj = openGroupJSON(dst, ri == 0, &resourceLogsMsg, appendResourceJSON, g.a, g.v)
 		for si := g.first; si >= 0; si = e.scopes[si].next {
 			s := &e.scopes[si]
-			if si != g.first {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, '{')
-			sobj := len(dst)
-			dst = appendScopeJSON(dst, s.a, s.v)
-			dst = jsonKey(dst, sobj, scopeLogsMsg.jsonName(groupChildren))
-			dst = append(dst, '[')
+			dst, sobj = openGroupJSON(dst, si == g.first, &scopeLogsMsg, appendScopeJSON, s.a, s.v)
 			for i := s.first; i >= 0; i = e.next[i] {
 				if i != s.first {
 					dst = append(dst, ',')
 				}
 				dst = appendLogRecordJSON(dst, recs[i])
 			}
-			dst = append(dst, ']')
-			dst = appendStringJSON(dst, sobj, scopeLogsMsg.jsonName(groupSchemaURL), s.a, viewValue(s.a, s.v, &scopeView[ViewScopeSchemaURL]))
-			dst = append(dst, '}')
+			dst = closeGroupJSON(dst, sobj, &scopeLogsMsg, s.a, viewValue(s.a, s.v, &scopeView[ViewScopeSchemaURL]))
 		}
-		dst = append(dst, ']')
-		dst = appendStringJSON(dst, obj, resourceLogsMsg.jsonName(groupSchemaURL), g.a, viewValue(g.a, g.v, &resourceView[ViewResSchemaURL]))
-		dst = append(dst, '}')
+		dst = closeGroupJSON(dst, obj, &resourceLogsMsg, g.a, viewValue(g.a, g.v, &resourceView[ViewResSchemaURL]))
 	}
 	return append(dst, "]}"...)
+}
+
+// openGroupJSON begins a ResourceLogs or ScopeLogs object, after a comma
+// unless it is the first of its list: its head (the resource or the
+// scope, written by head) and the key and '[' of its children. It returns
+// where the object's fields start, for closeGroupJSON.
+func openGroupJSON(dst []byte, first bool, msg *protoMessage, head func([]byte, *Arena, Value) []byte, a *Arena, v Value) ([]byte, int) {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '{')
+	obj := len(dst)
+	dst = head(dst, a, v)
+	return append(jsonKey(dst, obj, msg.jsonName(groupChildren)), '['), obj
+}
+
+// closeGroupJSON ends what openGroupJSON began: the children's ']', the
+// schema URL url and the '}'.
+func closeGroupJSON(dst []byte, obj int, msg *protoMessage, a *Arena, url Value) []byte {
+	dst = appendStringJSON(append(dst, ']'), obj, msg.jsonName(groupSchemaURL), a, url)
+	return append(dst, '}')
 }
 
 // jsonKey writes the name of a field of the object whose first field
