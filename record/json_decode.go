@@ -373,6 +373,10 @@ func (d *jsonDecoder) plainView(start, end int) Value {
 // strSpecial returns the index of the first byte of b at or after p that
 // is '"', '\\', a control character or non-ASCII, or len(b): a word at a
 // time, then by table.
+//
+// It returns from inside the word loop, not through special8From, so that
+// the common case, a closing quote found a word at a time, takes no second
+// test: this is the first scan of every string the decoder reads.
 func strSpecial(b []byte, p int) int {
 	for ; p+8 <= len(b); p += 8 {
 		if m := special8(binary.LittleEndian.Uint64(b[p:])); m != 0 {
@@ -381,6 +385,19 @@ func strSpecial(b []byte, p int) int {
 	}
 	for p < len(b) && safeASCII[b[p]] {
 		p++
+	}
+	return p
+}
+
+// special8From is strSpecial's word-at-a-time scan: the index of the
+// first special byte of b at or after p, or where fewer than 8 bytes are
+// left. It inlines, so the scanners that go on byte by byte in their own
+// way (strRest, appendQuoted) share it at no cost.
+func special8From(b []byte, p int) int {
+	for ; p+8 <= len(b); p += 8 {
+		if m := special8(binary.LittleEndian.Uint64(b[p:])); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
 	}
 	return p
 }
@@ -402,13 +419,7 @@ func (d *jsonDecoder) strRest(i, q int) (Value, int, error) {
 	i = q
 	esc, plain := false, true
 	for {
-		for i+8 <= len(b) {
-			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
+		i = special8From(b, i)
 		if i >= len(b) {
 			return Value{}, i, decodeErr(i, ErrTruncated, "in a string")
 		}

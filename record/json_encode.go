@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -252,13 +251,7 @@ func appendQuoted(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	i, start := 0, 0
 	for {
-		for i+8 <= len(s) {
-			if m := special8(binary.LittleEndian.Uint64(s[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
+		i = special8From(s, i)
 		for i < len(s) && safeASCII[s[i]] {
 			i++
 		}
