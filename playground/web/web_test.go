@@ -2,8 +2,6 @@ package web
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"io/fs"
 	"net/http"
@@ -62,9 +60,8 @@ func TestEmbeddedWasm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(bin)
-	if hex.EncodeToString(sum[:]) != s.Wasm || len(bin) != s.Size {
-		t.Errorf("playground.wasm.gz holds %d bytes, sha256 %x; wasm.sum says %d, %s", len(bin), sum, s.Size, s.Wasm)
+	if h := wasmbuild.Hash(bin); h != s.Wasm || len(bin) != s.Size {
+		t.Errorf("playground.wasm.gz holds %d bytes, sha256 %s; wasm.sum says %d, %s", len(bin), h, s.Size, s.Wasm)
 	}
 	if !bytes.HasPrefix(bin, []byte("\x00asm")) {
 		t.Errorf("playground.wasm is not WebAssembly: % x", bin[:min(8, len(bin))])

@@ -5,8 +5,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,15 +28,7 @@ func gen() error {
 	if err != nil {
 		return err
 	}
-	version, err := wasmbuild.GoVersion(root)
-	if err != nil {
-		return err
-	}
-	sources, err := wasmbuild.SourceSum(root)
-	if err != nil {
-		return err
-	}
-	bin, err := wasmbuild.Build(root)
+	bin, sum, err := wasmbuild.Build(root)
 	if err != nil {
 		return err
 	}
@@ -47,17 +37,15 @@ func gen() error {
 		return err
 	}
 	gz := wasmbuild.Gzip(bin)
-	sum := sha256.Sum256(bin)
-	s := wasmbuild.Sum{Go: version, Sources: sources, Wasm: hex.EncodeToString(sum[:]), Size: len(bin)}
 	for name, b := range map[string][]byte{
 		"static/playground.wasm.gz": gz,
 		"static/wasm_exec.js":       exec,
-		"wasm.sum":                  []byte(s.String()),
+		"wasm.sum":                  []byte(sum.String()),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "gen: playground.wasm %d bytes, %d compressed (%s)\n", len(bin), len(gz), version)
+	fmt.Fprintf(os.Stderr, "gen: playground.wasm %d bytes, %d compressed (%s)\n", len(bin), len(gz), sum.Go)
 	return nil
 }

@@ -66,19 +66,38 @@ func WasmExec(root string) ([]byte, error) {
 	return b, err
 }
 
-// Build builds Main in the module at root and returns the binary.
-func Build(root string) ([]byte, error) {
+// Build builds Main in the module at root and returns the binary and the
+// record of the build: its toolchain, its sources and its hash.
+func Build(root string) ([]byte, Sum, error) {
+	version, err := GoVersion(root)
+	if err != nil {
+		return nil, Sum{}, err
+	}
+	sources, err := SourceSum(root)
+	if err != nil {
+		return nil, Sum{}, err
+	}
 	dir, err := os.MkdirTemp("", "policyrun-wasm")
 	if err != nil {
-		return nil, err
+		return nil, Sum{}, err
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "playground.wasm")
 	args := append(append([]string{"build"}, Flags...), "-o", out, Main)
 	if _, err := goCmd(root, Env(), args...); err != nil {
-		return nil, err
+		return nil, Sum{}, err
 	}
-	return os.ReadFile(out)
+	bin, err := os.ReadFile(out)
+	if err != nil {
+		return nil, Sum{}, err
+	}
+	return bin, Sum{Go: version, Sources: sources, Wasm: Hash(bin), Size: len(bin)}, nil
+}
+
+// Hash is a binary's SHA-256 in hex, as Sum.Wasm records it.
+func Hash(bin []byte) string {
+	h := sha256.Sum256(bin)
+	return hex.EncodeToString(h[:])
 }
 
 // Gzip compresses b at the best level with an empty header: the same b
@@ -166,7 +185,7 @@ func SourceSum(root string) (string, error) {
 type Sum struct {
 	Go      string // the toolchain that built it: go1.26.8
 	Sources string // SourceSum
-	Wasm    string // SHA-256 of the binary (not compressed)
+	Wasm    string // Hash of the binary (not compressed)
 	Size    int    // its size in bytes
 }
 
