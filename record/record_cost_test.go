@@ -9,16 +9,8 @@ import (
 // emptyLogRecordsReq is a request of n empty LogRecords in one ScopeLogs,
 // two bytes each: the cheapest request per record there is.
 func emptyLogRecordsReq(n int) []byte {
-	varint := func(b []byte, n int) []byte {
-		for n >= 0x80 {
-			b = append(b, byte(n)|0x80)
-			n >>= 7
-		}
-		return append(b, byte(n))
-	}
-	lrs := []byte(strings.Repeat("\x12\x00", n))
-	sl := append(varint([]byte{0x12}, len(lrs)), lrs...)
-	return append(varint([]byte{0x0a}, len(sl)), sl...)
+	lrs := []byte(strings.Repeat("\x12\x00", n)) // ScopeLogs.log_records, empty
+	return appendBytesField(nil, reqResourceLogs, appendBytesField(nil, groupChildren, lrs))
 }
 
 // TestRecordFixedCost measures what a record costs in an arena (Reserved
