@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
 )
@@ -758,12 +759,7 @@ func TestKubernetesGateway(t *testing.T) {
 	t.Logf("policyrun %s:\n%s", strings.Join(checkArgs(t, gargs), " "), out)
 
 	// The gateway: its listeners on loopback, its output to a receiver.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := l.Addr().String()
-	l.Close()
+	listen := testnet.FreeAddr(t)
 	recv := newReceiver(t)
 	setScalars(t, gconf, "service.metrics", "127.0.0.1:0", "pipeline.inputs.listen", listen, "pipeline.outputs.endpoint", recv.srv.URL)
 	g := startAgent(t, bin, gargs...)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/testkit/otlptest"
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 	"github.com/policyrun/policyrun/pipeline/config"
 	"github.com/policyrun/policyrun/pipeline/output"
 )
@@ -38,15 +38,7 @@ func otlpOutput(url string, more ...string) string {
 }
 
 // downURL is an address where nothing listens.
-func downURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
-}
+func downURL(t *testing.T) string { return "http://" + testnet.FreeAddr(t) }
 
 // TestTailToOTLP reads a file to its end into an otlp output and checks
 // that everything arrived before the run ended.

@@ -3,11 +3,12 @@ package pipeline
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 )
 
 // TestHealthEndpoints: /healthz answers 200 while the process serves;
@@ -15,7 +16,7 @@ import (
 // when an output's buffer is full (its receiver down, nothing more fits)
 // and when the run is stopping.
 func TestHealthEndpoints(t *testing.T) {
-	ln := freeAddrT(t)
+	ln := testnet.FreeAddr(t)
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, "service:\n  data_dir: data\n  grace: 100ms\npipeline:\n  inputs:\n    - name: otlp\n      listen: 127.0.0.1:0\n"+
 		"  outputs:\n    - name: otlp\n      endpoint: http://"+ln+"\n      retry: {initial_interval: 1h, max_interval: 1h}\n"+
@@ -68,16 +69,4 @@ func TestHealthEndpoints(t *testing.T) {
 	cancel()
 	<-done
 	p.Close()
-}
-
-// freeAddrT is a loopback address where nothing listens.
-func freeAddrT(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }

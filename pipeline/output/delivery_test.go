@@ -18,6 +18,7 @@ import (
 
 	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 	"github.com/policyrun/policyrun/internal/testkit/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/buffer"
 	"github.com/policyrun/policyrun/record"
@@ -303,12 +304,7 @@ func TestRefusals(t *testing.T) {
 // TestDownThenUp sends to a port where nothing listens, then starts the
 // receiver there: everything arrives.
 func TestDownThenUp(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testnet.FreeAddr(t)
 	o, _ := start(t, "otlp", otlpTo("http://"+addr, nil), Env{})
 	rc := newReceiver(t)
 	go func() {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,9 @@ import (
 
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/policyrun/policyrun/internal/testkit/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 )
 
 // Past one machine (docs/collector.md): a front Collector's load_balancing
@@ -69,10 +71,10 @@ func loadBalanced(t *testing.T, policy string, users, requests, per int) (map[st
 	}
 	dir := t.TempDir()
 	policyFile := filepath.Join(dir, "gateway.policy")
-	write(t, policyFile, policy)
+	testfs.Write(t, policyFile, policy)
 	var gateways []string
 	for _, name := range []string{"a", "b"} {
-		port := freePort(t)
+		port := testnet.FreeAddr(t)
 		gateways = append(gateways, port)
 		runCollector(t, filepath.Join(dir, name+".yaml"), otlpReceiver("grpc", port)+fmt.Sprintf(`processors:
   policyrun:
@@ -85,7 +87,7 @@ exporters:
 `, policyFile, name, filepath.Join(dir, name+".json"))+
 			logsService("receivers: [otlp]", "processors: [policyrun]", "exporters: [file]"))
 	}
-	front := freePort(t)
+	front := testnet.FreeAddr(t)
 	runCollector(t, filepath.Join(dir, "front.yaml"), otlpReceiver("http", front)+fmt.Sprintf(`exporters:
   load_balancing:
     routing_key: attributes
@@ -165,7 +167,7 @@ func logsService(components ...string) string {
 // until the test ends, and waits until it is running.
 func runCollector(t *testing.T, path, config string) {
 	t.Helper()
-	write(t, path, config)
+	testfs.Write(t, path, config)
 	set := settings()
 	set.ConfigProviderSettings.ResolverSettings.URIs = []string{"file:" + path}
 	set.ConfigProviderSettings.ResolverSettings.DefaultScheme = ""
@@ -187,24 +189,6 @@ func runCollector(t *testing.T, path, config string) {
 			t.Fatalf("%s: %v", filepath.Base(path), err)
 		case <-time.After(20 * time.Millisecond):
 		}
-	}
-}
-
-// freePort returns a loopback address whose port was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func write(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
