@@ -25,22 +25,6 @@ import (
 // left the batch empty.
 type handwritten func(ld plog.Logs) bool
 
-// forRecords calls f on every log record of ld, with its resource.
-func forRecords(ld plog.Logs, f func(res pcommon.Resource, lr plog.LogRecord)) {
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		rl := rls.At(i)
-		res := rl.Resource()
-		sls := rl.ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				f(res, lrs.At(k))
-			}
-		}
-	}
-}
-
 // set .attributes."bench.added" = "yes": the map is grown by the one
 // entry (EnsureCapacity), not by append's doubling, as the processor
 // grows it.
@@ -94,12 +78,17 @@ func handRead5Edit(ld plog.Logs) bool {
 		if v, ok := b.Map().Get("latency_ms"); !ok || v.Double() <= 1000.0 {
 			return
 		}
-		if v, ok := a.Get("cache.hit"); !ok || v.Type() != pcommon.ValueTypeBool || v.Bool() {
-			return
-		}
-		a.PutBool("slow_error", true)
+		setSlowError(a)
 	})
 	return true
+}
+
+// setSlowError is read5_edit's last condition, cache.hit == false, and
+// its edit, where both floors of read5_edit end.
+func setSlowError(a pcommon.Map) {
+	if v, ok := a.Get("cache.hit"); ok && v.Type() == pcommon.ValueTypeBool && !v.Bool() {
+		a.PutBool("slow_error", true)
+	}
 }
 
 // drop when .severity_number < 9: the records go (RemoveIf), then the
@@ -161,10 +150,7 @@ func handRead5EditInOrder(ld plog.Logs) bool {
 		if latency <= 1000.0 || lr.SeverityNumber() < 13 {
 			return
 		}
-		if v, ok := a.Get("cache.hit"); !ok || v.Type() != pcommon.ValueTypeBool || v.Bool() {
-			return
-		}
-		a.PutBool("slow_error", true)
+		setSlowError(a)
 	})
 	return true
 }

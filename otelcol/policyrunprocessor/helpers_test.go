@@ -117,6 +117,22 @@ func lrec(body any, attrs map[string]any, more ...func(plog.LogRecord)) func(plo
 	}
 }
 
+// forRecords calls f on every log record of ld, with its resource.
+func forRecords(ld plog.Logs, f func(res pcommon.Resource, lr plog.LogRecord)) {
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		res := rl.Resource()
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				f(res, lrs.At(k))
+			}
+		}
+	}
+}
+
 // dump renders logs compactly, for comparisons: one line per group and
 // record, the fields that are not at their defaults, attributes in order.
 func dump(ld plog.Logs) string {

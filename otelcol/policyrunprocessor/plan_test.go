@@ -135,20 +135,12 @@ func TestPlanGate(t *testing.T) {
 func sortedDump(ld plog.Logs) string {
 	c := plog.NewLogs()
 	ld.CopyTo(c)
-	rls := c.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				lr := lrs.At(k)
-				sortMap(lr.Attributes())
-				if lr.Body().Type() == pcommon.ValueTypeMap {
-					sortMap(lr.Body().Map())
-				}
-			}
+	forRecords(c, func(_ pcommon.Resource, lr plog.LogRecord) {
+		sortMap(lr.Attributes())
+		if lr.Body().Type() == pcommon.ValueTypeMap {
+			sortMap(lr.Body().Map())
 		}
-	}
+	})
 	return dump(c)
 }
 
