@@ -12,53 +12,34 @@ import (
 // constants, and that each key given replaces its default.
 func TestDefaults(t *testing.T) {
 	const outputs = "  outputs:\n    - name: null\n"
-	tests := []struct {
-		name    string
-		src     string
+	type want struct {
 		listen  string
 		maxSize int64
 		tag     string
 		grace   time.Duration
+	}
+	documented := want{listen: "127.0.0.1:4318", maxSize: 20 * 1024 * 1024, tag: "otlp", grace: 5 * time.Second}
+	tests := []struct {
+		name, src string
+		want
 	}{
+		{"nothing set", "pipeline:\n  inputs:\n    - name: otlp\n" + outputs, documented},
+		{"an empty service section", "service: {}\npipeline:\n  inputs:\n    - name: otlp\n" + outputs, documented},
 		{
-			name:    "nothing set",
-			src:     "pipeline:\n  inputs:\n    - name: otlp\n" + outputs,
-			listen:  "127.0.0.1:4318",
-			maxSize: 20 * 1024 * 1024,
-			tag:     "otlp",
-			grace:   5 * time.Second,
-		},
-		{
-			name:    "an empty service section",
-			src:     "service: {}\npipeline:\n  inputs:\n    - name: otlp\n" + outputs,
-			listen:  "127.0.0.1:4318",
-			maxSize: 20 * 1024 * 1024,
-			tag:     "otlp",
-			grace:   5 * time.Second,
-		},
-		{
-			name: "all set",
-			src: "service:\n  grace: 250ms\npipeline:\n  inputs:\n    - name: otlp\n      listen: 0.0.0.0:14318\n" +
+			"all set",
+			"service:\n  grace: 250ms\npipeline:\n  inputs:\n    - name: otlp\n      listen: 0.0.0.0:14318\n" +
 				"      max_request_size: 1M\n      tag: edge\n" + outputs,
-			listen:  "0.0.0.0:14318",
-			maxSize: 1 << 20,
-			tag:     "edge",
-			grace:   250 * time.Millisecond,
+			want{listen: "0.0.0.0:14318", maxSize: 1 << 20, tag: "edge", grace: 250 * time.Millisecond},
 		},
 		{
-			name:    "grace in bare seconds, max_request_size in bytes",
-			src:     "service:\n  grace: 2\npipeline:\n  inputs:\n    - name: otlp\n      max_request_size: 4096\n" + outputs,
-			listen:  "127.0.0.1:4318",
-			maxSize: 4096,
-			tag:     "otlp",
-			grace:   2 * time.Second,
+			"grace in bare seconds, max_request_size in bytes",
+			"service:\n  grace: 2\npipeline:\n  inputs:\n    - name: otlp\n      max_request_size: 4096\n" + outputs,
+			want{listen: documented.listen, maxSize: 4096, tag: documented.tag, grace: 2 * time.Second},
 		},
 		{
-			name:    "grace with a tail input",
-			src:     "pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n" + outputs,
-			tag:     "tail",
-			grace:   5 * time.Second,
-			maxSize: 0, // not an otlp input: no OTLP keys
+			"grace with a tail input",
+			"pipeline:\n  inputs:\n    - name: tail\n      path: a.log\n" + outputs,
+			want{tag: "tail", grace: documented.grace}, // not an otlp input: no OTLP keys
 		},
 	}
 	for _, tt := range tests {
@@ -83,8 +64,8 @@ func TestDefaults(t *testing.T) {
 		})
 	}
 	// The exported defaults say the same.
-	if DefaultOTLPListen != "127.0.0.1:4318" || DefaultOTLPMaxRequestSize != 20<<20 || DefaultGrace != 5*time.Second {
-		t.Errorf("defaults %q, %d, %v", DefaultOTLPListen, DefaultOTLPMaxRequestSize, DefaultGrace)
+	if DefaultOTLPListen != documented.listen || DefaultOTLPMaxRequestSize != documented.maxSize || DefaultGrace != documented.grace {
+		t.Errorf("defaults %q, %d, %v, want %+v", DefaultOTLPListen, DefaultOTLPMaxRequestSize, DefaultGrace, documented)
 	}
 }
 
