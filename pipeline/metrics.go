@@ -102,12 +102,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 	})
 	writeByReason(w, s.Filters, "policyrun_filter_drops_total", "Records dropped by a statement of their own accord (split_empty, dedupe, rate_limit, sample), by filter and reason.",
 		func(f *FilterSummary) map[string]int64 { return f.Drops })
-	var stateful []FilterSummary
-	for _, f := range s.Filters {
-		if f.Stateful {
-			stateful = append(stateful, f)
-		}
-	}
+	stateful := only(s.Filters, func(f *FilterSummary) bool { return f.Stateful })
 	writeFamilies(w, stateful, func(f *FilterSummary) string { return f.Alias }, []family[FilterSummary]{
 		{"policyrun_filter_state_evictions_total", "Keys of dedupe and rate_limit evicted to make room for others (max_keys), by filter.", func(f *FilterSummary) int64 { return f.Evictions }},
 	})
@@ -120,12 +115,7 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_output_records_out_total", "Records written or delivered, by output.", func(o *OutputSummary) int64 { return o.Out }},
 		{"policyrun_output_bytes_out_total", "Bytes written or sent, by output.", func(o *OutputSummary) int64 { return o.BytesOut }},
 	})
-	var buffered []OutputSummary
-	for _, o := range s.Outputs {
-		if o.Buffered {
-			buffered = append(buffered, o)
-		}
-	}
+	buffered := only(s.Outputs, func(o *OutputSummary) bool { return o.Buffered })
 	writeFamilies(w, buffered, func(o *OutputSummary) string { return o.Alias }, []family[OutputSummary]{
 		{"policyrun_output_retries_total", "Sends that failed and were tried again, by output.", func(o *OutputSummary) int64 { return o.Retries }},
 		{"policyrun_output_records_retried_total", "Records in sends that failed and were tried again (each time), by output.", func(o *OutputSummary) int64 { return o.RetriedRecords }},
@@ -140,6 +130,18 @@ func (p *Pipeline) WriteMetrics(w io.Writer) {
 		{"policyrun_output_buffer_bytes", "Bytes an output's buffer holds.", func(o *OutputSummary) int64 { return o.BufferBytes }},
 		{"policyrun_output_buffer_chunks", "Chunks an output's buffer holds.", func(o *OutputSummary) int64 { return o.BufferChunks }},
 	})
+}
+
+// only is the items keep holds for: the ones a family of state or buffer
+// counters has samples of.
+func only[T any](items []T, keep func(*T) bool) []T {
+	var out []T
+	for i := range items {
+		if keep(&items[i]) {
+			out = append(out, items[i])
+		}
+	}
+	return out
 }
 
 // family is a counter of each input, filter or output (T's summary): the
