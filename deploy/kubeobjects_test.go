@@ -330,20 +330,33 @@ type networkPolicy struct {
 	} `yaml:"spec"`
 }
 
-// kinds are the objects the manifests may hold, each with the
-// apiVersion the API serves it under, and a new value to decode it into.
-var kinds = map[string]struct {
+// An objectKind is an object the manifests may hold: the apiVersion the
+// API serves it under, a new value to decode it into and, for the kinds
+// the tests check (one object of each), where readKube keeps it.
+type objectKind struct {
 	apiVersion string
 	new        func() any
-}{
-	"Namespace":           {"v1", func() any { return new(namespace) }},
-	"ServiceAccount":      {"v1", func() any { return new(serviceAccount) }},
-	"ConfigMap":           {"v1", func() any { return new(configMap) }},
-	"Service":             {"v1", func() any { return new(service) }},
-	"DaemonSet":           {"apps/v1", func() any { return new(daemonSet) }},
-	"Deployment":          {"apps/v1", func() any { return new(deployment) }},
-	"PodDisruptionBudget": {"policy/v1", func() any { return new(podDisruptionBudget) }},
-	"NetworkPolicy":       {"networking.k8s.io/v1", func() any { return new(networkPolicy) }},
+	keep       func(kb *kube, v any) // nil: the tests do not check it
+}
+
+// kindOf is the kind of T; field, when not nil, is where kube keeps it.
+func kindOf[T any](apiVersion string, field func(kb *kube) *T) objectKind {
+	k := objectKind{apiVersion: apiVersion, new: func() any { return new(T) }}
+	if field != nil {
+		k.keep = func(kb *kube, v any) { *field(kb) = *v.(*T) }
+	}
+	return k
+}
+
+var kinds = map[string]objectKind{
+	"Namespace":           kindOf("v1", func(kb *kube) *namespace { return &kb.ns }),
+	"ServiceAccount":      kindOf("v1", func(kb *kube) *serviceAccount { return &kb.sa }),
+	"ConfigMap":           kindOf[configMap]("v1", nil),
+	"Service":             kindOf("v1", func(kb *kube) *service { return &kb.svc }),
+	"DaemonSet":           kindOf("apps/v1", func(kb *kube) *daemonSet { return &kb.ds }),
+	"Deployment":          kindOf("apps/v1", func(kb *kube) *deployment { return &kb.gw }),
+	"PodDisruptionBudget": kindOf("policy/v1", func(kb *kube) *podDisruptionBudget { return &kb.pdb }),
+	"NetworkPolicy":       kindOf("networking.k8s.io/v1", func(kb *kube) *networkPolicy { return &kb.np }),
 }
 
 // strict decodes one YAML document into v, refusing unknown keys.

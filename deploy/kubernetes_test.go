@@ -91,29 +91,16 @@ func readKube(t *testing.T) *kube {
 			if slices.ContainsFunc(kb.objects, func(o object) bool { return o.Kind == objs[i].Kind }) {
 				t.Fatalf("%s: a second %s, which the tests do not tell apart", res, objs[i].Kind)
 			}
-			switch v := v.(type) {
-			case *namespace:
-				kb.ns = *v
-			case *serviceAccount:
-				kb.sa = *v
-			case *daemonSet:
-				kb.ds = *v
-			case *deployment:
-				kb.gw = *v
-			case *service:
-				kb.svc = *v
-			case *podDisruptionBudget:
-				kb.pdb = *v
-			case *networkPolicy:
-				kb.np = *v
-			default:
+			keep := kinds[objs[i].Kind].keep
+			if keep == nil {
 				t.Fatalf("%s: a %s, which the tests do not check: add it", res, objs[i].Kind)
 			}
+			keep(&kb, v)
 			kb.objects = append(kb.objects, objs[i])
 		}
 	}
-	for _, want := range []string{"Namespace", "ServiceAccount", "DaemonSet", "Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy"} {
-		if !slices.ContainsFunc(kb.objects, func(o object) bool { return o.Kind == want }) {
+	for _, want := range slices.Sorted(maps.Keys(kinds)) {
+		if kinds[want].keep != nil && !slices.ContainsFunc(kb.objects, func(o object) bool { return o.Kind == want }) {
 			t.Fatalf("the kustomization has no %s", want)
 		}
 	}
