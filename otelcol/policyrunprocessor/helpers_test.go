@@ -3,9 +3,10 @@ package policyrunprocessor
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,12 +84,7 @@ func build(groups ...rgroup) plog.Logs {
 
 // putAll puts attributes in key order (a Go map has none).
 func putAll(m pcommon.Map, kv map[string]any) {
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
 		if sub, ok := kv[k].(map[string]any); ok {
 			putAll(m.PutEmptyMap(k), sub)
 			continue
