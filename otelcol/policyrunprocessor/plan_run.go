@@ -365,18 +365,7 @@ func compare(op policysrc.Token, x, y pval) (pval, bool) {
 	default:
 		return pval{}, false
 	}
-	var b bool
-	switch op {
-	case policysrc.LSS:
-		b = c < 0
-	case policysrc.LEQ:
-		b = c <= 0
-	case policysrc.GTR:
-		b = c > 0
-	case policysrc.GEQ:
-		b = c >= 0
-	}
-	return pval{k: vBool, b: b}, true
+	return pval{k: vBool, b: cmpResult(op, c)}, true
 }
 
 func equal(x, y pval) (bool, bool) {
