@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/policyrun/policyrun/internal/testkit/racedetect"
 	"github.com/policyrun/policyrun/internal/testkit/testcert"
 )
@@ -195,16 +197,11 @@ func TestOTLPInputDecodesBounded(t *testing.T) {
 // emptyLogRecords is a request of n empty LogRecords in one ScopeLogs:
 // two bytes each.
 func emptyLogRecords(n int) []byte {
-	varint := func(b []byte, n int) []byte {
-		for n >= 0x80 {
-			b = append(b, byte(n)|0x80)
-			n >>= 7
-		}
-		return append(b, byte(n))
+	field := func(num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), v)
 	}
-	lrs := []byte(strings.Repeat("\x12\x00", n))         // ScopeLogs.log_records, empty
-	sl := append(varint([]byte{0x12}, len(lrs)), lrs...) // ResourceLogs.scope_logs
-	return append(varint([]byte{0x0a}, len(sl)), sl...)  // the request's resource_logs
+	lrs := []byte(strings.Repeat("\x12\x00", n)) // ScopeLogs.log_records, empty
+	return field(1, field(2, lrs))               // the request's resource_logs, its scope_logs
 }
 
 // TestOTLPInputExposedWarns: an otlp input that listens beyond loopback
