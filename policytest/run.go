@@ -241,7 +241,7 @@ func want(f *policy.File, lit policy.Expr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return normalize(rec.ToGo()), nil
+	return Value(rec), nil
 }
 
 // runOne runs the inputs of t through rn in order, the clock set by the
@@ -269,7 +269,7 @@ func (r *run) runInput(rn backend.Program, f *policy.File, t *policy.Test, input
 	if err != nil {
 		return err
 	}
-	r.input = normalize(rec.ToGo())
+	r.input = Value(rec)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
@@ -282,11 +282,11 @@ func (r *run) runInput(rn backend.Program, f *policy.File, t *policy.Test, input
 		return err
 	}
 	for _, pc := range pieces {
-		p := piece{out: pc.Result, got: normalize(pc.Rec.ToGo())}
+		p := piece{out: pc.Result, got: Value(pc.Rec)}
 		p.view = p.got
 		if f.IsOTLP() {
 			if v, err := record.NewArena().DecodeOTLPView(pc.Rec.AppendJSON(nil), record.Owned); err == nil {
-				p.view = normalize(v.ToGo())
+				p.view = Value(v)
 			}
 		}
 		r.pieces = append(r.pieces, p)

@@ -125,8 +125,11 @@ func appendScalar(dst []byte, v any) []byte {
 	return append(dst, "null"...)
 }
 
-// normalize turns what record.ToGo returns into JSON values: timestamps
-// become RFC 3339 strings and bytes strings.
+// Value is the record r as the JSON values tests compare (Equal, Diff):
+// what r.ToGo returns, its timestamps as RFC 3339 strings and its bytes as
+// strings.
+func Value(r *record.Record) any { return normalize(r.ToGo()) }
+
 func normalize(v any) any {
 	switch v := v.(type) {
 	case time.Time:

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -300,27 +299,7 @@ func viewOf(t *testing.T, ld plog.Logs) any {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%d records back from pdata (%v)", len(recs), err)
 	}
-	return jsonValues(recs[0].ToGo())
-}
-
-// jsonValues makes what record.ToGo returns comparable as JSON values:
-// timestamps as RFC 3339 text, bytes as strings.
-func jsonValues(v any) any {
-	switch v := v.(type) {
-	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
-	case []byte:
-		return string(v)
-	case []any:
-		for i := range v {
-			v[i] = jsonValues(v[i])
-		}
-	case map[string]any:
-		for k := range v {
-			v[k] = jsonValues(v[k])
-		}
-	}
-	return v
+	return policytest.Value(recs[0])
 }
 
 // runPathCounts runs p over ld and returns a copy of what it counted.
