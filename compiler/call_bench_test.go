@@ -12,10 +12,10 @@ import (
 )
 
 // A call costs what its body costs written out (docs/language.md,
-// "How calls compile"): one policy three ways — the body inline, a call
-// of the file's own three-statement function, a call of a module's —
-// side by side, over the same records; and the function with a default
-// for a parameter left out at the call.
+// "How calls compile"): one policy four ways — the body inline, a call
+// of the file's own three-statement function, a call of a module's, and
+// a call that leaves a parameter to its default — side by side, over the
+// same records.
 
 const callSchema = `schema {
   ip: string
@@ -106,7 +106,7 @@ func compileCall(tb testing.TB, src string) *vm.Program {
 	return prog
 }
 
-// TestCallCostsItsBody: the three variants give the same records, and
+// TestCallCostsItsBody: the variants give the same records, and
 // none allocates per record.
 func TestCallCostsItsBody(t *testing.T) {
 	lines := callRecords()
@@ -168,7 +168,7 @@ func benchRecords(b *testing.B, prog *vm.Program, lines [][]byte) {
 // BenchmarkCallVsInlineInterleaved runs the variants in turn within each
 // iteration, a batch of 100 records each, and reports each one's
 // ns/record: on a busy machine every variant sees the same load. allocs/op
-// is the three batches' together.
+// is the batches' together.
 func BenchmarkCallVsInlineInterleaved(b *testing.B) {
 	lines := callRecords()
 	type runner struct {

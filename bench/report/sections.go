@@ -221,8 +221,8 @@ func b2Section(set *bench.Set) *reportSection {
 
 // sideBySide charts ratios of BenchmarkSideBySide, which runs the B2 and B3
 // contenders in alternation, a short chunk each per op, so that their
-// ratios are steadier than those of separate benchmarks. A chart without
-// figures is left out by reportSection.add.
+// ratios are steadier than those of separate benchmarks. A chart with no
+// results (no BenchmarkSideBySide runs) is left out by reportSection.add.
 func sideBySide(set *bench.Set, id, title string, ratios [][2]string) *chart {
 	const name = "BenchmarkSideBySide"
 	c := newChart(id, "", title, "×", "ratio of the medians of ns per record, the contenders alternating", "ratio")

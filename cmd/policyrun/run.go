@@ -72,7 +72,7 @@ func runCommand(fl *flag.FlagSet) runFunc {
 		if n := cfg.Service.Threads; n > 0 && !*checkOnly {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 		}
-		// A reload says so on c.stderr as the run's other news does; its
+		// A reload says so on stderr as the run's other news does; its
 		// errors are logged by the pipeline. (Reloads take turns, and end
 		// before the summary is written.)
 		onReload := func(err error) {

@@ -8,12 +8,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/policyrun/policyrun/internal/testkit/testnet"
 )
 
 // serverFrame is a frame as a server sends it: not masked.
@@ -140,10 +141,7 @@ func TestWebSocketRefused(t *testing.T) {
 	if _, err := dialWebSocket(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a 404 handshake: %v", err)
 	}
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
-	if _, err := dialWebSocket(ctx, "ws://"+addr+"/"); err == nil {
+	if _, err := dialWebSocket(ctx, "ws://"+testnet.FreeAddr(t)+"/"); err == nil {
 		t.Error("dialled a closed port")
 	}
 }

@@ -27,7 +27,11 @@ func Ops(t testing.TB, prog Disassembler) []string {
 	if err := prog.Disasm(&b); err != nil {
 		t.Fatal(err)
 	}
-	_, code, _ := strings.Cut(b.String(), "\ncode:\n")
+	_, code, ok := strings.Cut(b.String(), "\ncode:\n")
+	if !ok {
+		// A count of 0 over no code would pass every "never emitted" check.
+		t.Fatalf("the disassembly has no code section:\n%s", b.String())
+	}
 	var ops []string
 	for _, l := range strings.Split(code, "\n") {
 		f := strings.Fields(l)

@@ -1,6 +1,7 @@
 package vmtest
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -36,5 +37,31 @@ code:
 		if got := CountOp(t, prog, op); got != want {
 			t.Errorf("CountOp(%s) = %d, want %d", op, got, want)
 		}
+	}
+}
+
+// stopped records the Fatalf that stops a test, in place of stopping it.
+type stopped struct {
+	testing.TB
+	msg string
+}
+
+func (s *stopped) Helper() {}
+
+func (s *stopped) Fatalf(format string, args ...any) {
+	s.msg = fmt.Sprintf(format, args...)
+	panic(s)
+}
+
+// TestOpsWithoutCode: a disassembly without its code section stops the
+// test; counting nothing there would pass every "never emitted" check.
+func TestOpsWithoutCode(t *testing.T) {
+	s := &stopped{TB: t}
+	func() {
+		defer func() { recover() }()
+		Ops(s, text("policy \"p\": 1 instructions\ncode: (1)\n     0  SET     p0 .x, r0\n"))
+	}()
+	if !strings.Contains(s.msg, "no code section") {
+		t.Errorf("Ops went on without a code section (stopped with %q)", s.msg)
 	}
 }
