@@ -46,9 +46,11 @@ func (l *OTLPLoad) Valid() bool {
 		(l.Records > 0 || l.Wait > 0) && l.Warmup >= 0 && (known || l.Compression == "none")
 }
 
-// Run sends the load and writes what it measured to stdout: records/s
-// and the request latency's p50 and p99, and with ServerPID the server's
-// CPU seconds per million records and resident memory. Progress goes to
+// Run sends the load and writes what it measured to stdout: the records
+// measured and the warm-up before them (so that a script checks what the
+// server counted without knowing the flags' defaults), records/s and the
+// request latency's p50 and p99, and with ServerPID the server's CPU
+// seconds per million records and resident memory. Progress goes to
 // stderr.
 func (l *OTLPLoad) Run(stdout, stderr io.Writer) error {
 	enc, _ := contentenc.Lookup(l.Compression)
@@ -81,8 +83,8 @@ func (l *OTLPLoad) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "records %d, requests %d, clients %d, %s, compression %s: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
-		res.records, res.requests, l.Clients, l.Encoding, l.Compression, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
+	fmt.Fprintf(stdout, "records %d, warmup %d, requests %d, clients %d, %s, compression %s: %.0f records/s in %.2f s; request p50 %.2f ms, p99 %.2f ms; retries %d, rejected %d\n",
+		res.records, l.Warmup, res.requests, l.Clients, l.Encoding, l.Compression, float64(res.records)/res.wall.Seconds(), res.wall.Seconds(),
 		ms(res.p50), ms(res.p99), res.retries, res.rejected)
 	if l.ServerPID > 0 {
 		after, err := readProc(l.ServerPID)

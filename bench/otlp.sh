@@ -1,17 +1,18 @@
 #!/bin/sh
 # B5, OTLP ingestion (docs/pipeline.md, "OTLP ingestion (B5)"): policyrun
 # run with an otlp input -> [a policy] -> a null output, loaded by
-# `policyrun bench otlp` (16 clients on persistent connections, requests of
-# 100 records in B5's shape) on the same machine. Cases: JSON and protobuf;
-# ingest only and "add an attribute" (set .attributes."bench.added" =
-# "yes"); memory (null with encode: false: the records counted where they
-# are, as Fluent Bit's null and the Collector's nop), memory-buffer (null
-# with a memory buffer: each batch encoded as an OTLP request, queued, then
-# "delivered" by counting, before its request is answered) and filesystem
-# buffering (null with a filesystem buffer: each batch encoded as an OTLP
-# request, fsynced into a chunk file, then "delivered" by counting).
+# `policyrun bench otlp` (clients on persistent connections, requests of
+# 100 records in B5's shape: bench/load.sh) on the same machine. Cases:
+# JSON and protobuf; ingest only and "add an attribute" (set
+# .attributes."bench.added" = "yes"); memory (null with encode: false: the
+# records counted where they are, as Fluent Bit's null and the Collector's
+# nop), memory-buffer (null with a memory buffer: each batch encoded as an
+# OTLP request, queued, then "delivered" by counting, before its request
+# is answered) and filesystem buffering (null with a filesystem buffer:
+# each batch encoded as an OTLP request, fsynced into a chunk file, then
+# "delivered" by counting).
 #
-# Each case runs RUNS times (default 3); the table gives medians of the
+# Each case runs RUNS times (bench/load.sh); the table gives medians of the
 # server's CPU seconds per million records (user+sys of the server process
 # only, over the measured records, from /proc), records/s, steady and peak
 # RSS, and the request p50/p99.

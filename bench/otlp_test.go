@@ -39,7 +39,7 @@ func TestBenchOTLP(t *testing.T) {
 		if rc.Total() != 2500 {
 			t.Errorf("%+v: %d records arrived, want 2500", c, rc.Total())
 		}
-		if !strings.Contains(out, "records 2000, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
+		if !strings.Contains(out, "records 2000, warmup 500, requests 40, clients 4") || !strings.Contains(out, "records/s") ||
 			!strings.Contains(out, "p99") || strings.Contains(out, "retries 0,") {
 			t.Errorf("%+v: report %q", c, out)
 		}
