@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/policyrun/policyrun/internal/durable"
 )
 
 // Storage holds the bytes of one checkpoint.
@@ -120,37 +122,8 @@ func (s FileStorage) CheckWritable() error {
 }
 
 // Store replaces the file atomically.
-func (s FileStorage) Store(data []byte) (err error) {
-	dir := filepath.Dir(s.Path)
-	tmp, err := os.CreateTemp(dir, s.tempPrefix()+"*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), s.Path); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	// The rename is durable only once the directory entry is.
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer d.Close()
-	if err = d.Sync(); err != nil {
+func (s FileStorage) Store(data []byte) error {
+	if err := durable.WriteFile(s.Path, s.tempPrefix(), 0o600, data); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil

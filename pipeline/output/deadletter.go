@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/policyrun/policyrun/internal/durable"
 )
 
 // The dead-letter directory of a buffered output with a filesystem buffer
@@ -60,8 +62,12 @@ func (c *DeadLetterConfig) check(v Values, line int, buf BufferConfig) {
 	}
 }
 
-// deadLetterExt names the files of a dead-letter directory.
-const deadLetterExt = ".dead"
+// deadLetterExt names the files of a dead-letter directory, and a file's
+// name then deadLetterTemp its temporary file while it is written.
+const (
+	deadLetterExt  = ".dead"
+	deadLetterTemp = ".tmp"
+)
 
 // deadLetterMagic starts each file: the format's name and version.
 var deadLetterMagic = []byte("PRDL1\n")
@@ -84,7 +90,7 @@ func openDeadLetter(dir string, max int64) (*deadLetter, error) {
 	}
 	d := &deadLetter{dir: dir, max: max}
 	// A file a crash left half written was never acknowledged as kept.
-	if tmps, err := filepath.Glob(filepath.Join(dir, "*"+deadLetterExt+".tmp")); err == nil {
+	if tmps, err := filepath.Glob(filepath.Join(dir, "*"+deadLetterExt+deadLetterTemp+"*")); err == nil {
 		for _, t := range tmps {
 			os.Remove(t)
 		}
@@ -132,31 +138,11 @@ func (d *deadLetter) put(body []byte, records int64) (string, error) {
 	d.seq++
 	name := fmt.Sprintf("%d-%06d%s", time.Now().UnixNano(), d.seq, deadLetterExt)
 	path := filepath.Join(d.dir, name)
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
+	// Once renamed the file is kept, and replay finds it: an error syncing
+	// the directory must not have the caller count its records lost too.
+	var dirSync *durable.DirSyncError
+	if err := durable.WriteFile(path, name+deadLetterTemp, 0o644, hdr, body); err != nil && !errors.As(err, &dirSync) {
 		return "", err
-	}
-	_, err = f.Write(hdr)
-	if err == nil {
-		_, err = f.Write(body)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	if dir, err := os.Open(d.dir); err == nil {
-		dir.Sync()
-		dir.Close()
 	}
 	d.size += n
 	return path, nil

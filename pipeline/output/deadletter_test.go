@@ -100,3 +100,43 @@ func TestDeadLetterFullAndDamaged(t *testing.T) {
 		t.Errorf("Replay = %+v, %v; want %d files, %d records, the damaged one left", st, err, len(files), s.DeadLettered)
 	}
 }
+
+// TestDeadLetterPut: put writes a file readDeadLetter reads back, leaving
+// no temporary file; opening the directory removes the temporary files a
+// crash left (this version's, named by deadLetterTemp then digits, and
+// the older ones without digits) and counts the files kept in its size.
+func TestDeadLetterPut(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{"1-000001" + deadLetterExt + deadLetterTemp + "123", "2-000002" + deadLetterExt + deadLetterTemp}
+	for _, name := range append(stale, "3-000003"+deadLetterExt) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("12345"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := openDeadLetter(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.size != 5 {
+		t.Errorf("size = %d, want 5: the kept file's alone", d.size)
+	}
+	for _, name := range stale {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s was not removed", name)
+		}
+	}
+	path, err := d.put([]byte("the body"), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, body, err := readDeadLetter(path)
+	if err != nil || records != 7 || string(body) != "the body" {
+		t.Errorf("read back %d, %q, %v", records, body, err)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*"+deadLetterTemp+"*")); len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+	if fi, err := os.Stat(path); err != nil || d.size != 5+fi.Size() {
+		t.Errorf("size = %d, want 5 and the new file's", d.size)
+	}
+}
