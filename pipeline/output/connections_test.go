@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 	"github.com/policyrun/policyrun/record"
 )
 
@@ -58,7 +59,7 @@ func TestWorkersReuseConnections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := newReceiver(t)
+			rc := otlptest.New(t)
 			rc.Refuse = tt.refuse
 			var conns atomic.Int64
 			srv := httptest.NewUnstartedServer(rc)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 	"github.com/policyrun/policyrun/pipeline/buffer"
 )
 
@@ -44,7 +45,7 @@ func TestDeadLetter(t *testing.T) {
 			write(t, o, numbered(t, 10, 10))
 			// The chunks are counted dead-lettered before they leave the
 			// buffer: wait for both.
-			if !eventually(func() bool { s := o.Stats(); return s.DeadLettered == 20 && s.BufferChunks == 0 }) {
+			if !testsync.Eventually(wait, func() bool { s := o.Stats(); return s.DeadLettered == 20 && s.BufferChunks == 0 }) {
 				t.Fatalf("stats = %+v, want 20 records dead-lettered and no chunk left in the buffer", o.Stats())
 			}
 			if !strings.Contains(log.String(), "kept in the dead-letter directory") {
@@ -81,7 +82,7 @@ func TestDeadLetterFullAndDamaged(t *testing.T) {
 	}), Env{Dir: dir})
 	for i := range 4 { // one request each
 		write(t, o, numbered(t, 10*i, 10))
-		if !eventually(func() bool { return o.Stats().Rejected == int64(10*(i+1)) }) {
+		if !testsync.Eventually(wait, func() bool { return o.Stats().Rejected == int64(10*(i+1)) }) {
 			t.Fatalf("stats = %+v", o.Stats())
 		}
 	}

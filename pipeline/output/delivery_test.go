@@ -24,13 +24,11 @@ import (
 	"github.com/policyrun/policyrun/record"
 )
 
-func newReceiver(t *testing.T) *otlptest.Receiver { return otlptest.New(t) }
-
 // refusingReceiver is a receiver, served until the test ends, that
 // answers status to every request while refusing is true, as it is at
 // first; it returns the receiver, its URL and the switch.
 func refusingReceiver(t *testing.T, status int) (*otlptest.Receiver, string, *atomic.Bool) {
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	refusing := new(atomic.Bool)
 	refusing.Store(true)
 	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
@@ -121,7 +119,7 @@ func TestOTLPDelivers(t *testing.T) {
 	for _, enc := range []string{"protobuf", "json"} {
 		for _, comp := range []string{"gzip", "zstd", "none"} {
 			t.Run(enc+"/"+comp, func(t *testing.T) {
-				rc := newReceiver(t)
+				rc := otlptest.New(t)
 				srv := httptest.NewServer(rc)
 				defer srv.Close()
 				o, _ := start(t, "otlp", otlpTo(srv.URL, func(c *OTLPConfig) {
@@ -198,7 +196,7 @@ func TestRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := newReceiver(t)
+			rc := otlptest.New(t)
 			rc.Refuse = tt.refuse
 			srv := httptest.NewServer(rc)
 			defer srv.Close()
@@ -217,7 +215,7 @@ func TestRetries(t *testing.T) {
 // TestRetryAfter checks that a 429's Retry-After is honoured, as seconds,
 // rather than the backoff (here an hour).
 func TestRetryAfter(t *testing.T) {
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	var first time.Time
 	var second atomic.Int64
 	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
@@ -257,7 +255,7 @@ func TestRetryAfter(t *testing.T) {
 // (the Write says so) and its message logged; and that a partial success
 // counts its rejected records.
 func TestRefusals(t *testing.T) {
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	rc.Refuse = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if n == 1 {
 			w.Header().Set("Content-Type", "application/json")
@@ -306,7 +304,7 @@ func TestRefusals(t *testing.T) {
 func TestDownThenUp(t *testing.T) {
 	addr := testnet.FreeAddr(t)
 	o, _ := start(t, "otlp", otlpTo("http://"+addr, nil), Env{})
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
 		ln, err := net.Listen("tcp", addr)
@@ -349,7 +347,7 @@ func TestMaxElapsed(t *testing.T) {
 		c.Buffer.Type = buffer.Filesystem
 	}), Env{})
 	write(t, fs, numbered(t, 0, 4))
-	if !eventually(func() bool { return fs.Stats().Failed == 4 }) {
+	if !testsync.Eventually(wait, func() bool { return fs.Stats().Failed == 4 }) {
 		t.Fatalf("stats = %+v", fs.Stats())
 	}
 	if s := fs.Stats(); s.BufferChunks != 1 {
@@ -371,7 +369,7 @@ func TestFilesystemJoins(t *testing.T) {
 				write(t, o, numbered(t, i*5, 5)) // returns once on disk
 			}
 			down.Store(false)
-			if !eventually(func() bool { return rc.Count() == 100 }) {
+			if !testsync.Eventually(wait, func() bool { return rc.Count() == 100 }) {
 				t.Fatalf("%d of 100 records arrived", rc.Count())
 			}
 			rc.Each(t, 100)
@@ -385,7 +383,7 @@ func TestFilesystemJoins(t *testing.T) {
 
 // TestHTTPOutput sends NDJSON.
 func TestHTTPOutput(t *testing.T) {
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	o, _ := start(t, "http", func(s Settings) {
@@ -401,7 +399,7 @@ func TestTLS(t *testing.T) {
 	certs := testcert.New(t, t.TempDir())
 	for _, mutual := range []bool{false, true} {
 		t.Run(fmt.Sprint("mutual=", mutual), func(t *testing.T) {
-			rc := newReceiver(t)
+			rc := otlptest.New(t)
 			srv := httptest.NewUnstartedServer(rc)
 			srv.Config.ErrorLog = quietLog
 			srv.TLS = &tls.Config{Certificates: []tls.Certificate{certs.Server(t)}}
@@ -421,7 +419,7 @@ func TestTLS(t *testing.T) {
 		})
 	}
 	// Without the CA the server is not trusted: retried, never delivered.
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	srv := httptest.NewUnstartedServer(rc)
 	srv.Config.ErrorLog = quietLog
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{certs.Server(t)}}
@@ -433,7 +431,7 @@ func TestTLS(t *testing.T) {
 	if _, err := o.Write(ctx, numbered(t, 0, 1), WriteOptions{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Write to an untrusted server: %v", err)
 	}
-	if !eventually(func() bool { return strings.Contains(log.String(), "certificate") }) {
+	if !testsync.Eventually(wait, func() bool { return strings.Contains(log.String(), "certificate") }) {
 		t.Errorf("log does not mention the certificate:\n%s", log)
 	}
 }
@@ -457,7 +455,7 @@ func TestWhenFullNoWait(t *testing.T) {
 		for range 4 {
 			go o.Write(context.Background(), numbered(t, 0, 10), WriteOptions{})
 		}
-		if !eventually(func() bool { return o.Stats().BufferChunks == 4 }) {
+		if !testsync.Eventually(wait, func() bool { return o.Stats().BufferChunks == 4 }) {
 			t.Fatalf("%s: stats = %+v", mode, o.Stats())
 		}
 		res, err := o.Write(context.Background(), numbered(t, 0, 10), WriteOptions{NoWait: true})
@@ -480,7 +478,9 @@ func TestWhenFullNoWait(t *testing.T) {
 // quietLog keeps a test server's expected handshake errors off the output.
 var quietLog = stdlog.New(io.Discard, "", 0)
 
-func eventually(cond func() bool) bool { return testsync.Eventually(10*time.Second, cond) }
+// wait is how long a test waits for the workers of an output: long, for
+// a loaded machine, since a condition that holds ends the wait at once.
+const wait = 10 * time.Second
 
 // TestNullOutputs: encode: false counts records only; a null output with a
 // buffer puts OTLP payloads in it and delivers them by counting.
@@ -503,7 +503,7 @@ func TestNullOutputs(t *testing.T) {
 	write(t, b, numbered(t, 0, 5))
 	// The records and the bytes of a delivery are counted one after the
 	// other: wait for both.
-	if !eventually(func() bool { st := b.Stats(); return st.Records == 5 && st.Bytes > 0 }) {
+	if !testsync.Eventually(wait, func() bool { st := b.Stats(); return st.Records == 5 && st.Bytes > 0 }) {
 		t.Errorf("buffered null: %+v", b.Stats())
 	}
 }
@@ -565,7 +565,7 @@ func TestPlainMappingBadID(t *testing.T) {
 // delivery (it may have held a partial success): the request is sent
 // again. Its records were counted as delivered.
 func TestBrokenAnswer(t *testing.T) {
-	rc := newReceiver(t)
+	rc := otlptest.New(t)
 	var broke atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if broke.CompareAndSwap(false, true) {

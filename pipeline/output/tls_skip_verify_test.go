@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/policyrun/policyrun/internal/testkit/otlptest"
 	"github.com/policyrun/policyrun/internal/testkit/testcert"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // network sets what the otlp and http outputs share: the URL (srv plus
@@ -63,7 +65,7 @@ func TestInsecureSkipVerify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := newReceiver(t)
+			rc := otlptest.New(t)
 			srv := httptest.NewUnstartedServer(rc)
 			srv.Config.ErrorLog = quietLog
 			srv.StartTLS()
@@ -95,7 +97,7 @@ func TestInsecureSkipVerify(t *testing.T) {
 				return
 			}
 			// Not trusted: retried, and retried again.
-			if !eventually(func() bool { return o.Stats().Retries >= 2 }) {
+			if !testsync.Eventually(wait, func() bool { return o.Stats().Retries >= 2 }) {
 				t.Fatalf("no retries against an untrusted receiver: stats %+v", o.Stats())
 			}
 			select {
