@@ -1,7 +1,7 @@
 package record
 
 import (
-	"strings"
+	"bytes"
 	"testing"
 	"unsafe"
 )
@@ -9,7 +9,7 @@ import (
 // emptyLogRecordsReq is a request of n empty LogRecords in one ScopeLogs,
 // two bytes each: the cheapest request per record there is.
 func emptyLogRecordsReq(n int) []byte {
-	lrs := []byte(strings.Repeat("\x12\x00", n)) // ScopeLogs.log_records, empty
+	lrs := bytes.Repeat(appendBytesField(nil, groupChildren, nil), n) // ScopeLogs.log_records, empty
 	return appendBytesField(nil, reqResourceLogs, appendBytesField(nil, groupChildren, lrs))
 }
 
