@@ -15,12 +15,16 @@ import (
 	"github.com/policyrun/policyrun/bench/report"
 )
 
-// benchCommands are the commands of bench, run as `policyrun bench NAME`.
-// They take no arguments after their flags, and name any they are given.
-var benchCommands = map[string]command{
-	"pipeline": {args: flagsOnly, declare: benchPipelineCommand},
-	"report":   {args: flagsOnly, declare: benchReportCommand},
-	"otlp":     {args: flagsOnly, declare: benchOTLPCommand},
+// benchCommands are the commands of bench, run as `policyrun bench NAME`,
+// in the order an unknown name lists them. They take no arguments after
+// their flags, and name any they are given.
+var benchCommands = []struct {
+	name string
+	command
+}{
+	{"pipeline", command{args: flagsOnly, declare: benchPipelineCommand}},
+	{"report", command{args: flagsOnly, declare: benchReportCommand}},
+	{"otlp", command{args: flagsOnly, declare: benchOTLPCommand}},
 }
 
 // benchMain is `policyrun bench pipeline|report|otlp [flags]`.
@@ -29,12 +33,15 @@ func benchMain(c *call) int {
 	if code, ok := usageAsked(args, func() { fmt.Fprintln(c.stderr, strings.TrimSpace(usageText("bench"))) }); ok {
 		return code
 	}
-	sub, ok := benchCommands[args[0]]
-	if !ok {
-		fmt.Fprintf(c.stderr, "policyrun bench: unknown benchmark command %q (known: pipeline, report, otlp)\n", args[0])
-		return 2
+	var names []string
+	for _, sub := range benchCommands {
+		if sub.name == args[0] {
+			return sub.run("bench "+args[0], &call{args[1:], c.stdin, c.stdout, c.stderr})
+		}
+		names = append(names, sub.name)
 	}
-	return sub.run("bench "+args[0], &call{args[1:], c.stdin, c.stdout, c.stderr})
+	fmt.Fprintf(c.stderr, "policyrun bench: unknown benchmark command %q (known: %s)\n", args[0], strings.Join(names, ", "))
+	return 2
 }
 
 func benchPipelineCommand(fl *flag.FlagSet) runFunc {
