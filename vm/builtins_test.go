@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/policyrun/policyrun/internal/builtin"
@@ -119,6 +120,33 @@ func TestSeverityNumber(t *testing.T) {
 		got, _ := callOne(t, builtin.SeverityNumber, nil, String(s))
 		if got != strconv.FormatInt(want, 10) {
 			t.Errorf("severity_number(%q) = %s, want %d", s, got, want)
+		}
+	}
+}
+
+// TestLongStrings: every built-in whose result is a string over 1 MiB
+// faults with string_too_long, even when it returns its input unchanged.
+func TestLongStrings(t *testing.T) {
+	long := strings.Repeat("a", spec.DefaultLimits.MaxString+1)
+	for _, tt := range []struct {
+		fn   builtin.ID
+		args []Reg
+	}{
+		{builtin.Lower, []Reg{String(long)}},
+		{builtin.Upper, []Reg{String(strings.ToUpper(long))}},
+		{builtin.Trim, []Reg{String(long)}},
+		{builtin.Replace, []Reg{String(long), String("x"), String("y")}},
+		{builtin.Replace, []Reg{String(long[1:]), String("a"), String("aa")}},
+		{builtin.ToString, []Reg{String(long)}},
+	} {
+		p := mustNew(t, Code{
+			Consts:  tt.args,
+			NumRegs: len(tt.args) + 1,
+			Instrs:  []Instr{{Op: CALL, A: uint16(len(tt.args)), B: 0, X: uint8(tt.fn)}, {Op: KEEP}},
+		})
+		a := record.NewArena()
+		if res := p.Run(decode(t, a, `{}`)); res.Fault != spec.StringTooLong {
+			t.Errorf("%s: %v, want string_too_long", tt.fn, res)
 		}
 	}
 }
