@@ -267,6 +267,24 @@ func (c *child) kill() {
 	c.done <- err
 }
 
+// writing reports whether a thread of process pid sits in a write(2) to
+// fd: an output blocked on a pipe nobody reads. It skips the test where
+// /proc does not show the threads' system calls.
+func writing(t *testing.T, pid, fd int) bool {
+	t.Helper()
+	if _, err := os.ReadFile("/proc/self/syscall"); err != nil {
+		t.Skipf("no way to see a process blocked in write(2): %v", err)
+	}
+	want := fmt.Sprintf("%d 0x%x ", syscall.SYS_WRITE, fd)
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.HasPrefix(string(b), want) {
+			return true
+		}
+	}
+	return false
+}
+
 // metric scrapes one sample from a metrics endpoint; -1 when it cannot.
 func metric(addr, sample string) int64 {
 	resp, err := http.Get("http://" + addr + "/metrics")

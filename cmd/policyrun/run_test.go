@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/policyrun/policyrun/internal/testkit/testfs"
+	"github.com/policyrun/policyrun/internal/testkit/testsync"
 )
 
 // TestRunSecondSignal checks that a second SIGINT ends a run whose drain is
@@ -39,18 +40,37 @@ func TestRunSecondSignal(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(300 * time.Millisecond) // the pipe is full: the output blocks
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	// The first SIGINT must come once the output is blocked, which also
+	// means the run catches signals: sent after a fixed pause, it came,
+	// on a loaded machine, before the child had started, and ended it.
+	blocked := testsync.Eventually(30*time.Second, func() bool {
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the run ended before its output blocked: %v", err)
+		default:
+		}
+		return writing(t, cmd.Process.Pid, 1)
+	})
+	if !blocked {
+		t.Fatal("the run's output did not block on the full pipe within 30s")
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case err := <-done:
+		done <- err
 		t.Fatalf("the run ended with its output blocked: %v", err)
 	case <-time.After(200 * time.Millisecond):
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
+	case err := <-done:
+		done <- err
+	case <-time.After(30 * time.Second):
 		t.Fatal("a second SIGINT did not end the run")
 	}
 }
