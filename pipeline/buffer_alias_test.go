@@ -33,7 +33,6 @@ func TestFilesystemBufferDirIsAlias(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "a.log", numberedLines(0, lines))
-			service := "service:\n  grace: 100ms\n  data_dir: data\n"
 			outputs := func(url string) string {
 				var b strings.Builder
 				b.WriteString("  outputs:\n")
@@ -47,14 +46,14 @@ func TestFilesystemBufferDirIsAlias(t *testing.T) {
 				}
 				return b.String()
 			}
-			run := func(url string) *Pipeline {
-				cfg := tailConfig(t, dir, outputs(url)+service, "a.log", "parser: json", "poll_interval: 10ms",
+			run := func(url string, receiverUp bool) *Pipeline {
+				cfg := tailConfig(t, dir, outputs(url)+dataDirService(receiverUp), "a.log", "parser: json", "poll_interval: 10ms",
 					"db: tail.db", "exit_on_eof: true")
 				return runPipeline(t, cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 			}
 
 			// The receiver is down: every output keeps its chunks.
-			p := run(downURL(t))
+			p := run(downURL(t), false)
 			for i, o := range p.Summary().Outputs {
 				if o.BufferChunks == 0 || o.Out != 0 {
 					t.Fatalf("output %d (%s) = %+v, want chunks held", i, o.Alias, o)
@@ -82,7 +81,7 @@ func TestFilesystemBufferDirIsAlias(t *testing.T) {
 			rc := otlptest.New(t)
 			srv := httptest.NewServer(rc)
 			defer srv.Close()
-			p = run(srv.URL)
+			p = run(srv.URL, true)
 			rc.Each(t, lines)
 			if s := p.Summary(); s.In != 0 {
 				t.Errorf("the second run read %d lines again", s.In)

@@ -40,6 +40,22 @@ func otlpOutput(url string, more ...string) string {
 // downURL is an address where nothing listens.
 func downURL(t *testing.T) string { return "http://" + testnet.FreeAddr(t) }
 
+// dataDirService is a service section: data_dir data (for filesystem
+// buffers), and service.grace, what a run's end leaves the outputs to
+// deliver what they hold. A run whose receiver is down needs little, as
+// nothing will be delivered; one whose receiver is up needs plenty, as
+// a filesystem buffer's chunks are sent only then: given 100 ms, a run
+// loaded by others (-race) ended before its replay had been answered.
+// The outputs' shutdown ends once they hold nothing, so plenty costs
+// nothing when all goes well.
+func dataDirService(receiverUp bool) string {
+	grace := "100ms"
+	if receiverUp {
+		grace = "30s"
+	}
+	return "service:\n  grace: " + grace + "\n  data_dir: data\n"
+}
+
 // TestTailToOTLP reads a file to its end into an otlp output and checks
 // that everything arrived before the run ended.
 func TestTailToOTLP(t *testing.T) {
@@ -118,8 +134,7 @@ func TestFilesystemBufferSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.log", numberedLines(0, 300))
 	fs := []string{"buffer:", "  type: filesystem"}
-	service := "service:\n  grace: 100ms\n  data_dir: data\n"
-	cfg := tailConfig(t, dir, otlpOutput(downURL(t), fs...)+service, "a.log", "parser: json", "poll_interval: 10ms",
+	cfg := tailConfig(t, dir, otlpOutput(downURL(t), fs...)+dataDirService(false), "a.log", "parser: json", "poll_interval: 10ms",
 		"db: tail.db", "exit_on_eof: true")
 	p := runPipeline(t, cfg, Options{})
 	o := p.Summary().Outputs[0]
@@ -133,7 +148,7 @@ func TestFilesystemBufferSurvivesRestart(t *testing.T) {
 	rc := otlptest.New(t)
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	cfg = tailConfig(t, dir, otlpOutput(srv.URL, fs...)+service, "a.log", "parser: json", "poll_interval: 10ms",
+	cfg = tailConfig(t, dir, otlpOutput(srv.URL, fs...)+dataDirService(true), "a.log", "parser: json", "poll_interval: 10ms",
 		"db: tail.db", "exit_on_eof: true")
 	p = runPipeline(t, cfg, Options{})
 	rc.Each(t, 300)
