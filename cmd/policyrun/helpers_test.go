@@ -411,18 +411,46 @@ func post(hc *http.Client, url, ct, ce string, body []byte, chunked bool) (int, 
 }
 
 // killRuns starts policyrun run --quiet cfg in dir kills times, killing
-// each with SIGKILL after least and up to 250 ms more (rng).
-func killRuns(t *testing.T, dir, cfg string, kills int, rng *rand.Rand, least time.Duration) {
+// each with SIGKILL once it reads its input (it holds open the file input
+// or one under it), after least and up to 250 ms more (rng).
+// Killed after a fixed time instead, the runs of a loaded machine died
+// before they had read anything, and the kills tested nothing.
+func killRuns(t *testing.T, dir, cfg, input string, kills int, rng *rand.Rand, least time.Duration) {
 	t.Helper()
+	if real, err := filepath.EvalSymlinks(input); err == nil {
+		input = real // as /proc shows it
+	}
 	for range kills {
 		cmd := cliCommand(dir, "run", "--quiet", cfg)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		if !testsync.Eventually(30*time.Second, func() bool { return holdsOpen(t, cmd.Process.Pid, input) }) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("policyrun run %s did not open %s within 30s", cfg, input)
+		}
 		time.Sleep(least + time.Duration(rng.IntN(250))*time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 	}
+}
+
+// holdsOpen reports whether process pid has the file path, or one under
+// it, open. It skips the test where /proc does not show a process's
+// files.
+func holdsOpen(t *testing.T, pid int, path string) bool {
+	t.Helper()
+	if _, err := os.Readlink("/proc/self/fd/0"); err != nil {
+		t.Skipf("no way to see the files a process holds open: %v", err)
+	}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if f, err := os.Readlink(fd); err == nil && (f == path || strings.HasPrefix(f, path+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // runToEnd runs policyrun run --quiet cfg in dir, which must end cleanly
