@@ -141,8 +141,17 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Skip(err)
 	}
 	base := startPlayground(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	// Each step waits with a deadline of its own (waitRun's). One of
+	// 60 s for the whole test, some twenty page loads and runs, was used
+	// up by a loaded machine (51 s at load 17); ctx ends instead shortly
+	// before the test binary's -timeout, so that a browser that hangs
+	// fails this test with what it shows rather than the binary.
+	ctx := t.Context()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
+		defer cancel()
+	}
 	b, err := cdp.Launch(ctx, bin)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +321,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 // screenshot goes to dir when set.
 func waitRun(ctx context.Context, t *testing.T, p *cdp.Page, n int, name, dir string, logs func() string) pageState {
 	t.Helper()
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := p.WaitFor(wctx, fmt.Sprintf(`Number(document.body?.dataset.runs) >= %d || document.body?.dataset.state === "failed"`, n)); err != nil {
 		var st pageState
