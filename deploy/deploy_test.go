@@ -388,25 +388,36 @@ var metricsLine = regexp.MustCompile(`metrics at http://(\S+)/metrics`)
 // metricsAddr waits for the agent to say where its metrics listener is.
 func (a *agent) metricsAddr(t *testing.T) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	addr, ok := a.waitMetricsAddr(t)
+	if !ok {
+		t.Fatalf("the agent ended: %v\n%s", a.err, a.stderr.String())
+	}
+	return addr
+}
+
+// waitMetricsAddr waits for the agent to say where its metrics listener
+// is, or to end (ok false).
+func (a *agent) waitMetricsAddr(t *testing.T) (addr string, ok bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := metricsLine.FindStringSubmatch(a.stderr.String()); m != nil {
-			return m[1]
+			return m[1], true
 		}
 		select {
 		case <-a.done:
-			t.Fatalf("the agent ended: %v\n%s", a.err, a.stderr.String())
+			return "", false
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	t.Fatalf("the agent did not say where its metrics are:\n%s", a.stderr.String())
-	return ""
+	t.Fatalf("the agent did not say where its metrics are within 60s:\n%s", a.stderr.String())
+	return "", false
 }
 
 // waitStatus waits until GET url answers want.
 func waitStatus(t *testing.T, url string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	last := ""
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(url)

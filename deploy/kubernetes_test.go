@@ -746,10 +746,9 @@ func TestKubernetesGateway(t *testing.T) {
 	t.Logf("policyrun %s:\n%s", strings.Join(checkArgs(t, gargs), " "), out)
 
 	// The gateway: its listeners on loopback, its output to a receiver.
-	listen := testnet.FreeAddr(t)
 	recv := newReceiver(t)
-	setScalars(t, gconf, "service.metrics", "127.0.0.1:0", "pipeline.inputs.listen", listen, "pipeline.outputs.endpoint", recv.srv.URL)
-	g := startAgent(t, bin, gargs...)
+	setScalars(t, gconf, "service.metrics", "127.0.0.1:0", "pipeline.outputs.endpoint", recv.srv.URL)
+	g, listen := startGateway(t, bin, gconf, gargs)
 	gbase := "http://" + g.metricsAddr(t)
 	gw.waitProbes(t, gbase)
 
@@ -774,6 +773,29 @@ func TestKubernetesGateway(t *testing.T) {
 	a.stop(t, syscall.SIGTERM, grace)
 	took := g.stop(t, syscall.SIGTERM, grace)
 	t.Logf("the gateway stopped in %v with the backend down (service.grace %v, terminationGracePeriodSeconds %v)", took.Round(time.Millisecond), gw.cfg.Service.Grace, grace)
+}
+
+// startGateway starts the gateway of args, its config at conf, with its
+// otlp input on a free loopback port, and returns it and that address.
+// The port is picked before the gateway binds it (policyrun run does not
+// say where its otlp input listens), and another process may take it
+// meanwhile: the gateway then ends at once, and another port is tried.
+func startGateway(t *testing.T, bin, conf string, args []string) (*agent, string) {
+	t.Helper()
+	for range 5 {
+		listen := testnet.FreeAddr(t)
+		setScalars(t, conf, "pipeline.inputs.listen", listen)
+		g := startAgent(t, bin, args...)
+		if _, ok := g.waitMetricsAddr(t); ok {
+			return g, listen
+		}
+		if !strings.Contains(g.stderr.String(), "address already in use") {
+			t.Fatalf("the gateway ended: %v\n%s", g.err, g.stderr.String())
+		}
+		t.Logf("the gateway could not listen at %s, taken meanwhile; another port", listen)
+	}
+	t.Fatal("the gateway found no free port in 5 tries")
+	return nil, ""
 }
 
 // expectFromPod waits until r holds len(want) records and checks that
@@ -814,7 +836,7 @@ func (w *workload) waitProbes(t *testing.T, base string) {
 func waitBuffered(t *testing.T, base string) {
 	t.Helper()
 	re := regexp.MustCompile(`(?m)^policyrun_output_buffer_chunks\{[^}]*\} ([1-9]\d*)$`)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if body := get(t, base+"/metrics"); re.MatchString(body) {
 			return
