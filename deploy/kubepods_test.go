@@ -211,6 +211,11 @@ func TestKubernetesGateway(t *testing.T) {
 	appendLog := containerLog(t, r)
 	a := startAgent(t, bin, aargs...)
 	a.metricsAddr(t)
+	t.Cleanup(func() {
+		if t.Failed() { // what the two processes said, which the receiver's count does not
+			t.Logf("the gateway's output:\n%s\nthe agent's:\n%s", g.stderr.String(), a.stderr.String())
+		}
+	})
 	appendLog(slices.Concat([]string{"stdout F order 1234 paid"}, javaTraceCRI, []string{"stdout F order 1235 paid"})...)
 	recv.expectFromPod(t, []received{
 		{body: "order 1234 paid", attrs: map[string]string{"log.iostream": "stdout"}},
