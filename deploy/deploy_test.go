@@ -11,6 +11,7 @@
 package deploy
 
 import (
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -434,6 +435,41 @@ func waitStatus(t *testing.T, url string, want int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("GET %s: want %d, last answer %s", url, want, last)
+}
+
+// waitBuffered waits until the agent's metrics say its outputs' buffers
+// hold something.
+func waitBuffered(t *testing.T, base string) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^policyrun_output_buffer_chunks\{[^}]*\} ([1-9]\d*)$`)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if body := get(t, base+"/metrics"); re.MatchString(body) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the output's buffer never held the line within 60s:\n%s", get(t, base+"/metrics"))
+}
+
+// waitCheckpointed waits until an agent's checkpoint file db names a
+// file (name, part of its path): its tail has found the file and decided
+// where to read it from. A fresh agent reads what its first scan finds
+// from its end (the configs have no read_from_head), so a line a test
+// appended before then, as they did once the agent was ready (which its
+// tail's first scan follows), was skipped on a loaded machine: "the
+// receiver has 0 records, want 3", "the output's buffer never held the
+// line" with policyrun_records_in_total 0.
+func waitCheckpointed(t *testing.T, db, name string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(db); err == nil && bytes.Contains(b, []byte(name)) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the agent's checkpoint %s did not name %s within 60s", db, name)
 }
 
 // get is the body of GET url.

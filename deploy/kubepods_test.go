@@ -5,11 +5,9 @@ package deploy
 // container's log.
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -134,7 +132,7 @@ func TestKubernetesAgent(t *testing.T) {
 	a := startAgent(t, bin, args...)
 	base := "http://" + a.metricsAddr(t)
 	w.waitProbes(t, base)
-	waitCheckpointed(t, w, r)
+	waitCheckpointed(t, r.path(w.cfg.Inputs[0].DB), testPod)
 	// The line after the trace ends it, as a program that goes on
 	// logging would.
 	appendLog(slices.Concat([]string{
@@ -212,7 +210,7 @@ func TestKubernetesGateway(t *testing.T) {
 	appendLog := containerLog(t, r)
 	a := startAgent(t, bin, aargs...)
 	a.metricsAddr(t)
-	waitCheckpointed(t, kb.agent, r)
+	waitCheckpointed(t, r.path(kb.agent.cfg.Inputs[0].DB), testPod)
 	t.Cleanup(func() {
 		if t.Failed() { // what the two processes said, which the receiver's count does not
 			t.Logf("the gateway's output:\n%s\nthe agent's:\n%s", g.stderr.String(), a.stderr.String())
@@ -283,46 +281,4 @@ func (w *workload) waitProbes(t *testing.T, base string) {
 	t.Helper()
 	waitStatus(t, base+w.c.LivenessProbe.HTTPGet.Path, 200)
 	waitStatus(t, base+w.c.ReadinessProbe.HTTPGet.Path, 200)
-}
-
-// waitBuffered waits until the agent's metrics say its outputs' buffers
-// hold something.
-func waitBuffered(t *testing.T, base string) {
-	t.Helper()
-	waitMetrics(t, base, `(?m)^policyrun_output_buffer_chunks\{[^}]*\} [1-9]\d*$`, "the output's buffer never held the line")
-}
-
-// waitCheckpointed waits until the checkpoint of w, an agent run under
-// r, holds the test pod's container log: its tail has found the log and
-// decided where to read it from. A fresh agent reads what its first
-// scan finds from its end (the config has no read_from_head), so lines
-// the test appended before then, as it did once a metrics address was
-// printed, were skipped when the machine was loaded: "the receiver has
-// 0 records, want 3".
-func waitCheckpointed(t *testing.T, w *workload, r *root) {
-	t.Helper()
-	db := r.path(w.cfg.Inputs[0].DB)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(db); err == nil && bytes.Contains(b, []byte(testPod)) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("the agent's checkpoint %s did not name the container log within 60s", db)
-}
-
-// waitMetrics waits until the metrics at base match re; failing, it says
-// what did not happen.
-func waitMetrics(t *testing.T, base, re, what string) {
-	t.Helper()
-	r := regexp.MustCompile(re)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if body := get(t, base+"/metrics"); r.MatchString(body) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s within 60s:\n%s", what, get(t, base+"/metrics"))
 }

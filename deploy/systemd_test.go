@@ -215,6 +215,7 @@ func TestSystemdCommands(t *testing.T) {
 	a := startAgent(t, bin, args...)
 	base := "http://" + a.metricsAddr(t)
 	waitStatus(t, base+"/readyz", 200)
+	waitCheckpointed(t, r.path(cfg.Inputs[0].DB), filepath.Base(cfg.Inputs[0].Paths[0]))
 	f, err := os.OpenFile(r.path(cfg.Inputs[0].Paths[0]), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
